@@ -1,0 +1,37 @@
+# Two entry points for a fresh machine with Python >= 3.11 and make:
+#   make lab   set everything up, start the embedded service and JupyterLab on notebooks/
+#   make test  set everything up and run the whole suite (unit, integration, notebooks, browser)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: install lab serve test test-fast bench stress clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[service,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/chaplab lab
+
+serve: $(STAMP)
+	$(BIN)/chaplab serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+stress: $(STAMP)
+	CHAPLAB_STRESS=1 $(BIN)/python -m pytest tests/reliability $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache build dist

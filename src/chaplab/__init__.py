@@ -1,0 +1,39 @@
+"""chaplab: work with a disease-forecasting modeling service from a notebook.
+
+The top-level names are imported lazily so that ``import chaplab`` stays fast;
+pandas, matplotlib and the service are only loaded when first used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY: dict[str, str] = {
+    "ChapClient": "chaplab.client",
+    "AsyncChapClient": "chaplab.client",
+    "ChapError": "chaplab.client",
+    "JobFailedError": "chaplab.client",
+    "connect": "chaplab._connect",
+}
+
+__all__ = [*_LAZY, "__version__"]
+
+if TYPE_CHECKING:
+    from chaplab._connect import connect
+    from chaplab.client import AsyncChapClient, ChapClient, ChapError, JobFailedError
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chaplab' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
