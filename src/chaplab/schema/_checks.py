@@ -1,0 +1,114 @@
+"""Checks of constructor arguments and of whole property schemas.
+
+Every check raises :class:`InvalidSchemaError` naming where the bad value came
+from (``where``, e.g. ``"schema_integer: minimum"``) and why it was refused,
+so a broken schema is never built.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import SchemaError
+
+from chaplab.schema._encoding import encode_json
+from chaplab.schema._errors import InvalidSchemaError
+
+
+def check_text(where: str, value: Any) -> str:
+    """A string, such as a description or a title."""
+    if not isinstance(value, str):
+        raise InvalidSchemaError(f"{where} must be a string, got {value!r}")
+    return value
+
+
+def check_integral(where: str, value: Any) -> int:
+    """A whole number, returned as ``int`` (``100.0`` becomes ``100``); booleans are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidSchemaError(f"{where} must be an integer, got {value!r}")
+    if isinstance(value, float) and not value.is_integer():
+        raise InvalidSchemaError(f"{where} must be an integer, got {value!r}")
+    return int(value)
+
+
+def check_real(where: str, value: Any) -> int | float:
+    """A finite number; booleans are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidSchemaError(f"{where} must be a number, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidSchemaError(f"{where} must be a finite number, got {value!r}")
+    return value
+
+
+def check_count(where: str, value: Any) -> int:
+    """A non-negative integer, such as a length or an item count."""
+    count = check_integral(where, value)
+    if count < 0:
+        raise InvalidSchemaError(f"{where} must not be negative, got {count}")
+    return count
+
+
+def check_flag(where: str, value: Any) -> bool:
+    """A boolean (``True`` or ``False``, not 0 or 1)."""
+    if not isinstance(value, bool):
+        raise InvalidSchemaError(f"{where} must be True or False, got {value!r}")
+    return value
+
+
+def check_pattern(where: str, value: Any) -> str:
+    """A regular expression that compiles."""
+    pattern = check_text(where, value)
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise InvalidSchemaError(f"{where} is not a valid regular expression: {error}") from None
+    return pattern
+
+
+def check_names(where: str, values: Any) -> list[str]:
+    """A non-string iterable of distinct strings, such as enum values or required names."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise InvalidSchemaError(f"{where} must be a list of strings, got {values!r}")
+    names = list(values)
+    for name in names:
+        check_text(f"{where} entry", name)
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InvalidSchemaError(f"{where} lists {duplicates} more than once")
+    return names
+
+
+def check_order(where: str, low_name: str, low: Any, high_name: str, high: Any) -> None:
+    """Refuse a lower bound above its upper bound."""
+    if low is not None and high is not None and low > high:
+        raise InvalidSchemaError(f"{where}: {low_name} {low!r} is greater than {high_name} {high!r}")
+
+
+def check_property(where: str, prop: Any) -> dict[str, Any]:
+    """A property schema: a dict that is valid draft-07, has a JSON form, and whose default fits it."""
+    if not isinstance(prop, Mapping):
+        raise InvalidSchemaError(
+            f"{where} must be a dict holding a JSON Schema, got {type(prop).__name__}"
+        )
+    try:
+        encode_json(prop, pretty=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidSchemaError(f"{where} has no JSON form: {error}") from None
+    try:
+        Draft7Validator.check_schema(prop)
+    except SchemaError as error:
+        location = "/".join(str(part) for part in error.absolute_path)
+        at = f" at '{location}'" if location else ""
+        raise InvalidSchemaError(f"{where} is not a valid JSON Schema{at}: {error.message}") from None
+    if "default" in prop:
+        problem = next(iter(Draft7Validator(prop).iter_errors(prop["default"])), None)
+        if problem is not None:
+            raise InvalidSchemaError(
+                f"{where}: default {prop['default']!r} does not fit the property: {problem.message}"
+            )
+    return copy.deepcopy(dict(prop))
