@@ -1,0 +1,75 @@
+"""A wide frame of observations -> wire observations for a prediction request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chaplab.frames._periods import format_periods, parse_periods
+
+_TIME_COLUMNS = ("time_period", "period")
+_LOCATION_COLUMNS = ("location", "org_unit")
+
+
+def _pick(frame: pd.DataFrame, spellings: tuple[str, ...]) -> str:
+    """The frame's column among ``spellings`` (from its columns or its index levels)."""
+    for name in spellings:
+        if name in frame.columns:
+            return name
+    raise ValueError(
+        f"observations need a {spellings[0]!r} column (or {spellings[1]!r}); "
+        f"the frame has {list(frame.columns)}"
+    )
+
+
+def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``time_period``, ``location`` and one numeric column per feature -> a list of
+    ``{"featureName", "orgUnit", "period", "value"}`` with canonical period strings.
+
+    Missing values (NaN) are left out. ``period`` and ``org_unit`` are accepted as spellings
+    of the time and location columns, also as index levels.
+    """
+    frame = frame.reset_index() if _has_named_index(frame) else frame
+    time_column = _pick(frame, _TIME_COLUMNS)
+    location_column = _pick(frame, _LOCATION_COLUMNS)
+    features = [name for name in frame.columns if name not in (time_column, location_column)]
+    if not features:
+        raise ValueError("observations need at least one feature column besides time and location")
+    try:
+        periods = format_periods(parse_periods(frame[time_column].to_numpy(dtype=object)))
+    except ValueError as error:
+        raise ValueError(f"column {time_column!r}: {error}") from None
+    locations = frame[location_column].astype(str).to_numpy(dtype=object)
+    if frame[location_column].isna().any():
+        raise ValueError(f"column {location_column!r} has missing org units")
+    observations: list[dict[str, Any]] = []
+    for feature in features:
+        values = _numeric(frame[feature], str(feature))
+        present = np.flatnonzero(~np.isnan(values))
+        observations.extend(
+            {"featureName": str(feature), "orgUnit": ou, "period": pe, "value": value}
+            for ou, pe, value in zip(
+                locations[present], periods[present], values[present].tolist()
+            )
+        )
+    return observations
+
+
+def _has_named_index(frame: pd.DataFrame) -> bool:
+    return any(name is not None for name in frame.index.names)
+
+
+def _numeric(series: pd.Series, name: str) -> np.ndarray:
+    """A feature column as float64; ValueError naming the column for anything non-numeric."""
+    if pd.api.types.is_bool_dtype(series) or not (
+        pd.api.types.is_numeric_dtype(series) or series.isna().all()
+    ):
+        converted = pd.to_numeric(series, errors="coerce")
+        bad = converted.isna() & series.notna()
+        if pd.api.types.is_bool_dtype(series) or bad.any():
+            example = series[bad].iloc[0] if bad.any() else series.iloc[0]
+            raise ValueError(f"feature column {name!r} holds non-numeric values such as {example!r}")
+        series = converted
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)

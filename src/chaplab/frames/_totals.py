@@ -1,0 +1,43 @@
+"""National totals under the org unit name ``adm0``, as the service reports them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from chaplab.frames._tidy import ORG_UNIT, VALUE, key_columns, sort_tidy
+
+NATIONAL = "adm0"
+
+
+def national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
+    """Sum ``value`` over all org units per remaining key (period, split, quantile) as org unit
+    ``name``; rows already named ``name`` are left out of the sum so nothing counts twice.
+
+    Exact for actual cases. For quantile frames the sum of quantiles is the quantile of the sum
+    only when org units move together, so its bands are at least as wide as the service's own
+    ``adm0`` entries (quantiles of summed samples): ask the service for ``adm0`` for forecasts.
+    """
+    if ORG_UNIT not in frame.columns or VALUE not in frame.columns:
+        raise ValueError("national_total() needs 'org_unit' and 'value' columns")
+    parts = frame[frame[ORG_UNIT] != name]
+    if parts.empty:
+        raise ValueError(f"national_total(): the frame has no org units other than {name!r}")
+    by = [column for column in key_columns(frame) if column != ORG_UNIT]
+    total = parts.groupby(by, observed=True, sort=False)[VALUE].sum().reset_index()
+    total.insert(0, ORG_UNIT, pd.Categorical([name] * len(total), categories=[name]))
+    return sort_tidy(total)
+
+
+def with_national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
+    """The frame plus its :func:`national_total` rows, as one org unit among the others."""
+    total = national_total(frame, name)
+    rest = frame[frame[ORG_UNIT] != name]
+    categories = rest[ORG_UNIT].cat.categories.union([name])
+    combined = pd.concat(
+        [
+            rest.assign(**{ORG_UNIT: rest[ORG_UNIT].cat.set_categories(categories)}),
+            total.assign(**{ORG_UNIT: total[ORG_UNIT].cat.set_categories(categories)}),
+        ],
+        ignore_index=True,
+    )
+    return sort_tidy(combined)
