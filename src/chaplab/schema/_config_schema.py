@@ -100,8 +100,8 @@ def create_config_schema(
     return ConfigSchema(
         title=title,
         description=description,
-        properties=dict(properties) if properties is not None else {},
-        required=tuple(required) if required is not None else (),
+        properties=properties if properties is not None else {},  # type: ignore[arg-type]
+        required=required if required is not None else (),  # type: ignore[arg-type]
         additional_properties=additional_properties,
     )
 
