@@ -1,0 +1,131 @@
+"""Rolling-origin evaluation (backtest) of a model template on a panel.
+
+Split ``k`` of ``n_splits`` trains on every period up to its *split period* and forecasts the
+``n_periods`` periods after it. Split periods are ``stride`` periods apart and the last split's
+horizon ends exactly at the panel's last period. Each split draws from its own random stream
+(spawned from ``seed``), so results are reproducible and independent of the number of splits
+before it. Samples are kept as float32 sorted along the sample axis, so any quantile is an
+interpolation (:func:`chaplab.service.metrics.quantiles_from_sorted`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from chaplab.service.forecasting.panel import Panel
+from chaplab.service.forecasting.templates import ModelTemplateSpec
+from chaplab.service.metrics import aggregate_metrics, quantiles_from_sorted
+
+ProgressCallback = Callable[[float, str], None]
+
+
+class InsufficientHistoryError(ValueError):
+    """The requested splits and horizon need more periods than the dataset has."""
+
+    fields = ("nPeriods", "nSplits", "stride")
+
+    def __init__(self, needed: int, available: int, message: str) -> None:
+        self.needed = needed
+        self.available = available
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class BacktestResult:
+    """Forecast samples, truth and metrics of every split.
+
+    ``samples``: float32 ``(n_splits, n_org_units, n_periods, n_samples)`` sorted on the last axis;
+    ``truth``: float64 ``(n_splits, n_org_units, n_periods)``, NaN where not observed;
+    ``periods[k]``: the forecast periods of split ``k``; metrics ignore unobserved cells
+    (a metric with no observed cell is NaN).
+    """
+
+    org_units: list[str]
+    split_periods: list[str]
+    periods: list[list[str]]
+    samples: np.ndarray
+    truth: np.ndarray
+    aggregate_metrics: dict[str, float]
+    org_unit_metrics: dict[str, dict[str, float]]
+    horizon_metrics: dict[int, dict[str, float]]
+
+    def quantiles(self, levels: Sequence[float]) -> np.ndarray:
+        """Quantiles of every forecast cell, shape ``(n_splits, n_org_units, n_periods, len(levels))``."""
+        return quantiles_from_sorted(self.samples, levels)
+
+
+def split_indices(n_available: int, n_periods: int, n_splits: int, stride: int) -> list[int]:
+    """Index of the last training period of every split, oldest first."""
+    last = n_available - 1 - n_periods
+    return [last - (n_splits - 1 - k) * stride for k in range(n_splits)]
+
+
+def run_backtest(
+    template: ModelTemplateSpec,
+    options: dict[str, Any] | None,
+    panel: Panel,
+    n_periods: int,
+    n_splits: int,
+    stride: int,
+    n_samples: int,
+    seed: int,
+    progress: ProgressCallback | None = None,
+) -> BacktestResult:
+    """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth."""
+    for field_name, value in (
+        ("nPeriods", n_periods), ("nSplits", n_splits), ("stride", stride), ("nSamples", n_samples)
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{field_name} must be a positive integer, got {value!r}")
+    filled = template.options_with_defaults(options)
+    _check_history(template.history_needed(filled, panel.period_type), panel, n_periods, n_splits, stride)
+    report = progress or (lambda fraction, message: None)
+    target = panel.feature(template.target)
+    indices = split_indices(panel.n_periods, n_periods, n_splits, stride)
+    streams = np.random.SeedSequence(seed).spawn(n_splits)
+    samples = np.empty((n_splits, panel.n_org_units, n_periods, n_samples), dtype=np.float32)
+    truth = np.empty((n_splits, panel.n_org_units, n_periods))
+    for k, (index, stream) in enumerate(zip(indices, streams, strict=True)):
+        history = panel.head(index + 1)
+        drawn = template.forecast(history, n_periods, n_samples, filled, np.random.default_rng(stream))
+        samples[k] = np.sort(drawn, axis=-1)
+        truth[k] = target[:, index + 1 : index + 1 + n_periods]
+        report((k + 1) / (n_splits + 1), f"split {k + 1}/{n_splits}: trained up to {panel.periods[index]}")
+    result = BacktestResult(
+        org_units=list(panel.org_units),
+        split_periods=[panel.periods[index] for index in indices],
+        periods=[panel.periods[index + 1 : index + 1 + n_periods] for index in indices],
+        samples=samples,
+        truth=truth,
+        aggregate_metrics=aggregate_metrics(samples, truth, presorted=True),
+        org_unit_metrics=_metrics_by(samples, truth, axis=(0, 2), labels=panel.org_units),
+        horizon_metrics=_metrics_by(samples, truth, axis=(0, 1), labels=range(1, n_periods + 1)),
+    )
+    report(1.0, f"scored {n_splits} splits x {n_periods} periods x {panel.n_org_units} org units")
+    return result
+
+
+def _check_history(training: int, panel: Panel, n_periods: int, n_splits: int, stride: int) -> None:
+    needed = training + n_periods + (n_splits - 1) * stride
+    if panel.n_periods < needed:
+        raise InsufficientHistoryError(
+            needed,
+            panel.n_periods,
+            f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least {needed} "
+            f"periods of history ({training} to train the model on before the first split, "
+            f"{n_periods + (n_splits - 1) * stride} to evaluate), the dataset has {panel.n_periods}",
+        )
+
+
+def _metrics_by(
+    samples: np.ndarray, truth: np.ndarray, axis: tuple[int, int], labels: Sequence[Any]
+) -> dict[Any, dict[str, float]]:
+    per_label = aggregate_metrics(samples, truth, axis=axis, presorted=True)
+    return {
+        label: {name: float(values[i]) for name, values in per_label.items()}
+        for i, label in enumerate(labels)
+    }

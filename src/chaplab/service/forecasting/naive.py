@@ -1,0 +1,40 @@
+"""``naive_model``: every org unit's mean of the target, with count noise learnt from the history.
+
+The point forecast of every future period is the org unit's mean over its observed history; the
+samples are negative binomial (or Poisson) counts around it, with the over-dispersion estimated
+from the history's spread around that mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chaplab.schema import ConfigSchema, create_config_schema
+from chaplab.service.forecasting.counts import (
+    distribution_option,
+    fit_inverse_dispersion,
+    row_means,
+    sample_counts,
+)
+from chaplab.service.forecasting.task import ForecastTask
+
+CONFIG_SCHEMA: ConfigSchema = create_config_schema(
+    title="Naive model",
+    description="Mean of the target per org unit with count noise",
+    properties={"distribution": distribution_option()},
+    additional_properties=False,
+)
+
+
+def forecast_naive(task: ForecastTask) -> np.ndarray:
+    """Samples of shape (org units, periods, samples) around each org unit's historical mean."""
+    observed = task.history.feature(task.target)
+    mean = row_means(observed)
+    phi = fit_inverse_dispersion(observed, mean[:, None], task.options["distribution"])
+    future_mean = np.repeat(mean[:, None], task.n_periods, axis=1)
+    return sample_counts(future_mean, phi[:, None], task.n_samples, task.rng)
+
+
+def min_training_periods_naive(options: dict, season_length: int) -> int:
+    """One observed period is enough to take a mean."""
+    return 1

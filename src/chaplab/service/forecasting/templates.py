@@ -1,0 +1,128 @@
+"""Model templates: metadata, option schema and the forecast entry point every model shares.
+
+``ModelTemplateSpec.forecast`` checks its inputs (period type, target and covariates present,
+options valid under the template's schema, defaults applied) and hands a :class:`ForecastTask`
+to the model's function, which returns samples of shape ``(n_org_units, n_periods, n_samples)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from chaplab.schema import ConfigSchema, apply_config_defaults, validate_config
+from chaplab.service.forecasting.panel import Panel
+from chaplab.service.forecasting.task import ForecastTask
+from chaplab.service.periods import season_length
+
+TARGET = "disease_cases"
+
+
+@dataclass(frozen=True)
+class ModelTemplateSpec:
+    """A forecasting model as the service lists it (``userOptions`` = ``config_schema.properties``)."""
+
+    name: str
+    display_name: str
+    description: str
+    author: str
+    supported_period_type: str
+    target: str
+    required_covariates: list[str]
+    config_schema: ConfigSchema
+    forecaster: Callable[[ForecastTask], np.ndarray] = field(repr=False)
+    min_training_periods: Callable[[dict[str, Any], int], int] = field(repr=False)
+
+    def options_with_defaults(self, options: dict[str, Any] | None) -> dict[str, Any]:
+        """``options`` checked against the schema, with the defaults filled in."""
+        filled = apply_config_defaults(dict(options or {}), self.config_schema)
+        validate_config(filled, self.config_schema)
+        return filled
+
+    def history_needed(self, options: dict[str, Any] | None, period_type: str) -> int:
+        """Fewest periods of history the model is fitted on."""
+        return self.min_training_periods(self.options_with_defaults(options), season_length(period_type))
+
+    def forecast(
+        self,
+        history: Panel,
+        n_periods: int,
+        n_samples: int,
+        options: dict[str, Any] | None,
+        rng: np.random.Generator,
+        future: Panel | None = None,
+    ) -> np.ndarray:
+        """Samples of the ``n_periods`` periods after ``history``, shape (org units, periods, samples)."""
+        _check_positive("n_periods", n_periods)
+        _check_positive("n_samples", n_samples)
+        if self.supported_period_type not in ("any", history.period_type):
+            raise ValueError(
+                f"model {self.name!r} supports {self.supported_period_type} periods, "
+                f"the data has {history.period_type} periods"
+            )
+        filled = self.options_with_defaults(options)
+        history.feature(self.target)
+        for covariate in self.required_covariates:
+            history.feature(covariate)
+        needed = self.min_training_periods(filled, history.season_length)
+        if history.n_periods < needed:
+            raise ValueError(
+                f"model {self.name!r} needs at least {needed} periods of history, "
+                f"the data has {history.n_periods}"
+            )
+        if future is not None:
+            _check_future(history, future, n_periods)
+        task = ForecastTask(
+            history=history,
+            n_periods=n_periods,
+            n_samples=n_samples,
+            options=filled,
+            rng=rng,
+            future=future,
+            target=self.target,
+            covariates=list(self.required_covariates),
+        )
+        return self.forecaster(task)
+
+
+def _check_positive(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check_future(history: Panel, future: Panel, n_periods: int) -> None:
+    expected = history.periods_after(n_periods)
+    if future.periods[:n_periods] != expected or future.org_units != history.org_units:
+        raise ValueError(
+            "future: expected the same org units as the history and the periods "
+            f"{expected[0]}..{expected[-1]} right after it"
+        )
+
+
+def _build_templates() -> dict[str, ModelTemplateSpec]:
+    from chaplab.service.forecasting import naive
+
+    specs = [
+        ModelTemplateSpec(
+            name="naive_model",
+            display_name="Naive model",
+            description=(
+                "Forecasts every org unit's historical mean of disease cases, with negative "
+                "binomial count noise whose spread is learnt from the history."
+            ),
+            author="chaplab",
+            supported_period_type="any",
+            target=TARGET,
+            required_covariates=[],
+            config_schema=naive.CONFIG_SCHEMA,
+            forecaster=naive.forecast_naive,
+            min_training_periods=naive.min_training_periods_naive,
+        ),
+    ]
+    return {spec.name: spec for spec in specs}
+
+
+TEMPLATES: dict[str, ModelTemplateSpec] = _build_templates()

@@ -1,0 +1,195 @@
+"""Probabilistic forecast metrics computed from samples, vectorised over cells.
+
+``samples`` has shape ``(*cells, n_samples)`` and ``truth`` has shape ``cells``. Cells whose truth
+is NaN (not observed) are left out of every mean. Each metric averages over the cell axes given
+by ``axis`` (default: all cells) and returns a float, or an array when some axes remain.
+
+- ``crps``: continuous ranked probability score of the empirical sample distribution, computed
+  from sorted samples in O(n log n) time and O(n) memory per cell:
+  ``mean|x_i - y| - (1 / n^2) * sum_i (2i - n - 1) x_(i)``.
+- ``mae``: absolute error of the sample median; ``rmse``: root mean squared error of the sample
+  mean (each the point forecast that its loss rewards).
+- ``coverage``: share of truths inside the ``[lo, hi]`` quantile interval.
+- ``winkler``: interval score of the central interval with ``alpha = 1 - (hi - lo)``: width plus
+  ``2 / alpha`` times the distance by which the truth falls outside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+Axis = int | tuple[int, ...] | None
+
+INTERVALS: dict[str, tuple[float, float]] = {"10_90": (0.1, 0.9), "25_75": (0.25, 0.75)}
+METRIC_NAMES: tuple[str, ...] = (
+    "crps",
+    "mae",
+    "rmse",
+    *(f"coverage_{name}" for name in INTERVALS),
+    *(f"winkler_score_{name}" for name in INTERVALS),
+)
+
+
+def quantiles_from_sorted(sorted_samples: np.ndarray, levels: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Quantiles at ``levels`` from samples sorted along the last axis.
+
+    Linear interpolation between order statistics, identical to ``np.quantile``'s default
+    method. Returns shape ``(*cells, len(levels))``.
+    """
+    samples = np.asarray(sorted_samples)
+    level_array = np.atleast_1d(np.asarray(levels, dtype=np.float64))
+    if level_array.ndim != 1:
+        raise ValueError("quantile levels must be a flat list of numbers")
+    if not np.all((level_array >= 0.0) & (level_array <= 1.0)):
+        bad = level_array[~((level_array >= 0.0) & (level_array <= 1.0))]
+        raise ValueError(f"quantile level {bad[0]!r} is outside [0, 1]")
+    n_samples = samples.shape[-1]
+    if n_samples == 0:
+        raise ValueError("samples: need at least one sample per cell")
+    position = level_array * (n_samples - 1)
+    below = np.floor(position).astype(np.intp)
+    above = np.minimum(below + 1, n_samples - 1)
+    fraction = position - below
+    lower_values = samples[..., below].astype(np.float64)
+    upper_values = samples[..., above].astype(np.float64)
+    return lower_values + (upper_values - lower_values) * fraction
+
+
+def crps_cells(samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """CRPS of every cell (NaN where truth is NaN)."""
+    sorted_samples, truth_array = _prepare(samples, truth)
+    return _crps_sorted(sorted_samples, truth_array)
+
+
+def crps(samples: np.ndarray, truth: np.ndarray, axis: Axis = None) -> float | np.ndarray:
+    """Mean CRPS over the cells on ``axis``."""
+    return _mean_over_cells(crps_cells(samples, truth), axis)
+
+
+def mae(samples: np.ndarray, truth: np.ndarray, axis: Axis = None) -> float | np.ndarray:
+    """Mean absolute error of the sample median."""
+    sorted_samples, truth_array = _prepare(samples, truth)
+    return _mean_over_cells(_absolute_error_sorted(sorted_samples, truth_array), axis)
+
+
+def rmse(samples: np.ndarray, truth: np.ndarray, axis: Axis = None) -> float | np.ndarray:
+    """Root mean squared error of the sample mean."""
+    sample_array, truth_array = _validated(samples, truth)
+    squared_error = (sample_array.mean(axis=-1, dtype=np.float64) - truth_array) ** 2
+    return _square_root(_mean_over_cells(squared_error, axis))
+
+
+def coverage(
+    samples: np.ndarray, truth: np.ndarray, lo: float, hi: float, axis: Axis = None
+) -> float | np.ndarray:
+    """Share of truths within the quantile interval ``[lo, hi]``."""
+    sorted_samples, truth_array = _prepare(samples, truth)
+    lower, upper = _interval(sorted_samples, lo, hi)
+    return _mean_over_cells(_covered(lower, upper, truth_array), axis)
+
+
+def winkler(
+    samples: np.ndarray, truth: np.ndarray, lo: float, hi: float, axis: Axis = None
+) -> float | np.ndarray:
+    """Mean Winkler (interval) score of the quantile interval ``[lo, hi]``."""
+    sorted_samples, truth_array = _prepare(samples, truth)
+    lower, upper = _interval(sorted_samples, lo, hi)
+    return _mean_over_cells(_winkler_cells(lower, upper, truth_array, 1.0 - (hi - lo)), axis)
+
+
+def aggregate_metrics(
+    samples: np.ndarray, truth: np.ndarray, axis: Axis = None, presorted: bool = False
+) -> dict[str, float | np.ndarray]:
+    """All metrics in ``METRIC_NAMES`` over the cells on ``axis``; sorts the samples once.
+
+    ``presorted=True`` skips the sort for samples already sorted along the last axis.
+    """
+    sample_array, truth_array = _validated(samples, truth)
+    sorted_samples = sample_array if presorted else np.sort(sample_array, axis=-1)
+    cell_scores = cell_metrics_sorted(sorted_samples, truth_array)
+    result = {name: _mean_over_cells(values, axis) for name, values in cell_scores.items()}
+    result["rmse"] = _square_root(result.pop("squared_error"))
+    return {name: result[name] for name in METRIC_NAMES}
+
+
+def cell_metrics_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-cell scores (``mae`` as absolute error, ``squared_error`` for rmse) from sorted samples."""
+    truth_array = np.asarray(truth, dtype=np.float64)
+    scores = {
+        "crps": _crps_sorted(sorted_samples, truth_array),
+        "mae": _absolute_error_sorted(sorted_samples, truth_array),
+        "squared_error": (sorted_samples.mean(axis=-1, dtype=np.float64) - truth_array) ** 2,
+    }
+    for name, (lo, hi) in INTERVALS.items():
+        lower, upper = _interval(sorted_samples, lo, hi)
+        scores[f"coverage_{name}"] = _covered(lower, upper, truth_array)
+        scores[f"winkler_score_{name}"] = _winkler_cells(lower, upper, truth_array, 1.0 - (hi - lo))
+    return scores
+
+
+def _validated(samples: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sample_array = np.asarray(samples)
+    truth_array = np.asarray(truth, dtype=np.float64)
+    if sample_array.ndim < 1 or sample_array.shape[-1] == 0:
+        raise ValueError("samples: need a last axis with at least one sample")
+    if sample_array.shape[:-1] != truth_array.shape:
+        raise ValueError(
+            f"samples of shape {sample_array.shape} do not match truth of shape {truth_array.shape}: "
+            "expected samples shaped (*truth.shape, n_samples)"
+        )
+    return sample_array, truth_array
+
+
+def _prepare(samples: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sample_array, truth_array = _validated(samples, truth)
+    return np.sort(sample_array, axis=-1), truth_array
+
+
+def _crps_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    n_samples = sorted_samples.shape[-1]
+    samples64 = sorted_samples.astype(np.float64, copy=False)
+    mean_abs_error = np.abs(samples64 - truth[..., None]).mean(axis=-1)
+    weights = (2.0 * np.arange(1, n_samples + 1) - n_samples - 1) / n_samples**2
+    spread = samples64 @ weights
+    return mean_abs_error - spread
+
+
+def _absolute_error_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    median = quantiles_from_sorted(sorted_samples, [0.5])[..., 0]
+    return np.abs(median - truth)
+
+
+def _square_root(value: float | np.ndarray) -> float | np.ndarray:
+    root = np.sqrt(value)
+    return float(root) if np.ndim(root) == 0 else root
+
+
+def _interval(sorted_samples: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    if not 0.0 <= lo < hi <= 1.0:
+        raise ValueError(f"interval [{lo}, {hi}]: need 0 <= lo < hi <= 1")
+    bounds = quantiles_from_sorted(sorted_samples, [lo, hi])
+    return bounds[..., 0], bounds[..., 1]
+
+
+def _covered(lower: np.ndarray, upper: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    inside = ((truth >= lower) & (truth <= upper)).astype(np.float64)
+    return np.where(np.isnan(truth), np.nan, inside)
+
+
+def _winkler_cells(lower: np.ndarray, upper: np.ndarray, truth: np.ndarray, alpha: float) -> np.ndarray:
+    penalty_below = np.where(truth < lower, lower - truth, 0.0)
+    penalty_above = np.where(truth > upper, truth - upper, 0.0)
+    score = (upper - lower) + (2.0 / alpha) * (penalty_below + penalty_above)
+    return np.where(np.isnan(truth), np.nan, score)
+
+
+def _mean_over_cells(values: np.ndarray, axis: Axis) -> float | np.ndarray:
+    """NaN-ignoring mean; NaN where no cell is observed (without a warning)."""
+    observed = ~np.isnan(values)
+    total = np.where(observed, values, 0.0).sum(axis=axis)
+    count = observed.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return float(mean) if np.ndim(mean) == 0 else mean

@@ -1,0 +1,126 @@
+"""Period strings of the service: parsing, canonical formatting and arithmetic.
+
+Monthly periods arrive as ``202101`` or ``2021-01``, weekly ones as ``2021W05`` or ``2021-W05``
+(ISO 8601 weeks: a year has 52 or 53 weeks, week 1 holds the year's first Thursday). The service
+always writes the canonical forms ``202101`` and ``2021W05``.
+
+Arithmetic works on an integer *ordinal* per period type (months since year 0, weeks since the
+proleptic Gregorian epoch), so that next/previous periods and ranges are exact across year ends.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+MONTH = "month"
+WEEK = "week"
+PERIOD_TYPES = (MONTH, WEEK)
+
+_MONTH_PATTERN = re.compile(r"^(\d{4})-?(\d{2})$")
+_WEEK_PATTERN = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
+
+
+def parse_period(value: str) -> tuple[str, int]:
+    """Return ``(period_type, ordinal)`` of a period string; ValueError naming a bad value."""
+    if not isinstance(value, str):
+        raise ValueError(f"period {value!r} must be a string such as '202101' or '2021W05'")
+    text = value.strip()
+    week_match = _WEEK_PATTERN.match(text)
+    if week_match:
+        year, week = int(week_match.group(1)), int(week_match.group(2))
+        try:
+            monday = date.fromisocalendar(year, week, 1)
+        except ValueError:
+            raise ValueError(
+                f"period {value!r} is not a valid ISO week: {year} has "
+                f"{iso_weeks_in_year(year)} weeks"
+            ) from None
+        return WEEK, monday.toordinal() // 7
+    month_match = _MONTH_PATTERN.match(text)
+    if month_match:
+        year, month = int(month_match.group(1)), int(month_match.group(2))
+        if not 1 <= month <= 12:
+            raise ValueError(f"period {value!r} has month {month}, expected 01 to 12")
+        return MONTH, year * 12 + month - 1
+    raise ValueError(
+        f"period {value!r} is not a period: expected monthly '202101'/'2021-01' "
+        "or weekly '2021W05'/'2021-W05'"
+    )
+
+
+def format_period(period_type: str, ordinal: int) -> str:
+    """Canonical string of the period with this ordinal: ``202101`` or ``2021W05``."""
+    if period_type == MONTH:
+        year, month_index = divmod(ordinal, 12)
+        return f"{year:04d}{month_index + 1:02d}"
+    if period_type == WEEK:
+        year, week, _ = date.fromordinal(ordinal * 7 + 1).isocalendar()
+        return f"{year:04d}W{week:02d}"
+    raise ValueError(f"period type {period_type!r} is not one of {', '.join(PERIOD_TYPES)}")
+
+
+def canonical_period(value: str) -> str:
+    """The canonical spelling of a period string (``2021-01`` -> ``202101``)."""
+    return format_period(*parse_period(value))
+
+
+def period_type_of(value: str) -> str:
+    """``"month"`` or ``"week"``."""
+    return parse_period(value)[0]
+
+
+def shift_period(value: str, steps: int) -> str:
+    """The period ``steps`` periods after ``value`` (before it when negative)."""
+    period_type, ordinal = parse_period(value)
+    return format_period(period_type, ordinal + steps)
+
+
+def next_period(value: str) -> str:
+    """The period right after ``value``."""
+    return shift_period(value, 1)
+
+
+def previous_period(value: str) -> str:
+    """The period right before ``value``."""
+    return shift_period(value, -1)
+
+
+def periods_after(value: str, count: int) -> list[str]:
+    """The ``count`` periods following ``value``, in order."""
+    period_type, ordinal = parse_period(value)
+    return [format_period(period_type, ordinal + step) for step in range(1, count + 1)]
+
+
+def period_range(first: str, last: str) -> list[str]:
+    """All periods from ``first`` to ``last`` inclusive; both must be of the same type."""
+    first_type, first_ordinal = parse_period(first)
+    last_type, last_ordinal = parse_period(last)
+    if first_type != last_type:
+        raise ValueError(f"periods {first!r} ({first_type}) and {last!r} ({last_type}) differ in type")
+    if last_ordinal < first_ordinal:
+        raise ValueError(f"period range ends at {last!r}, before its start {first!r}")
+    return [format_period(first_type, o) for o in range(first_ordinal, last_ordinal + 1)]
+
+
+def season_position(value: str) -> int:
+    """Position of a period within its year, from 0: month - 1, or ISO week - 1 (week 53 -> 51)."""
+    period_type, ordinal = parse_period(value)
+    if period_type == MONTH:
+        return ordinal % 12
+    week = date.fromordinal(ordinal * 7 + 1).isocalendar()[1]
+    return min(week, 52) - 1
+
+
+def season_length(period_type: str) -> int:
+    """Periods per year used for seasonal structure: 12 months or 52 weeks."""
+    if period_type == MONTH:
+        return 12
+    if period_type == WEEK:
+        return 52
+    raise ValueError(f"period type {period_type!r} is not one of {', '.join(PERIOD_TYPES)}")
+
+
+def iso_weeks_in_year(year: int) -> int:
+    """52 or 53: the ISO week of 28 December is always the year's last week."""
+    return date(year, 12, 28).isocalendar()[1]
