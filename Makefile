@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[service,dev]"
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(BIN)/python -m pip install --quiet -e ".[service,dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -25,7 +25,8 @@ serve: $(STAMP)
 	$(BIN)/chaplab serve
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+	scripts/ensure-chromium
+	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

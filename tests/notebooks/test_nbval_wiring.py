@@ -1,0 +1,96 @@
+"""The executed-notebook wiring: the project's pytest configuration runs notebooks with nbval.
+
+Notebooks are generated into a temporary folder and run by a separate pytest session configured
+by this repository's pyproject.toml (lax mode, the current environment's kernel, the sanitize
+file), exactly as `make test` runs `notebooks/*.ipynb`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import nbformat
+from nbformat.notebooknode import NotebookNode
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def code_cell(source: str, stored_stdout: str, execution_count: int = 1) -> NotebookNode:
+    """A code cell with the stdout a previous run stored."""
+    cell = nbformat.v4.new_code_cell(source, execution_count=execution_count)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=stored_stdout)]
+    return cell
+
+
+def write_notebook(path: Path, cells: list[NotebookNode]) -> None:
+    """Write a notebook with the python3 kernelspec, like the ones in notebooks/."""
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(notebook, path)
+
+
+def run_project_pytest(folder: Path) -> dict[str, str]:
+    """Run pytest on `folder` with the project's configuration; outcome per notebook test id."""
+    report = folder / "report.xml"
+    subprocess.run(
+        [
+            sys.executable, "-m", "pytest", str(folder),
+            "-c", str(REPOSITORY / "pyproject.toml"), "--rootdir", str(folder),
+            "-p", "no:cacheprovider", f"--junitxml={report}", "-q",
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    outcomes = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        failed = case.find("failure") is not None or case.find("error") is not None
+        notebook = case.get("classname", "").rsplit(".", 1)[0]
+        outcomes[f"{notebook}::{case.get('name')}"] = "failed" if failed else "passed"
+    return outcomes
+
+
+def test_notebooks_run_with_sanitized_lax_comparison_in_the_venv_kernel(tmp_path: Path) -> None:
+    write_notebook(
+        tmp_path / "varying.ipynb",
+        [
+            code_cell(
+                "# NBVAL_CHECK_OUTPUT\n"
+                "import datetime, sys, uuid\n"
+                f"print('venv kernel:', sys.prefix == {sys.prefix!r})\n"
+                "print('job', uuid.uuid4(), 'at', datetime.datetime.now().isoformat())\n"
+                "print('finished at', datetime.datetime.now().strftime('%H:%M:%S'), 'in 0.42 s')\n"
+                "print('service at http://127.0.0.1:51234/health and', object())\n",
+                "venv kernel: True\n"
+                "job 3f1c2a9e-7b41-4d0e-9a51-0c7e2f1d8b66 at 2024-01-02T03:04:05.678901\n"
+                "finished at 23:59:01 in 12.5 s\n"
+                "service at http://localhost:8000/health and <object object at 0x7f3a2b1c0d40>\n",
+            ),
+            code_cell("import random\nprint(random.random())\n", "0.5\n", execution_count=2),
+        ],
+    )
+    write_notebook(
+        tmp_path / "changed.ipynb",
+        [code_cell("# NBVAL_CHECK_OUTPUT\nprint(1 + 1)\n", "3\n")],
+    )
+    write_notebook(
+        tmp_path / "raising.ipynb",
+        [code_cell("raise ValueError('the notebook broke')\n", "")],
+    )
+
+    outcomes = run_project_pytest(tmp_path)
+
+    assert outcomes == {
+        "varying::Cell 0": "passed",
+        "varying::Cell 1": "passed",
+        "changed::Cell 0": "failed",
+        "raising::Cell 0": "failed",
+    }
