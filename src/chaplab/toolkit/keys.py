@@ -158,7 +158,7 @@ class ApiKeyStore:
         self._lock = threading.Lock()
         self._version = source.version()
         self._keys = self._encode(source.load())
-        self._next_check = clock() + check_interval
+        self._last_check = clock()
         log_event(logger, logging.INFO, "auth.keys_loaded", key_count=len(self._keys),
                   source=source.description)
 
@@ -203,9 +203,9 @@ class ApiKeyStore:
     def refresh_if_changed(self) -> bool:
         """Reload if the source changed since the last look (looking at most once a second)."""
         now = self._clock()
-        if now < self._next_check:
+        if now - self._last_check < self.check_interval:
             return False
-        self._next_check = now + self.check_interval
+        self._last_check = now
         if self.source.version() == self._version:
             return False
         return self.reload()
