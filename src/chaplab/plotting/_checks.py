@@ -1,0 +1,86 @@
+"""Input checks shared by the charts: clear errors instead of empty or misleading pictures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE, parse_periods
+
+QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
+ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    """ValueError naming the missing columns of ``frame``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{what} lacks column(s) {missing}; it needs {list(columns)} "
+            "(build it with chaplab.frames.entries_to_frame)"
+        )
+    if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
+        raise ValueError(f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}")
+
+
+def check_quantile_frame(frame: pd.DataFrame, what: str = "frame") -> np.ndarray:
+    """Check a forecast frame and return its sorted quantile levels (at least two)."""
+    require_columns(frame, QUANTILE_COLUMNS, what)
+    if frame.empty:
+        raise ValueError(f"{what} is empty: the evaluation has no entries to plot")
+    levels = np.unique(frame[QUANTILE].to_numpy(dtype=np.float64))
+    if len(levels) < 2:
+        raise ValueError(
+            f"{what} has one quantile only ({levels[0]:g}): no band can be drawn; "
+            "ask for at least two quantiles, e.g. 0.1 and 0.9"
+        )
+    return levels
+
+
+def check_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
+    """Check the actual cases frame against the forecast frame's period frequency."""
+    if actuals is None:
+        return None
+    require_columns(actuals, ACTUAL_COLUMNS, "actuals")
+    if not actuals.empty and actuals[PERIOD].dtype != frame[PERIOD].dtype:
+        raise ValueError(
+            f"actuals have {actuals[PERIOD].dtype} periods but the forecasts {frame[PERIOD].dtype}"
+        )
+    return actuals
+
+
+def select_org_units(
+    frame: pd.DataFrame, org_units: str | Iterable[str] | None, what: str = "frame"
+) -> list[str]:
+    """The org units to draw, in the frame's order; ValueError for one the frame lacks."""
+    present = list(pd.unique(frame[ORG_UNIT].astype(str)))
+    if org_units is None:
+        return present
+    wanted = [org_units] if isinstance(org_units, str) else list(org_units)
+    if not wanted:
+        raise ValueError("org_units is empty: name at least one org unit or pass None for all")
+    missing = [ou for ou in wanted if ou not in present]
+    if missing:
+        raise ValueError(
+            f"org unit(s) {missing} are not in the {what}; it has {present[:20]}"
+            + (" ..." if len(present) > 20 else "")
+        )
+    return wanted
+
+
+def select_split(frame: pd.DataFrame, split_period: object | None) -> pd.DataFrame:
+    """The rows of one split period (given as a wire string or a Period), or all rows for None."""
+    if split_period is None:
+        return frame
+    if SPLIT_PERIOD not in frame.columns:
+        raise ValueError("split_period was given but the frame has no 'split_period' column")
+    wanted = parse_periods([split_period])[0]
+    rows = frame[frame[SPLIT_PERIOD] == wanted]
+    if rows.empty:
+        available = ", ".join(str(p) for p in pd.unique(frame[SPLIT_PERIOD]))
+        raise ValueError(f"split period {split_period!r} is not in the frame; it has {available}")
+    return rows

@@ -1,0 +1,143 @@
+"""Drawing one panel: bands, median, actual cases, split markers, and stable limits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, VALUE, quantile_column
+from chaplab.plotting._bands import (
+    ACTUAL_COLOUR,
+    SPLIT_COLOUR,
+    Band,
+    Palette,
+    band_label,
+)
+
+ACTUALS_GID = "actuals"
+MEDIAN_GID = "median"
+BAND_GID = "band"
+SPLIT_GID = "split"
+
+
+def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
+    """Periods -> the datetime64 of their start, the x coordinate of every chart."""
+    return pd.PeriodIndex(periods).to_timestamp(how="start").to_numpy()
+
+
+def forecast_groups(table: pd.DataFrame) -> list[tuple[object, pd.DataFrame]]:
+    """A wide table of one org unit -> (split period or None, rows by period) per forecast."""
+    if SPLIT_PERIOD in table.index.names:
+        return list(table.groupby(level=SPLIT_PERIOD, sort=True))
+    return [(None, table)]
+
+
+def draw_forecast(
+    ax: Axes,
+    table: pd.DataFrame,
+    bands: Sequence[Band],
+    median: float | None,
+    palette: Palette,
+    name: str = "",
+    alpha: float = 1.0,
+) -> None:
+    """One fill per band per split (outermost first) and one median line per split.
+
+    ``name`` prefixes the artists' gids (to tell two evaluations apart); ``alpha`` below 1 lets
+    an overlaid evaluation show through."""
+    for split, rows in forecast_groups(table):
+        x = to_x(rows.index.get_level_values(PERIOD))
+        suffix = "" if split is None else f" {split}"
+        for index, band in enumerate(bands):
+            ax.fill_between(
+                x,
+                rows[quantile_column(band[0])].to_numpy(),
+                rows[quantile_column(band[1])].to_numpy(),
+                color=palette.band(index, len(bands)),
+                alpha=alpha,
+                linewidth=0,
+                gid=f"{name}{BAND_GID} {band[0]:g}-{band[1]:g}{suffix}",
+            )
+        if median is not None:
+            ax.plot(
+                x,
+                rows[quantile_column(median)].to_numpy(),
+                color=palette.median,
+                linewidth=1.4,
+                gid=f"{name}{MEDIAN_GID}{suffix}",
+            )
+
+
+def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
+    """What really happened, as a contrasting line over the whole history."""
+    ax.plot(
+        to_x(actuals[PERIOD]),
+        actuals[VALUE].to_numpy(),
+        color=ACTUAL_COLOUR,
+        linewidth=1.1,
+        gid=ACTUALS_GID,
+    )
+
+
+def draw_split_markers(ax: Axes, splits: Sequence[pd.Period]) -> None:
+    """A dashed vertical line at each split period."""
+    for split, x in zip(splits, to_x(pd.PeriodIndex(splits))):
+        ax.axvline(x, color=SPLIT_COLOUR, linestyle="--", linewidth=0.9, gid=f"{SPLIT_GID} {split}")
+
+
+def value_limits(values: np.ndarray) -> tuple[float, float]:
+    """y-limits that hold every value; from 0 when nothing is negative (counts)."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    low, high = float(finite.min()), float(finite.max())
+    bottom = 0.0 if low >= 0 else low - 0.05 * (high - low)
+    top = high + 0.05 * (high - bottom) if high > bottom else bottom + 1.0
+    return bottom, top
+
+
+def panel_limits(
+    frames: Sequence[pd.DataFrame], org_unit: str
+) -> tuple[tuple[np.datetime64, np.datetime64], tuple[float, float]]:
+    """x- and y-limits of one org unit over every given frame (all splits, all quantiles),
+    so that showing another split keeps the axes where they are."""
+    parts = [frame[frame[ORG_UNIT] == org_unit] for frame in frames]
+    x = np.concatenate([to_x(part[PERIOD]) for part in parts])
+    y = np.concatenate([part[VALUE].to_numpy(dtype=np.float64) for part in parts])
+    return (x.min(), x.max()), value_limits(y)
+
+
+def legend_handles(
+    bands: Sequence[Band],
+    median: float | None,
+    palette: Palette,
+    *,
+    prefix: str = "",
+    alpha: float = 1.0,
+    actuals: bool = False,
+    splits: bool = False,
+) -> list[Artist]:
+    """Legend entries matching the artists :func:`draw_forecast` and friends draw."""
+    handles: list[Artist] = [
+        Patch(
+            color=palette.band(index, len(bands)),
+            alpha=alpha,
+            label=f"{prefix}{band_label(band)}",
+        )
+        for index, band in enumerate(bands)
+    ]
+    if median is not None:
+        handles.append(Line2D([], [], color=palette.median, linewidth=1.4, label=f"{prefix}median"))
+    if actuals:
+        handles.append(Line2D([], [], color=ACTUAL_COLOUR, linewidth=1.1, label="actual cases"))
+    if splits:
+        handles.append(
+            Line2D([], [], color=SPLIT_COLOUR, linestyle="--", linewidth=0.9, label="split period")
+        )
+    return handles

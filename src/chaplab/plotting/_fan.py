@@ -1,0 +1,95 @@
+"""Fan charts: forecast quantile bands per org unit against what really happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from chaplab.frames import ORG_UNIT, QUANTILE, SPLIT_PERIOD, wide
+from chaplab.plotting._bands import FORECAST, Band, derive_bands, median_level
+from chaplab.plotting._checks import (
+    check_actuals,
+    check_quantile_frame,
+    select_org_units,
+    select_split,
+)
+from chaplab.plotting._draw import (
+    draw_actuals,
+    draw_forecast,
+    draw_split_markers,
+    legend_handles,
+    panel_limits,
+)
+from chaplab.plotting._layout import finish_figure, make_panels, style_panel
+
+
+def fan_chart(
+    frame: pd.DataFrame,
+    actuals: pd.DataFrame | None = None,
+    org_units: str | Iterable[str] | None = None,
+    split_period: object | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    quantile_bands: Sequence[Band] | None = None,
+    max_panels: int = 12,
+    *,
+    title: str | None = None,
+    ylabel: str | None = "cases",
+) -> Figure:
+    """One panel per org unit: nested quantile bands, the median, actual cases, split markers.
+
+    ``frame`` is a tidy evaluation or prediction frame (:func:`chaplab.frames.entries_to_frame`);
+    ``actuals`` a frame of ``org_unit``, ``period``, ``value`` drawn over its whole history.
+    ``split_period=None`` draws every split's horizon, a split period (``"202306"`` or a Period)
+    that split alone; an org unit's axis limits do not depend on the split shown.
+    ``quantile_bands`` are ``(low, high)`` pairs; by default the quantiles present are paired
+    from the outermost inwards. More org units than ``max_panels`` are cut, with a note in the
+    title. Returns the Figure and never shows it.
+    """
+    levels = check_quantile_frame(frame)
+    bands = derive_bands(levels, quantile_bands)
+    median = median_level(levels)
+    actuals = check_actuals(actuals, frame)
+    chosen = select_org_units(frame, org_units)
+    if max_panels < 1:
+        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
+    shown = chosen[:max_panels]
+    subset = frame[frame[ORG_UNIT].isin(shown)]
+    limit_frames = [subset] if actuals is None else [subset, actuals[actuals[ORG_UNIT].isin(shown)]]
+    drawn = select_split(subset, split_period)
+    needed = [level for band in bands for level in band] + ([median] if median is not None else [])
+    table = wide(drawn[drawn[QUANTILE].isin(needed)])
+    forecasts = dict(list(table.groupby(level=ORG_UNIT, observed=True, sort=False)))
+
+    figure, axes, owns_figure = make_panels(len(shown), ax)
+    for org_unit, panel in zip(shown, axes):
+        if org_unit in forecasts:
+            draw_forecast(panel, forecasts[org_unit].droplevel(ORG_UNIT), bands, median, FORECAST)
+        if actuals is not None:
+            draw_actuals(panel, actuals[actuals[ORG_UNIT] == org_unit])
+        if SPLIT_PERIOD in drawn.columns:
+            splits = drawn.loc[drawn[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique()
+            draw_split_markers(panel, sorted(splits))
+        x_limits, y_limits = panel_limits(limit_frames, org_unit)
+        panel.set_xlim(*x_limits)
+        panel.set_ylim(*y_limits)
+        style_panel(panel, org_unit, ylabel)
+    handles = legend_handles(
+        bands,
+        median,
+        FORECAST,
+        actuals=actuals is not None,
+        splits=SPLIT_PERIOD in drawn.columns,
+    )
+    finish_figure(
+        figure,
+        axes,
+        handles,
+        title=title,
+        shown=len(shown),
+        total=len(chosen),
+        owns_figure=owns_figure,
+    )
+    return figure

@@ -1,0 +1,78 @@
+"""Panel grids, the shared legend outside the panels, and the title with a cut-off note."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.figure import Figure
+
+PANEL_WIDTH = 3.4
+PANEL_HEIGHT = 2.4
+MAX_COLUMNS = 4
+
+
+def make_panels(count: int, ax: Axes | Sequence[Axes] | None) -> tuple[Figure, list[Axes], bool]:
+    """A figure with ``count`` panels, or the caller's axes; also whether the figure is ours.
+
+    A grid of at most four columns; cells the grid does not need are removed.
+    """
+    if ax is not None:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) < count:
+            raise ValueError(
+                f"{count} org units need {count} panels but ax gives {len(axes)}: "
+                "pass that many axes, fewer org_units, or ax=None for a new figure"
+            )
+        return axes[0].figure, axes[:count], False
+    columns = _columns(count)
+    rows = math.ceil(count / columns)
+    figure = plt.figure(
+        figsize=(PANEL_WIDTH * columns + 1.6, PANEL_HEIGHT * rows + 0.6), layout="constrained"
+    )
+    grid = figure.subplots(rows, columns, squeeze=False, sharex=False)
+    cells = list(grid.ravel())
+    for unused in cells[count:]:
+        unused.remove()
+    return figure, cells[:count], True
+
+
+def _columns(count: int) -> int:
+    """Grid columns: 1 panel alone, up to 4 in two columns, up to 9 in three, else four."""
+    return 1 if count == 1 else 2 if count <= 4 else 3 if count <= 9 else MAX_COLUMNS
+
+
+def style_panel(ax: Axes, title: str, ylabel: str | None) -> None:
+    """Panel title, compact date ticks and a light grid."""
+    ax.set_title(title, fontsize="medium")
+    locator = AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    ax.grid(True, linewidth=0.4, alpha=0.5)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+
+
+def finish_figure(
+    figure: Figure,
+    axes: list[Axes],
+    handles: list[Artist],
+    *,
+    title: str | None,
+    shown: int,
+    total: int,
+    owns_figure: bool,
+) -> None:
+    """Add the legend (outside the panels on our own figure) and the title with a cut-off note."""
+    if owns_figure:
+        figure.legend(handles=handles, loc="outside right upper", fontsize="small", frameon=False)
+    else:
+        axes[0].legend(handles=handles, fontsize="small")
+    note = f"first {shown} of {total} org units shown" if shown < total else None
+    text = "; ".join(part for part in (title, note) if part)
+    if text:
+        figure.suptitle(text)

@@ -1,0 +1,67 @@
+"""Deterministic synthetic evaluations for the plotting tests and their baseline images."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.testing import set_font_settings_for_testing, set_reproducibility_for_testing
+
+from chaplab.frames import actuals_to_frame, entries_to_frame, format_period
+
+LEVELS = (0.1, 0.25, 0.5, 0.75, 0.9)
+Z_SCORES = (-1.2816, -0.6745, 0.0, 0.6745, 1.2816)
+
+
+def periods(count: int, weekly: bool) -> list[str]:
+    start = pd.Period("2022-11-28", "W-SUN") if weekly else pd.Period("2021-01", "M")
+    return [format_period(start + i) for i in range(count)]
+
+
+def evaluation(
+    org_units: Sequence[str] = ("OU_A", "OU_B"),
+    n_splits: int = 3,
+    horizon: int = 3,
+    history: int = 24,
+    weekly: bool = False,
+    levels: Sequence[float] = LEVELS,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon."""
+    rng = np.random.default_rng(7)
+    labels = periods(history + n_splits + horizon, weekly)
+    z = dict(zip(LEVELS, Z_SCORES))
+    entries: list[dict] = []
+    actuals: list[dict] = []
+    for number, org_unit in enumerate(org_units):
+        level = 30 + 10 * number
+        truth = level * (1 + 0.5 * np.sin(np.arange(len(labels)) / 12 * 2 * np.pi))
+        truth = np.round(np.maximum(truth + rng.normal(0, 3, len(labels)), 0))
+        actuals += [{"pe": pe, "ou": org_unit, "value": float(v)} for pe, v in zip(labels, truth)]
+        for split in range(history - 1, history - 1 + n_splits):
+            centre = truth[split]
+            for step in range(1, horizon + 1):
+                for q in levels:
+                    entries.append(
+                        {
+                            "orgUnit": org_unit,
+                            "splitPeriod": labels[split],
+                            "period": labels[split + step],
+                            "quantile": q,
+                            "value": float(max(centre + z[q] * 4 * step, 0)),
+                        }
+                    )
+    return entries_to_frame(entries), actuals_to_frame({"data": actuals})
+
+
+@contextmanager
+def image_style() -> Iterator[None]:
+    """Default rcParams with the fonts and hinting matplotlib's own image tests use."""
+    with mpl.rc_context():
+        mpl.rcdefaults()
+        set_font_settings_for_testing()
+        set_reproducibility_for_testing()
+        yield

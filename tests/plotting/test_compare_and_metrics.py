@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from chaplab.plotting import compare_chart, metrics_frame
+
+from .cases import evaluation
+
+
+def test_compare_overlays_both_evaluations_on_shared_periods() -> None:
+    frame_a, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
+    frame_b, _ = evaluation(("OU_B", "OU_C"), n_splits=2)
+    figure = compare_chart(frame_a, frame_b, actuals, labels=("naive", "ar"))
+    assert [ax.get_title() for ax in figure.axes] == ["OU_B"]
+    gids = [c.get_gid() for c in figure.axes[0].collections]
+    assert sum(g.startswith("naive: band 0.1-0.9") for g in gids) == 2  # the two shared splits
+    assert sum(g.startswith("ar: band 0.1-0.9") for g in gids) == 2
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert labels[:3] == ["naive 10\u201390%", "naive 25\u201375%", "naive median"]
+
+
+def test_compare_without_shared_periods_or_levels_is_an_error() -> None:
+    frame_a, _ = evaluation(("OU_A",))
+    frame_b, _ = evaluation(("OU_B",))
+    with pytest.raises(ValueError, match="share no org unit and period"):
+        compare_chart(frame_a, frame_b)
+    narrow, _ = evaluation(("OU_A",), levels=(0.5, 0.9))
+    only_low, _ = evaluation(("OU_A",), levels=(0.1, 0.5))
+    with pytest.raises(ValueError, match="fewer than two quantile levels"):
+        compare_chart(narrow, only_low)
+
+
+class Evaluation:
+    def __init__(self, id: int, name: str, aggregate_metrics: dict) -> None:
+        self.id, self.name, self.aggregate_metrics = id, name, aggregate_metrics
+
+
+def test_metrics_frame_has_one_row_per_evaluation() -> None:
+    table = metrics_frame(
+        [
+            Evaluation(1, "naive", {"crps": 2.5, "mae": 3.0}),
+            {"id": 2, "name": "ar", "aggregateMetrics": {"crps": 1.5, "coverage_10_90": 0.8}},
+        ]
+    )
+    assert list(table.index) == [1, 2]
+    assert list(table.columns) == ["name", "crps", "mae", "coverage_10_90"]
+    assert table.loc[2, "crps"] == 1.5
+    assert math.isnan(table.loc[2, "mae"])
+    assert metrics_frame([]).empty
+
+
+def test_metrics_frame_rejects_non_numbers_and_missing_fields() -> None:
+    with pytest.raises(ValueError, match="'crps' is 'low'"):
+        metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": {"crps": "low"}}])
+    with pytest.raises(ValueError, match="evaluation 0 has no 'name'"):
+        metrics_frame([{"id": 1, "aggregate_metrics": {}}])
+    assert isinstance(metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": None}]), pd.DataFrame)
