@@ -73,9 +73,10 @@ def standard_router(
             try:
                 healthy = await _passes(health_check)
             except Exception:
-                logger.exception("Health check failed", extra={"event": "health.failed"})
+                logger.exception("Health check raised", extra={"event": "health.failed"})
                 healthy = False
             if not healthy:
+                logger.warning("Health check reported unhealthy", extra={"event": "health.failed"})
                 raise ProblemError(503, detail="The service's health check failed")
         return JSONResponse(
             {"status": "success", "message": "healthy", "service": title, "version": version}
