@@ -51,17 +51,24 @@ def fit_inverse_dispersion(observed: np.ndarray, mean: np.ndarray, distribution:
 
 
 def sample_counts(
-    mean: np.ndarray, inverse_dispersion: np.ndarray, n_samples: int, rng: np.random.Generator
+    mean: np.ndarray, inverse_dispersion: np.ndarray | float, n_samples: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Draw ``n_samples`` counts per cell; result shape ``(*mean.shape, n_samples)``.
 
     ``inverse_dispersion`` broadcasts against ``mean``.
     """
-    rate = np.maximum(np.asarray(mean, dtype=np.float64), 0.0)[..., None]
-    phi = np.broadcast_to(np.asarray(inverse_dispersion, dtype=np.float64), rate.shape[:-1])[..., None]
+    mean_array = np.asarray(mean, dtype=np.float64)
+    size = (*mean_array.shape, n_samples)
+    phi = np.broadcast_to(np.asarray(inverse_dispersion, dtype=np.float64), mean_array.shape)
+    return draw_counts(np.broadcast_to(mean_array[..., None], size), phi[..., None], rng)
+
+
+def draw_counts(mean: np.ndarray, inverse_dispersion: np.ndarray | float, rng: np.random.Generator) -> np.ndarray:
+    """One count per cell of ``mean`` (``inverse_dispersion`` broadcasts against it), as float64."""
+    rate = np.maximum(np.asarray(mean, dtype=np.float64), 0.0)
+    phi = np.broadcast_to(np.asarray(inverse_dispersion, dtype=np.float64), rate.shape)
     shape = 1.0 / np.maximum(phi, 1e-9)
-    size = (*rate.shape[:-1], n_samples)
-    gamma_factor = np.where(phi > 0, rng.gamma(np.broadcast_to(shape, size), 1.0 / shape), 1.0)
+    gamma_factor = np.where(phi > 0, rng.gamma(shape, 1.0 / shape), 1.0)
     return rng.poisson(rate * gamma_factor).astype(np.float64)
 
 

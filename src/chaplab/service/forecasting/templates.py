@@ -103,7 +103,7 @@ def _check_future(history: Panel, future: Panel, n_periods: int) -> None:
 
 
 def _build_templates() -> dict[str, ModelTemplateSpec]:
-    from chaplab.service.forecasting import naive
+    from chaplab.service.forecasting import naive, regression, seasonal
 
     specs = [
         ModelTemplateSpec(
@@ -120,6 +120,37 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
             config_schema=naive.CONFIG_SCHEMA,
             forecaster=naive.forecast_naive,
             min_training_periods=naive.min_training_periods_naive,
+        ),
+        ModelTemplateSpec(
+            name="seasonal_naive",
+            display_name="Seasonal naive model",
+            description=(
+                "Forecasts each period as the mean of the same month or week in the previous "
+                "seasons, with negative binomial count noise learnt from past seasonal errors."
+            ),
+            author="chaplab",
+            supported_period_type="any",
+            target=TARGET,
+            required_covariates=[],
+            config_schema=seasonal.CONFIG_SCHEMA,
+            forecaster=seasonal.forecast_seasonal_naive,
+            min_training_periods=seasonal.min_training_periods_seasonal,
+        ),
+        ModelTemplateSpec(
+            name="regression_model",
+            display_name="Lagged climate regression",
+            description=(
+                "Negative binomial regression of disease cases on lagged cases, lagged rainfall "
+                "and lagged mean temperature with an intercept per org unit; forecasts by "
+                "simulating sample paths."
+            ),
+            author="chaplab",
+            supported_period_type="any",
+            target=TARGET,
+            required_covariates=["rainfall", "mean_temperature"],
+            config_schema=regression.CONFIG_SCHEMA,
+            forecaster=regression.forecast_regression,
+            min_training_periods=regression.min_training_periods_regression,
         ),
     ]
     return {spec.name: spec for spec in specs}
