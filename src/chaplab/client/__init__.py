@@ -1,0 +1,79 @@
+"""The thin client of the modeling service: typed models, errors, retries, job polling.
+
+``ChapClient`` (blocking) and ``AsyncChapClient`` (asyncio) have the same methods, built from
+one set of sans-IO operations (``_operations``). ``import chaplab.client`` does not import
+pandas; the frame-returning methods load ``chaplab.frames`` when called.
+"""
+
+from chaplab.client._async import AsyncChapClient
+from chaplab.client._errors import (
+    AuthenticationError,
+    ChapConnectionError,
+    ChapDecodeError,
+    ChapError,
+    ChapHTTPError,
+    ChapTimeoutError,
+    ConflictError,
+    JobFailedError,
+    JobTimeoutError,
+    NotFoundError,
+    PermissionDeniedError,
+    ServerError,
+    UnprocessableEntityError,
+)
+from chaplab.client._models import (
+    ConfiguredModelWithDataSource,
+    DataSource,
+    Dataset,
+    Evaluation,
+    EvaluationEntry,
+    Health,
+    Job,
+    JobRef,
+    ModelSpec,
+    ModelTemplate,
+    Observation,
+    PredictionEntry,
+    PredictionRequest,
+    SystemInfo,
+)
+from chaplab.client._operations import DEFAULT_QUANTILES
+from chaplab.client._polling import NON_TERMINAL_STATUSES, PollSchedule
+from chaplab.client._steps import RetryPolicy
+from chaplab.client._sync import ChapClient
+
+__all__ = [
+    "DEFAULT_QUANTILES",
+    "NON_TERMINAL_STATUSES",
+    "AsyncChapClient",
+    "AuthenticationError",
+    "ChapClient",
+    "ChapConnectionError",
+    "ChapDecodeError",
+    "ChapError",
+    "ChapHTTPError",
+    "ChapTimeoutError",
+    "ConfiguredModelWithDataSource",
+    "ConflictError",
+    "DataSource",
+    "Dataset",
+    "Evaluation",
+    "EvaluationEntry",
+    "Health",
+    "Job",
+    "JobFailedError",
+    "JobRef",
+    "JobTimeoutError",
+    "ModelSpec",
+    "ModelTemplate",
+    "NotFoundError",
+    "Observation",
+    "PermissionDeniedError",
+    "PollSchedule",
+    "PredictionEntry",
+    "PredictionRequest",
+    "RetryPolicy",
+    "ServerError",
+    "SystemInfo",
+    "UnprocessableEntityError",
+]

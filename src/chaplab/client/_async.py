@@ -1,0 +1,92 @@
+"""``AsyncChapClient``: drives the shared operations with ``httpx.AsyncClient`` and
+``asyncio.sleep``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from chaplab.client._driver import ClientBase, bind_operations
+from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+
+T = TypeVar("T")
+
+
+class AsyncChapClient(ClientBase):
+    """Asynchronous client of the modeling service: the methods of ``ChapClient``, as
+    coroutines. ``sleep`` (an async function) and ``clock`` replace ``asyncio.sleep`` and
+    ``time.monotonic`` (tests). Use it as an async context manager, or call ``aclose()``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000",
+        proxy_prefix: str = "",
+        api_key: str | None = None,
+        api_key_header: str = "X-API-Key",
+        timeout: float | httpx.Timeout | None = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        auth: httpx.Auth | tuple[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
+        self._http = httpx.AsyncClient(transport=transport, auth=auth, timeout=timeout)
+        self._clock = clock
+        self._sleep = sleep
+
+    async def _drive(self, operation: Operation[T]) -> T:
+        """Run an operation to its end, answering its steps with real I/O."""
+        try:
+            step = next(operation)
+            while True:
+                if isinstance(step, Send):
+                    try:
+                        response = await self._http.send(step.request)
+                    except httpx.TransportError as exc:
+                        step = operation.throw(exc)
+                        continue
+                    step = operation.send(response)
+                elif isinstance(step, Sleep):
+                    await self._sleep(step.seconds)
+                    step = operation.send(None)
+                elif isinstance(step, Now):
+                    step = operation.send(self._clock())
+                else:
+                    raise TypeError(f"unknown step {step!r}")
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        finally:
+            operation.close()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncChapClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _async_method(function: Callable[..., Operation[Any]]) -> Callable[..., Any]:
+    async def method(self: AsyncChapClient, *args: Any, **kwargs: Any) -> Any:
+        return await self._drive(function(self._ops, *args, **kwargs))
+
+    return method
+
+
+bind_operations(AsyncChapClient, _async_method)

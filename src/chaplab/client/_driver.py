@@ -1,0 +1,76 @@
+"""What the sync and async drivers share: configuration, repr, and method generation.
+
+``bind_operations`` turns each public operation into a method of a driver class. Each
+generated method has the operation's name, docstring and signature (with the result type in
+place of ``Operation[...]``), so ``help()`` and tab completion show the real API.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from chaplab.client._operations import Operations, public_operations
+from chaplab.client._steps import Operation, RequestBuilder, RetryPolicy
+
+MethodFactory = Callable[[Callable[..., Operation[Any]]], Callable[..., Any]]
+
+
+def bind_operations(cls: type, make_method: MethodFactory) -> type:
+    """Add one method per public operation to ``cls``; ``make_method`` wraps the generator
+    function in a method that drives it (``self._drive``)."""
+    for name, function in public_operations().items():
+        method = functools.wraps(function)(make_method(function))
+        method.__signature__ = _result_signature(function)  # type: ignore[attr-defined]
+        method.__qualname__ = f"{cls.__name__}.{name}"
+        setattr(cls, name, method)
+    return cls
+
+
+def _result_signature(function: Callable[..., Any]) -> inspect.Signature:
+    signature = inspect.signature(function)
+    result = signature.return_annotation
+    if isinstance(result, str) and result.startswith("Operation[") and result.endswith("]"):
+        result = result[len("Operation[") : -1]
+    return signature.replace(return_annotation=result)
+
+
+class ClientBase:
+    """Configuration shared by ``ChapClient`` and ``AsyncChapClient``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        proxy_prefix: str,
+        api_key: str | None,
+        api_key_header: str,
+        timeout: float | httpx.Timeout | None,
+        retry: RetryPolicy | None,
+    ) -> None:
+        self._builder = RequestBuilder(
+            base_url,
+            proxy_prefix=proxy_prefix,
+            api_key=api_key,
+            api_key_header=api_key_header,
+            timeout=timeout,
+        )
+        self._ops = Operations(self._builder, retry or RetryPolicy())
+
+    @property
+    def base_url(self) -> str:
+        """The service's base URL (without the proxy prefix)."""
+        return self._builder.base_url
+
+    @property
+    def proxy_prefix(self) -> str:
+        """The prefix prepended to every path (``""`` when none)."""
+        return self._builder.proxy_prefix
+
+    def __repr__(self) -> str:
+        key = f", api_key={self._builder.key_prefix!r}" if self._builder.key_prefix else ""
+        prefix = f", proxy_prefix={self.proxy_prefix!r}" if self.proxy_prefix else ""
+        return f"{type(self).__name__}({self.base_url!r}{prefix}{key})"

@@ -1,0 +1,217 @@
+"""The client's error hierarchy, rooted at :class:`ChapError`.
+
+HTTP errors are built from a response by :func:`error_from_response`, which understands both
+RFC 9457 problem details (``application/problem+json``) and the ``{"detail": ...}`` bodies that
+other servers send. Messages name the method, the path and what went wrong, never credentials.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+if TYPE_CHECKING:
+    from chaplab.client._models import Job
+
+_MAX_BODY_IN_MESSAGE = 300
+
+
+class ChapError(Exception):
+    """Base class of every error raised by the chaplab client."""
+
+
+class ChapConnectionError(ChapError):
+    """The service could not be reached, or the connection broke before an answer arrived."""
+
+
+class ChapTimeoutError(ChapConnectionError):
+    """A request (or a wait) took longer than its time limit."""
+
+
+class ChapDecodeError(ChapError):
+    """The service answered with a body that is not the JSON the client expected.
+
+    Raised for truncated or invalid JSON and for JSON of the wrong shape, so that a caller never
+    receives partial data.
+    """
+
+    def __init__(self, message: str, *, method: str, url: str, body: str) -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+        self.body = body
+
+
+class ChapHTTPError(ChapError):
+    """The service answered with an error status (4xx or 5xx).
+
+    Attributes: ``status_code``; ``message`` (the readable text: the problem's ``detail`` or the
+    body's ``detail``); ``body`` (the raw body text); ``problem`` (the parsed JSON body, a dict,
+    or ``None``); ``method`` and ``url`` of the request.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        method: str,
+        url: str,
+        body: str = "",
+        problem: dict[str, Any] | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.message = message
+        self.body = body
+        self.problem = problem
+        self.method = method
+        self.url = url
+        path = httpx.URL(url).path if url else ""
+        super().__init__(f"{method} {path} failed with HTTP {status_code}: {message}")
+
+
+class AuthenticationError(ChapHTTPError):
+    """401: the API key (or gateway credentials) is missing or not accepted."""
+
+
+class PermissionDeniedError(ChapHTTPError):
+    """403: the credentials are valid but not allowed to do this."""
+
+
+class NotFoundError(ChapHTTPError):
+    """404: the resource (dataset, model, evaluation, job, route) does not exist."""
+
+
+class ConflictError(ChapHTTPError):
+    """409: the request conflicts with the stored state."""
+
+
+class UnprocessableEntityError(ChapHTTPError):
+    """422: the request was understood but its content is invalid.
+
+    ``errors`` holds the field problems, each a dict (usually with ``loc``, ``msg``, ``type``).
+    """
+
+    def __init__(self, message: str, *, errors: list[dict[str, Any]] | None = None, **kw: Any):
+        super().__init__(message, **kw)
+        self.errors: list[dict[str, Any]] = errors or []
+
+
+class ServerError(ChapHTTPError):
+    """5xx: the service failed while handling the request."""
+
+
+class JobFailedError(ChapError):
+    """A job reached a terminal status other than ``SUCCESS``.
+
+    Carries the ``job`` (as listed by ``GET /v1/jobs``, or ``None`` when the list lacks it), the
+    upper-cased ``status``, the ``error`` text and the job's ``logs`` when the server has them.
+    """
+
+    def __init__(
+        self, job_id: str, status: str, *, job: Job | None, error: str | None, logs: str | None
+    ) -> None:
+        self.job_id = job_id
+        self.job = job
+        self.status = status
+        self.error = error
+        self.logs = logs
+        reason = f": {error}" if error else ""
+        hint = " (see .logs)" if logs else ""
+        super().__init__(f"job {job_id!r} ended with status {status}{reason}{hint}")
+
+
+class JobTimeoutError(ChapTimeoutError):
+    """``wait_for_job`` gave up after its timeout; the job itself keeps running on the server."""
+
+    def __init__(self, job_id: str, last_status: str, timeout: float) -> None:
+        self.job_id = job_id
+        self.last_status = last_status
+        self.timeout = timeout
+        super().__init__(
+            f"job {job_id!r} did not finish within {timeout:g} s (last status {last_status}); "
+            "the job keeps running on the server, wait again or check it later"
+        )
+
+
+_BY_STATUS: dict[int, type[ChapHTTPError]] = {
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+}
+
+
+def public_url(url: httpx.URL) -> str:
+    """The URL as text without any user name or password embedded in it."""
+    return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+
+
+def error_from_response(response: httpx.Response) -> ChapHTTPError:
+    """Build the fitting :class:`ChapHTTPError` subclass for an error response."""
+    status = response.status_code
+    body = response.text
+    parsed = _parse_json(body)
+    problem = parsed if isinstance(parsed, dict) else None
+    errors = _field_problems(problem)
+    message = _readable_message(problem, errors, body, response.reason_phrase)
+    cls = _BY_STATUS.get(status, ServerError if status >= 500 else ChapHTTPError)
+    kwargs: dict[str, Any] = dict(
+        status_code=status,
+        method=response.request.method,
+        url=public_url(response.request.url),
+        body=body,
+        problem=problem,
+    )
+    if cls is UnprocessableEntityError:
+        return UnprocessableEntityError(message, errors=errors, **kwargs)
+    return cls(message, **kwargs)
+
+
+def _parse_json(body: str) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None
+
+
+def _field_problems(problem: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Field problems from a problem's ``errors`` or a ``{"detail": [...]}`` body."""
+    if problem is None:
+        return []
+    for key in ("errors", "detail"):
+        value = problem.get(key)
+        if isinstance(value, list):
+            return [item if isinstance(item, dict) else {"msg": str(item)} for item in value]
+    return []
+
+
+def _describe_field_problem(item: dict[str, Any]) -> str:
+    loc = item.get("loc")
+    where = ".".join(str(part) for part in loc if part != "body") if isinstance(loc, list) else ""
+    msg = str(item.get("msg") or item.get("message") or item)
+    return f"{where}: {msg}" if where else msg
+
+
+def _readable_message(
+    problem: dict[str, Any] | None, errors: list[dict[str, Any]], body: str, reason: str
+) -> str:
+    if problem is not None:
+        detail = problem.get("detail")
+        text = detail if isinstance(detail, str) and detail else problem.get("title")
+        parts = [str(text)] if text else []
+        if errors:
+            parts.append("; ".join(_describe_field_problem(item) for item in errors))
+        extra = problem.get("error")
+        if isinstance(extra, str) and extra:
+            kind = problem.get("type")
+            parts.append(f"{kind}: {extra}" if isinstance(kind, str) and kind else extra)
+        if parts:
+            return " - ".join(parts)
+    text = body.strip()
+    if not text:
+        return reason or "no details given"
+    return text if len(text) <= _MAX_BODY_IN_MESSAGE else text[:_MAX_BODY_IN_MESSAGE] + "..."

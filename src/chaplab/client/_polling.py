@@ -1,0 +1,58 @@
+"""Job statuses and the adaptive poll schedule used by ``wait_for_job``.
+
+The schedule serves servers that ignore ``Prefer: wait``. It starts at 0.25 s and grows by
+0.08 s per elapsed second up to 0.6 s during the first 8 s (a job of 1-10 s is noticed about
+0.3 s after it ends, median), then backs off by a factor of 3 towards 5 s, so that a 60 s job
+costs 30 status requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NON_TERMINAL_STATUSES: frozenset[str] = frozenset(
+    {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
+)
+SUCCESS = "SUCCESS"
+
+
+def normalize_status(status: str) -> str:
+    """The status as compared: stripped and upper-cased."""
+    return status.strip().upper()
+
+
+def is_terminal_status(status: str) -> bool:
+    """True when the job has stopped: any status outside the non-terminal set."""
+    return normalize_status(status) not in NON_TERMINAL_STATUSES
+
+
+@dataclass
+class PollSchedule:
+    """Intervals between status requests, as a function of the time already waited.
+
+    ``fixed`` (when given) replaces the adaptive schedule with a constant interval.
+    """
+
+    fixed: float | None = None
+    first: float = 0.25
+    growth_per_second: float = 0.08
+    plateau: float = 0.6
+    knee: float = 8.0
+    backoff: float = 3.0
+    ceiling: float = 5.0
+    _last: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.fixed is not None and self.fixed <= 0:
+            raise ValueError(f"poll_interval must be > 0, got {self.fixed!r}")
+
+    def next_interval(self, elapsed: float) -> float:
+        """Seconds to sleep before the next status request, ``elapsed`` seconds into the wait."""
+        if self.fixed is not None:
+            return self.fixed
+        if elapsed < self.knee:
+            interval = min(self.plateau, self.first + self.growth_per_second * elapsed)
+        else:
+            interval = min(self.ceiling, max(self.plateau, self._last * self.backoff))
+        self._last = interval
+        return interval

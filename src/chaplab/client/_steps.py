@@ -1,0 +1,238 @@
+"""The step protocol, the request builder and the retry policy shared by both drivers.
+
+An operation is a generator that yields steps and gets an answer for each:
+
+- ``Send(request)``: the driver sends the request and answers with the ``httpx.Response``
+  (body read), or throws the ``httpx.TransportError`` it got into the generator;
+- ``Sleep(seconds)``: the driver sleeps and answers ``None``;
+- ``Now()``: the driver answers with its monotonic clock, in seconds.
+
+The generator's return value is the operation's result.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from chaplab.client._errors import ChapConnectionError, ChapTimeoutError
+
+logger = logging.getLogger("chaplab.client")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send this request; answered with the response."""
+
+    request: httpx.Request
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Sleep this many seconds; answered with ``None``."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Now:
+    """Ask the driver's monotonic clock; answered with seconds as a float."""
+
+
+Step = Send | Sleep | Now
+Operation = Generator[Step, Any, T]
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
+# Raised before any byte of the request left the client: safe to retry for every method.
+_NOT_SENT_ERRORS: tuple[type[httpx.TransportError], ...] = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+)
+# Retrying these cannot help.
+_PERMANENT_ERRORS: tuple[type[httpx.TransportError], ...] = (httpx.UnsupportedProtocol,)
+
+
+def mask_key(api_key: str | None) -> str | None:
+    """At most the first 7 characters of a key, for reprs and messages."""
+    return None if api_key is None else api_key[:7] + "..."
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """When and how often a failed request is sent again.
+
+    Idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) are retried on connection errors,
+    dropped connections and the ``retry_statuses``; other requests only when the connection
+    could not be opened (the request never left). The delay before retry ``n`` (1-based) is
+    ``backoff * 2**(n-1)`` capped at ``max_backoff``, with full jitter when ``jitter`` is on; a
+    ``Retry-After`` header replaces it, capped at ``max_retry_after``.
+    """
+
+    max_retries: int = 3
+    backoff: float = 0.25
+    max_backoff: float = 8.0
+    jitter: bool = True
+    retry_statuses: tuple[int, ...] = (429, 502, 503, 504)
+    max_retry_after: float = 60.0
+    rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ValueError(f"RetryPolicy.max_retries must be >= 0, got {self.max_retries}")
+        if self.backoff < 0 or self.max_backoff < 0:
+            raise ValueError("RetryPolicy.backoff and max_backoff must be >= 0")
+
+    def delay(self, retry_number: int, response: httpx.Response | None = None) -> float:
+        """Seconds to wait before retry ``retry_number`` (1-based)."""
+        if response is not None:
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            if retry_after is not None:
+                return min(retry_after, self.max_retry_after)
+        delay = min(self.max_backoff, self.backoff * 2 ** (retry_number - 1))
+        return self.rng.uniform(0, delay) if self.jitter else delay
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """``Retry-After`` as seconds from now (delta-seconds or an HTTP date), or ``None``."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+class RequestBuilder:
+    """Builds every request: base URL + proxy prefix + path, the key header, the time limit."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        proxy_prefix: str = "",
+        api_key: str | None = None,
+        api_key_header: str = "X-API-Key",
+        timeout: float | httpx.Timeout | None = 30.0,
+    ) -> None:
+        url = httpx.URL(base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ValueError(f"base_url must be an http(s) URL with a host, got {base_url!r}")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
+            raise ValueError("api_key must be a non-empty string or None")
+        if not api_key_header:
+            raise ValueError("api_key_header must be a header name, got an empty value")
+        self.base_url = str(url).rstrip("/")
+        self.proxy_prefix = normalize_prefix(proxy_prefix)
+        self.api_key_header = api_key_header
+        self._headers = {"Accept": "application/json"}
+        if api_key is not None:
+            self._headers[api_key_header] = api_key
+        self.key_prefix = mask_key(api_key)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+
+    def url(self, path: str) -> str:
+        """The full URL of an API path (``/v1/...``), with the proxy prefix."""
+        return f"{self.base_url}{self.proxy_prefix}{path}"
+
+    def build(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        extra_read_timeout: float = 0.0,
+    ) -> httpx.Request:
+        """A ready-to-send request; ``extra_read_timeout`` lengthens the read limit (long polls)."""
+        timeout = self.timeout
+        if extra_read_timeout and timeout.read is not None:
+            timeout = httpx.Timeout(
+                connect=timeout.connect,
+                read=timeout.read + extra_read_timeout,
+                write=timeout.write,
+                pool=timeout.pool,
+            )
+        return httpx.Request(
+            method,
+            self.url(path),
+            params=params,
+            json=json,
+            headers={**self._headers, **(headers or {})},
+            extensions={"timeout": timeout.as_dict()},
+        )
+
+
+def normalize_prefix(prefix: str) -> str:
+    """``"chap/"`` -> ``"/chap"``; ``""`` and ``"/"`` -> ``""``."""
+    stripped = prefix.strip().strip("/")
+    return f"/{stripped}" if stripped else ""
+
+
+def send_with_retry(request: httpx.Request, policy: RetryPolicy) -> Operation[httpx.Response]:
+    """Send ``request``, retrying per ``policy``; return the last response (any status).
+
+    Transport errors that are not retried (or keep happening) become ``ChapConnectionError``
+    (``ChapTimeoutError`` for time-outs), naming the method and path.
+    """
+    idempotent = request.method in IDEMPOTENT_METHODS
+    retry = 0
+    while True:
+        try:
+            response: httpx.Response = yield Send(request)
+        except httpx.TransportError as exc:
+            retriable = not isinstance(exc, _PERMANENT_ERRORS) and (
+                idempotent or isinstance(exc, _NOT_SENT_ERRORS)
+            )
+            if not retriable or retry >= policy.max_retries:
+                raise _connection_error(request, exc, retry) from exc
+            retry += 1
+            delay = policy.delay(retry)
+            _log_retry(request, retry, policy, delay, type(exc).__name__)
+            yield Sleep(delay)
+            continue
+        if not (idempotent and response.status_code in policy.retry_statuses):
+            return response
+        if retry >= policy.max_retries:
+            return response
+        retry += 1
+        delay = policy.delay(retry, response)
+        _log_retry(request, retry, policy, delay, f"HTTP {response.status_code}")
+        yield Sleep(delay)
+
+
+def _log_retry(
+    request: httpx.Request, retry: int, policy: RetryPolicy, delay: float, reason: str
+) -> None:
+    logger.info(
+        "%s %s: %s, retry %d/%d in %.2f s",
+        request.method, request.url.path, reason, retry, policy.max_retries, delay,
+    )
+
+
+def _connection_error(
+    request: httpx.Request, exc: httpx.TransportError, retries: int
+) -> ChapConnectionError:
+    tried = f" after {retries} retries" if retries else ""
+    where = f"{request.method} {request.url.path}"
+    reason = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        return ChapTimeoutError(f"{where} timed out{tried}: {reason}")
+    host = request.url.host + (f":{request.url.port}" if request.url.port else "")
+    return ChapConnectionError(f"{where} could not reach {host}{tried}: {reason}")

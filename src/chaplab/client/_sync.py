@@ -1,0 +1,95 @@
+"""``ChapClient``: drives the shared operations with ``httpx.Client`` and ``time.sleep``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from chaplab.client._driver import ClientBase, bind_operations
+from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+
+T = TypeVar("T")
+
+
+class ChapClient(ClientBase):
+    """Synchronous client of the modeling service.
+
+    ``base_url`` is where the service answers; ``proxy_prefix`` is prepended to every path
+    (a service behind a gateway); ``api_key`` is sent in the ``api_key_header`` header;
+    ``auth`` is passed to httpx (gateway credentials); ``timeout`` limits each request
+    (seconds); ``transport`` replaces the network (tests); ``retry`` says how failed requests
+    are retried. ``clock`` and ``sleep`` replace ``time.monotonic`` and ``time.sleep`` (tests).
+    Use it as a context manager, or call ``close()``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000",
+        proxy_prefix: str = "",
+        api_key: str | None = None,
+        api_key_header: str = "X-API-Key",
+        timeout: float | httpx.Timeout | None = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        auth: httpx.Auth | tuple[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
+        self._http = httpx.Client(transport=transport, auth=auth, timeout=timeout)
+        self._clock = clock
+        self._sleep = sleep
+
+    def _drive(self, operation: Operation[T]) -> T:
+        """Run an operation to its end, answering its steps with real I/O."""
+        try:
+            step = next(operation)
+            while True:
+                if isinstance(step, Send):
+                    try:
+                        response = self._http.send(step.request)
+                    except httpx.TransportError as exc:
+                        step = operation.throw(exc)
+                        continue
+                    step = operation.send(response)
+                elif isinstance(step, Sleep):
+                    self._sleep(step.seconds)
+                    step = operation.send(None)
+                elif isinstance(step, Now):
+                    step = operation.send(self._clock())
+                else:
+                    raise TypeError(f"unknown step {step!r}")
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        finally:
+            operation.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> ChapClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _sync_method(function: Callable[..., Operation[Any]]) -> Callable[..., Any]:
+    def method(self: ChapClient, *args: Any, **kwargs: Any) -> Any:
+        return self._drive(function(self._ops, *args, **kwargs))
+
+    return method
+
+
+bind_operations(ChapClient, _sync_method)

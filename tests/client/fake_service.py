@@ -1,0 +1,322 @@
+"""An in-memory fake of the modeling service, speaking the wire contract (docs/wire-contract.md).
+
+Use it as the handler of ``httpx.MockTransport`` for both ``ChapClient`` and
+``AsyncChapClient``. Time is a :class:`FakeClock` shared with the client, so job progress and
+the client's sleeps are simulated without real waiting. Faults (dropped connections, error
+statuses) can be queued per request line, and every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+
+class FakeClock:
+    """A monotonic clock that only moves when someone sleeps on it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    async def asleep(self, seconds: float) -> None:
+        self.sleep(seconds)
+
+
+@dataclass
+class FakeJob:
+    id: str
+    type: str
+    name: str
+    finish_at: float
+    final_status: str = "SUCCESS"
+    result: str | None = None
+    error: str | None = None
+    logs: str | None = None
+    start_time: str = "2026-01-01T10:00:00"
+
+    def status_at(self, now: float) -> str:
+        return self.final_status if now >= self.finish_at else "STARTED"
+
+    def wire(self, now: float) -> dict[str, Any]:
+        done = now >= self.finish_at
+        return {
+            "id": self.id,
+            "type": self.type,
+            "name": self.name,
+            "status": self.status_at(now),
+            "start_time": self.start_time,
+            "end_time": "2026-01-01T10:00:02" if done else None,
+            "result": self.result if done else None,
+            "error": self.error if done else None,
+        }
+
+
+Fault = int | type[httpx.TransportError]
+
+DATASET = {
+    "id": 1, "name": "demo", "type": "evaluation", "created": "2026-01-01T10:00:00",
+    "firstPeriod": "202101", "lastPeriod": "202312", "periodType": "month",
+    "orgUnits": ["OU_A", "OU_B"],
+    "covariates": ["rainfall", "mean_temperature", "population", "disease_cases"],
+    "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_RAIN"}],
+    "sourceSystem": "dhis2",
+}
+TEMPLATE = {
+    "id": 1, "name": "naive_model", "displayName": "Naive model", "description": "Repeats.",
+    "author": "chaplab", "supportedPeriodType": "any", "target": "disease_cases",
+    "requiredCovariates": ["rainfall", "mean_temperature"],
+    "userOptions": {"n_lags": {"type": "integer", "default": 3, "description": "Lags."}},
+    "hpoSearchSpace": None, "allowFreeAdditionalContinuousCovariates": False,
+    "requiresGeo": False, "version": "1", "archived": False,
+}
+MODEL_SPEC = {
+    "id": 5, "name": "naive_model:weekly", "displayName": "Naive model [Weekly]",
+    "modelTemplateId": 1, "supportedPeriodType": "any", "userOptionValues": {"n_lags": 3},
+    "additionalContinuousCovariates": [],
+    "covariates": [{"name": "rainfall", "displayName": "Rainfall"}],
+    "target": {"name": "disease_cases", "displayName": "Disease cases"}, "archived": False,
+}
+EVALUATION = {
+    "id": 1, "name": "bt_naive", "created": "2026-01-01T10:00:00", "datasetId": 1,
+    "modelId": "naive_model:weekly", "orgUnits": ["OU_A", "OU_B"],
+    "splitPeriods": ["202309", "202307", "202308"], "maxHorizonDistance": 3,
+    "nPeriods": 3, "nSplits": 3, "stride": 1,
+    "aggregateMetrics": {"crps": 2.13, "mae": 3.1, "rmse": 3.7, "coverage_10_90": 0.9},
+    "configuredModel": MODEL_SPEC, "dataset": DATASET,
+}
+CMWDS = {
+    "id": 3, "name": "naive_model:weekly @ demo", "created": "2026-01-01T10:00:00",
+    "configuredModel": MODEL_SPEC, "periodType": "month", "startPeriod": "202101",
+    "orgUnits": ["OU_A"], "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_RAIN"}],
+}
+
+
+@dataclass
+class FakeService:
+    """The fake server. Its attributes are the knobs tests turn."""
+
+    clock: FakeClock = field(default_factory=FakeClock)
+    api_key: str | None = None
+    key_header: str = "X-API-Key"
+    prefix: str = ""
+    honour_prefer_wait: bool = False
+    has_models_route: bool = True
+    unknown_job_is_pending: bool = False
+    lower_case_status: bool = False
+    job_duration: float = 2.0
+    requests: list[httpx.Request] = field(default_factory=list)
+    faults: dict[str, list[Fault]] = field(default_factory=dict)
+    jobs: dict[str, FakeJob] = field(default_factory=dict)
+    evaluations: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: dict(EVALUATION)})
+    configured_models: list[dict[str, Any]] = field(default_factory=lambda: [dict(MODEL_SPEC)])
+    datasets: list[dict[str, Any]] = field(default_factory=lambda: [dict(DATASET)])
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self)
+
+    def fail(self, request_line: str, *faults: Fault) -> None:
+        """Queue faults for ``"METHOD /path"``: status codes or transport errors to raise."""
+        self.faults.setdefault(request_line, []).extend(faults)
+
+    def add_job(self, **kwargs: Any) -> FakeJob:
+        job = FakeJob(**{"type": "create_backtest", "name": "bt",
+                         "finish_at": self.clock.now + self.job_duration, **kwargs})
+        self.jobs[job.id] = job
+        return job
+
+    def paths(self) -> list[str]:
+        return [f"{r.method} {r.url.path}" for r in self.requests]
+
+    # -- handling ---------------------------------------------------------------------
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        path = request.url.path
+        if not path.startswith(self.prefix):
+            return _detail(404, "Not Found")
+        path = path[len(self.prefix):]
+        queued = self.faults.get(f"{request.method} {path}")
+        if queued:
+            fault = queued.pop(0)
+            if isinstance(fault, int):
+                return _fault_response(fault)
+            raise fault("fake fault", request=request)
+        if self.api_key is not None and path != "/health":
+            denied = self._check_key(request, path)
+            if denied is not None:
+                return denied
+        for method, pattern, handler in self._routes():
+            match = re.fullmatch(pattern, path)
+            if match and method == request.method:
+                return handler(request, *match.groups())
+        return _detail(404, "Not Found")
+
+    def _check_key(self, request: httpx.Request, path: str) -> httpx.Response | None:
+        key = request.headers.get(self.key_header)
+        if key == self.api_key:
+            return None
+        detail = "Invalid API key" if key else f"Missing authentication header: {self.key_header}"
+        return httpx.Response(
+            401,
+            headers={"content-type": "application/problem+json"},
+            content=json.dumps({
+                "type": "urn:service:error:unauthorized", "title": "Unauthorized",
+                "status": 401, "detail": detail, "instance": path,
+            }),
+        )
+
+    def _routes(self) -> list[tuple[str, str, Callable[..., httpx.Response]]]:
+        routes = [
+            ("GET", r"/system/info", lambda r: _ok({
+                "chap_core_version": "1.2.3", "python_version": "3.12",
+                "server_date": "2026-01-01", "server_time_zone_id": "Etc/UTC", "extra": 1})),
+            ("GET", r"/health", lambda r: _ok({"status": "success", "message": "healthy"})),
+            ("GET", r"/v1/crud/datasets", lambda r: _ok(self.datasets)),
+            ("POST", r"/v1/crud/datasets", self._create_dataset),
+            ("GET", r"/v1/crud/datasets/(\d+)", self._get_dataset),
+            ("GET", r"/v1/crud/model-templates", lambda r: _ok([TEMPLATE])),
+            ("GET", r"/v1/crud/configured-models", lambda r: _ok(self.configured_models)),
+            ("POST", r"/v1/crud/configured-models", self._create_configured_model),
+            ("GET", r"/v1/crud/configured-models-with-data-source", lambda r: _ok([CMWDS])),
+            ("GET", r"/v1/crud/configured-models-with-data-source/(\d+)",
+             lambda r, i: _ok(CMWDS) if int(i) == 3 else _detail(404, "No such record")),
+            ("POST", r"/v1/crud/configured-models-with-data-source/from-backtest/(\d+)",
+             lambda r, i: _ok({**CMWDS, "id": 4})),
+            ("POST", r"/v1/analytics/create-backtest", self._create_backtest),
+            ("GET", r"/v1/crud/backtests", lambda r: _ok(list(self.evaluations.values()))),
+            ("GET", r"/v1/crud/backtests/(\d+)/info", self._get_evaluation),
+            ("DELETE", r"/v1/crud/backtests/(\d+)", self._delete_evaluation),
+            ("GET", r"/v1/analytics/evaluation-entry", self._evaluation_entries),
+            ("GET", r"/v1/analytics/actualCases/(\d+)", self._actual_cases),
+            ("POST", r"/v1/analytics/make-prediction-with-data-source", self._make_prediction),
+            ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
+            ("GET", r"/v1/jobs", lambda r: _ok([
+                job.wire(self.clock.now) | ({"status": job.status_at(self.clock.now).lower()}
+                                           if self.lower_case_status else {})
+                for job in self.jobs.values()])),
+            ("GET", r"/v1/jobs/([^/]+)", self._job_status),
+            ("GET", r"/v1/jobs/([^/]+)/logs", self._job_logs),
+        ]
+        if self.has_models_route:
+            routes.append(("GET", r"/v1/crud/models", lambda r: _ok(self.configured_models)))
+        return routes
+
+    def _get_dataset(self, request: httpx.Request, dataset_id: str) -> httpx.Response:
+        for dataset in self.datasets:
+            if dataset["id"] == int(dataset_id):
+                return _ok({**dataset, "observations": [
+                    {"featureName": "disease_cases", "orgUnit": "OU_A", "period": "202101",
+                     "value": 26.0}]})
+        return _detail(404, f"Dataset {dataset_id} not found")
+
+    def _create_dataset(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        record = {**DATASET, "id": len(self.datasets) + 1, "name": body["name"],
+                  "type": body["type"], "providedCount": len(body["providedData"])}
+        self.datasets.append(record)
+        return _ok(record)
+
+    def _create_configured_model(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        if body.get("modelTemplateId") != TEMPLATE["id"]:
+            return _detail(404, f"Model template {body.get('modelTemplateId')} not found")
+        if not isinstance(body.get("userOptionValues", {}).get("n_lags", 1), int):
+            return _detail(422, [{"loc": ["body", "userOptionValues", "n_lags"],
+                                  "msg": "Input should be a valid integer", "type": "int_type"}])
+        record = {**MODEL_SPEC, "id": 6, "name": f"naive_model:{body['name']}",
+                  "userOptionValues": body.get("userOptionValues", {})}
+        self.configured_models.append(record)
+        return _ok(record)
+
+    def _create_backtest(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        if body.get("datasetId") not in {d["id"] for d in self.datasets}:
+            return _detail(404, f"Dataset {body.get('datasetId')} not found")
+        new_id = max(self.evaluations, default=0) + 1
+        self.evaluations[new_id] = {**EVALUATION, "id": new_id, "name": body["name"],
+                                    "modelId": body["modelId"]}
+        job = self.add_job(id=f"job-{len(self.jobs) + 1}", name=body["name"], result=str(new_id))
+        return _ok({"id": job.id})
+
+    def _get_evaluation(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
+        record = self.evaluations.get(int(evaluation_id))
+        return _ok(record) if record else _detail(404, f"Backtest {evaluation_id} not found")
+
+    def _delete_evaluation(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
+        if self.evaluations.pop(int(evaluation_id), None) is None:
+            return _detail(404, f"Backtest {evaluation_id} not found")
+        return _ok({"message": "deleted"})
+
+    def _evaluation_entries(self, request: httpx.Request) -> httpx.Response:
+        params = request.url.params
+        if "backtestId" not in params or not params.get_list("quantiles"):
+            return _detail(422, [{"loc": ["query", "quantiles"], "msg": "Field required",
+                                  "type": "missing"}])
+        units = params.get_list("orgUnits") or ["OU_A", "OU_B"]
+        splits = [params["splitPeriod"]] if "splitPeriod" in params else ["202306", "202307"]
+        return _ok([
+            {"orgUnit": unit, "period": "202308", "quantile": float(q), "value": 10 * float(q),
+             "splitPeriod": split}
+            for split in splits for unit in units for q in params.get_list("quantiles")
+        ])
+
+    def _actual_cases(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
+        units = request.url.params.get_list("orgUnits") or ["OU_A", "OU_B"]
+        return _ok({"featureId": "disease_cases", "dhis2Id": "disease_cases",
+                    "data": [{"pe": "202101", "ou": unit, "value": 26.0} for unit in units]})
+
+    def _make_prediction(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        job = self.add_job(id=f"job-{len(self.jobs) + 1}", type="create_prediction",
+                           name=body["name"], result="7")
+        return _ok({"id": job.id})
+
+    def _prediction_entries(self, request: httpx.Request, prediction_id: str) -> httpx.Response:
+        return _ok([{"orgUnit": "OU_A", "period": "202401", "quantile": float(q), "value": 5.0}
+                    for q in request.url.params.get_list("quantiles")])
+
+    def _job_status(self, request: httpx.Request, job_id: str) -> httpx.Response:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return _ok("PENDING") if self.unknown_job_is_pending else _detail(404, "Job not found")
+        headers = {}
+        wait = re.search(r"wait=(\d+)", request.headers.get("Prefer", ""))
+        if self.honour_prefer_wait and wait:
+            self.clock.now = min(job.finish_at, self.clock.now + int(wait.group(1)))
+            headers["Preference-Applied"] = f"wait={wait.group(1)}"
+        status = job.status_at(self.clock.now)
+        return _ok(status.lower() if self.lower_case_status else status, headers)
+
+    def _job_logs(self, request: httpx.Request, job_id: str) -> httpx.Response:
+        job = self.jobs.get(job_id)
+        if job is None or job.logs is None:
+            return _detail(404, "No logs")
+        return httpx.Response(200, text=job.logs)
+
+
+def _ok(payload: Any, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(200, json=payload, headers=headers)
+
+
+def _detail(status: int, detail: Any) -> httpx.Response:
+    return httpx.Response(status, json={"detail": detail})
+
+
+def _fault_response(status: int) -> httpx.Response:
+    if status >= 500:
+        return httpx.Response(status, json={"detail": "Internal server error",
+                                            "error": "boom", "type": "ValueError"})
+    return httpx.Response(status, json={"detail": f"fault {status}"})
