@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -67,7 +67,7 @@ def standard_router(
         return HTMLResponse(page)
 
     @router.get("/health", tags=["health"], summary="Health check")
-    async def health(request: Request) -> JSONResponse:
+    async def health() -> JSONResponse:
         """200 with a JSON body while the service can serve; 503 problem details otherwise."""
         if health_check is not None:
             try:
@@ -75,8 +75,11 @@ def standard_router(
             except Exception:
                 logger.exception("Health check raised", extra={"event": "health.failed"})
                 healthy = False
+            else:
+                if not healthy:
+                    logger.warning("Health check reported unhealthy",
+                                   extra={"event": "health.failed"})
             if not healthy:
-                logger.warning("Health check reported unhealthy", extra={"event": "health.failed"})
                 raise ProblemError(503, detail="The service's health check failed")
         return JSONResponse(
             {"status": "success", "message": "healthy", "service": title, "version": version}
