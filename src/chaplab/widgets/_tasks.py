@@ -1,0 +1,83 @@
+"""Background work on the kernel's event loop: kept-alive tasks and a debouncer.
+
+The panel never uses threads. Every network call runs in an asyncio task on the loop the
+kernel (or the test) is running; the tasks are held in a set so they are not garbage-collected
+half-way, and a task that fails reports its exception to a callback that shows it in the panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+ErrorHandler = Callable[[BaseException], None]
+
+
+class TaskKeeper:
+    """Start tasks on the running loop, keep strong references, surface their failures."""
+
+    def __init__(self, on_error: ErrorHandler) -> None:
+        self._on_error = on_error
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(
+        self, coroutine: Coroutine[Any, Any, Any], *, on_error: ErrorHandler | None = None
+    ) -> asyncio.Task[Any]:
+        """Run ``coroutine`` as a task; its exception (not a cancellation) goes to ``on_error``
+        or to the keeper's handler. Must be called on the loop's thread."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        handler = on_error or self._on_error
+
+        def finished(done: asyncio.Task[Any]) -> None:
+            self._tasks.discard(done)
+            if not done.cancelled() and done.exception() is not None:
+                handler(done.exception())  # type: ignore[arg-type]
+
+        task.add_done_callback(finished)
+        return task
+
+    @property
+    def running(self) -> int:
+        """How many tasks have not finished yet."""
+        return len(self._tasks)
+
+    async def wait(self) -> None:
+        """Wait until no task is left, including tasks started while waiting."""
+        while self._tasks:
+            await asyncio.wait(set(self._tasks))
+
+    def cancel_all(self) -> None:
+        """Cancel every task that is still running."""
+        for task in list(self._tasks):
+            task.cancel()
+
+
+class Debouncer:
+    """Run ``action`` once, ``delay`` seconds after the last :meth:`trigger`.
+
+    A slider dragged across ten positions redraws once, not ten times."""
+
+    def __init__(
+        self, delay: float, action: Callable[[], Awaitable[None]], keeper: TaskKeeper
+    ) -> None:
+        self.delay = delay
+        self._action = action
+        self._keeper = keeper
+        self._pending: asyncio.Task[Any] | None = None
+
+    def trigger(self) -> None:
+        """(Re)start the countdown; an earlier pending run is cancelled."""
+        if self._pending is not None and not self._pending.done():
+            self._pending.cancel()
+        self._pending = self._keeper.spawn(self._later())
+
+    async def settled(self) -> None:
+        """Wait for the pending run, if any (for tests and scripts)."""
+        if self._pending is not None:
+            await asyncio.wait({self._pending})
+
+    async def _later(self) -> None:
+        await asyncio.sleep(self.delay)
+        await self._action()

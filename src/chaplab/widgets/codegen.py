@@ -1,0 +1,113 @@
+""""Copy code": the client calls that reproduce what the panel shows, so a person can continue
+in code. The key is never written out; the code asks for it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """What the panel shows: the service, the selected evaluations and the chart's settings."""
+
+    base_url: str
+    proxy_prefix: str = ""
+    key_in_use: bool = False
+    evaluations: Sequence[tuple[int, str]] = ()
+    quantiles: Sequence[float] = ()
+    org_unit: str | None = None
+    split_period: str | None = None
+    launch: Any = None  # the launcher's EvaluationRequest, when its inputs are valid
+
+
+def view_code(state: ViewState) -> str:
+    """Python code that rebuilds ``state`` with ``ChapClient`` and ``chaplab.plotting``."""
+    lines = [*_imports(state), "", _client_line(state)]
+    if not state.evaluations:
+        lines += [
+            "datasets = client.list_datasets()",
+            "models = client.list_configured_models()",
+            "evaluations = client.list_evaluations()",
+        ]
+        if state.launch is not None:
+            request = state.launch
+            lines.append(
+                f"evaluation = client.run_evaluation({request.name!r}, {request.model_name!r}, "
+                f"{request.dataset_id}, n_periods={request.n_periods}, "
+                f"n_splits={request.n_splits}, stride={request.stride})"
+            )
+        return "\n".join(lines) + "\n"
+    quantiles = ", ".join(repr(float(q)) for q in state.quantiles)
+    chart_options = "".join(
+        f", {name}={value!r}"
+        for name, value in (("org_units", state.org_unit), ("split_period", state.split_period))
+        if value is not None
+    )
+    (first_id, first_name), *others = state.evaluations
+    lines += [
+        f"frame = client.evaluation_frame({first_id}, quantiles=[{quantiles}])",
+        f"actuals = client.actual_cases({first_id})",
+    ]
+    if not others:
+        lines.append(f"figure = fan_chart(frame, actuals{chart_options}, title={first_name!r})")
+    else:
+        second_id, second_name = others[0]
+        lines += [
+            f"frame_b = client.evaluation_frame({second_id}, quantiles=[{quantiles}])",
+            f"figure = compare_chart(frame, frame_b, actuals, "
+            f"labels=({first_name!r}, {second_name!r}){chart_options})",
+            f"metrics = metrics_frame([client.get_evaluation({first_id}), "
+            f"client.get_evaluation({second_id})])",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _imports(state: ViewState) -> list[str]:
+    lines = ["import getpass", ""] if state.key_in_use else []
+    lines.append("from chaplab.client import ChapClient")
+    if len(state.evaluations) == 1:
+        lines.append("from chaplab.plotting import fan_chart")
+    elif len(state.evaluations) > 1:
+        lines.append("from chaplab.plotting import compare_chart, metrics_frame")
+    return lines
+
+
+def _client_line(state: ViewState) -> str:
+    arguments = [repr(state.base_url)]
+    if state.proxy_prefix:
+        arguments.append(f"proxy_prefix={state.proxy_prefix!r}")
+    if state.key_in_use:
+        arguments.append('api_key=getpass.getpass("API key: ")')
+    return f"client = ChapClient({', '.join(arguments)})"
+
+
+class CodeView(widgets.VBox):
+    """A "copy code" toggle that reveals the code of the current view, ready to select."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.toggle = widgets.ToggleButton(
+            description="copy code", icon="code", tooltip="show the client calls behind this view"
+        )
+        self.text = widgets.Textarea(
+            layout=widgets.Layout(display="none", width="100%", height="12em"),
+            tooltip="select all and copy",
+        )
+        self.toggle.observe(self._toggled, names="value")
+        self.children = [self.toggle, self.text]
+
+    @property
+    def code(self) -> str:
+        """The code shown (also while hidden)."""
+        return self.text.value
+
+    def show(self, state: ViewState) -> None:
+        """Write the code of ``state``."""
+        self.text.value = view_code(state)
+
+    def _toggled(self, change: dict[str, Any]) -> None:
+        self.text.layout.display = "" if change["new"] else "none"

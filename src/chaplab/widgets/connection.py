@@ -1,0 +1,115 @@
+"""The connection bar: where the panel is connected, the service's version, whether an API key
+is in use (never the key), a refresh button, and errors as readable sentences."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import ipywidgets as widgets
+
+from chaplab.client import (
+    AsyncChapClient,
+    AuthenticationError,
+    ChapClient,
+    ChapConnectionError,
+    ChapError,
+    ChapHTTPError,
+    JobFailedError,
+    PermissionDeniedError,
+)
+
+
+def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
+    """``client`` itself, or an ``AsyncChapClient`` with a ``ChapClient``'s settings (base URL,
+    proxy prefix, key and its header, time limit, httpx auth, retry policy).
+
+    The client has no public accessor for its key, auth and retry policy, so they are read
+    from its private parts here, in this one place."""
+    if isinstance(client, AsyncChapClient):
+        return client
+    if not isinstance(client, ChapClient):
+        raise TypeError(
+            f"ChapPanel: client must be an AsyncChapClient or a ChapClient, "
+            f"got {type(client).__name__}"
+        )
+    builder = client._builder
+    return AsyncChapClient(
+        client.base_url,
+        client.proxy_prefix,
+        api_key=builder._headers.get(builder.api_key_header),
+        api_key_header=builder.api_key_header,
+        timeout=builder.timeout,
+        auth=client._http.auth,
+        retry=client._ops._retry,
+    )
+
+
+def key_in_use(client: AsyncChapClient | ChapClient) -> bool:
+    """Whether the client sends an API key (the key itself is never shown)."""
+    return client._builder.key_prefix is not None
+
+
+def describe_error(error: BaseException) -> str:
+    """One readable sentence about ``error`` for the panel, instead of a traceback."""
+    if isinstance(error, AuthenticationError):
+        return (
+            f"The service refused the request (HTTP 401: {error.message}). "
+            "Check the API key given to the client (header X-API-Key)."
+        )
+    if isinstance(error, PermissionDeniedError):
+        return f"The API key is not allowed to do this (HTTP 403: {error.message})."
+    if isinstance(error, ChapConnectionError):
+        return f"Cannot reach the service: {error}"
+    if isinstance(error, JobFailedError):
+        return f"Job {error.job_id} ended with {error.status}: {error.error or 'no error text'}"
+    if isinstance(error, ChapHTTPError):
+        return f"The service answered HTTP {error.status_code}: {error.message}"
+    if isinstance(error, ChapError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+class ConnectionBar(widgets.VBox):
+    """Address, version and key use of the service, a refresh button, and a message line."""
+
+    def __init__(self, address: str, key_in_use: bool) -> None:
+        super().__init__()
+        self.address = address
+        self.key_in_use = key_in_use
+        self.version: str | None = None
+        self.summary = widgets.HTML()
+        self.refresh_button = widgets.Button(
+            description="Refresh", icon="refresh", tooltip="reload everything from the service"
+        )
+        self.message = widgets.HTML()
+        self.children = [widgets.HBox([self.summary, self.refresh_button]), self.message]
+        self._show_summary("connecting…")
+
+    def show_connected(self, version: str | None) -> None:
+        """The service answered: show its version and clear any earlier error."""
+        self.version = version
+        self._show_summary(f"service {version or 'version unknown'}")
+        self.message.value = ""
+
+    def show_error(self, error: BaseException) -> None:
+        """Show ``error`` as a readable message (in red) under the bar."""
+        self.message.value = (
+            f'<div role="alert" style="color:#b00020">{html.escape(describe_error(error))}</div>'
+        )
+
+    @property
+    def error_text(self) -> str:
+        """The message shown, as plain text (empty when all is well)."""
+        return html.unescape(_strip_tags(self.message.value))
+
+    def _show_summary(self, state: str) -> None:
+        key = "API key in use" if self.key_in_use else "no API key"
+        self.summary.value = (
+            f"<b>chaplab</b> · <code>{html.escape(self.address)}</code> · "
+            f"{html.escape(state)} · {key}"
+        )
+
+
+def _strip_tags(markup: str) -> str:
+    return re.sub(r"<[^>]+>", "", markup)

@@ -1,0 +1,165 @@
+"""Jobs in the background: one row per launched job, followed by an asyncio task.
+
+Each row shows the job's name and id, a phase bar (queued, running, finished: the service
+reports a status, not a percentage), the status (``FAILURE`` in red with the error text and a
+"show logs" toggle), and a cancel button. The task polls with ``AsyncChapClient.wait_for_job``
+on the kernel's event loop, so other cells keep running while jobs are followed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from chaplab.client import JobFailedError, JobTimeoutError
+from chaplab.client._polling import NON_TERMINAL_STATUSES
+from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.connection import describe_error
+
+_QUEUED = frozenset({"PENDING", "QUEUED"})
+_COLOURS = {"SUCCESS": "#1b7a1b", "FAILURE": "#b00020", "ERROR": "#b00020", "REVOKED": "#8a5a00"}
+_BAR_STYLES = {"SUCCESS": "success", "FAILURE": "danger", "ERROR": "danger", "REVOKED": "warning"}
+
+FIRST_SLICE_SECONDS = 1.0
+LONGEST_SLICE_SECONDS = 8.0
+
+OnSuccess = Callable[[Any], Awaitable[None]]
+
+
+class JobRow(widgets.VBox):
+    """The row of one job: what it is, how far it got, and how it ended."""
+
+    def __init__(self, job_id: str, name: str, kind: str) -> None:
+        super().__init__(layout=widgets.Layout(border_bottom="1px solid #ddd", padding="2px 0"))
+        self.job_id = job_id
+        self.name = name
+        self.kind = kind
+        self.status = "PENDING"
+        self.error: str | None = None
+        self.bar = widgets.IntProgress(value=0, min=0, max=3, description="queued",
+                                       layout=widgets.Layout(width="220px"))
+        self.status_label = widgets.HTML()
+        self.cancel_button = widgets.Button(description="Cancel", icon="stop",
+                                            tooltip=f"cancel job {job_id}")
+        self.logs_toggle = widgets.ToggleButton(description="show logs", icon="file-text",
+                                                layout=widgets.Layout(display="none"))
+        self.error_label = widgets.HTML()
+        self.logs = widgets.Textarea(disabled=True, layout=widgets.Layout(
+            display="none", width="100%", height="12em"))
+        self.logs_toggle.observe(self._toggle_logs, names="value")
+        title = widgets.HTML(f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} "
+                             f"· job {html.escape(job_id)}</small>")
+        self.children = [
+            widgets.HBox([title, self.bar, self.status_label, self.cancel_button, self.logs_toggle]),
+            self.error_label,
+            self.logs,
+        ]
+        self.show_status("PENDING")
+
+    @property
+    def finished(self) -> bool:
+        """True once the job reached a terminal status (or following it failed)."""
+        return self.status not in NON_TERMINAL_STATUSES
+
+    def show_status(self, status: str) -> None:
+        """Move the phase bar and the status text to ``status``."""
+        self.status = status
+        if status in _QUEUED:
+            self.bar.value, self.bar.description = 1, "queued"
+        elif status in NON_TERMINAL_STATUSES:
+            self.bar.value, self.bar.description = 2, "running"
+        else:
+            self.bar.value, self.bar.description = 3, "finished"
+        self.bar.bar_style = _BAR_STYLES.get(status, "info" if not self.finished else "")
+        colour = _COLOURS.get(status, "inherit")
+        self.status_label.value = f'<b style="color:{colour}">{html.escape(status)}</b>'
+        if self.finished:
+            self.cancel_button.disabled = True
+
+    def show_failure(self, status: str, error: str | None, logs: str | None) -> None:
+        """Show a job that ended without success, with its error text and its logs."""
+        self.error = error or f"the job ended with status {status}"
+        self.show_status(status)
+        colour = _COLOURS.get(status, "#b00020")
+        self.error_label.value = f'<pre style="color:{colour};white-space:pre-wrap">{html.escape(self.error)}</pre>'
+        if logs:
+            self.logs.value = logs
+            self.logs_toggle.layout.display = ""
+
+    def show_exception(self, error: BaseException) -> None:
+        """Show why following the job stopped: a failed job, or an error reaching the service."""
+        if isinstance(error, JobFailedError):
+            self.show_failure(error.status, error.error, error.logs)
+        else:
+            self.show_failure("ERROR", describe_error(error), None)
+
+    def _toggle_logs(self, change: dict[str, Any]) -> None:
+        self.logs.layout.display = "" if change["new"] else "none"
+        self.logs_toggle.description = "hide logs" if change["new"] else "show logs"
+
+
+class JobBoard(widgets.VBox):
+    """The rows of every job launched from the panel, each followed by its own task."""
+
+    def __init__(self, client: Any, keeper: TaskKeeper, on_success: OnSuccess) -> None:
+        super().__init__()
+        self._client = client
+        self._keeper = keeper
+        self._on_success = on_success
+        self.rows: list[JobRow] = []
+        self._header = widgets.HTML("<b>Jobs</b>")
+        self._empty = widgets.Label("No jobs launched from this panel yet.")
+        self.children = [self._header, self._empty]
+        self._can_cancel = hasattr(client, "cancel_job")
+
+    @property
+    def running(self) -> int:
+        """How many jobs are still being followed."""
+        return sum(not row.finished for row in self.rows)
+
+    def track(self, job_id: str, name: str, kind: str = "evaluation") -> JobRow:
+        """Add a row for ``job_id`` and follow the job in a background task."""
+        row = JobRow(job_id, name, kind)
+        if self._can_cancel:
+            row.cancel_button.on_click(lambda _: self._keeper.spawn(
+                self.cancel(row), on_error=row.show_exception))
+        else:
+            row.cancel_button.disabled = True
+            row.cancel_button.tooltip = "this client has no cancel_job: the job cannot be cancelled"
+        self.rows.insert(0, row)
+        self.children = [self._header, *self.rows]
+        self._keeper.spawn(self._follow(row), on_error=row.show_exception)
+        return row
+
+    async def cancel(self, row: JobRow) -> None:
+        """Ask the service to cancel the job; the row's task then sees it end."""
+        row.cancel_button.disabled = True
+        await self._client.cancel_job(row.job_id)
+
+    async def _follow(self, row: JobRow) -> None:
+        try:
+            job = await self._wait(row)
+        except asyncio.CancelledError:
+            if not row.finished:
+                row.show_failure("STOPPED", "the panel stopped following this job", None)
+            raise
+        row.show_status(job.status)
+        await self._on_success(job)
+
+    async def _wait(self, row: JobRow) -> Any:
+        """``wait_for_job`` in growing slices, showing the status between slices.
+
+        ``wait_for_job`` reports no intermediate status, so each slice ends with a
+        ``JobTimeoutError`` carrying the last status seen; the job itself keeps running."""
+        row.show_status(await self._client.job_status(row.job_id))
+        seconds = FIRST_SLICE_SECONDS
+        while True:
+            try:
+                return await self._client.wait_for_job(row.job_id, timeout=seconds)
+            except JobTimeoutError as still_running:
+                row.show_status(still_running.last_status)
+                seconds = min(2 * seconds, LONGEST_SLICE_SECONDS)

@@ -1,0 +1,170 @@
+"""The "run an evaluation" form: name, ``nPeriods``, ``nSplits``, ``stride``, and the dataset
+and configured model selected in the tables. The button is enabled only when the inputs are
+valid, and the name is prefilled (and kept unique) so a new user can press it at once."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import traitlets
+
+from chaplab.frames import parse_periods
+
+_STYLE = {"description_width": "90px"}
+
+
+@dataclass(frozen=True)
+class EvaluationRequest:
+    """What the launcher asks the service to run."""
+
+    name: str
+    model_name: str
+    dataset_id: int
+    n_periods: int
+    n_splits: int
+    stride: int
+
+
+def dataset_period_count(dataset: Any) -> int | None:
+    """How many periods a dataset covers, from its first and last period (None if unknown)."""
+    first, last = getattr(dataset, "first_period", None), getattr(dataset, "last_period", None)
+    if not first or not last:
+        return None
+    try:
+        start, end = parse_periods([first, last])
+    except ValueError:
+        return None
+    return end.ordinal - start.ordinal + 1
+
+
+def unique_name(base: str, taken: Collection[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``, ... whichever is not ``taken`` yet."""
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base}-{number}" in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
+class EvaluationLauncher(widgets.VBox):
+    """Inputs of an evaluation; ``valid`` says whether :meth:`request` would succeed."""
+
+    valid = traitlets.Bool(False, help="whether the inputs make a valid evaluation request")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dataset: Any = None
+        self.model: Any = None
+        self.taken_names: set[str] = set()
+        self._suggested = ""
+        self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name")
+        self.n_periods = _count("nPeriods", 3, "periods forecast after each split")
+        self.n_splits = _count("nSplits", 3, "how many forecast origins are scored")
+        self.stride = _count("stride", 1, "periods between consecutive splits")
+        self.choice = widgets.HTML()
+        self.button = widgets.Button(
+            description="Run evaluation", button_style="primary", icon="play", disabled=True
+        )
+        self.problem = widgets.HTML()
+        for control in (self.name, self.n_periods, self.n_splits, self.stride):
+            control.observe(lambda _: self.check(), names="value")
+        self.children = [
+            widgets.HTML("<b>Run an evaluation</b>"),
+            self.choice,
+            self.name,
+            widgets.HBox([self.n_periods, self.n_splits, self.stride]),
+            widgets.HBox([self.button, self.problem]),
+        ]
+        self.check()
+
+    def set_choice(self, dataset: Any, model: Any) -> None:
+        """Use ``dataset`` and ``model`` (either may be None); a name the person has not
+        edited follows the choice."""
+        self.dataset, self.model = dataset, model
+        self.choice.value = (
+            f"dataset: <b>{html.escape(_title(dataset))}</b> · "
+            f"model: <b>{html.escape(_title(model))}</b>"
+        )
+        self._suggest_name()
+
+    def set_taken_names(self, names: Collection[str]) -> None:
+        """Names already used by evaluations or running jobs; a suggested name avoids them."""
+        self.taken_names = set(names)
+        self._suggest_name()
+
+    def problems(self) -> list[str]:
+        """Why the inputs cannot be run yet (empty when they can)."""
+        found: list[str] = []
+        if self.dataset is None:
+            found.append("select a dataset")
+        if self.model is None:
+            found.append("select a configured model")
+        name = self.name.value.strip()
+        if not name:
+            found.append("name: give the evaluation a name")
+        elif name in self.taken_names:
+            found.append(f"name: {name!r} is already used")
+        periods = dataset_period_count(self.dataset)
+        needed = self.n_periods.value + (self.n_splits.value - 1) * self.stride.value
+        if periods is not None and needed >= periods:
+            found.append(
+                f"nPeriods + (nSplits - 1) × stride = {needed} leaves no history in a dataset "
+                f"of {periods} periods"
+            )
+        return found
+
+    def check(self) -> list[str]:
+        """Show the problems, enable the button only without any; returns the problems."""
+        found = self.problems()
+        self.problem.value = html.escape("; ".join(found))
+        self.valid = not found
+        self.button.disabled = not self.valid
+        return found
+
+    def request(self) -> EvaluationRequest:
+        """The evaluation to run; ``ValueError`` listing the problems when there are any."""
+        found = self.check()
+        if found:
+            raise ValueError("cannot run the evaluation: " + "; ".join(found))
+        return EvaluationRequest(
+            name=self.name.value.strip(),
+            model_name=self.model.name,
+            dataset_id=self.dataset.id,
+            n_periods=self.n_periods.value,
+            n_splits=self.n_splits.value,
+            stride=self.stride.value,
+        )
+
+    def _suggest_name(self) -> None:
+        if self.dataset is None or self.model is None:
+            self.check()
+            return
+        if self.name.value.strip() in ("", self._suggested):
+            base = f"{self.model.name} on {self.dataset.name or self.dataset.id}"
+            self._suggested = unique_name(base, self.taken_names)
+            self.name.value = self._suggested
+        self.check()
+
+
+def _count(label: str, value: int, tooltip: str) -> widgets.BoundedIntText:
+    return widgets.BoundedIntText(
+        value=value,
+        min=1,
+        max=1000,
+        description=label,
+        tooltip=tooltip,
+        style=_STYLE,
+        layout=widgets.Layout(width="170px"),
+    )
+
+
+def _title(item: Any) -> str:
+    if item is None:
+        return "none selected"
+    name = getattr(item, "name", None)
+    return f"{name} (#{item.id})" if name else f"#{item.id}"

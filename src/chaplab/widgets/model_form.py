@@ -1,0 +1,109 @@
+"""The "new configured model" form: pick a template, name the model, fill in the options
+generated from the template's ``userOptions`` (see :mod:`chaplab.widgets.forms`)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+
+from chaplab.schema import ConfigSchema, InvalidSchemaError
+from chaplab.widgets.forms import ConfigForm
+
+_STYLE = {"description_width": "160px"}
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """A configured model to create: the template's id, the supplied name, the option values."""
+
+    template_id: int
+    template_name: str
+    name: str
+    options: dict[str, Any]
+
+
+class NewModelForm(widgets.VBox):
+    """Template picker, name and generated options; the button is enabled only when valid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.templates: dict[int, Any] = {}
+        self.options: ConfigForm | None = None
+        self.template = widgets.Dropdown(options=[], description="template", style=_STYLE)
+        self.name = widgets.Text(
+            description="name", placeholder="e.g. weekly", style=_STYLE,
+            tooltip="stored as {template}:{name}",
+        )
+        self.options_box = widgets.VBox()
+        self.button = widgets.Button(
+            description="Create configured model", icon="plus", disabled=True
+        )
+        self.message = widgets.HTML()
+        self.template.observe(lambda _: self._build_options(), names="value")
+        self.name.observe(lambda _: self.check(), names="value")
+        self.children = [
+            self.template, self.name, self.options_box, widgets.HBox([self.button, self.message])
+        ]
+
+    def set_templates(self, templates: Sequence[Any]) -> None:
+        """Offer ``templates`` (the current choice stays when it is still offered)."""
+        self.templates = {template.id: template for template in templates}
+        current = self.template.value
+        self.template.options = [
+            (template.display_name or template.name, template.id) for template in templates
+        ]
+        if current in self.templates:
+            self.template.value = current
+        self._build_options()
+
+    def check(self) -> bool:
+        """Enable the button when a template is chosen, the name is given and the options pass."""
+        ready = (
+            self.template.value in self.templates
+            and bool(self.name.value.strip())
+            and self.options is not None
+            and self.options.valid
+        )
+        self.button.disabled = not ready
+        return ready
+
+    def request(self) -> ModelRequest:
+        """The model to create; raises ``ValueError`` (``ConfigValidationError`` for the
+        options) naming what is missing or wrong. Nothing is sent before this passes."""
+        template = self.templates.get(self.template.value)
+        if template is None:
+            raise ValueError("template: choose a model template")
+        name = self.name.value.strip()
+        if not name:
+            raise ValueError("name: give the configured model a name")
+        if self.options is None:
+            raise ValueError(f"template {template.name!r}: its options cannot be shown")
+        return ModelRequest(template.id, template.name, name, self.options.values())
+
+    def show_message(self, text: str, *, error: bool = False) -> None:
+        """Say what happened (in red for an error)."""
+        colour = "#b00020" if error else "#1b7a1b"
+        self.message.value = f'<span style="color:{colour}">{html.escape(text)}</span>'
+
+    def _build_options(self) -> None:
+        template = self.templates.get(self.template.value)
+        self.options = None
+        self.message.value = ""
+        if template is None:
+            self.options_box.children = []
+        else:
+            try:
+                schema = ConfigSchema(properties=template.user_options)
+            except InvalidSchemaError as error:
+                self.options_box.children = []
+                self.show_message(f"template {template.name!r} has unusable options: {error}",
+                                  error=True)
+            else:
+                self.options = ConfigForm(schema)
+                self.options.observe(lambda _: self.check(), names="valid")
+                self.options_box.children = [self.options]
+        self.check()

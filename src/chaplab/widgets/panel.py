@@ -1,0 +1,321 @@
+"""``ChapPanel``: the widget panel a person sees first in JupyterLab.
+
+From top to bottom: the connection bar; the datasets and configured models (sortable,
+selectable); the "new configured model" form; the evaluation launcher; the jobs followed in the
+background; the finished evaluations with their charts; and "copy code".
+
+Every request runs in an asyncio task on the kernel's running event loop (never a thread), so
+the kernel stays free while jobs are followed. Tasks are kept referenced and their failures are
+shown in the panel; :meth:`ChapPanel.close` cancels them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
+from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.codegen import CodeView, ViewState
+from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error, key_in_use
+from chaplab.widgets.jobs import JobBoard
+from chaplab.widgets.launcher import EvaluationLauncher, dataset_period_count
+from chaplab.widgets.model_form import NewModelForm
+from chaplab.widgets.results import ALL_ORG_UNITS, ALL_SPLITS, ResultsView
+from chaplab.widgets.tables import Column, SortableTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DATASET_COLUMNS = (
+    Column("name", "name"),
+    Column("id", "id"),
+    Column("type", "type"),
+    Column("periods", "periods"),
+    Column("org_units", "org units"),
+)
+MODEL_COLUMNS = (
+    Column("name", "name"),
+    Column("id", "id"),
+    Column("template", "template"),
+    Column("options", "options"),
+)
+
+
+def dataset_row(dataset: Any) -> dict[str, Any]:
+    """The table row of a dataset: name, type, number of periods and of org units."""
+    return {
+        "id": dataset.id,
+        "name": dataset.name or f"dataset {dataset.id}",
+        "type": dataset.type,
+        "periods": dataset_period_count(dataset),
+        "org_units": len(dataset.org_units),
+    }
+
+
+def model_row(model: Any, template_names: dict[int, str]) -> dict[str, Any]:
+    """The table row of a configured model: name, template and option values."""
+    options = ", ".join(f"{key}={value!r}" for key, value in model.user_option_values.items())
+    return {
+        "id": model.id,
+        "name": model.name,
+        "template": template_names.get(model.model_template_id, model.model_template_id),
+        "options": options or "defaults",
+    }
+
+
+class ChapPanel(widgets.VBox):
+    """The modeling service in one panel: data, models, evaluations, jobs and charts.
+
+    ``client`` is an ``AsyncChapClient`` (preferred) or a ``ChapClient`` (an async client with
+    its settings is made); without one, ``chaplab.connect()`` is used. The first load starts at
+    once when an event loop is running (as in Jupyter); ``await panel.ready()`` waits for it.
+    """
+
+    def __init__(self, client: AsyncChapClient | ChapClient | None = None) -> None:
+        super().__init__()
+        if client is None:
+            from chaplab import connect
+
+            client = connect()
+        self.client = as_async_client(client)
+        self._owns_client = self.client is not client
+        self.connection = ConnectionBar(self.client.base_url, key_in_use(self.client))
+        self._keeper = TaskKeeper(on_error=self.connection.show_error)
+        self.datasets = SortableTable(DATASET_COLUMNS, caption="Datasets")
+        self.models = SortableTable(MODEL_COLUMNS, caption="Configured models")
+        self.model_form = NewModelForm()
+        self.launcher = EvaluationLauncher()
+        self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
+        self.results = ResultsView(self.client, self._keeper)
+        self.code = CodeView()
+        self.dataset_list: list[Any] = []
+        self.model_list: list[Any] = []
+        self.template_list: list[Any] = []
+        self._first_load: asyncio.Task[Any] | None = None
+        self._wire()
+        new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
+        new_model.selected_index = None
+        self.children = [
+            self.connection,
+            widgets.HBox([self.datasets, self.models], layout=widgets.Layout(grid_gap="24px")),
+            new_model,
+            self.launcher,
+            self.jobs,
+            self.results,
+            self.code,
+        ]
+        self._show_code()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop yet (a plain script): ready() or refresh() starts the first load
+        self._first_load = self.refresh()
+
+    # -- public API -------------------------------------------------------------------
+
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """The entries of the (first) selected evaluation as a tidy frame."""
+        return self.results.frame
+
+    @property
+    def actuals(self) -> pd.DataFrame | None:
+        """The actual cases of the (first) selected evaluation."""
+        return self.results.actuals
+
+    @property
+    def evaluations(self) -> list[Any]:
+        """The finished evaluations listed."""
+        return list(self.results.evaluations.values())
+
+    def refresh(self) -> asyncio.Task[Any]:
+        """Reload everything from the service; ``await panel.refresh()`` waits for it."""
+        return self._keeper.spawn(self._load_all())
+
+    async def ready(self) -> None:
+        """Wait for the first load (starting it if no loop was running at construction).
+
+        Problems are shown in the panel (and in its repr), not raised."""
+        if self._first_load is None:
+            self._first_load = self.refresh()
+        await asyncio.wait({self._first_load})
+
+    async def wait_idle(self) -> None:
+        """Wait until every job, load and redraw started from the panel has finished."""
+        await self._keeper.wait()
+
+    def launch(self) -> asyncio.Task[Any]:
+        """Start the evaluation described by the launcher (what its button does)."""
+        return self._keeper.spawn(self._launch())
+
+    def create_model(self) -> asyncio.Task[Any]:
+        """Create the configured model described by the form (what its button does)."""
+        return self._keeper.spawn(self._create_model())
+
+    def close(self) -> None:
+        """Cancel every background task and close the panel's widgets."""
+        self._keeper.cancel_all()
+        if self._owns_client:
+            asyncio.get_running_loop().create_task(self.client.aclose())
+        for widget in _descendants(self):
+            widget.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        version = self.connection.version or "version unknown"
+        parts = [
+            self.client.base_url,
+            f"service {version}",
+            _count(len(self.dataset_list), "dataset"),
+            _count(len(self.model_list), "configured model"),
+            _count(len(self.results.evaluations), "evaluation"),
+        ]
+        text = f"ChapPanel({', '.join(parts)}; jobs: {self.jobs.running} running"
+        failed = sum(row.status in ("FAILURE", "ERROR") for row in self.jobs.rows)
+        if failed:
+            text += f", {failed} failed"
+        shown = [item.name or str(item.id) for item in self.results.selected]
+        if shown:
+            text += f"; showing {' vs '.join(shown)}"
+        if self.connection.error_text:
+            text += f"; problem: {self.connection.error_text}"
+        return text + ")"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    # -- loading ----------------------------------------------------------------------
+
+    async def _load_all(self) -> None:
+        info = await self.client.system_info()
+        self.connection.show_connected(info.chap_core_version)
+        datasets, templates, models, evaluations = await asyncio.gather(
+            self.client.list_datasets(),
+            self.client.list_model_templates(),
+            self.client.list_configured_models(),
+            self.client.list_evaluations(),
+        )
+        self.dataset_list, self.template_list = datasets, templates
+        self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
+        self.model_form.set_templates(templates)
+        self._show_models(models)
+        self.results.set_evaluations(evaluations)
+        self._preselect()
+        self._update_taken_names()
+
+    def _show_models(self, models: list[Any]) -> None:
+        self.model_list = models
+        names = {template.id: template.name for template in self.template_list}
+        self.models.set_rows([model_row(model, names) for model in models])
+
+    def _preselect(self) -> None:
+        """Select an evaluation dataset and a configured model when none is selected."""
+        if not self.datasets.selected and self.dataset_list:
+            preferred = [d for d in self.dataset_list if d.type == "evaluation"] or self.dataset_list
+            self.datasets.select(preferred[0].id)
+        if not self.models.selected and self.model_list:
+            self.models.select(self.model_list[0].id)
+        self._choice_changed()
+
+    # -- actions ----------------------------------------------------------------------
+
+    async def _create_model(self) -> None:
+        try:
+            request = self.model_form.request()
+        except ValueError as error:  # ConfigValidationError included: nothing is sent
+            self.model_form.show_message(str(error), error=True)
+            return
+        try:
+            model = await self.client.create_configured_model(
+                request.name, request.template_id, request.options
+            )
+        except ChapHTTPError as error:
+            self.model_form.show_message(describe_error(error), error=True)
+            return
+        self._show_models(await self.client.list_configured_models())
+        self.models.select(model.id)
+        self.model_form.show_message(f"created {model.name}")
+
+    async def _launch(self) -> None:
+        try:
+            request = self.launcher.request()
+        except ValueError as error:
+            self.launcher.problem.value = str(error)
+            return
+        self.launcher.button.disabled = True
+        try:
+            job = await self.client.create_evaluation(
+                request.name, request.model_name, request.dataset_id,
+                n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
+            )
+        finally:
+            self.launcher.check()
+        self.jobs.track(job.id, request.name)
+        self._update_taken_names()
+
+    async def _job_succeeded(self, job: Job) -> None:
+        evaluations = await self.client.list_evaluations()
+        self.results.set_evaluations(evaluations)
+        self._update_taken_names()
+        if job.result_id is not None and job.result_id in self.results.evaluations:
+            self.results.table.select(job.result_id)
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def _wire(self) -> None:
+        self.connection.refresh_button.on_click(lambda _: self.refresh())
+        self.datasets.observe(lambda _: self._choice_changed(), names="selected")
+        self.models.observe(lambda _: self._choice_changed(), names="selected")
+        self.launcher.button.on_click(lambda _: self.launch())
+        self.model_form.button.on_click(lambda _: self.create_model())
+        for control in (
+            self.results.table, self.results.quantiles, self.results.org_unit, self.results.split,
+            self.launcher, self.launcher.name, self.launcher.n_periods, self.launcher.n_splits,
+            self.launcher.stride,
+        ):
+            trait = "selected" if control is self.results.table else (
+                "valid" if control is self.launcher else "value")
+            control.observe(lambda _: self._show_code(), names=trait)
+
+    def _choice_changed(self) -> None:
+        dataset = _selected(self.datasets, self.dataset_list)
+        model = _selected(self.models, self.model_list)
+        self.launcher.set_choice(dataset, model)
+
+    def _update_taken_names(self) -> None:
+        names = {item.name for item in self.results.evaluations.values() if item.name}
+        names |= {row.name for row in self.jobs.rows}
+        self.launcher.set_taken_names(names)
+
+    def _show_code(self) -> None:
+        results = self.results
+        launch = self.launcher.request() if self.launcher.valid else None
+        self.code.show(ViewState(
+            base_url=self.client.base_url,
+            proxy_prefix=self.client.proxy_prefix,
+            key_in_use=self.connection.key_in_use,
+            evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
+            quantiles=sorted(results.quantiles.value),
+            org_unit=None if results.org_unit.value == ALL_ORG_UNITS else results.org_unit.value,
+            split_period=None if results.split.value == ALL_SPLITS else results.split.value,
+            launch=launch,
+        ))
+
+
+def _selected(table: SortableTable, items: list[Any]) -> Any:
+    by_id = {item.id: item for item in items}
+    return next((by_id[key] for key in table.selected if key in by_id), None)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _descendants(widget: widgets.Widget) -> list[widgets.Widget]:
+    found: list[widgets.Widget] = []
+    for child in getattr(widget, "children", ()):
+        found += [child, *_descendants(child)]
+    return found

@@ -1,0 +1,233 @@
+"""Finished evaluations and their charts.
+
+The list shows every evaluation with its aggregate metrics. Selecting one loads its entries for
+the chosen quantiles (and the actual cases) into frames and draws the fan chart; the org-unit
+selector and the split-period slider redraw only the image (the slider debounced). Selecting
+two draws the comparison chart beside a table of both evaluations' metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from chaplab.widgets._render import figure_to_png, image_widget
+from chaplab.widgets._tasks import Debouncer, TaskKeeper
+from chaplab.widgets.connection import describe_error
+from chaplab.widgets.tables import Column, SortableTable, format_cell
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
+DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+ALL_ORG_UNITS = "all org units"
+ALL_SPLITS = "all splits"
+SPLIT_DEBOUNCE_SECONDS = 0.2
+_METRICS_SHOWN = ("crps", "mae", "rmse", "coverage_10_90")
+
+EVALUATION_COLUMNS = (
+    Column("name", "name"),
+    Column("id", "id"),
+    Column("model", "model"),
+    Column("dataset", "dataset"),
+    *(Column(metric, metric) for metric in _METRICS_SHOWN),
+)
+
+
+def evaluation_row(evaluation: Any) -> dict[str, Any]:
+    """The table row of an evaluation: its name, model, dataset and headline metrics."""
+    dataset = evaluation.dataset.name if evaluation.dataset is not None else None
+    return {
+        "id": evaluation.id,
+        "name": evaluation.name or f"evaluation {evaluation.id}",
+        "model": evaluation.model_id,
+        "dataset": dataset or evaluation.dataset_id,
+        **{metric: evaluation.aggregate_metrics.get(metric) for metric in _METRICS_SHOWN},
+    }
+
+
+class ResultsView(widgets.VBox):
+    """The evaluation list, the chart controls, the chart and the metrics of a comparison."""
+
+    def __init__(self, client: Any, keeper: TaskKeeper) -> None:
+        super().__init__()
+        self._client = client
+        self._keeper = keeper
+        self.evaluations: dict[int, Any] = {}
+        self.frames: dict[int, pd.DataFrame] = {}
+        self.actuals_by_id: dict[int, pd.DataFrame] = {}
+        self._loaded_quantiles: tuple[float, ...] = ()
+        self._load_task: asyncio.Task[Any] | None = None
+        self.shown_panels: list[str] = []
+        self.table = SortableTable(
+            EVALUATION_COLUMNS,
+            max_selected=2,
+            caption="Evaluations (select one for its fan chart, two to compare)",
+            empty_text="No finished evaluations yet.",
+        )
+        self.quantiles = widgets.SelectMultiple(
+            options=QUANTILE_CHOICES, value=DEFAULT_QUANTILES, rows=len(QUANTILE_CHOICES),
+            description="quantiles", layout=widgets.Layout(width="200px"),
+        )
+        self.org_unit = widgets.Dropdown(options=[ALL_ORG_UNITS], description="org unit")
+        self.split = widgets.SelectionSlider(
+            options=[ALL_SPLITS], description="split", continuous_update=True,
+            layout=widgets.Layout(width="420px"),
+        )
+        self.image = image_widget()
+        self.metrics = widgets.HTML()
+        self.message = widgets.HTML()
+        self._redraw = Debouncer(SPLIT_DEBOUNCE_SECONDS, self._draw_async, keeper)
+        self.table.observe(lambda _: self.load(), names="selected")
+        self.quantiles.observe(lambda _: self.load(), names="value")
+        self._offering_choices = False
+        self.org_unit.observe(self._org_unit_changed, names="value")
+        self.split.observe(self._split_changed, names="value")
+        controls = widgets.HBox([self.quantiles, widgets.VBox([self.org_unit, self.split])])
+        self.children = [
+            self.table,
+            controls,
+            self.message,
+            widgets.HBox([self.image, self.metrics]),
+        ]
+
+    @property
+    def selected(self) -> list[Any]:
+        """The selected evaluations, oldest selection first."""
+        return [self.evaluations[key] for key in self.table.selected if key in self.evaluations]
+
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """The entries of the (first) selected evaluation as a tidy frame."""
+        selected = self.table.selected
+        return self.frames.get(selected[0]) if selected else None
+
+    @property
+    def actuals(self) -> pd.DataFrame | None:
+        """The actual cases of the (first) selected evaluation."""
+        selected = self.table.selected
+        return self.actuals_by_id.get(selected[0]) if selected else None
+
+    def set_evaluations(self, evaluations: Sequence[Any]) -> None:
+        """Show ``evaluations`` in the list (selections of ones still present stay)."""
+        self.evaluations = {evaluation.id: evaluation for evaluation in evaluations}
+        self.table.set_rows([evaluation_row(evaluation) for evaluation in evaluations])
+
+    def load(self) -> asyncio.Task[Any]:
+        """Load the selected evaluations' frames and draw (a newer load replaces this one)."""
+        if self._load_task is not None and not self._load_task.done():
+            self._load_task.cancel()
+        self._load_task = self._keeper.spawn(self._load(), on_error=self.show_error)
+        return self._load_task
+
+    async def settled(self) -> None:
+        """Wait until loading and a pending redraw are over (for tests and scripts)."""
+        if self._load_task is not None:
+            await asyncio.wait({self._load_task})
+        await self._redraw.settled()
+
+    def draw(self) -> None:
+        """Redraw the chart from the loaded frames (no request is sent)."""
+        self.message.value = ""
+        selected = self.selected
+        if not selected or any(item.id not in self.frames for item in selected):
+            self.image.value = b""
+            self.shown_panels = []
+            self.metrics.value = ""
+            return
+        try:
+            figure = self._figure(selected)
+        except ValueError as error:
+            self.show_error(error)
+            return
+        self.shown_panels = [axes.get_title() for axes in figure.axes]
+        self.image.value = figure_to_png(figure)
+        self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
+
+    def show_error(self, error: BaseException) -> None:
+        """Show a loading or drawing problem above the chart."""
+        self.message.value = (
+            f'<div role="alert" style="color:#b00020">{html.escape(describe_error(error))}</div>'
+        )
+
+    async def _draw_async(self) -> None:
+        self.draw()
+
+    async def _load(self) -> None:
+        quantiles = tuple(sorted(self.quantiles.value))
+        if quantiles != self._loaded_quantiles:
+            self.frames.clear()
+            self._loaded_quantiles = quantiles
+        for evaluation in self.selected:
+            if evaluation.id not in self.frames:
+                frame = await self._client.evaluation_frame(evaluation.id, quantiles=list(quantiles))
+                self.actuals_by_id[evaluation.id] = await self._client.actual_cases(evaluation.id)
+                self.frames[evaluation.id] = frame
+        self._update_choices()
+        self.draw()
+
+    def _update_choices(self) -> None:
+        """Offer the org units and split periods of the selected evaluations."""
+        selected = self.selected
+        org_units = sorted({unit for item in selected for unit in item.org_units})
+        splits = sorted({split for item in selected for split in item.split_periods})
+        keep_unit = self.org_unit.value if self.org_unit.value in org_units else ALL_ORG_UNITS
+        keep_split = self.split.value if self.split.value in splits else ALL_SPLITS
+        self._offering_choices = True
+        try:
+            self.org_unit.options = [ALL_ORG_UNITS, *org_units]
+            self.org_unit.value = keep_unit
+            self.split.options = [ALL_SPLITS, *splits]
+            self.split.value = keep_split
+        finally:
+            self._offering_choices = False
+
+    def _org_unit_changed(self, _: Any) -> None:
+        if not self._offering_choices:
+            self.draw()
+
+    def _split_changed(self, _: Any) -> None:
+        if not self._offering_choices:
+            self._redraw.trigger()
+
+    def _figure(self, selected: list[Any]) -> Figure:
+        from chaplab.plotting import compare_chart, fan_chart
+
+        org_units = None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value
+        split = None if self.split.value == ALL_SPLITS else self.split.value
+        first = selected[0]
+        if len(selected) == 1:
+            return fan_chart(
+                self.frames[first.id], self.actuals_by_id.get(first.id), org_units=org_units,
+                split_period=split, title=first.name,
+            )
+        second = selected[1]
+        return compare_chart(
+            self.frames[first.id], self.frames[second.id], self.actuals_by_id.get(first.id),
+            labels=(first.name or str(first.id), second.name or str(second.id)),
+            org_units=org_units, split_period=split,
+        )
+
+
+def _metrics_table(evaluations: list[Any]) -> str:
+    """Both evaluations' aggregate metrics, one column each, as an HTML table."""
+    from chaplab.plotting import metrics_frame
+
+    table = metrics_frame(evaluations).set_index("name").T
+    header = "".join(f'<th scope="col">{html.escape(str(name))}</th>' for name in table.columns)
+    body = "".join(
+        f'<tr><th scope="row">{html.escape(str(metric))}</th>'
+        + "".join(f"<td>{format_cell(value)}</td>" for value in values)
+        + "</tr>"
+        for metric, values in zip(table.index, table.to_numpy().tolist(), strict=True)
+    )
+    return (
+        '<table style="border-collapse:collapse"><caption>aggregate metrics</caption>'
+        f"<thead><tr><th></th>{header}</tr></thead><tbody>{body}</tbody></table>"
+    )

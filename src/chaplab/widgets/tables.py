@@ -1,0 +1,212 @@
+"""A sortable, selectable table built from plain ipywidgets (ipywidgets has no data grid).
+
+The header cells are buttons that sort (a second click reverses the order); the first cell
+of each row is a toggle button labelled with the row's name, so a row is selected by pressing
+its name, and screen readers announce a labelled, pressed button. The other cells are labels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import traitlets
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``key`` in the row dicts, ``title`` in the header."""
+
+    key: str
+    title: str
+
+
+def format_cell(value: Any) -> str:
+    """The text of a cell: numbers to three significant digits, lists joined, nothing as a dash."""
+    if _is_missing(value):
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_cell(item) for item in value)
+    return str(value)
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _sort_key(value: Any) -> Any:
+    """Text case-insensitively, lists by length, everything else by its natural order."""
+    if isinstance(value, str):
+        return value.casefold()
+    if isinstance(value, (list, tuple)):
+        return len(value)
+    return value
+
+
+def sorted_rows(rows: Sequence[Row], column: str, *, descending: bool) -> list[Row]:
+    """``rows`` sorted by ``column``; rows missing the value come last either way."""
+    present = [row for row in rows if not _is_missing(row.get(column))]
+    missing = [row for row in rows if _is_missing(row.get(column))]
+    present.sort(key=lambda row: _sort_key(row[column]), reverse=descending)
+    return present + missing
+
+
+class SortableTable(widgets.VBox):
+    """Rows of dicts shown under sortable headers; ``selected`` holds the selected rows' keys.
+
+    ``max_selected`` rows can be selected at once; selecting one more drops the oldest, so a
+    single-selection table behaves like radio buttons and a two-row table like a comparison."""
+
+    selected = traitlets.Tuple(help="keys of the selected rows, oldest selection first")
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        key: str = "id",
+        max_selected: int = 1,
+        caption: str = "",
+        empty_text: str = "nothing to show yet",
+    ) -> None:
+        if not columns:
+            raise ValueError("SortableTable: columns must name at least one column")
+        if max_selected < 1:
+            raise ValueError(f"SortableTable: max_selected must be at least 1, got {max_selected}")
+        super().__init__()
+        self.columns = list(columns)
+        self.key = key
+        self.max_selected = max_selected
+        self.sort_column: str | None = None
+        self.sort_descending = False
+        self._rows: list[Row] = []
+        self._toggles: dict[Any, widgets.ToggleButton] = {}
+        self._cells: dict[Any, list[widgets.Widget]] = {}
+        self._syncing = False
+        self._caption = widgets.HTML(f"<b>{caption}</b>") if caption else None
+        self._empty = widgets.Label(empty_text)
+        self._headers = [self._header_button(column) for column in self.columns]
+        self._grid = widgets.GridBox(
+            layout=widgets.Layout(
+                grid_template_columns=f"repeat({len(self.columns)}, max-content)",
+                grid_gap="2px 12px",
+                align_items="center",
+            )
+        )
+        self.observe(self._show_selection, names="selected")
+        self._layout_children()
+
+    @property
+    def rows(self) -> list[Row]:
+        """The rows in the order they are shown."""
+        return list(self._rows)
+
+    @property
+    def selected_rows(self) -> list[Row]:
+        """The selected rows, oldest selection first."""
+        by_key = {row[self.key]: row for row in self._rows}
+        return [by_key[key] for key in self.selected if key in by_key]
+
+    def toggle(self, key: Any) -> widgets.ToggleButton:
+        """The toggle button that selects the row with ``key``."""
+        try:
+            return self._toggles[key]
+        except KeyError:
+            raise KeyError(f"no row with {self.key}={key!r}; rows: {list(self._toggles)}") from None
+
+    def header(self, column_key: str) -> widgets.Button:
+        """The header button that sorts by ``column_key``."""
+        for column, button in zip(self.columns, self._headers, strict=True):
+            if column.key == column_key:
+                return button
+        raise KeyError(f"no column {column_key!r}; columns: {[c.key for c in self.columns]}")
+
+    def set_rows(self, rows: Sequence[Row]) -> None:
+        """Show ``rows`` (kept in the current sort order); selections of rows still present stay."""
+        self._rows = list(rows)
+        self._toggles = {}
+        self._cells = {}
+        for row in self._rows:
+            self._cells[row[self.key]] = self._row_cells(row)
+        self._apply_sort()
+        self.selected = tuple(key for key in self.selected if key in self._toggles)
+        self._show_selection()
+
+    def select(self, *keys: Any) -> None:
+        """Select the rows with ``keys`` (and no others)."""
+        for key in keys:
+            self.toggle(key)
+        self.selected = tuple(keys)[-self.max_selected :]
+
+    def sort_by(self, column_key: str, *, descending: bool = False) -> None:
+        """Sort the rows by one column."""
+        self.header(column_key)
+        self.sort_column = column_key
+        self.sort_descending = descending
+        self._apply_sort()
+
+    def _header_button(self, column: Column) -> widgets.Button:
+        button = widgets.Button(
+            description=column.title,
+            tooltip=f"sort by {column.title}",
+            layout=widgets.Layout(width="auto"),
+        )
+
+        def clicked(_: widgets.Button) -> None:
+            again = self.sort_column == column.key
+            self.sort_by(column.key, descending=again and not self.sort_descending)
+
+        button.on_click(clicked)
+        return button
+
+    def _row_cells(self, row: Row) -> list[widgets.Widget]:
+        key = row[self.key]
+        first, *others = self.columns
+        toggle = widgets.ToggleButton(
+            description=format_cell(row.get(first.key)),
+            tooltip=f"select {format_cell(row.get(first.key))}",
+            value=key in self.selected,
+            layout=widgets.Layout(width="auto"),
+        )
+        toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
+        self._toggles[key] = toggle
+        return [toggle, *(widgets.Label(format_cell(row.get(column.key))) for column in others)]
+
+    def _toggled(self, key: Any, pressed: bool) -> None:
+        if self._syncing:
+            return
+        kept = [selected for selected in self.selected if selected != key]
+        if pressed:
+            kept.append(key)
+        self.selected = tuple(kept[-self.max_selected :])
+
+    def _show_selection(self, _: Any = None) -> None:
+        self._syncing = True
+        try:
+            for key, toggle in self._toggles.items():
+                toggle.value = key in self.selected
+                toggle.button_style = "info" if key in self.selected else ""
+        finally:
+            self._syncing = False
+
+    def _apply_sort(self) -> None:
+        if self.sort_column is not None:
+            self._rows = sorted_rows(self._rows, self.sort_column, descending=self.sort_descending)
+        for column, button in zip(self.columns, self._headers, strict=True):
+            arrow = (" ▼" if self.sort_descending else " ▲") if column.key == self.sort_column else ""
+            button.description = column.title + arrow
+        cells = [cell for row in self._rows for cell in self._cells[row[self.key]]]
+        self._grid.children = [*self._headers, *cells]
+        self._layout_children()
+
+    def _layout_children(self) -> None:
+        body: list[widgets.Widget] = [self._grid] if self._rows else [self._empty]
+        self.children = [*([self._caption] if self._caption else []), *body]
