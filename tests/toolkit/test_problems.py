@@ -49,7 +49,8 @@ def problem_router() -> APIRouter:
 
 @pytest.fixture
 def client(client_for) -> TestClient:
-    return client_for(make_builder().include_router(problem_router()).with_limits(max_body_bytes=64))
+    builder = make_builder().include_router(problem_router()).with_limits(max_body_bytes=64)
+    return client_for(builder)
 
 
 def assert_problem(response, status: int, slug: str, instance: str) -> dict:
@@ -143,7 +144,8 @@ def test_streamed_body_over_the_limit_is_a_413_problem(client: TestClient) -> No
         for _ in range(10):
             yield b'{"k": "' + b"v" * 20 + b'"}'
 
-    response = client.post("/upload", content=chunks(), headers={"Content-Type": "application/json"})
+    response = client.post("/upload", content=chunks(),
+                           headers={"Content-Type": "application/json"})
     assert "content-length" not in response.request.headers
     assert_problem(response, 413, "content-too-large", "/upload")
 

@@ -144,7 +144,7 @@ class ServiceBuilder:
         return self
 
     def include_router(self, router: APIRouter, **kwargs: Any) -> Self:
-        """Include ``router`` with FastAPI's ``include_router`` options (``prefix``, ``tags``...)."""
+        """Include ``router`` with FastAPI's ``include_router`` options (``prefix``, ``tags``)."""
         self._routers.append((router, kwargs))
         return self
 

@@ -22,7 +22,7 @@ logger = logging.getLogger("chaplab.toolkit.health")
 
 _LANDING = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} {version}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}}</style>
+<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto}}</style>
 </head><body>
 <h1>{title}</h1>
 <p>Version {version}</p>

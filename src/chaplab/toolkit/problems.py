@@ -138,7 +138,7 @@ class ProblemError(Exception):
 
 
 def validation_errors(raw_errors: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Field problems of a validation error: ``loc``, ``field``, ``msg``, ``type`` (no input echo)."""
+    """Field problems of a validation error: ``loc``, ``field``, ``msg``, ``type`` (no input)."""
     return [
         {
             "loc": list(error.get("loc", ())),
