@@ -35,7 +35,9 @@ def test_crps_matches_the_pairwise_definition_on_random_data() -> None:
     rng = np.random.default_rng(3)
     samples = rng.gamma(2.0, 5.0, size=(4, 7, 60))
     truth = rng.gamma(2.0, 5.0, size=(4, 7))
-    np.testing.assert_allclose(crps_cells(samples, truth), crps_by_definition(samples, truth), rtol=1e-10)
+    np.testing.assert_allclose(
+        crps_cells(samples, truth), crps_by_definition(samples, truth), rtol=1e-10
+    )
     assert crps(samples, truth) == pytest.approx(crps_by_definition(samples, truth).mean())
 
 

@@ -66,7 +66,7 @@ def generate_demo(
     seed: int = DEMO_SEED,
     start_year: int = 2015,
 ) -> DemoDataset:
-    """Synthetic data for ``n_org_units`` org units over ``n_years`` whole years from ``start_year``."""
+    """Synthetic data for ``n_org_units`` org units, ``n_years`` whole years from ``start_year``."""
     if isinstance(n_org_units, bool) or not isinstance(n_org_units, int) or n_org_units < 1:
         raise ValueError(f"n_org_units must be a positive integer, got {n_org_units!r}")
     if isinstance(n_years, bool) or not isinstance(n_years, int) or n_years < 1:
@@ -75,7 +75,9 @@ def generate_demo(
     ids, names = _org_units(n_org_units)
     features = _features(np.random.default_rng(seed), periods, period_type, n_org_units, start_year)
     panel = Panel(period_type=period_type, periods=periods, org_units=ids, features=features)
-    return DemoDataset(panel=panel, geojson=_geojson(ids, names), names=dict(zip(ids, names, strict=True)))
+    return DemoDataset(
+        panel=panel, geojson=_geojson(ids, names), names=dict(zip(ids, names, strict=True))
+    )
 
 
 def _periods(period_type: str, start_year: int, n_years: int) -> list[str]:
@@ -85,12 +87,16 @@ def _periods(period_type: str, start_year: int, n_years: int) -> list[str]:
     if period_type == period_math.WEEK:
         last_week = period_math.iso_weeks_in_year(last_year)
         return period_math.period_range(f"{start_year}W01", f"{last_year}W{last_week:02d}")
-    raise ValueError(f"period_type {period_type!r} is not one of {', '.join(period_math.PERIOD_TYPES)}")
+    raise ValueError(
+        f"period_type {period_type!r} is not one of {', '.join(period_math.PERIOD_TYPES)}"
+    )
 
 
 def _org_units(count: int) -> tuple[list[str], list[str]]:
     named = list(NAMED_ORG_UNITS[:count])
-    generated = [(f"OU_{index:05d}", f"District {index}") for index in range(len(named) + 1, count + 1)]
+    generated = [
+        (f"OU_{index:05d}", f"District {index}") for index in range(len(named) + 1, count + 1)
+    ]
     pairs = named + generated
     return [ou_id for ou_id, _ in pairs], [name for _, name in pairs]
 
@@ -111,12 +117,23 @@ def _features(
 
     rain_mean = 180.0 / per_month * wetness * np.exp(1.1 * np.sin(phase - 2.0))[None, :]
     rainfall = rng.gamma(4.0, rain_mean / 4.0, size=(n_units, n_periods))
-    temperature = 26.0 + warmth + 2.5 * np.sin(phase - 0.8)[None, :] + rng.normal(0.0, 0.6, (n_units, n_periods))
+    temperature = (
+        26.0
+        + warmth
+        + 2.5 * np.sin(phase - 0.8)[None, :]
+        + rng.normal(0.0, 0.6, (n_units, n_periods))
+    )
     population = np.round(size * 1.025 ** years_elapsed[None, :])
 
     lag_1, lag_2 = max(1, round(per_month)), max(2, round(2 * per_month))
     rain_signal = np.log1p(rainfall / (100.0 / per_month))
-    disturbance = _ar1(rng, n_units, n_periods, persistence=0.7 ** (1 / per_month), scale=0.25 / math.sqrt(per_month))
+    disturbance = _ar1(
+        rng,
+        n_units,
+        n_periods,
+        persistence=0.7 ** (1 / per_month),
+        scale=0.25 / math.sqrt(per_month),
+    )
     log_mean = np.log(population / 1e5) + rate + disturbance
     log_mean[:, lag_1:] += 0.35 * rain_signal[:, :-lag_1]
     log_mean[:, lag_2:] += 0.25 * rain_signal[:, :-lag_2] + 0.12 * (temperature[:, :-lag_2] - 26.0)
@@ -130,7 +147,9 @@ def _features(
     }
 
 
-def _ar1(rng: np.random.Generator, n_units: int, n_periods: int, persistence: float, scale: float) -> np.ndarray:
+def _ar1(
+    rng: np.random.Generator, n_units: int, n_periods: int, persistence: float, scale: float
+) -> np.ndarray:
     """A stationary AR(1) series per org unit."""
     shocks = rng.normal(0.0, scale, size=(n_units, n_periods))
     series = np.empty((n_units, n_periods))

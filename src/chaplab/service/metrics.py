@@ -32,7 +32,9 @@ METRIC_NAMES: tuple[str, ...] = (
 )
 
 
-def quantiles_from_sorted(sorted_samples: np.ndarray, levels: Sequence[float] | np.ndarray) -> np.ndarray:
+def quantiles_from_sorted(
+    sorted_samples: np.ndarray, levels: Sequence[float] | np.ndarray
+) -> np.ndarray:
     """Quantiles at ``levels`` from samples sorted along the last axis.
 
     Linear interpolation between order statistics, identical to ``np.quantile``'s default
@@ -115,7 +117,7 @@ def aggregate_metrics(
 
 
 def cell_metrics_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-cell scores (``mae`` as absolute error, ``squared_error`` for rmse) from sorted samples."""
+    """Per-cell scores from sorted samples (``mae``: absolute error, ``squared_error``)."""
     truth_array = np.asarray(truth, dtype=np.float64)
     scores = {
         "crps": _crps_sorted(sorted_samples, truth_array),
@@ -136,7 +138,8 @@ def _validated(samples: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.n
         raise ValueError("samples: need a last axis with at least one sample")
     if sample_array.shape[:-1] != truth_array.shape:
         raise ValueError(
-            f"samples of shape {sample_array.shape} do not match truth of shape {truth_array.shape}: "
+            f"samples of shape {sample_array.shape} do not match truth of shape "
+            f"{truth_array.shape}: "
             "expected samples shaped (*truth.shape, n_samples)"
         )
     return sample_array, truth_array
@@ -178,7 +181,9 @@ def _covered(lower: np.ndarray, upper: np.ndarray, truth: np.ndarray) -> np.ndar
     return np.where(np.isnan(truth), np.nan, inside)
 
 
-def _winkler_cells(lower: np.ndarray, upper: np.ndarray, truth: np.ndarray, alpha: float) -> np.ndarray:
+def _winkler_cells(
+    lower: np.ndarray, upper: np.ndarray, truth: np.ndarray, alpha: float
+) -> np.ndarray:
     penalty_below = np.where(truth < lower, lower - truth, 0.0)
     penalty_above = np.where(truth > upper, truth - upper, 0.0)
     score = (upper - lower) + (2.0 / alpha) * (penalty_below + penalty_above)

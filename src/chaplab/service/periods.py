@@ -97,7 +97,9 @@ def period_range(first: str, last: str) -> list[str]:
     first_type, first_ordinal = parse_period(first)
     last_type, last_ordinal = parse_period(last)
     if first_type != last_type:
-        raise ValueError(f"periods {first!r} ({first_type}) and {last!r} ({last_type}) differ in type")
+        raise ValueError(
+            f"periods {first!r} ({first_type}) and {last!r} ({last_type}) differ in type"
+        )
     if last_ordinal < first_ordinal:
         raise ValueError(f"period range ends at {last!r}, before its start {first!r}")
     return [format_period(first_type, o) for o in range(first_ordinal, last_ordinal + 1)]

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chaplab.service.forecasting import TEMPLATES, InsufficientHistoryError, run_backtest, split_indices
+from chaplab.service.forecasting import (
+    TEMPLATES,
+    InsufficientHistoryError,
+    run_backtest,
+    split_indices,
+)
 from chaplab.service.metrics import METRIC_NAMES
 
 from .helpers import negative_binomial_panel
@@ -39,7 +44,9 @@ def test_weekly_splits_cross_the_year_end() -> None:
     assert result.periods[-1] == ["2020W50", "2020W51", "2020W52", "2020W53"]
 
     longer = negative_binomial_panel(2, "2019W01", 107)  # .. 2021W02
-    crossing = run_backtest(NAIVE, {}, longer, n_periods=3, n_splits=1, stride=1, n_samples=20, seed=0)
+    crossing = run_backtest(
+        NAIVE, {}, longer, n_periods=3, n_splits=1, stride=1, n_samples=20, seed=0
+    )
     assert crossing.split_periods == ["2020W52"]
     assert crossing.periods == [["2020W53", "2021W01", "2021W02"]]
 
@@ -70,7 +77,9 @@ def test_same_seed_gives_the_same_samples_and_another_seed_does_not() -> None:
 
 def test_too_little_history_says_how_much_is_needed_and_available() -> None:
     panel = negative_binomial_panel(2, "202101", 12)
-    with pytest.raises(InsufficientHistoryError, match=r"need at least 13 periods.*the dataset has 12") as error:
+    with pytest.raises(
+        InsufficientHistoryError, match=r"need at least 13 periods.*the dataset has 12"
+    ) as error:
         run_backtest(NAIVE, {}, panel, n_periods=3, n_splits=10, stride=1, n_samples=10, seed=0)
     assert (error.value.needed, error.value.available) == (13, 12)
     assert isinstance(error.value, ValueError)
@@ -81,7 +90,12 @@ def test_non_positive_arguments_are_refused_by_name(field: str) -> None:
     panel = negative_binomial_panel(2, "202101", 24)
     arguments = dict(n_periods=2, n_splits=2, stride=1, n_samples=10)
     arguments[field] = 0
-    wire_name = {"n_periods": "nPeriods", "n_splits": "nSplits", "stride": "stride", "n_samples": "nSamples"}
+    wire_name = {
+        "n_periods": "nPeriods",
+        "n_splits": "nSplits",
+        "stride": "stride",
+        "n_samples": "nSamples",
+    }
     with pytest.raises(ValueError, match=wire_name[field]):
         run_backtest(NAIVE, {}, panel, seed=0, **arguments)
 

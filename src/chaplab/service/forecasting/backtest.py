@@ -54,7 +54,7 @@ class BacktestResult:
     horizon_metrics: dict[int, dict[str, float]]
 
     def quantiles(self, levels: Sequence[float]) -> np.ndarray:
-        """Quantiles of every forecast cell, shape ``(n_splits, n_org_units, n_periods, len(levels))``."""
+        """Quantiles of every cell, shape ``(n_splits, n_org_units, n_periods, len(levels))``."""
         return quantiles_from_sorted(self.samples, levels)
 
 
@@ -77,12 +77,17 @@ def run_backtest(
 ) -> BacktestResult:
     """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth."""
     for field_name, value in (
-        ("nPeriods", n_periods), ("nSplits", n_splits), ("stride", stride), ("nSamples", n_samples)
+        ("nPeriods", n_periods),
+        ("nSplits", n_splits),
+        ("stride", stride),
+        ("nSamples", n_samples),
     ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{field_name} must be a positive integer, got {value!r}")
     filled = template.options_with_defaults(options)
-    _check_history(template.history_needed(filled, panel.period_type), panel, n_periods, n_splits, stride)
+    _check_history(
+        template.history_needed(filled, panel.period_type), panel, n_periods, n_splits, stride
+    )
     report = progress or (lambda fraction, message: None)
     target = panel.feature(template.target)
     indices = split_indices(panel.n_periods, n_periods, n_splits, stride)
@@ -91,10 +96,15 @@ def run_backtest(
     truth = np.empty((n_splits, panel.n_org_units, n_periods))
     for k, (index, stream) in enumerate(zip(indices, streams, strict=True)):
         history = panel.head(index + 1)
-        drawn = template.forecast(history, n_periods, n_samples, filled, np.random.default_rng(stream))
+        drawn = template.forecast(
+            history, n_periods, n_samples, filled, np.random.default_rng(stream)
+        )
         samples[k] = np.sort(drawn, axis=-1)
         truth[k] = target[:, index + 1 : index + 1 + n_periods]
-        report((k + 1) / (n_splits + 1), f"split {k + 1}/{n_splits}: trained up to {panel.periods[index]}")
+        report(
+            (k + 1) / (n_splits + 1),
+            f"split {k + 1}/{n_splits}: trained up to {panel.periods[index]}",
+        )
     result = BacktestResult(
         org_units=list(panel.org_units),
         split_periods=[panel.periods[index] for index in indices],
@@ -117,7 +127,8 @@ def _check_history(training: int, panel: Panel, n_periods: int, n_splits: int, s
             panel.n_periods,
             f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least {needed} "
             f"periods of history ({training} to train the model on before the first split, "
-            f"{n_periods + (n_splits - 1) * stride} to evaluate), the dataset has {panel.n_periods}",
+            f"{n_periods + (n_splits - 1) * stride} to evaluate), "
+            f"the dataset has {panel.n_periods}",
         )
 
 

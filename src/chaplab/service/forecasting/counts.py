@@ -51,7 +51,10 @@ def fit_inverse_dispersion(observed: np.ndarray, mean: np.ndarray, distribution:
 
 
 def sample_counts(
-    mean: np.ndarray, inverse_dispersion: np.ndarray | float, n_samples: int, rng: np.random.Generator
+    mean: np.ndarray,
+    inverse_dispersion: np.ndarray | float,
+    n_samples: int,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     """Draw ``n_samples`` counts per cell; result shape ``(*mean.shape, n_samples)``.
 
@@ -63,7 +66,9 @@ def sample_counts(
     return draw_counts(np.broadcast_to(mean_array[..., None], size), phi[..., None], rng)
 
 
-def draw_counts(mean: np.ndarray, inverse_dispersion: np.ndarray | float, rng: np.random.Generator) -> np.ndarray:
+def draw_counts(
+    mean: np.ndarray, inverse_dispersion: np.ndarray | float, rng: np.random.Generator
+) -> np.ndarray:
     """One count per cell of ``mean`` (``inverse_dispersion`` broadcasts against it), as float64."""
     rate = np.maximum(np.asarray(mean, dtype=np.float64), 0.0)
     phi = np.broadcast_to(np.asarray(inverse_dispersion, dtype=np.float64), rate.shape)
@@ -98,12 +103,16 @@ def row_means(values: np.ndarray) -> np.ndarray:
         return np.where(counts > 0, sums / np.maximum(counts, 1), overall)
 
 
-def fill_with_climatology(values: np.ndarray, positions: np.ndarray, climatology: np.ndarray) -> np.ndarray:
+def fill_with_climatology(
+    values: np.ndarray, positions: np.ndarray, climatology: np.ndarray
+) -> np.ndarray:
     """``values`` with every NaN replaced by the row's climatology at that season position."""
     return np.where(np.isnan(values), climatology[:, positions], values)
 
 
 def _clipped_ratio(numerator: np.ndarray | float, denominator: np.ndarray | float) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(np.asarray(denominator) > 0, numerator / np.maximum(denominator, 1e-300), 0.0)
+        ratio = np.where(
+            np.asarray(denominator) > 0, numerator / np.maximum(denominator, 1e-300), 0.0
+        )
     return np.clip(ratio, 0.0, MAX_INVERSE_DISPERSION)

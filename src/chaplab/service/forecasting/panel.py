@@ -26,14 +26,17 @@ class Panel:
     def __post_init__(self) -> None:
         if self.period_type not in period_math.PERIOD_TYPES:
             raise ValueError(
-                f"period_type {self.period_type!r} is not one of {', '.join(period_math.PERIOD_TYPES)}"
+                f"period_type {self.period_type!r} is not one of "
+                f"{', '.join(period_math.PERIOD_TYPES)}"
             )
         canonical = [period_math.canonical_period(value) for value in self.periods]
         for value in canonical:
             if period_math.period_type_of(value) != self.period_type:
                 raise ValueError(f"period {value!r} is not a {self.period_type} period")
         if canonical and canonical != period_math.period_range(canonical[0], canonical[-1]):
-            raise ValueError("periods must be consecutive and chronological, without gaps or repeats")
+            raise ValueError(
+                "periods must be consecutive and chronological, without gaps or repeats"
+            )
         if len(set(self.org_units)) != len(self.org_units):
             raise ValueError("org_units must be distinct")
         shape = (len(self.org_units), len(canonical))
@@ -42,7 +45,8 @@ class Panel:
             array = np.array(values, dtype=np.float64)
             if array.shape != shape:
                 raise ValueError(
-                    f"feature {name!r} has shape {array.shape}, expected (n_org_units, n_periods) = {shape}"
+                    f"feature {name!r} has shape {array.shape}, "
+                    f"expected (n_org_units, n_periods) = {shape}"
                 )
             arrays[name] = array
         object.__setattr__(self, "periods", canonical)
@@ -64,13 +68,16 @@ class Panel:
 
     def season_positions(self) -> np.ndarray:
         """Position of every period within its year (0-based month or ISO week, week 53 -> 51)."""
-        return np.array([period_math.season_position(value) for value in self.periods], dtype=np.intp)
+        return np.array(
+            [period_math.season_position(value) for value in self.periods], dtype=np.intp
+        )
 
     def feature(self, name: str) -> np.ndarray:
-        """The array of a feature that has at least one observed value; ValueError naming it otherwise."""
+        """A feature's array; ValueError naming it when absent or without any observed value."""
         if name not in self.features:
             raise ValueError(
-                f"covariate {name!r} is missing from the dataset (it has: {', '.join(sorted(self.features))})"
+                f"covariate {name!r} is missing from the dataset "
+                f"(it has: {', '.join(sorted(self.features))})"
             )
         values = self.features[name]
         if values.size and np.isnan(values).all():

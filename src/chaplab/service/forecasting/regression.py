@@ -5,11 +5,11 @@ For org unit ``i`` and period ``t`` the log mean is
     log mu[i, t] = a[i] + sum_l b_l * log1p(cases[i, t-l]) + sum_l c_l * rain[i, t-l]
                    + sum_l d_l * temp[i, t-l] + seasonal harmonics of t
 
-with ``l = 1..n_lags``, an intercept per org unit and coefficients pooled over org units. It is fitted
-by iteratively reweighted least squares on all org units at once: the intercepts are absorbed by a
-weighted within-org-unit centring, so each step solves one small ``K x K`` system whatever the
-number of org units. The over-dispersion ``phi`` (``Var = mu + phi mu^2``) is re-estimated by
-moments at every step. Covariates are standardised with the training means and spreads.
+with ``l = 1..n_lags``, an intercept per org unit and coefficients pooled over org units. It is
+fitted by iteratively reweighted least squares on all org units at once: the intercepts are
+absorbed by a weighted within-org-unit centring, so each step solves one small ``K x K`` system
+whatever the number of org units. The over-dispersion ``phi`` (``Var = mu + phi mu^2``) is
+re-estimated by moments at every step. Covariates are standardised with the training means and spreads.
 
 Missing values: periods whose target is missing are left out of the fit; a missing lagged case or
 covariate value is replaced by the org unit's climatology (its mean of that month or ISO week).
@@ -82,7 +82,8 @@ def forecast_regression(task: ForecastTask) -> np.ndarray:
     n_lags = task.options["n_lags"]
     positions = history.season_positions()
     future_positions = np.array(
-        [season_position(p) for p in periods_after(history.periods[-1], task.n_periods)], dtype=np.intp
+        [season_position(p) for p in periods_after(history.periods[-1], task.n_periods)],
+        dtype=np.intp,
     )
     all_positions = np.concatenate([positions, future_positions])
     cases = history.feature(task.target)
@@ -109,7 +110,9 @@ def forecast_regression(task: ForecastTask) -> np.ndarray:
     return samples
 
 
-def fit_negative_binomial(target: np.ndarray, design: np.ndarray, distribution: str) -> FittedRegression:
+def fit_negative_binomial(
+    target: np.ndarray, design: np.ndarray, distribution: str
+) -> FittedRegression:
     """IRLS for a log-link count regression with one intercept per row of ``target``.
 
     ``target``: (org units, rows), NaN = left out; ``design``: (org units, rows, K).
@@ -120,14 +123,18 @@ def fit_negative_binomial(target: np.ndarray, design: np.ndarray, distribution: 
     unit_mean = row_means(target)
     intercepts = np.log(np.maximum(unit_mean, 0.5))
     slopes = np.zeros(n_features)
-    phi = _pooled_dispersion(target, np.broadcast_to(unit_mean[:, None], target.shape), distribution)
+    phi = _pooled_dispersion(
+        target, np.broadcast_to(unit_mean[:, None], target.shape), distribution
+    )
     for _ in range(MAX_ITERATIONS):
         eta = np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
         mean = np.exp(eta)
         weights = np.where(observed, mean / (1.0 + phi * mean), 0.0)
         working = eta + (y - mean) / mean
         new_intercepts, new_slopes = _weighted_within_solve(design, working, weights, intercepts)
-        change = max(np.max(np.abs(new_slopes - slopes)), np.max(np.abs(new_intercepts - intercepts)))
+        change = max(
+            np.max(np.abs(new_slopes - slopes)), np.max(np.abs(new_intercepts - intercepts))
+        )
         intercepts, slopes = new_intercepts, new_slopes
         fitted_mean = np.exp(np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN))
         phi = _pooled_dispersion(target, fitted_mean, distribution)
@@ -138,7 +145,9 @@ def fit_negative_binomial(target: np.ndarray, design: np.ndarray, distribution: 
 
 def _pooled_dispersion(target: np.ndarray, mean: np.ndarray, distribution: str) -> float:
     """One inverse dispersion for all org units."""
-    return float(fit_inverse_dispersion(target.reshape(1, -1), mean.reshape(1, -1), distribution)[0])
+    return float(
+        fit_inverse_dispersion(target.reshape(1, -1), mean.reshape(1, -1), distribution)[0]
+    )
 
 
 def _weighted_within_solve(
@@ -171,7 +180,9 @@ def _design(
     n_periods = lagged_cases.shape[1]
     lags = range(1, n_lags + 1)
     case_lags = np.stack([lagged_cases[:, n_lags - lag : n_periods - lag] for lag in lags], axis=-1)
-    climate_lags = np.stack([climate[:, :, n_lags - lag : n_periods - lag] for lag in lags], axis=-1)
+    climate_lags = np.stack(
+        [climate[:, :, n_lags - lag : n_periods - lag] for lag in lags], axis=-1
+    )
     n_units, n_rows = case_lags.shape[:2]
     climate_columns = climate_lags.transpose(1, 2, 0, 3).reshape(n_units, n_rows, -1)
     harmonics = np.broadcast_to(seasonal[n_lags:n_periods], (n_units, n_rows, seasonal.shape[1]))
@@ -183,7 +194,9 @@ def _exogenous_row(climate: np.ndarray, seasonal: np.ndarray, t: int, n_lags: in
     n_units = climate.shape[1]
     lagged = climate[:, :, t - n_lags : t][:, :, ::-1]  # (covariates, org units, lags)
     lagged = lagged.transpose(1, 0, 2).reshape(n_units, -1)
-    return np.concatenate([lagged, np.broadcast_to(seasonal[t], (n_units, seasonal.shape[1]))], axis=1)
+    return np.concatenate(
+        [lagged, np.broadcast_to(seasonal[t], (n_units, seasonal.shape[1]))], axis=1
+    )
 
 
 def _standardised_climate(
@@ -200,15 +213,23 @@ def _standardised_climate(
         else:
             ahead = np.full((history.n_org_units, task.n_periods), np.nan)
         extended = np.concatenate([values, ahead], axis=1)
-        filled = fill_with_climatology(extended, np.concatenate([positions, future_positions]), climatology)
+        filled = fill_with_climatology(
+            extended, np.concatenate([positions, future_positions]), climatology
+        )
         observed = values[~np.isnan(values)]
         spread = observed.std() if observed.size > 1 and observed.std() > 0 else 1.0
         series.append((filled - observed.mean()) / spread)
-    return np.stack(series) if series else np.zeros((0, history.n_org_units, history.n_periods + task.n_periods))
+    return (
+        np.stack(series)
+        if series
+        else np.zeros((0, history.n_org_units, history.n_periods + task.n_periods))
+    )
 
 
 def _filled(values: np.ndarray, positions: np.ndarray, season_length: int) -> np.ndarray:
-    return fill_with_climatology(values, positions, seasonal_means(values, positions, season_length))
+    return fill_with_climatology(
+        values, positions, seasonal_means(values, positions, season_length)
+    )
 
 
 def _harmonics(positions: np.ndarray, season_length: int, count: int) -> np.ndarray:

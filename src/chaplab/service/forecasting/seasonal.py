@@ -47,7 +47,9 @@ def forecast_seasonal_naive(task: ForecastTask) -> np.ndarray:
         observed, history.season_positions(), history.season_length, task.options["n_seasons"]
     )
     phi = fit_inverse_dispersion(observed, in_sample, task.options["distribution"])
-    future_positions = [season_position(p) for p in periods_after(history.periods[-1], task.n_periods)]
+    future_positions = [
+        season_position(p) for p in periods_after(history.periods[-1], task.n_periods)
+    ]
     return sample_counts(latest[:, future_positions], phi[:, None], task.n_samples, task.rng)
 
 
@@ -68,7 +70,10 @@ def seasonal_window_means(
         if columns.size == 0:
             continue
         observed = ~np.isnan(values[:, columns])
-        sums = np.concatenate([np.zeros((rows, 1)), np.cumsum(np.where(observed, values[:, columns], 0.0), axis=1)], axis=1)
+        sums = np.concatenate(
+            [np.zeros((rows, 1)), np.cumsum(np.where(observed, values[:, columns], 0.0), axis=1)],
+            axis=1,
+        )
         counts = np.concatenate([np.zeros((rows, 1)), np.cumsum(observed, axis=1)], axis=1)
         ends = np.arange(columns.size + 1)
         starts = np.maximum(ends - n_seasons, 0)

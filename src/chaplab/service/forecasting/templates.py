@@ -23,7 +23,7 @@ TARGET = "disease_cases"
 
 @dataclass(frozen=True)
 class ModelTemplateSpec:
-    """A forecasting model as the service lists it (``userOptions`` = ``config_schema.properties``)."""
+    """A forecasting model as the service lists it (``userOptions``: its schema's properties)."""
 
     name: str
     display_name: str
@@ -44,7 +44,9 @@ class ModelTemplateSpec:
 
     def history_needed(self, options: dict[str, Any] | None, period_type: str) -> int:
         """Fewest periods of history the model is fitted on."""
-        return self.min_training_periods(self.options_with_defaults(options), season_length(period_type))
+        return self.min_training_periods(
+            self.options_with_defaults(options), season_length(period_type)
+        )
 
     def forecast(
         self,
@@ -55,7 +57,7 @@ class ModelTemplateSpec:
         rng: np.random.Generator,
         future: Panel | None = None,
     ) -> np.ndarray:
-        """Samples of the ``n_periods`` periods after ``history``, shape (org units, periods, samples)."""
+        """Samples of the ``n_periods`` after ``history``, shape (org units, periods, samples)."""
         _check_positive("n_periods", n_periods)
         _check_positive("n_samples", n_samples)
         if self.supported_period_type not in ("any", history.period_type):
