@@ -22,7 +22,8 @@ from chaplab.plotting._draw import (
     draw_forecast,
     draw_split_markers,
     legend_handles,
-    panel_limits,
+    panel_value_limits,
+    time_limits,
 )
 from chaplab.plotting._layout import finish_figure, make_panels, style_panel
 
@@ -94,6 +95,7 @@ def compare_chart(
         for part in drawn
     ]
 
+    x_limits = time_limits(limit_frames)
     figure, axes, owns_figure = make_panels(len(shown), ax)
     palettes = (FORECAST, SECOND)
     for org_unit, panel in zip(shown, axes):
@@ -113,10 +115,9 @@ def compare_chart(
         if SPLIT_PERIOD in drawn[0].columns:
             rows = drawn[0]
             draw_split_markers(panel, sorted(rows.loc[rows[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique()))
-        x_limits, y_limits = panel_limits(limit_frames, org_unit)
         panel.set_xlim(*x_limits)
-        panel.set_ylim(*y_limits)
-        style_panel(panel, org_unit, ylabel)
+        panel.set_ylim(*panel_value_limits(limit_frames, org_unit))
+        style_panel(panel, org_unit)
     handles = [
         handle
         for label, palette in zip(labels, palettes)
@@ -124,7 +125,8 @@ def compare_chart(
     ] + legend_handles([], None, FORECAST, actuals=actuals is not None,
                        splits=SPLIT_PERIOD in drawn[0].columns)
     finish_figure(
-        figure, axes, handles, title=title, shown=len(shown), total=len(chosen),
+        figure, axes, handles, title=title,
+        ylabel=ylabel, shown=len(shown), total=len(chosen),
         owns_figure=owns_figure,
     )
     return figure

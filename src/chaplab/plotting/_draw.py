@@ -102,15 +102,18 @@ def value_limits(values: np.ndarray) -> tuple[float, float]:
     return bottom, top
 
 
-def panel_limits(
-    frames: Sequence[pd.DataFrame], org_unit: str
-) -> tuple[tuple[np.datetime64, np.datetime64], tuple[float, float]]:
-    """x- and y-limits of one org unit over every given frame (all splits, all quantiles),
-    so that showing another split keeps the axes where they are."""
-    parts = [frame[frame[ORG_UNIT] == org_unit] for frame in frames]
-    x = np.concatenate([to_x(part[PERIOD]) for part in parts])
-    y = np.concatenate([part[VALUE].to_numpy(dtype=np.float64) for part in parts])
-    return (x.min(), x.max()), value_limits(y)
+def time_limits(frames: Sequence[pd.DataFrame]) -> tuple[np.datetime64, np.datetime64]:
+    """The x-limits holding every period of the given frames (all splits, all org units shown),
+    so that showing another split keeps the time axis where it is."""
+    x = np.concatenate([to_x(frame[PERIOD]) for frame in frames])
+    return x.min(), x.max()
+
+
+def panel_value_limits(frames: Sequence[pd.DataFrame], org_unit: str) -> tuple[float, float]:
+    """The y-limits of one org unit over every given frame (all splits, all quantiles),
+    so that showing another split keeps its axis where it is."""
+    values = [frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames]
+    return value_limits(np.concatenate(values))
 
 
 def legend_handles(

@@ -21,7 +21,8 @@ from chaplab.plotting._draw import (
     draw_forecast,
     draw_split_markers,
     legend_handles,
-    panel_limits,
+    panel_value_limits,
+    time_limits,
 )
 from chaplab.plotting._layout import finish_figure, make_panels, style_panel
 
@@ -63,6 +64,7 @@ def fan_chart(
     table = wide(drawn[drawn[QUANTILE].isin(needed)])
     forecasts = dict(list(table.groupby(level=ORG_UNIT, observed=True, sort=False)))
 
+    x_limits = time_limits(limit_frames)
     figure, axes, owns_figure = make_panels(len(shown), ax)
     for org_unit, panel in zip(shown, axes):
         if org_unit in forecasts:
@@ -72,10 +74,9 @@ def fan_chart(
         if SPLIT_PERIOD in drawn.columns:
             splits = drawn.loc[drawn[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique()
             draw_split_markers(panel, sorted(splits))
-        x_limits, y_limits = panel_limits(limit_frames, org_unit)
         panel.set_xlim(*x_limits)
-        panel.set_ylim(*y_limits)
-        style_panel(panel, org_unit, ylabel)
+        panel.set_ylim(*panel_value_limits(limit_frames, org_unit))
+        style_panel(panel, org_unit)
     handles = legend_handles(
         bands,
         median,
@@ -88,6 +89,7 @@ def fan_chart(
         axes,
         handles,
         title=title,
+        ylabel=ylabel,
         shown=len(shown),
         total=len(chosen),
         owns_figure=owns_figure,

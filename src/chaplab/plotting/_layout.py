@@ -19,7 +19,8 @@ MAX_COLUMNS = 4
 def make_panels(count: int, ax: Axes | Sequence[Axes] | None) -> tuple[Figure, list[Axes], bool]:
     """A figure with ``count`` panels, or the caller's axes; also whether the figure is ours.
 
-    A grid of at most four columns; cells the grid does not need are removed.
+    A grid of at most four columns sharing the time axis; cells the grid does not need are
+    removed, and only panels with no panel below them label the time axis.
     """
     if ax is not None:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
@@ -34,10 +35,11 @@ def make_panels(count: int, ax: Axes | Sequence[Axes] | None) -> tuple[Figure, l
     figure = plt.figure(
         figsize=(PANEL_WIDTH * columns + 1.6, PANEL_HEIGHT * rows + 0.6), layout="constrained"
     )
-    grid = figure.subplots(rows, columns, squeeze=False, sharex=False)
-    cells = list(grid.ravel())
+    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=True).ravel())
     for unused in cells[count:]:
         unused.remove()
+    for index, cell in enumerate(cells[:count]):
+        cell.tick_params(axis="x", labelbottom=index + columns >= count)
     return figure, cells[:count], True
 
 
@@ -46,15 +48,13 @@ def _columns(count: int) -> int:
     return 1 if count == 1 else 2 if count <= 4 else 3 if count <= 9 else MAX_COLUMNS
 
 
-def style_panel(ax: Axes, title: str, ylabel: str | None) -> None:
+def style_panel(ax: Axes, title: str) -> None:
     """Panel title, compact date ticks and a light grid."""
     ax.set_title(title, fontsize="medium")
     locator = AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     ax.grid(True, linewidth=0.4, alpha=0.5)
-    if ylabel:
-        ax.set_ylabel(ylabel)
 
 
 def finish_figure(
@@ -63,15 +63,21 @@ def finish_figure(
     handles: list[Artist],
     *,
     title: str | None,
+    ylabel: str | None,
     shown: int,
     total: int,
     owns_figure: bool,
 ) -> None:
-    """Add the legend (outside the panels on our own figure) and the title with a cut-off note."""
+    """Add the legend and the y label (once, outside the panels, on our own figure; on the
+    caller's axes otherwise) and the title with a cut-off note."""
     if owns_figure:
         figure.legend(handles=handles, loc="outside right upper", fontsize="small", frameon=False)
+        if ylabel:
+            figure.supylabel(ylabel, fontsize="medium")
     else:
         axes[0].legend(handles=handles, fontsize="small")
+        for ax in axes:
+            ax.set_ylabel(ylabel or "")
     note = f"first {shown} of {total} org units shown" if shown < total else None
     text = "; ".join(part for part in (title, note) if part)
     if text:
