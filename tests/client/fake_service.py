@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -64,7 +65,7 @@ class FakeJob:
         }
 
 
-Fault = int | type[httpx.TransportError]
+Fault = int | httpx.Response | type[httpx.TransportError]
 
 DATASET = {
     "id": 1, "name": "demo", "type": "evaluation", "created": "2026-01-01T10:00:00",
@@ -128,7 +129,8 @@ class FakeService:
         return httpx.MockTransport(self)
 
     def fail(self, request_line: str, *faults: Fault) -> None:
-        """Queue faults for ``"METHOD /path"``: status codes or transport errors to raise."""
+        """Queue faults for ``"METHOD /path"``: status codes, whole responses, or transport
+        errors to raise; each is used once, in order, before the route answers again."""
         self.faults.setdefault(request_line, []).extend(faults)
 
     def add_job(self, **kwargs: Any) -> FakeJob:
@@ -144,13 +146,15 @@ class FakeService:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
-        path = request.url.path
+        path = request.url.raw_path.decode("ascii").split("?")[0]  # %2F stays inside a segment
         if not path.startswith(self.prefix):
             return _detail(404, "Not Found")
         path = path[len(self.prefix):]
         queued = self.faults.get(f"{request.method} {path}")
         if queued:
             fault = queued.pop(0)
+            if isinstance(fault, httpx.Response):
+                return fault
             if isinstance(fault, int):
                 return _fault_response(fault)
             raise fault("fake fault", request=request)
@@ -161,7 +165,7 @@ class FakeService:
         for method, pattern, handler in self._routes():
             match = re.fullmatch(pattern, path)
             if match and method == request.method:
-                return handler(request, *match.groups())
+                return handler(request, *map(unquote, match.groups()))
         return _detail(404, "Not Found")
 
     def _check_key(self, request: httpx.Request, path: str) -> httpx.Response | None:
@@ -209,6 +213,8 @@ class FakeService:
                 for job in self.jobs.values()])),
             ("GET", r"/v1/jobs/([^/]+)", self._job_status),
             ("GET", r"/v1/jobs/([^/]+)/logs", self._job_logs),
+            ("POST", r"/v1/jobs/([^/]+)/cancel", self._cancel_job),
+            ("DELETE", r"/v1/jobs/([^/]+)", self._delete_job),
         ]
         if self.has_models_route:
             routes.append(("GET", r"/v1/crud/models", lambda r: _ok(self.configured_models)))
@@ -299,6 +305,18 @@ class FakeService:
             headers["Preference-Applied"] = f"wait={wait.group(1)}"
         status = job.status_at(self.clock.now)
         return _ok(status.lower() if self.lower_case_status else status, headers)
+
+    def _cancel_job(self, request: httpx.Request, job_id: str) -> httpx.Response:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return _detail(404, "Job not found")
+        job.final_status, job.finish_at = "REVOKED", self.clock.now
+        return _ok({"message": "cancelled"})
+
+    def _delete_job(self, request: httpx.Request, job_id: str) -> httpx.Response:
+        if self.jobs.pop(job_id, None) is None:
+            return _detail(404, "Job not found")
+        return _ok({"message": "deleted"})
 
     def _job_logs(self, request: httpx.Request, job_id: str) -> httpx.Response:
         job = self.jobs.get(job_id)

@@ -233,3 +233,18 @@ def test_bad_ids_name_the_argument(client: Any) -> None:
         client.create_evaluation("bt", "naive_model", 1, n_splits=0)
     with pytest.raises(ValueError, match="quantiles"):
         client.evaluation_entries(1, quantiles=[1.5])
+
+
+def test_cancel_and_delete_job(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 100)
+    assert client.cancel_job("j1") is None
+    assert client.job_status("j1") == "REVOKED"
+    assert client.delete_job("j1") is None
+    assert client.list_jobs() == []
+    assert fake.paths()[:3] == ["POST /v1/jobs/j1/cancel", "GET /v1/jobs/j1", "DELETE /v1/jobs/j1"]
+
+
+def test_job_ids_are_escaped_in_paths(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="a/b")
+    client.job_status("a/b")
+    assert fake.requests[-1].url.raw_path == b"/v1/jobs/a%2Fb"

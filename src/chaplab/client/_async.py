@@ -7,12 +7,15 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from chaplab.client._driver import ClientBase, bind_operations
 from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+
+if TYPE_CHECKING:
+    from chaplab.client._sync import ChapClient
 
 T = TypeVar("T")
 
@@ -39,6 +42,7 @@ class AsyncChapClient(ClientBase):
     ) -> None:
         super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
         self._http = httpx.AsyncClient(transport=transport, auth=auth, timeout=timeout)
+        self._auth = auth
         self._clock = clock
         self._sleep = sleep
 
@@ -65,6 +69,13 @@ class AsyncChapClient(ClientBase):
             return stop.value  # type: ignore[no-any-return]
         finally:
             operation.close()
+
+    def as_sync(self, transport: httpx.BaseTransport | None = None) -> ChapClient:
+        """A ``ChapClient`` with this client's settings (URL, prefix, key, auth, time limit,
+        retry policy) and its own connections (``transport`` for tests)."""
+        from chaplab.client._sync import ChapClient
+
+        return ChapClient(**self._settings(), auth=self._auth, transport=transport)
 
     async def aclose(self) -> None:
         """Close the connection pool."""

@@ -58,7 +58,10 @@ class ClientBase:
             api_key_header=api_key_header,
             timeout=timeout,
         )
-        self._ops = Operations(self._builder, retry or RetryPolicy())
+        self._retry = retry or RetryPolicy()
+        self._ops = Operations(self._builder, self._retry)
+        self._api_key = api_key
+        self._timeout = timeout
 
     @property
     def base_url(self) -> str:
@@ -69,6 +72,22 @@ class ClientBase:
     def proxy_prefix(self) -> str:
         """The prefix prepended to every path (``""`` when none)."""
         return self._builder.proxy_prefix
+
+    @property
+    def has_api_key(self) -> bool:
+        """Whether an API key is sent (the key itself is not readable from the client)."""
+        return self._api_key is not None
+
+    def _settings(self) -> dict[str, Any]:
+        """The constructor arguments shared by both drivers, to build the other kind."""
+        return dict(
+            base_url=self.base_url,
+            proxy_prefix=self.proxy_prefix,
+            api_key=self._api_key,
+            api_key_header=self._builder.api_key_header,
+            timeout=self._timeout,
+            retry=self._retry,
+        )
 
     def __repr__(self) -> str:
         key = f", api_key={self._builder.key_prefix!r}" if self._builder.key_prefix else ""

@@ -325,7 +325,7 @@ class Operations:
         params = [("orgUnits", unit) for unit in _org_units(org_units)]
         path = f"/v1/analytics/actualCases/{evaluation_id}"
         response = yield from self._request("GET", path, params=params)
-        return _convert(actuals_to_frame, _decode(response), response)
+        return _convert(actuals_to_frame, response.content, response)
 
     # -- predictions ----------------------------------------------------------------------
 
@@ -395,6 +395,16 @@ class Operations:
             payload = _decode(response)
             return payload if isinstance(payload, str) else json.dumps(payload, indent=2)
         return response.text
+
+    @operation
+    def cancel_job(self, job_id: str) -> Operation[None]:
+        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``)."""
+        yield from self._request("POST", _job_path(job_id) + "/cancel")
+
+    @operation
+    def delete_job(self, job_id: str) -> Operation[None]:
+        """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""
+        yield from self._request("DELETE", _job_path(job_id))
 
     @operation
     def wait_for_job(

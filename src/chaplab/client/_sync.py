@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from chaplab.client._driver import ClientBase, bind_operations
 from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+
+if TYPE_CHECKING:
+    from chaplab.client._async import AsyncChapClient
 
 T = TypeVar("T")
 
@@ -42,6 +45,7 @@ class ChapClient(ClientBase):
     ) -> None:
         super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
         self._http = httpx.Client(transport=transport, auth=auth, timeout=timeout)
+        self._auth = auth
         self._clock = clock
         self._sleep = sleep
 
@@ -68,6 +72,13 @@ class ChapClient(ClientBase):
             return stop.value  # type: ignore[no-any-return]
         finally:
             operation.close()
+
+    def as_async(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncChapClient:
+        """An ``AsyncChapClient`` with this client's settings (URL, prefix, key, auth, time
+        limit, retry policy) and its own connections (``transport`` for tests)."""
+        from chaplab.client._async import AsyncChapClient
+
+        return AsyncChapClient(**self._settings(), auth=self._auth, transport=transport)
 
     def close(self) -> None:
         """Close the connection pool."""

@@ -1,0 +1,155 @@
+"""``wait_for_job`` and ``run_evaluation`` on the fake clock: no real waiting, sleeps counted."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import pytest
+
+from chaplab.client import (
+    Evaluation,
+    JobFailedError,
+    JobTimeoutError,
+    NotFoundError,
+    PollSchedule,
+)
+
+from .fake_service import FakeService
+
+
+def status_requests(fake: FakeService, job_id: str) -> int:
+    return fake.paths().count(f"GET /v1/jobs/{job_id}")
+
+
+def test_wait_returns_the_finished_job(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", result="4", finish_at=fake.clock.now + 3.0)
+    job = client.wait_for_job("j1")
+    assert (job.status, job.result_id) == ("SUCCESS", 4)
+    assert fake.clock.now >= 1003.0
+    assert fake.paths()[0] == "GET /v1/jobs"  # the id is confirmed first
+    assert fake.paths()[-1] == "GET /v1/jobs"  # the result comes from the list
+
+
+def test_wait_notices_the_end_soon(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 4.0)
+    client.wait_for_job("j1")
+    assert fake.clock.now - 1004.0 <= PollSchedule().plateau
+
+
+def test_unknown_job_id_is_not_waited_on(client: Any, fake: FakeService) -> None:
+    fake.unknown_job_is_pending = True
+    with pytest.raises(NotFoundError, match="'nope' is not on record"):
+        client.wait_for_job("nope", timeout=60)
+    assert fake.paths() == ["GET /v1/jobs"]
+    with pytest.raises(NotFoundError, match="'nope'"):
+        client.get_job("nope")
+
+
+def test_failed_job_carries_status_error_and_logs(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", final_status="FAILURE", error="ValueError: no data",
+                 logs="Traceback ...\nValueError: no data\n")
+    with pytest.raises(JobFailedError) as caught:
+        client.wait_for_job("j1")
+    error = caught.value
+    assert (error.status, error.error) == ("FAILURE", "ValueError: no data")
+    assert error.logs.startswith("Traceback")
+    assert error.job.id == "j1"
+    assert str(error) == "job 'j1' ended with status FAILURE: ValueError: no data (see .logs)"
+
+
+def test_failed_job_without_logs(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", final_status="REVOKED", finish_at=fake.clock.now)
+    with pytest.raises(JobFailedError) as caught:
+        client.wait_for_job("j1")
+    assert (caught.value.status, caught.value.logs, caught.value.error) == ("REVOKED", None, None)
+    assert status_requests(fake, "j1") == 0  # the list already showed it had ended
+
+
+def test_unknown_terminal_status_is_a_failure(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", final_status="EXPLODED")
+    with pytest.raises(JobFailedError, match="EXPLODED"):
+        client.wait_for_job("j1")
+
+
+def test_lower_case_statuses(client: Any, fake: FakeService) -> None:
+    fake.lower_case_status = True
+    fake.add_job(id="j1", result="2")
+    assert client.job_status("j1") == "STARTED"
+    job = client.wait_for_job("j1")
+    assert job.status == "SUCCESS" and job.succeeded
+
+
+def test_timeout_says_the_job_keeps_running(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 10_000)
+    with pytest.raises(JobTimeoutError) as caught:
+        client.wait_for_job("j1", timeout=30)
+    error = caught.value
+    assert (error.job_id, error.last_status, error.timeout) == ("j1", "STARTED", 30)
+    assert "keeps running" in str(error) and "'j1'" in str(error)
+    assert fake.clock.now == pytest.approx(1030.0)
+
+
+def test_fixed_poll_interval(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 5.0)
+    client.wait_for_job("j1", poll_interval=1.0)
+    assert set(fake.clock.sleeps) == {1.0}
+    assert status_requests(fake, "j1") == 6
+
+
+def test_adaptive_schedule_costs_at_most_30_requests_for_a_minute(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 60.0)
+    client.wait_for_job("j1")
+    assert status_requests(fake, "j1") <= 30
+    assert max(fake.clock.sleeps) <= 5.0
+    assert fake.clock.sleeps[0] < fake.clock.sleeps[-1]
+
+
+def test_adaptive_schedule_notices_short_jobs_quickly() -> None:
+    delays = []
+    for tenth in range(10, 101):
+        duration, elapsed, schedule = tenth / 10, 0.0, PollSchedule()
+        while elapsed < duration:
+            elapsed += schedule.next_interval(elapsed)
+        delays.append(elapsed - duration)
+    assert statistics.median(delays) < 0.35
+
+
+def test_prefer_wait_is_sent_and_honoured(client: Any, fake: FakeService) -> None:
+    fake.honour_prefer_wait = True
+    fake.add_job(id="j1", finish_at=fake.clock.now + 25.0)
+    client.wait_for_job("j1", timeout=100)
+    status = [r for r in fake.requests if r.url.path == "/v1/jobs/j1"]
+    assert [r.headers["Prefer"] for r in status] == ["wait=10", "wait=10", "wait=10"]
+    assert fake.clock.sleeps == []  # the server held each answer; no client-side sleeping
+
+
+def test_prefer_wait_shrinks_with_the_remaining_time(client: Any, fake: FakeService) -> None:
+    fake.honour_prefer_wait = True
+    fake.add_job(id="j1", finish_at=fake.clock.now + 100.0)
+    with pytest.raises(JobTimeoutError):
+        client.wait_for_job("j1", timeout=13.5)
+    status = [r.headers.get("Prefer") for r in fake.requests if r.url.path == "/v1/jobs/j1"]
+    assert status[:2] == ["wait=10", "wait=3"]
+
+
+def test_bad_wait_arguments(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1")
+    with pytest.raises(ValueError, match="timeout"):
+        client.wait_for_job("j1", timeout=0)
+    with pytest.raises(ValueError, match="poll_interval"):
+        client.wait_for_job("j1", poll_interval=-1)
+
+
+def test_run_evaluation(client: Any, fake: FakeService) -> None:
+    evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1, n_splits=2, timeout=60)
+    assert isinstance(evaluation, Evaluation)
+    assert (evaluation.id, evaluation.name) == (2, "bt_new")
+    assert fake.paths()[-1] == "GET /v1/crud/backtests/2/info"
+
+
+def test_run_evaluation_on_a_missing_dataset(client: Any, fake: FakeService) -> None:
+    with pytest.raises(NotFoundError, match="Dataset 42 not found"):
+        client.run_evaluation("bt", "naive_model", 42)
