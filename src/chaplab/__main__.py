@@ -2,4 +2,6 @@
 
 from chaplab.cli import main
 
-raise SystemExit(main())
+# Guarded: the service's worker processes import the parent's main module when they start.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""``create_app``: the embedded modeling service as an ASGI app.
+
+Built with the toolkit's :class:`ServiceBuilder` (landing page, docs, ``/health``, API keys,
+problem details). At start-up the database is created or its schema version checked, jobs a
+stopped service left unfinished are failed, templates are synchronised, a new database gets the
+demo content, and the job runner starts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
+
+from chaplab import __version__
+from chaplab.service.db import database_url as to_database_url
+from chaplab.service.db import make_engine, prepare_database, session_factory
+from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.jobs import DEFAULT_WORKERS, JobRunner, fail_interrupted_jobs
+from chaplab.service.paths import default_data_dir
+from chaplab.service.routes import ROUTERS
+from chaplab.service.routes._deps import ServiceState
+from chaplab.service.seed import seed_demo as store_demo_content
+from chaplab.service.seed import sync_templates
+from chaplab.toolkit import ServiceBuilder, problem_response
+
+API_KEY_FILE_VARIABLE = "SERVICE_API_KEY_FILE"
+API_KEYS_VARIABLE = "SERVICE_API_KEYS"
+DESCRIPTION = (
+    "Datasets, model templates, configured models, evaluations (backtests) and predictions of "
+    "disease-forecasting models. Evaluations and predictions run as background jobs."
+)
+
+
+def auth_configured(api_keys: Sequence[str] | None, api_key_file: str | os.PathLike[str] | None) -> bool:
+    """Whether keys are given directly, as a file, or through the environment."""
+    return bool(
+        api_keys is not None or api_key_file is not None
+        or os.environ.get(API_KEY_FILE_VARIABLE) or os.environ.get(API_KEYS_VARIABLE)
+    )
+
+
+def create_app(
+    database_url: str | os.PathLike[str] | None = None,
+    api_keys: Sequence[str] | None = None,
+    api_key_file: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    seed_demo: bool = True,
+) -> FastAPI:
+    """The service on ``database_url`` (a SQLAlchemy URL or a SQLite file path; default
+    ``chaplab.db`` in the data folder). Auth is on when keys are given (``api_keys``,
+    ``api_key_file``, ``$SERVICE_API_KEY_FILE`` or ``$SERVICE_API_KEYS``). Raises
+    ``SchemaVersionError`` for a database of another schema version."""
+    url = to_database_url(database_url, None if database_url is not None else default_data_dir())
+    worker_count = DEFAULT_WORKERS if workers is None else workers
+    engine = make_engine(url)
+    is_new = prepare_database(engine)
+    factory = session_factory(engine)
+    state = ServiceState(
+        database_url=url, factory=factory, runner=JobRunner(url, factory, worker_count), workers=worker_count
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        fail_interrupted_jobs(factory)
+        sync_templates(factory)
+        if is_new and seed_demo:
+            await run_in_threadpool(store_demo_content, url, factory)
+        state.runner.start()
+        try:
+            yield
+        finally:
+            await state.runner.stop()
+            engine.dispose()
+
+    def database_answers() -> bool:
+        with factory() as session:
+            return session.execute(text("SELECT 1")).scalar() == 1
+
+    builder = (
+        ServiceBuilder(title="chaplab modeling service", version=__version__, description=DESCRIPTION)
+        .with_lifespan(lifespan)
+        .with_health_check(database_answers)
+        .with_exception_handler(FieldProblem, _field_problem)
+        .with_exception_handler(NotFound, _not_found)
+    )
+    if auth_configured(api_keys, api_key_file):
+        key_file = api_key_file if api_key_file is not None else os.environ.get(API_KEY_FILE_VARIABLE)
+        builder = builder.with_auth(api_keys=api_keys, api_key_file=key_file or None, env_var=API_KEYS_VARIABLE)
+    for router in ROUTERS:
+        builder = builder.include_router(router)
+    app = builder.build()
+    app.state.service = state
+    return app
+
+
+async def _field_problem(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, FieldProblem)
+    loc = ["body", *error.field.replace("[", ".").replace("]", "").split(".")]
+    return problem_response(
+        422, instance=request.url.path, detail=f"{error.field}: {error.reason}",
+        errors=[{"loc": loc, "field": error.field, "msg": error.reason, "type": "value_error"}],
+    )
+
+
+async def _not_found(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, NotFound)
+    detail = f"No {error.what} with id {error.identifier!r}"
+    errors = None
+    if error.field is not None:
+        detail = f"{error.field}: {detail[0].lower()}{detail[1:]}"
+        errors = [{"loc": [error.field], "field": error.field, "msg": f"no {error.what} with this id", "type": "not_found"}]
+    return problem_response(404, instance=request.url.path, detail=detail, errors=errors)
+

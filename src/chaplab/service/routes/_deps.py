@@ -1,0 +1,48 @@
+"""What every route needs: the service's state, a database session, and lookups that 404."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, TypeVar
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import Base
+from chaplab.service.errors import NotFound
+from chaplab.service.jobs import JobRunner
+
+
+@dataclass
+class ServiceState:
+    """Held on ``app.state.service`` for the routes."""
+
+    database_url: str
+    factory: sessionmaker[Session]
+    runner: JobRunner
+    workers: int
+
+
+def service_state(request: Request) -> ServiceState:
+    return request.app.state.service
+
+
+def database_session(request: Request) -> Iterator[Session]:
+    """A session for one request; routes that write commit before they answer."""
+    with service_state(request).factory() as session:
+        yield session
+
+
+State = Annotated[ServiceState, Depends(service_state)]
+DB = Annotated[Session, Depends(database_session)]
+
+Row = TypeVar("Row", bound=Base)
+
+
+def get_or_404(session: Session, row_type: type[Row], identifier: object, what: str, field: str | None = None) -> Row:
+    """The row with this primary key, or NotFound (answered 404) naming ``what``."""
+    row = session.get(row_type, identifier)
+    if row is None:
+        raise NotFound(what, identifier, field)
+    return row

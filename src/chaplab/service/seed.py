@@ -1,0 +1,54 @@
+"""First-start content: the templates as rows, and for a new database the demo datasets, a
+default configured model per template and one finished evaluation, so a new user sees data,
+models and a result at once."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import STARTED, ConfiguredModelRow, ModelTemplateRow, transaction, utc_now
+from chaplab.service.demo import demo_dataset
+from chaplab.service.forecasting import TEMPLATES
+from chaplab.service.jobs import create_job
+from chaplab.service.storage import DatasetContent, new_dataset_row
+from chaplab.service.tasks import run_job
+
+DEMO_NAME = "demo"
+PREDICTION_PERIODS = 48
+DEMO_EVALUATION = {"model": "naive_model", "n_periods": 3, "n_splits": 7, "stride": 1}
+
+
+def sync_templates(factory: sessionmaker[Session]) -> None:
+    """Give every template of the forecasting package a row (and so a stable id)."""
+    with transaction(factory) as session:
+        known = set(session.scalars(select(ModelTemplateRow.name)))
+        session.add_all(ModelTemplateRow(name=name) for name in TEMPLATES if name not in known)
+
+
+def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
+    """Store the demo datasets and default models, then run the demo evaluation in-process."""
+    demo = demo_dataset()
+    panel = demo.panel
+    with transaction(factory) as session:
+        evaluation_data = new_dataset_row(DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, []))
+        recent = panel.window(panel.n_periods - PREDICTION_PERIODS, panel.n_periods)
+        prediction_data = new_dataset_row(f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, []))
+        session.add_all([evaluation_data, prediction_data])
+        for template in session.scalars(select(ModelTemplateRow)):
+            session.add(ConfiguredModelRow(
+                name=template.name, template=template, user_option_values={},
+                additional_continuous_covariates=[],
+            ))
+        session.flush()
+        model_id = session.scalar(
+            select(ConfiguredModelRow.id).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
+        )
+        job = create_job(session, "create_backtest", f"{DEMO_NAME} naive evaluation", {
+            "name": f"{DEMO_NAME} naive evaluation", "configured_model_id": model_id,
+            "dataset_id": evaluation_data.id, "n_periods": DEMO_EVALUATION["n_periods"],
+            "n_splits": DEMO_EVALUATION["n_splits"], "stride": DEMO_EVALUATION["stride"],
+        })
+        job.status, job.start_time = STARTED, utc_now()
+        job_id = job.id
+    run_job(database_url, job_id)

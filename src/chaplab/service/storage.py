@@ -1,0 +1,200 @@
+"""Datasets and samples between their wire form, arrays and stored rows.
+
+A dataset arrives as observations (feature, org unit, period, value) and is stored as one
+float64 array per feature over all org units and the full period range (NaN where nothing
+was observed). Samples are stored as float32 bytes, sorted along the sample axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from chaplab.service import periods as period_math
+from chaplab.service.db import DatasetFeatureRow, DatasetRow
+from chaplab.service.errors import FieldProblem
+from chaplab.service.forecasting.panel import Panel
+
+POLYGON_TYPES = ("Polygon", "MultiPolygon")
+
+
+@dataclass(frozen=True)
+class DatasetContent:
+    """A validated dataset ready to store: its panel, polygons and data sources."""
+
+    panel: Panel
+    geojson: dict[str, Any] | None
+    data_sources: list[dict[str, str]]
+
+    def to_payload(self) -> dict[str, Any]:
+        """JSON form for a job's payload (NaN written as null)."""
+        return {
+            "period_type": self.panel.period_type,
+            "periods": self.panel.periods,
+            "org_units": self.panel.org_units,
+            "features": {
+                name: [[None if np.isnan(v) else float(v) for v in row] for row in values]
+                for name, values in self.panel.features.items()
+            },
+            "geojson": self.geojson,
+            "data_sources": self.data_sources,
+        }
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> DatasetContent:
+        panel = Panel(
+            period_type=payload["period_type"],
+            periods=payload["periods"],
+            org_units=payload["org_units"],
+            features={
+                name: np.array(rows, dtype=np.float64) for name, rows in payload["features"].items()
+            },
+        )
+        return cls(panel, payload["geojson"], list(payload["data_sources"]))
+
+
+def panel_from_observations(
+    observations: Sequence[Any], field: str = "observations"
+) -> Panel:
+    """A panel from observations (objects with ``feature_name``, ``org_unit``, ``period``,
+    ``value``); FieldProblem naming the observation on a bad period, a mixed period type or
+    a repeated value."""
+    if not observations:
+        raise FieldProblem(field, "at least one observation is needed")
+    period_type: str | None = None
+    ordinals: list[int] = []
+    for index, observation in enumerate(observations):
+        try:
+            kind, ordinal = period_math.parse_period(observation.period)
+        except ValueError as error:
+            raise FieldProblem(f"{field}[{index}].period", str(error)) from None
+        if period_type is None:
+            period_type = kind
+        elif kind != period_type:
+            raise FieldProblem(
+                f"{field}[{index}].period",
+                f"period {observation.period!r} is {kind}ly but earlier periods are {period_type}ly; "
+                "a dataset has one period type",
+            )
+        ordinals.append(ordinal)
+    assert period_type is not None
+    first, last = min(ordinals), max(ordinals)
+    periods = [period_math.format_period(period_type, o) for o in range(first, last + 1)]
+    org_units = list(dict.fromkeys(observation.org_unit for observation in observations))
+    unit_index = {unit: i for i, unit in enumerate(org_units)}
+    features: dict[str, np.ndarray] = {}
+    for index, (observation, ordinal) in enumerate(zip(observations, ordinals, strict=True)):
+        values = features.get(observation.feature_name)
+        if values is None:
+            values = features[observation.feature_name] = np.full((len(org_units), len(periods)), np.nan)
+        cell = (unit_index[observation.org_unit], ordinal - first)
+        if not np.isnan(values[cell]):
+            raise FieldProblem(
+                f"{field}[{index}]",
+                f"a second value for feature {observation.feature_name!r}, org unit "
+                f"{observation.org_unit!r}, period {observation.period!r}",
+            )
+        values[cell] = np.nan if observation.value is None else observation.value
+    return Panel(period_type=period_type, periods=periods, org_units=org_units, features=features)
+
+
+def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson") -> None:
+    """A FeatureCollection of polygon features whose ids (``properties.id`` or the feature's
+    ``id``) cover the org units; FieldProblem naming the broken part otherwise."""
+    if not isinstance(geojson, Mapping) or geojson.get("type") != "FeatureCollection":
+        raise FieldProblem(field, "must be a GeoJSON object with \"type\": \"FeatureCollection\"")
+    features = geojson.get("features")
+    if not isinstance(features, list):
+        raise FieldProblem(f"{field}.features", "must be a list of GeoJSON features")
+    ids: set[str] = set()
+    for index, feature in enumerate(features):
+        where = f"{field}.features[{index}]"
+        if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
+            raise FieldProblem(where, "must be an object with \"type\": \"Feature\"")
+        geometry = feature.get("geometry")
+        if not isinstance(geometry, Mapping) or geometry.get("type") not in POLYGON_TYPES:
+            raise FieldProblem(f"{where}.geometry", "must be a Polygon or MultiPolygon geometry")
+        if not isinstance(geometry.get("coordinates"), list) or not geometry["coordinates"]:
+            raise FieldProblem(f"{where}.geometry.coordinates", "must be a non-empty list of rings")
+        properties = feature.get("properties")
+        identifier = (properties or {}).get("id") if isinstance(properties, Mapping) else None
+        identifier = identifier if identifier is not None else feature.get("id")
+        if identifier is None:
+            raise FieldProblem(where, "has no id (set properties.id or the feature's id to the org unit)")
+        ids.add(str(identifier))
+    missing = [unit for unit in org_units if unit not in ids]
+    if missing:
+        raise FieldProblem(field, f"has no feature for the org units {', '.join(missing[:10])}")
+
+
+def dataset_content(
+    observations: Sequence[Any],
+    geojson: dict[str, Any] | None,
+    data_sources: Sequence[Any],
+    observations_field: str,
+) -> DatasetContent:
+    """Validate a dataset request's parts (observations, polygons) into storable content."""
+    panel = panel_from_observations(observations, observations_field)
+    if geojson is not None:
+        check_geojson(geojson, panel.org_units)
+    sources = [source.model_dump(by_alias=True) for source in data_sources]
+    return DatasetContent(panel, geojson, sources)
+
+
+def new_dataset_row(name: str, dataset_type: str, content: DatasetContent) -> DatasetRow:
+    """A dataset row (not yet added to a session) holding ``content``."""
+    panel = content.panel
+    return DatasetRow(
+        name=name,
+        type=dataset_type,
+        period_type=panel.period_type,
+        periods=panel.periods,
+        org_units=panel.org_units,
+        geojson=content.geojson,
+        data_sources=content.data_sources,
+        features=[
+            DatasetFeatureRow(name=name, values=values.astype(np.float64).tobytes())
+            for name, values in panel.features.items()
+        ],
+    )
+
+
+def panel_of(row: DatasetRow) -> Panel:
+    """The stored dataset as a panel."""
+    shape = (len(row.org_units), len(row.periods))
+    return Panel(
+        period_type=row.period_type,
+        periods=row.periods,
+        org_units=row.org_units,
+        features={
+            feature.name: np.frombuffer(feature.values, dtype=np.float64).reshape(shape)
+            for feature in row.features
+        },
+    )
+
+
+def observations_of(row: DatasetRow) -> list[dict[str, Any]]:
+    """The stored dataset as wire observations, one per observed value."""
+    panel = panel_of(row)
+    observations: list[dict[str, Any]] = []
+    for name, values in panel.features.items():
+        unit_index, period_index = np.nonzero(~np.isnan(values))
+        observations.extend(
+            {"featureName": name, "orgUnit": panel.org_units[u], "period": panel.periods[p],
+             "value": float(values[u, p])}
+            for u, p in zip(unit_index.tolist(), period_index.tolist(), strict=True)
+        )
+    return observations
+
+
+def samples_to_bytes(samples: np.ndarray) -> bytes:
+    """Samples sorted along the last axis, as float32 bytes."""
+    return np.sort(np.asarray(samples, dtype=np.float32), axis=-1).tobytes()
+
+
+def samples_from_bytes(blob: bytes, shape: Sequence[int]) -> np.ndarray:
+    """Stored sorted samples as a read-only float32 array of ``shape``."""
+    return np.frombuffer(blob, dtype=np.float32).reshape(tuple(shape))

@@ -1,0 +1,177 @@
+"""The work of each job type, and the entry point of a job's worker process.
+
+A worker opens its own database session and writes its result (the new row, its samples and
+the job's SUCCESS with the row's id) in ONE transaction, so a half-written evaluation is never
+listed. An exception becomes FAILURE with a readable error and the traceback in the job's logs.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import (
+    FAILURE,
+    STARTED,
+    SUCCESS,
+    ConfiguredModelRow,
+    ConfiguredModelWithDataSourceRow,
+    DatasetRow,
+    EvaluationRow,
+    JobLogRow,
+    JobRow,
+    PredictionRow,
+    make_engine,
+    session_factory,
+    transaction,
+    utc_now,
+)
+from chaplab.service.forecasting import TEMPLATES, run_backtest
+from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
+
+N_SAMPLES = 100
+
+Log = Callable[[str], None]
+Write = Callable[[Session], int]
+"""Adds a job's rows to the session of its final transaction; returns the new row's id."""
+Task = Callable[[sessionmaker[Session], dict[str, Any], Log], Write]
+"""Reads its inputs and computes outside any write transaction, then hands back its writer."""
+
+
+def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Run a rolling-origin evaluation; the writer adds the evaluation row."""
+    with factory() as session:
+        dataset = session.get_one(DatasetRow, payload["dataset_id"])
+        model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
+        template = TEMPLATES[model.template.name]
+        panel = panel_of(dataset)
+    log(f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units)")
+    result = run_backtest(
+        template, model.user_option_values, panel,
+        n_periods=payload["n_periods"], n_splits=payload["n_splits"], stride=payload["stride"],
+        n_samples=N_SAMPLES, seed=payload.get("seed", 0),
+        progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
+    )
+
+    def write(session: Session) -> int:
+        row = EvaluationRow(
+            name=payload["name"], dataset_id=dataset.id, configured_model_id=model.id,
+            org_units=result.org_units, split_periods=result.split_periods, periods=result.periods,
+            n_periods=payload["n_periods"], n_splits=payload["n_splits"], stride=payload["stride"],
+            n_samples=N_SAMPLES, aggregate_metrics=finite_metrics(result.aggregate_metrics),
+            samples=samples_to_bytes(result.samples),
+        )
+        session.add(row)
+        session.flush()
+        return row.id
+
+    return write
+
+
+def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Forecast ``n_periods`` after the provided data; the writer stores the data as a
+    prediction dataset and the prediction."""
+    with factory() as session:
+        bundle = session.get_one(
+            ConfiguredModelWithDataSourceRow, payload["configured_model_with_data_source_id"]
+        )
+        model = bundle.configured_model
+        template = TEMPLATES[model.template.name]
+    content = DatasetContent.from_payload(payload["dataset"])
+    n_periods = payload["n_periods"]
+    log(f"forecasting {n_periods} periods with {model.name} for {content.panel.n_org_units} org units")
+    samples = template.forecast(
+        content.panel, n_periods, N_SAMPLES, model.user_option_values,
+        np.random.default_rng(payload.get("seed", 0)),
+    )
+
+    def write(session: Session) -> int:
+        dataset = new_dataset_row(payload["name"], "prediction", content)
+        session.add(dataset)
+        session.flush()
+        row = PredictionRow(
+            name=payload["name"], dataset_id=dataset.id, configured_model_with_data_source_id=bundle.id,
+            org_units=content.panel.org_units, periods=content.panel.periods_after(n_periods),
+            n_periods=n_periods, n_samples=N_SAMPLES, samples=samples_to_bytes(samples),
+        )
+        session.add(row)
+        session.flush()
+        return row.id
+
+    return write
+
+
+def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Store a validated dataset; the writer returns its id."""
+    content = DatasetContent.from_payload(payload["dataset"])
+
+    def write(session: Session) -> int:
+        row = new_dataset_row(payload["name"], payload["type"], content)
+        session.add(row)
+        session.flush()
+        return row.id
+
+    log(f"storing {len(content.panel.features)} features x {content.panel.n_org_units} org units "
+        f"x {content.panel.n_periods} periods")
+    return write
+
+
+TASKS: dict[str, Task] = {
+    "create_backtest": evaluate,
+    "make_prediction": predict,
+    "create_dataset": store_dataset,
+}
+
+
+def finite_metrics(metrics: dict[str, float]) -> dict[str, float | None]:
+    """Metrics for JSON: a metric without any observed cell (NaN) becomes null."""
+    return {name: (float(value) if np.isfinite(value) else None) for name, value in metrics.items()}
+
+
+def run_job(database_url: str, job_id: str) -> None:
+    """Worker-process entry point: do the job's work and record how it ended."""
+    engine = make_engine(database_url)
+    factory = session_factory(engine)
+
+    def log(line: str) -> None:
+        with transaction(factory) as session:
+            session.add(JobLogRow(job_id=job_id, line=line))
+
+    try:
+        with factory() as session:
+            job = session.get_one(JobRow, job_id)
+            job_type, payload = job.type, dict(job.payload)
+        write = TASKS[job_type](factory, payload, log)
+        with transaction(factory) as session:
+            job = session.get_one(JobRow, job_id)
+            if job.status != STARTED:  # cancelled meanwhile: record nothing
+                return
+            result_id = write(session)
+            finish(job, SUCCESS, result=str(result_id))
+        log(f"finished: created row {result_id}")
+    except Exception as error:  # noqa: BLE001 - every failure is recorded on the job
+        for line in traceback.format_exc().rstrip().splitlines():
+            log(line)
+        with transaction(factory) as session:
+            job = session.get_one(JobRow, job_id)
+            if job.status == STARTED:
+                finish(job, FAILURE, error=readable_error(error))
+    finally:
+        engine.dispose()
+
+
+def finish(job: JobRow, status: str, result: str | None = None, error: str | None = None) -> None:
+    """Record the end of a job."""
+    job.status = status
+    job.end_time = utc_now()
+    job.result = result
+    job.error = error
+
+
+def readable_error(error: BaseException) -> str:
+    """``ValueError: the reason`` (the exception's own text, without a traceback)."""
+    return f"{type(error).__name__}: {error}"
