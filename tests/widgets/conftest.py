@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from chaplab.client import AsyncChapClient, RetryPolicy
@@ -28,13 +30,20 @@ def fake() -> FakeService:
 
 @pytest.fixture
 async def make_panel(fake: FakeService) -> AsyncIterator[MakePanel]:
-    """``await make_panel(**client_kwargs)``: a loaded panel on ``fake`` (closed afterwards)."""
+    """``await make_panel(handler=None, **client_kwargs)``: a loaded panel on ``fake`` (or on
+``handler``, which may wrap it), closed afterwards. Time is the fake's clock."""
     panels: list[ChapPanel] = []
 
-    async def build(**kwargs: Any) -> ChapPanel:
+    async def sleep(seconds: float) -> None:
+        """Advance the fake clock, and let other tasks run as a real sleep would."""
+        fake.clock.sleep(seconds)
+        await asyncio.sleep(0)
+
+    async def build(handler: Callable[[httpx.Request], httpx.Response] | None = None,
+                    **kwargs: Any) -> ChapPanel:
         client = AsyncChapClient(
-            BASE_URL, transport=fake.transport(), clock=fake.clock, sleep=fake.clock.asleep,
-            retry=RetryPolicy(jitter=False, max_retries=0), **kwargs,
+            BASE_URL, transport=httpx.MockTransport(handler or fake), clock=fake.clock,
+            sleep=sleep, retry=RetryPolicy(jitter=False, max_retries=0), **kwargs,
         )
         panel = ChapPanel(client)
         panels.append(panel)

@@ -82,7 +82,8 @@ class JobRow(widgets.VBox):
 
     def show_failure(self, status: str, error: str | None, logs: str | None) -> None:
         """Show a job that ended without success, with its error text and its logs."""
-        self.error = error or f"the job ended with status {status}"
+        default = "the job was cancelled" if status == "REVOKED" else f"the job ended with {status}"
+        self.error = error or default
         self.show_status(status)
         colour = _COLOURS.get(status, "#b00020")
         self.error_label.value = f'<pre style="color:{colour};white-space:pre-wrap">{html.escape(self.error)}</pre>'
@@ -114,7 +115,6 @@ class JobBoard(widgets.VBox):
         self._header = widgets.HTML("<b>Jobs</b>")
         self._empty = widgets.Label("No jobs launched from this panel yet.")
         self.children = [self._header, self._empty]
-        self._can_cancel = hasattr(client, "cancel_job")
 
     @property
     def running(self) -> int:
@@ -124,12 +124,9 @@ class JobBoard(widgets.VBox):
     def track(self, job_id: str, name: str, kind: str = "evaluation") -> JobRow:
         """Add a row for ``job_id`` and follow the job in a background task."""
         row = JobRow(job_id, name, kind)
-        if self._can_cancel:
-            row.cancel_button.on_click(lambda _: self._keeper.spawn(
-                self.cancel(row), on_error=row.show_exception))
-        else:
-            row.cancel_button.disabled = True
-            row.cancel_button.tooltip = "this client has no cancel_job: the job cannot be cancelled"
+        row.cancel_button.on_click(
+            lambda _: self._keeper.spawn(self.cancel(row), on_error=row.show_exception)
+        )
         self.rows.insert(0, row)
         self.children = [self._header, *self.rows]
         self._keeper.spawn(self._follow(row), on_error=row.show_exception)

@@ -50,15 +50,17 @@ class NewModelForm(widgets.VBox):
         ]
 
     def set_templates(self, templates: Sequence[Any]) -> None:
-        """Offer ``templates`` (the current choice stays when it is still offered)."""
+        """Offer ``templates``; the current choice stays when still offered, else the first."""
         self.templates = {template.id: template for template in templates}
         current = self.template.value
         self.template.options = [
             (template.display_name or template.name, template.id) for template in templates
         ]
-        if current in self.templates:
-            self.template.value = current
-        self._build_options()
+        chosen = current if current in self.templates else next(iter(self.templates), None)
+        if self.template.value != chosen:
+            self.template.value = chosen  # the observer builds the options
+        else:
+            self._build_options()
 
     def check(self) -> bool:
         """Enable the button when a template is chosen, the name is given and the options pass."""
@@ -87,7 +89,7 @@ class NewModelForm(widgets.VBox):
     def show_message(self, text: str, *, error: bool = False) -> None:
         """Say what happened (in red for an error)."""
         colour = "#b00020" if error else "#1b7a1b"
-        self.message.value = f'<span style="color:{colour}">{html.escape(text)}</span>'
+        self.message.value = f'<span style="color:{colour};white-space:pre-wrap">{html.escape(text)}</span>'
 
     def _build_options(self) -> None:
         template = self.templates.get(self.template.value)

@@ -1,0 +1,111 @@
+"""The form generated from a configuration schema: inputs, defaults, bounds and validation."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import pytest
+
+from chaplab.schema import (
+    ConfigValidationError,
+    create_config_schema,
+    schema_array,
+    schema_boolean,
+    schema_enum,
+    schema_integer,
+    schema_number,
+    schema_string,
+)
+from chaplab.widgets.forms import ConfigForm
+
+SCHEMA = create_config_schema(
+    "options",
+    properties={
+        "n_lags": schema_integer(default=3, minimum=1, maximum=12, description="How many lags."),
+        "alpha": schema_number(default=0.5, exclusive_minimum=0, maximum=1),
+        "code": schema_string(pattern="^[A-Z]+$"),
+        "seasonal": schema_boolean(default=True),
+        "family": schema_enum(["poisson", "negbin"]),
+        "covariates": schema_array(schema_string(), default=["rainfall"]),
+        "months": schema_array(schema_enum(["jan", "feb", "mar"]), unique_items=True),
+        "lags": schema_array(schema_integer(minimum=0), max_items=2),
+    },
+)
+
+
+def test_each_property_gets_the_input_of_its_type_with_its_default() -> None:
+    form = ConfigForm(SCHEMA)
+    inputs = {name: field.input for name, field in form.fields.items()}
+    assert isinstance(inputs["n_lags"], widgets.BoundedIntText)
+    assert (inputs["n_lags"].value, inputs["n_lags"].min, inputs["n_lags"].max) == (3, 1, 12)
+    assert isinstance(inputs["alpha"], widgets.BoundedFloatText) and inputs["alpha"].value == 0.5
+    assert isinstance(inputs["code"], widgets.Text) and "^[A-Z]+$" in inputs["code"].placeholder
+    assert isinstance(inputs["seasonal"], widgets.Checkbox) and inputs["seasonal"].value is True
+    assert isinstance(inputs["family"], widgets.Dropdown)
+    assert isinstance(inputs["covariates"], widgets.TagsInput)
+    assert inputs["covariates"].value == ["rainfall"]
+    assert isinstance(inputs["months"], widgets.SelectMultiple)
+    assert isinstance(inputs["lags"], widgets.IntsInput) and inputs["lags"].min == 0
+    assert inputs["n_lags"].tooltip == "How many lags."
+
+
+def test_options_without_default_are_required_until_given() -> None:
+    form = ConfigForm(SCHEMA)
+    assert not form.valid
+    assert form.fields["code"].problem.value and "required" in form.fields["code"].problem.value
+    assert form.fields["family"].input.label == "choose…"
+    with pytest.raises(ConfigValidationError) as raised:
+        form.values()
+    assert {problem.path for problem in raised.value.problems} == {"code", "family"}
+
+    form.fields["code"].input.value = "ABC"
+    form.fields["family"].input.value = "negbin"
+    assert form.valid
+    assert form.fields["code"].problem.value == ""
+    assert form.values() == {
+        "n_lags": 3, "alpha": 0.5, "code": "ABC", "seasonal": True, "family": "negbin",
+        "covariates": ["rainfall"], "months": [], "lags": [],
+    }
+
+
+def test_values_breaking_the_schema_are_reported_next_to_their_input() -> None:
+    form = ConfigForm(SCHEMA)
+    form.fields["family"].input.value = "poisson"
+    form.fields["code"].input.value = "abc"
+    form.fields["alpha"].input.value = 0.0
+    form.fields["lags"].input.value = [1, 2, 3]
+    assert not form.valid
+    assert "does not match" in form.fields["code"].problem.value
+    assert "minimum of 0" in form.fields["alpha"].problem.value
+    assert "too long" in form.fields["lags"].problem.value
+    assert form.fields["n_lags"].problem.value == ""
+
+
+def test_integer_input_stays_within_its_bounds_and_exclusive_bounds_move_inwards() -> None:
+    schema = create_config_schema(properties={
+        "k": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+    })
+    field = ConfigForm(schema).fields["k"]
+    assert (field.input.min, field.input.max, field.input.value) == (1, 9, 1)
+    field.input.value = 50
+    assert field.value() == 9
+
+
+def test_boolean_without_default_is_a_choice_and_other_shapes_take_json() -> None:
+    schema = create_config_schema(properties={
+        "flag": {"type": "boolean"},
+        "weights": {"type": "object"},
+    })
+    form = ConfigForm(schema)
+    assert isinstance(form.fields["flag"].input, widgets.Dropdown)
+    form.fields["flag"].input.value = False
+    form.fields["weights"].input.value = '{"a": 1'
+    assert "not valid JSON" in form.fields["weights"].problem.value
+    form.fields["weights"].input.value = '{"a": 1}'
+    assert form.valid and form.values() == {"flag": False, "weights": {"a": 1}}
+
+
+def test_a_schema_without_options_is_valid_and_says_so() -> None:
+    form = ConfigForm(create_config_schema())
+    assert form.valid and form.values() == {}
+    assert any(isinstance(child, widgets.Label) and "no options" in child.value
+               for child in form.children)

@@ -1,0 +1,254 @@
+"""The panel on the in-memory fake service: what it lists, errors as readable messages, failing
+and stopped jobs, the model form's round trip, the plain-text repr and "copy code"."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+
+import httpx
+import pytest
+
+from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.widgets import ChapPanel
+from chaplab.widgets.connection import as_async_client
+from client.fake_service import TEMPLATE, FakeService
+
+from .conftest import BASE_URL, MakePanel
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    assert panel.datasets.rows == [
+        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36, "org_units": 2}
+    ]
+    assert panel.models.rows == [
+        {"id": 5, "name": "naive_model:weekly", "template": "naive_model", "options": "n_lags=3"}
+    ]
+    assert [row["name"] for row in panel.results.table.rows] == ["bt_naive"]
+    assert panel.datasets.selected == (1,) and panel.models.selected == (5,)
+    assert panel.launcher.name.value == "naive_model:weekly on demo"
+    assert not panel.launcher.button.disabled
+    assert "service 1.2.3" in panel.connection.summary.value
+    assert "no API key" in panel.connection.summary.value
+
+
+async def test_launched_job_succeeds_and_its_evaluation_is_shown(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert row.status == "SUCCESS" and row.bar.value == row.bar.max
+    assert [item.name for item in panel.results.selected] == ["naive_model:weekly on demo"]
+    assert set(panel.frame["quantile"]) == {0.1, 0.25, 0.5, 0.75, 0.9}
+    assert set(panel.actuals["org_unit"]) == {"OU_A", "OU_B"}
+    assert panel.results.shown_panels == ["OU_A", "OU_B"]
+    assert bytes(panel.results.image.value).startswith(b"\x89PNG")
+    # the used name is taken now: the next suggestion differs
+    assert panel.launcher.name.value == "naive_model:weekly on demo-2"
+
+
+async def test_an_invalid_launch_disables_the_button_and_says_why(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.name.value = "bt_naive"
+    assert panel.launcher.button.disabled
+    assert "already used" in panel.launcher.problem.value
+    panel.launcher.name.value = "fresh"
+    panel.launcher.n_splits.value = 40
+    assert panel.launcher.button.disabled
+    assert "leaves no history" in panel.launcher.problem.value
+    panel.datasets.toggle(1).value = False
+    assert "select a dataset" in panel.launcher.problem.value
+
+
+async def test_missing_key_shows_a_readable_message(fake: FakeService, make_panel: MakePanel) -> None:
+    fake.api_key = "sk_test_0123456789abcdef"
+    panel = await make_panel()
+    assert "HTTP 401" in panel.connection.error_text
+    assert "Missing authentication header: X-API-Key" in panel.connection.error_text
+    assert "Traceback" not in panel.connection.message.value
+    assert "problem: The service refused the request" in repr(panel)
+
+
+async def test_a_key_is_reported_in_use_but_never_shown(fake: FakeService, make_panel: MakePanel) -> None:
+    fake.api_key = "sk_test_0123456789abcdef"
+    panel = await make_panel(api_key="sk_test_0123456789abcdef")
+    assert panel.connection.error_text == ""
+    assert "API key in use" in panel.connection.summary.value
+    assert "sk_test" not in panel.connection.summary.value + repr(panel) + panel.code.code
+    assert "getpass" in panel.code.code
+
+
+async def test_unreachable_service_shows_a_readable_message(make_panel: MakePanel) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    panel = await make_panel(handler=refuse)
+    assert panel.connection.error_text.startswith("Cannot reach the service")
+    assert "connection refused" in panel.connection.error_text
+    assert panel.datasets.rows == []
+
+
+async def test_refresh_after_an_error_clears_the_message(fake: FakeService, make_panel: MakePanel) -> None:
+    fake.fail("GET /system/info", 401)
+    panel = await make_panel()
+    assert "HTTP 401" in panel.connection.error_text
+    await panel.refresh()
+    assert panel.connection.error_text == ""
+    assert len(panel.datasets.rows) == 1
+
+
+async def test_failing_job_is_shown_failed_with_its_error_and_logs(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    def failing_backtests(request: httpx.Request) -> httpx.Response:
+        response = fake(request)
+        if request.url.path == "/v1/analytics/create-backtest":
+            job = fake.jobs[response.json()["id"]]
+            job.final_status, job.error = "FAILURE", "ValueError: not enough history"
+            job.logs = "loading dataset 1\nfitting naive_model\nValueError: not enough history"
+        return response
+
+    panel = await make_panel(handler=failing_backtests)
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert row.status == "FAILURE"
+    assert "color:#b00020" in row.status_label.value
+    assert "not enough history" in row.error_label.value
+    assert row.logs_toggle.layout.display == "" and row.logs.layout.display == "none"
+    row.logs_toggle.value = True
+    assert row.logs.layout.display == "" and "fitting naive_model" in row.logs.value
+    assert "1 failed" in repr(panel)
+
+
+async def test_closing_the_panel_stops_following_running_jobs(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.job_duration = 10**9
+    panel = await make_panel()
+    panel.launcher.button.click()
+    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
+        await asyncio.sleep(0)
+    assert "jobs: 1 running" in repr(panel)
+    panel.close()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert row.status == "STOPPED" and "stopped following" in row.error_label.value
+
+
+async def test_cancel_from_the_row_cancels_the_job_on_the_service(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.job_duration = 10**9
+    panel = await make_panel()
+    panel.launcher.button.click()
+    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
+        await asyncio.sleep(0)
+    (row,) = panel.jobs.rows
+    assert not row.cancel_button.disabled
+    row.cancel_button.click()
+    await panel.wait_idle()
+    assert f"POST /v1/jobs/{row.job_id}/cancel" in fake.paths()
+    assert row.status == "REVOKED" and "cancelled" in row.error_label.value
+    assert row.cancel_button.disabled
+    assert "jobs: 0 running" in repr(panel)
+
+
+async def test_new_model_form_validates_then_creates_the_renamed_model(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    form = panel.model_form
+    assert form.template.label == "Naive model"
+    n_lags = form.options.fields["n_lags"].input
+    assert n_lags.value == 3
+    assert form.button.disabled  # no name yet
+    form.name.value = "weekly"
+    assert not form.button.disabled
+    form.button.click()
+    await panel.wait_idle()
+    assert "created naive_model:weekly" in form.message.value
+    assert panel.models.selected == (6,)
+    assert panel.models.selected_rows[0]["name"] == "naive_model:weekly"
+    assert panel.launcher.model.name == "naive_model:weekly"
+
+
+async def test_model_form_sends_nothing_while_options_break_the_schema(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    options = {
+        "region_code": {"type": "string", "pattern": "^[A-Z]{2}$", "description": "Two letters."},
+        "family": {"type": "string", "enum": ["poisson", "negbin"], "default": "poisson"},
+    }
+
+    def templates_with_options(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/crud/model-templates":
+            return httpx.Response(200, json=[{**TEMPLATE, "userOptions": options}])
+        return fake(request)
+
+    panel = await make_panel(handler=templates_with_options)
+    form = panel.model_form
+    form.name.value = "regional"
+    code = form.options.fields["region_code"]
+    assert form.button.disabled and "a value is required" in code.problem.value
+    code.input.value = "norway"
+    assert form.button.disabled and "does not match" in code.problem.value
+    await panel.create_model()
+    assert "region_code: 'norway' does not match" in html.unescape(form.message.value)
+    assert "POST /v1/crud/configured-models" not in fake.paths()
+    code.input.value = "NO"
+    assert not form.button.disabled
+
+
+async def test_two_selected_evaluations_show_comparison_and_metrics(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    assert [item.id for item in panel.results.selected] == [2, 1]
+    assert "<caption>aggregate metrics</caption>" in panel.results.metrics.value
+    assert "crps" in panel.results.metrics.value
+    assert panel.results.shown_panels[:2] == ["OU_A", "OU_B"]
+    assert "compare_chart(frame, frame_b" in panel.code.code
+    assert "vs bt_naive" in repr(panel)
+
+
+async def test_org_unit_and_split_redraw_only_the_image(fake: FakeService, make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    requests_before = len(fake.requests)
+    assert panel.results.split.options == ("all splits", "202307", "202308", "202309")
+    panel.results.org_unit.value = "OU_B"
+    assert panel.results.shown_panels == ["OU_B"]
+    for split in ("202307", "202308", "202309", "202307"):
+        panel.results.split.value = split
+    await panel.results.settled()
+    assert len(fake.requests) == requests_before
+    assert "org_units='OU_B', split_period='202307'" in panel.code.code
+
+
+async def test_changing_quantiles_reloads_the_frame(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    panel.results.quantiles.value = (0.05, 0.5, 0.95)
+    await panel.results.settled()
+    assert set(panel.frame["quantile"]) == {0.05, 0.5, 0.95}
+    assert "quantiles=[0.05, 0.5, 0.95]" in panel.code.code
+
+
+async def test_a_sync_client_is_turned_into_an_async_one_with_its_settings(fake: FakeService) -> None:
+    sync = ChapClient(BASE_URL, proxy_prefix="/chap", api_key="sk_test_0123456789abcdef",
+                      auth=("user", "pw"))
+    async_client = as_async_client(sync)
+    assert isinstance(async_client, AsyncChapClient)
+    assert (async_client.base_url, async_client.proxy_prefix) == (BASE_URL, "/chap")
+    assert repr(async_client) == repr(sync).replace("ChapClient", "AsyncChapClient")
+    assert async_client._http.auth is not None
+    await async_client.aclose()
+    sync.close()
+    with pytest.raises(TypeError, match="AsyncChapClient or a ChapClient"):
+        ChapPanel("http://chap.test")  # type: ignore[arg-type]

@@ -1,0 +1,81 @@
+"""The sortable, selectable table built from widgets."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import pytest
+
+from chaplab.widgets.tables import Column, SortableTable
+
+ROWS = [
+    {"id": 1, "name": "beta", "periods": 36},
+    {"id": 2, "name": "Alpha", "periods": None},
+    {"id": 3, "name": "gamma", "periods": 12},
+]
+
+
+def _table(**kwargs: object) -> SortableTable:
+    table = SortableTable([Column("name", "name"), Column("periods", "periods")], **kwargs)
+    table.set_rows(ROWS)
+    return table
+
+
+def _shown_names(table: SortableTable) -> list[str]:
+    return [row["name"] for row in table.rows]
+
+
+def test_header_click_sorts_and_a_second_click_reverses_with_missing_values_last() -> None:
+    table = _table()
+    table.header("periods").click()
+    assert _shown_names(table) == ["gamma", "beta", "Alpha"]
+    assert table.header("periods").description == "periods ▲"
+    table.header("periods").click()
+    assert _shown_names(table) == ["beta", "gamma", "Alpha"]
+    assert table.header("periods").description == "periods ▼"
+    table.header("name").click()
+    assert _shown_names(table) == ["Alpha", "beta", "gamma"]
+    assert table.header("periods").description == "periods"
+
+
+def test_cells_show_the_values_in_the_sorted_order() -> None:
+    table = _table()
+    table.sort_by("name")
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[2:]]
+    assert texts == ["Alpha", "–", "beta", "36", "gamma", "12"]
+
+
+def test_single_selection_behaves_like_radio_buttons() -> None:
+    table = _table()
+    table.toggle(1).value = True
+    table.toggle(3).value = True
+    assert table.selected == (3,)
+    assert table.toggle(1).value is False
+    assert [row["name"] for row in table.selected_rows] == ["gamma"]
+    table.toggle(3).value = False
+    assert table.selected == ()
+
+
+def test_two_row_selection_keeps_the_newest_two_and_survives_new_rows() -> None:
+    table = _table(max_selected=2)
+    for key in (1, 2, 3):
+        table.toggle(key).value = True
+    assert table.selected == (2, 3)
+    table.set_rows([row for row in ROWS if row["id"] != 2])
+    assert table.selected == (3,)
+    assert table.toggle(3).value is True
+
+
+def test_unknown_rows_and_columns_are_named_in_the_error() -> None:
+    table = _table()
+    with pytest.raises(KeyError, match="no row with id=9"):
+        table.toggle(9)
+    with pytest.raises(KeyError, match="no column 'size'"):
+        table.sort_by("size")
+    with pytest.raises(ValueError, match="max_selected"):
+        SortableTable([Column("name", "name")], max_selected=0)
+
+
+def test_an_empty_table_says_so() -> None:
+    table = SortableTable([Column("name", "name")], empty_text="No datasets yet.")
+    assert any(isinstance(c, widgets.Label) and c.value == "No datasets yet." for c in table.children)
