@@ -124,7 +124,9 @@ class ModelSpec(WireModel):
     @model_validator(mode="before")
     @classmethod
     def _template_id_from_nested(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("modelTemplateId", data.get("model_template_id")) is None:
+        if not isinstance(data, dict):
+            return data
+        if data.get("modelTemplateId", data.get("model_template_id")) is None:
             nested = data.get("modelTemplate", data.get("model_template"))
             if isinstance(nested, dict) and isinstance(nested.get("id"), int):
                 return {**data, "modelTemplateId": nested["id"]}

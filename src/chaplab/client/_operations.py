@@ -41,7 +41,14 @@ from chaplab.client._models import (
     SystemInfo,
 )
 from chaplab.client._polling import SUCCESS, PollSchedule, is_terminal_status, normalize_status
-from chaplab.client._steps import Now, Operation, RequestBuilder, RetryPolicy, Sleep, send_with_retry
+from chaplab.client._steps import (
+    Now,
+    Operation,
+    RequestBuilder,
+    RetryPolicy,
+    Sleep,
+    send_with_retry,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -446,7 +453,7 @@ class Operations:
         while True:
             before: float = yield Now()
             remaining = None if deadline is None else deadline - before
-            wait = int(min(MAX_SERVER_WAIT, remaining if remaining is not None else MAX_SERVER_WAIT))
+            wait = MAX_SERVER_WAIT if remaining is None else int(min(MAX_SERVER_WAIT, remaining))
             headers = {"Prefer": f"wait={wait}"} if wait >= 1 else None
             response = yield from self._request(
                 "GET", _job_path(job_id), headers=headers, extra_read_timeout=float(wait)

@@ -229,7 +229,7 @@ def _log_retry(
 def _connection_error(
     request: httpx.Request, exc: httpx.TransportError, retries: int
 ) -> ChapConnectionError:
-    tried = f" after {retries} retries" if retries else ""
+    tried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
     where = f"{request.method} {request.url.path}"
     reason = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.TimeoutException):
