@@ -27,6 +27,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    func,
     inspect,
     select,
 )
@@ -103,6 +104,17 @@ class ConfiguredModelRow(Base):
     archived: Mapped[bool] = mapped_column(default=False)
     created: Mapped[datetime] = mapped_column(default=utc_now)
     template: Mapped[ModelTemplateRow] = relationship()
+
+
+FIRST_CONFIGURED_MODEL_ID = 1001
+"""Configured-model ids start here, apart from template ids, so that an id taken from
+``/v1/crud/models`` is never mistaken for a valid ``modelTemplateId``."""
+
+
+def next_configured_model_id(session: Session) -> int:
+    """The id for a new configured model."""
+    highest = session.scalar(select(func.max(ConfiguredModelRow.id)))
+    return max(highest or 0, FIRST_CONFIGURED_MODEL_ID - 1) + 1
 
 
 class ConfiguredModelWithDataSourceRow(Base):

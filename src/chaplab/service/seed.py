@@ -7,7 +7,14 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from chaplab.service.db import STARTED, ConfiguredModelRow, ModelTemplateRow, transaction, utc_now
+from chaplab.service.db import (
+    STARTED,
+    ConfiguredModelRow,
+    ModelTemplateRow,
+    next_configured_model_id,
+    transaction,
+    utc_now,
+)
 from chaplab.service.demo import demo_dataset
 from chaplab.service.forecasting import TEMPLATES
 from chaplab.service.jobs import create_job
@@ -35,9 +42,9 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
         recent = panel.window(panel.n_periods - PREDICTION_PERIODS, panel.n_periods)
         prediction_data = new_dataset_row(f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, []))
         session.add_all([evaluation_data, prediction_data])
-        for template in session.scalars(select(ModelTemplateRow)):
+        for template in list(session.scalars(select(ModelTemplateRow))):
             session.add(ConfiguredModelRow(
-                name=template.name, template=template, user_option_values={},
+                id=next_configured_model_id(session), name=template.name, template=template, user_option_values={},
                 additional_continuous_covariates=[],
             ))
         session.flush()

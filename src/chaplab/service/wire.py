@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PositiveInt
 from pydantic.alias_generators import to_camel
 
 
@@ -62,11 +62,14 @@ class DatasetWithObservations(DatasetRead):
 
 
 class DatasetCreate(WireModel):
-    """``POST /v1/crud/datasets``: a dataset from inline JSON."""
+    """``POST /v1/crud/datasets``: a dataset from inline JSON; the observations may also be
+    sent as ``providedData``."""
 
     name: str = Field(min_length=1, max_length=200)
     type: str = Field(default="evaluation", pattern="^(evaluation|prediction)$")
-    observations: list[Observation] = Field(min_length=1)
+    observations: list[Observation] = Field(
+        min_length=1, validation_alias=AliasChoices("observations", "providedData", "provided_data")
+    )
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
 

@@ -1,19 +1,21 @@
-"""Datasets: list, read with observations, and create (inline JSON or the dataset builder).
+"""Datasets: list, read with observations, and create.
 
-Creating validates the request at once (422 naming the field) and queues a job that stores it.
+Both ways of creating validate the request at once (422 naming the field). ``POST
+/v1/crud/datasets`` stores the dataset before answering with it; the dataset builder ``POST
+/v1/analytics/make-dataset`` answers a job reference and stores it in a job.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import selectinload
 
 from chaplab.service.db import DatasetRow
 from chaplab.service.errors import FieldProblem
 from chaplab.service.jobs import create_job
-from chaplab.service.routes._deps import DB, ServiceState, State, get_or_404
-from chaplab.service.storage import DatasetContent, dataset_content, observations_of
+from chaplab.service.routes._deps import DB, State, get_or_404
+from chaplab.service.storage import dataset_content, new_dataset_row, observations_of
 from chaplab.service.views import dataset_read
 from chaplab.service.wire import (
     DatasetCreate,
@@ -41,10 +43,13 @@ def get_dataset(dataset_id: int, session: DB) -> DatasetWithObservations:
 
 
 @router.post("/v1/crud/datasets")
-def create_dataset(request: DatasetCreate, session: DB, state: State) -> JobReference:
-    """Store a dataset given as observations (and optional polygons); answers a job reference."""
+def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
+    """Store a dataset given as observations (and optional polygons) and answer with it."""
     content = dataset_content(request.observations, request.geojson, request.data_sources, "observations")
-    return _queue_dataset(session, state, request.name, request.type, content)
+    row = new_dataset_row(request.name, request.type, content)
+    session.add(row)
+    session.commit()
+    return dataset_read(row)
 
 
 @router.post("/v1/analytics/make-dataset")
@@ -55,12 +60,8 @@ def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> JobR
             "dataToBeFetched", "this service fetches no data from outside; send every value in providedData"
         )
     content = dataset_content(request.provided_data, request.geojson, request.data_sources, "providedData")
-    return _queue_dataset(session, state, request.name, request.type, content)
-
-
-def _queue_dataset(session: Session, state: ServiceState, name: str, dataset_type: str, content: DatasetContent) -> JobReference:
-    job = create_job(session, "create_dataset", name,
-                     {"name": name, "type": dataset_type, "dataset": content.to_payload()})
+    job = create_job(session, "create_dataset", request.name,
+                     {"name": request.name, "type": request.type, "dataset": content.to_payload()})
     session.commit()
     state.runner.wake()
     return JobReference(id=job.id)

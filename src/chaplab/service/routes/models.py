@@ -13,6 +13,7 @@ from chaplab.service.db import (
     ConfiguredModelWithDataSourceRow,
     EvaluationRow,
     ModelTemplateRow,
+    next_configured_model_id,
 )
 from chaplab.service.errors import FieldProblem
 from chaplab.service.routes._deps import DB, get_or_404
@@ -74,7 +75,7 @@ def create_configured_model(request: ConfiguredModelCreate, session: DB) -> Mode
     if existing is not None:
         return model_spec(existing)
     row = ConfiguredModelRow(
-        name=name, model_template_id=template.id, user_option_values=request.user_option_values,
+        id=next_configured_model_id(session), name=name, model_template_id=template.id, user_option_values=request.user_option_values,
         additional_continuous_covariates=request.additional_continuous_covariates,
     )
     session.add(row)

@@ -1,0 +1,65 @@
+"""``chaplab.connect()``: a client for ``$CHAP_URL``, or for an embedded service started on demand.
+
+Without ``CHAP_URL`` the first call starts ``chaplab serve`` as a child process on a free
+loopback port (data in ``$CHAPLAB_DATA_DIR`` or the per-user data folder); later calls in the
+same process reuse it, and it stops when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from typing import TYPE_CHECKING, Literal, overload
+
+if TYPE_CHECKING:
+    from chaplab.client import AsyncChapClient, ChapClient
+    from chaplab.service.embedded import EmbeddedService
+
+URL_VARIABLE = "CHAP_URL"
+API_KEY_VARIABLE = "CHAP_API_KEY"
+PROXY_PREFIX_VARIABLE = "CHAP_PROXY_PREFIX"
+
+_lock = threading.Lock()
+_embedded: EmbeddedService | None = None
+
+
+@overload
+def connect(url: str | None = None, api_key: str | None = None, *, async_: Literal[False] = False) -> ChapClient: ...
+@overload
+def connect(url: str | None = None, api_key: str | None = None, *, async_: Literal[True]) -> AsyncChapClient: ...
+
+
+def connect(
+    url: str | None = None, api_key: str | None = None, *, async_: bool = False
+) -> ChapClient | AsyncChapClient:
+    """A client for ``url`` (default ``$CHAP_URL``, with ``$CHAP_API_KEY`` and
+    ``$CHAP_PROXY_PREFIX``); without either, for the embedded service. ``async_=True`` gives an
+    ``AsyncChapClient``."""
+    from chaplab.client import AsyncChapClient, ChapClient
+
+    target = url or os.environ.get(URL_VARIABLE)
+    if target:
+        key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE)
+        prefix = os.environ.get(PROXY_PREFIX_VARIABLE, "")
+    else:
+        target, key, prefix = embedded_service().url, None, ""
+    client_type = AsyncChapClient if async_ else ChapClient
+    return client_type(target, proxy_prefix=prefix, api_key=key)
+
+
+def connect_async(url: str | None = None, api_key: str | None = None) -> AsyncChapClient:
+    """``connect(..., async_=True)``."""
+    return connect(url, api_key, async_=True)
+
+
+def embedded_service() -> EmbeddedService:
+    """The process's embedded service, started on first use and stopped at exit."""
+    global _embedded
+    with _lock:
+        if _embedded is None or _embedded.process.poll() is not None:
+            from chaplab.service.embedded import start_embedded
+
+            _embedded = start_embedded()
+            atexit.register(_embedded.stop)
+        return _embedded

@@ -1,0 +1,135 @@
+"""The ``chaplab`` command: ``chaplab serve`` runs the modeling service, ``chaplab lab`` starts
+it in the background and opens JupyterLab on the notebooks."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+API_KEY_VARIABLES = ("SERVICE_API_KEY_FILE", "SERVICE_API_KEYS")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    return int(arguments.run(arguments, parser) or 0)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chaplab", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the modeling service")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--database", help="SQLite file or SQLAlchemy URL (default: chaplab.db in the data folder)")
+    serve.add_argument("--api-key-file", help="file of API keys, one per line; turns authentication on")
+    serve.add_argument("--workers", type=int, default=None, help="job worker processes (default 2)")
+    serve.add_argument("--no-auth", action="store_true",
+                       help="serve without API keys, also on a non-loopback address")
+    serve.add_argument("--no-demo", action="store_true", help="do not store the demo content in a new database")
+    serve.add_argument("--ready-file", help=argparse.SUPPRESS)
+    serve.add_argument("--exit-with-stdin", action="store_true", help=argparse.SUPPRESS)
+    serve.set_defaults(run=_serve)
+    lab = commands.add_parser("lab", help="start the service in the background and open JupyterLab")
+    lab.add_argument("--notebooks", help="folder to open (default: the repository's notebooks/ or here)")
+    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="further arguments for jupyter lab")
+    lab.set_defaults(run=_lab)
+    return parser
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import uvicorn
+
+    from chaplab.service.app import auth_configured, create_app
+    from chaplab.service.db import SchemaVersionError
+
+    if arguments.workers is not None and arguments.workers < 1:
+        parser.error(f"--workers must be at least 1, got {arguments.workers}")
+    if arguments.no_auth:
+        if arguments.api_key_file:
+            parser.error("--no-auth and --api-key-file contradict each other")
+        for variable in API_KEY_VARIABLES:
+            os.environ.pop(variable, None)
+    elif not _is_loopback(arguments.host) and not auth_configured(None, arguments.api_key_file):
+        parser.error(
+            f"refusing to serve on {arguments.host} without API keys: give --api-key-file "
+            "(or set SERVICE_API_KEY_FILE / SERVICE_API_KEYS), or pass --no-auth explicitly"
+        )
+    try:
+        app = create_app(
+            database_url=arguments.database, api_key_file=arguments.api_key_file,
+            workers=arguments.workers, seed_demo=not arguments.no_demo,
+        )
+    except (SchemaVersionError, FileNotFoundError, ValueError) as error:
+        print(f"chaplab serve: {error}", file=sys.stderr)
+        return 1
+    family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((arguments.host, arguments.port))
+    port = listener.getsockname()[1]
+    host = f"[{arguments.host}]" if family == socket.AF_INET6 else arguments.host
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=5))
+    if arguments.exit_with_stdin:
+        threading.Thread(target=_stop_on_stdin_eof, args=(server,), daemon=True).start()
+    if arguments.ready_file:
+        _write_atomically(Path(arguments.ready_file), f"http://{host}:{port}")
+    print(f"chaplab service on http://{host}:{port}", flush=True)
+    server.run(sockets=[listener])
+    return 0
+
+
+def _stop_on_stdin_eof(server: object) -> None:
+    """Stop the server when standard input closes: the parent has exited or asked to stop."""
+    while sys.stdin.buffer.read(4096):
+        pass
+    server.should_exit = True  # type: ignore[attr-defined]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+def notebooks_folder() -> Path:
+    """The repository's ``notebooks/`` when run from a checkout, else the current folder."""
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        candidate = base / "notebooks"
+        if candidate.is_dir():
+            return candidate
+    return Path.cwd()
+
+
+def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from chaplab.service.embedded import start_embedded
+
+    folder = Path(arguments.notebooks) if arguments.notebooks else notebooks_folder()
+    if not folder.is_dir():
+        parser.error(f"--notebooks {folder} is not a folder")
+    service = start_embedded()
+    print(f"chaplab service on {service.url} (data in {service.data_dir})", flush=True)
+    environment = {**os.environ, "CHAP_URL": service.url}
+    try:
+        command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", *arguments.jupyter_args]
+        return subprocess.call(command, env=environment)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        service.stop()
