@@ -1,0 +1,110 @@
+# %% [markdown]
+# # Quickstart: from data to a fan chart
+#
+# This notebook walks through the modeling service once, end to end:
+#
+# 1. connect to the service,
+# 2. look at the datasets and the configured models it holds,
+# 3. run an **evaluation**: the model forecasts periods that have already happened, from several
+#    starting points, and is scored against what really happened,
+# 4. load the forecasts as a table and draw them as a **fan chart**.
+#
+# No set-up is needed: `chaplab.connect()` starts a small modeling service on this computer with
+# demo data (synthetic monthly disease cases for six districts, with rainfall and temperature).
+# To use a deployed service instead, set `CHAP_URL` to its address before starting the notebook.
+
+# %% [markdown]
+# ## 1. Connect
+#
+# `connect()` returns a client: one Python method per thing the service can do.
+
+# %%
+import chaplab
+
+client = chaplab.connect()
+client.system_info()
+
+# %% [markdown]
+# ## 2. The datasets
+#
+# A dataset holds observations per organisation unit (here: districts) and period. *Evaluation*
+# datasets are used to score models against history; *prediction* datasets to forecast forward.
+
+# %%
+import pandas as pd
+
+datasets = client.list_datasets()
+pd.DataFrame(
+    [
+        {"id": d.id, "name": d.name, "type": d.type, "from": d.first_period,
+         "to": d.last_period, "org units": len(d.org_units), "covariates": ", ".join(d.covariates)}
+        for d in datasets
+    ]
+).set_index("id")
+
+# %% [markdown]
+# ## 3. The configured models
+#
+# A *model template* is a forecasting method; a *configured model* is a template with its options
+# chosen. Evaluations refer to a configured model by its **name**.
+
+# %%
+models = client.list_configured_models()
+pd.DataFrame(
+    [{"id": m.id, "name": m.name, "options": m.user_option_values} for m in models]
+).set_index("id")
+
+# %% [markdown]
+# ## 4. Run an evaluation
+#
+# Pick the demo evaluation dataset and the `naive_model`. The evaluation forecasts `n_periods=3`
+# months ahead from `n_splits=3` starting points (the *split periods*) near the end of the data.
+#
+# The service runs the evaluation as a background **job** and answers at once with the job's id.
+# `wait_for_job` follows the job until it ends; it raises `JobFailedError`, with the service's
+# error message, if the job fails.
+
+# %%
+dataset = next(d for d in datasets if d.type == "evaluation")
+job = client.create_evaluation("quickstart: naive model", "naive_model", dataset.id,
+                               n_periods=3, n_splits=3)
+print("job", job.id, job.status)
+
+finished = client.wait_for_job(job.id)
+print("job", finished.id, finished.status)
+
+# %% [markdown]
+# The finished job's result is the id of the stored evaluation. Its aggregate metrics summarise
+# how good the forecasts were: `crps` and `mae` are errors (lower is better); `coverage_10_90` is
+# the share of true values inside the 10-90% forecast interval (ideally close to 0.8).
+#
+# (`client.run_evaluation(...)` does these three steps in one call.)
+
+# %%
+evaluation = client.get_evaluation(finished.result_id)
+print(evaluation.name, "- split periods:", ", ".join(evaluation.split_periods))
+pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()
+
+# %% [markdown]
+# ## 5. The forecasts as a table
+#
+# `evaluation_frame` loads the forecast quantiles as a tidy pandas table: one row per org unit,
+# split period, forecast period and quantile. `actual_cases` loads what really happened.
+
+# %%
+frame = client.evaluation_frame(evaluation.id)
+actuals = client.actual_cases(evaluation.id)
+frame.head(10)
+
+# %% [markdown]
+# ## 6. A fan chart
+#
+# For each district: the shaded bands are the forecast intervals (10-90% and 25-75%), the line in
+# them the median forecast, the black line the cases that really happened, and each dashed line a
+# split period, where a forecast starts.
+
+# %%
+from chaplab.plotting import fan_chart
+
+first_two = list(evaluation.org_units[:2])
+fan_chart(frame, actuals[actuals["period"] >= frame["period"].min() - 24], org_units=first_two);
