@@ -1,0 +1,194 @@
+"""API keys on the modeling service: every documented route refuses requests without a valid key,
+keys rotate through the key file while the service runs, keys are compared in constant time,
+and no log line holds a whole key."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.routing import Route
+
+from chaplab.toolkit import DEFAULT_UNAUTHENTICATED_PATHS, BackgroundServer
+
+from .openapi_routes import RouteCall, route_calls
+
+KEYS = ("sk_test_7Qm2vX9pLr4Tz8Nc1Hb6", "sk_test_3Jd8Wq5Ky1Ue7Ra2Mf9S")
+WRONG_KEYS = ("sk_test_0000000000000000", KEYS[0][:-1], KEYS[0] + "x", KEYS[0].upper())
+ROTATION_WAIT_SECONDS = 10.0
+
+
+def write_keys(path: Path, *keys: str) -> None:
+    """Write a key file and move its mtime forward, so a change shows even within a second."""
+    previous = path.stat().st_mtime_ns if path.exists() else time.time_ns()
+    path.write_text("# keys of the reliability tests\n" + "\n".join(keys) + "\n", encoding="utf-8")
+    bumped = max(time.time_ns(), previous + 2_000_000_000)
+    os.utime(path, ns=(bumped, bumped))
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("keys") / "api-keys"
+    write_keys(path, *KEYS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def authed_service(
+    key_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Any]]:
+    """The modeling service with keys from ``key_file``: (base URL, app)."""
+    from chaplab.service import create_app
+
+    database = tmp_path_factory.mktemp("authdb") / "chaplab.db"
+    app = create_app(database_url=str(database), api_key_file=key_file, workers=1, seed_demo=False)
+    with BackgroundServer(app) as server:
+        yield server.url, app
+
+
+def documented_calls(url: str) -> list[RouteCall]:
+    openapi = httpx.get(f"{url}/openapi.json", timeout=10).json()
+    return [call for call in route_calls(openapi)
+            if call.template not in DEFAULT_UNAUTHENTICATED_PATHS]
+
+
+def assert_unauthorized(response: httpx.Response, detail: str) -> None:
+    assert response.status_code == 401, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["type"] == "urn:service:error:unauthorized"
+    assert problem["detail"] == detail
+    assert response.headers["www-authenticate"] == 'ApiKey header="X-API-Key"'
+
+
+def test_every_documented_route_refuses_requests_without_a_valid_key(
+    authed_service: tuple[str, Any],
+) -> None:
+    url, _ = authed_service
+    calls = documented_calls(url)
+    assert len(calls) >= 20, "the service should document its routes in /openapi.json"
+    with httpx.Client(base_url=url, timeout=10) as http:
+        for call in calls:
+            body = {} if call.method in ("POST", "PUT", "PATCH") else None
+            missing = http.request(call.method, call.path, json=body)
+            assert_unauthorized(missing, "Missing authentication header: X-API-Key")
+            for wrong in WRONG_KEYS:
+                refused = http.request(call.method, call.path, json=body,
+                                       headers={"X-API-Key": wrong})
+                assert_unauthorized(refused, "Invalid API key")
+
+
+def test_routes_left_out_of_the_documentation_refuse_requests_without_a_key(
+    authed_service: tuple[str, Any],
+) -> None:
+    """Every route of the app, documented or not, and every method it has (HEAD too)."""
+    url, app = authed_service
+    routes = [route for route in app.routes if isinstance(route, Route)
+              and route.path not in DEFAULT_UNAUTHENTICATED_PATHS]
+    assert routes
+    with httpx.Client(base_url=url, timeout=10) as http:
+        for route in routes:
+            path = route.path
+            for name in route.param_convertors:
+                path = path.replace("{" + name + "}", "1")
+            for method in sorted(route.methods or ()):
+                assert http.request(method, path).status_code == 401, f"{method} {route.path}"
+
+
+def test_the_open_paths_answer_without_a_key(authed_service: tuple[str, Any]) -> None:
+    url, _ = authed_service
+    for path in sorted(DEFAULT_UNAUTHENTICATED_PATHS):
+        assert httpx.get(f"{url}{path}", timeout=10).status_code == 200, path
+
+
+def test_every_configured_key_opens_every_read(authed_service: tuple[str, Any]) -> None:
+    url, _ = authed_service
+    reads = [call for call in documented_calls(url)
+             if call.method == "GET" and "{" not in call.template]
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for key in KEYS:
+            for call in reads:
+                status = http.get(call.path, headers={"X-API-Key": key}).status_code
+                assert status != 401, f"{call} refused a configured key"
+
+
+@pytest.mark.parametrize("presented", [KEYS[0], KEYS[1], WRONG_KEYS[0]])
+def test_keys_are_compared_in_constant_time_with_every_configured_key(
+    authed_service: tuple[str, Any], monkeypatch: pytest.MonkeyPatch, presented: str
+) -> None:
+    """The check compares the presented key with EVERY active key through a constant-time
+    comparison, whether it matches the first, the last or none (no early exit)."""
+    url, _ = authed_service
+    real = hmac.compare_digest
+    compared: list[tuple[bytes, bytes]] = []
+
+    def spy(a: Any, b: Any) -> bool:
+        compared.append((bytes(a), bytes(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", spy)
+    monkeypatch.setattr(secrets, "compare_digest", spy)
+    httpx.get(f"{url}/v1/crud/datasets", headers={"X-API-Key": presented}, timeout=10)
+
+    assert sorted(key for _, key in compared) == sorted(k.encode() for k in KEYS)
+    assert {given for given, _ in compared} == {presented.encode()}
+
+
+def test_keys_rotate_through_the_key_file_without_a_restart(
+    authed_service: tuple[str, Any], key_file: Path
+) -> None:
+    url, _ = authed_service
+    new_key = "sk_test_" + secrets.token_urlsafe(18)
+    datasets = f"{url}/v1/crud/datasets"
+
+    def status_with(key: str) -> int:
+        return httpx.get(datasets, headers={"X-API-Key": key}, timeout=10).status_code
+
+    try:
+        write_keys(key_file, KEYS[0], KEYS[1], new_key)  # add the new key
+        assert wait_for_status(lambda: status_with(new_key), 200)
+        assert status_with(KEYS[0]) == 200
+        write_keys(key_file, KEYS[1], new_key)  # retire the old one
+        assert wait_for_status(lambda: status_with(KEYS[0]), 401)
+        assert status_with(new_key) == 200
+        assert status_with(KEYS[1]) == 200
+    finally:
+        write_keys(key_file, *KEYS)
+        assert wait_for_status(lambda: status_with(KEYS[0]), 200)
+
+
+def test_an_emptied_key_file_keeps_the_old_keys(
+    authed_service: tuple[str, Any], key_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url, _ = authed_service
+    caplog.set_level(logging.INFO, logger="chaplab.toolkit.auth")
+    try:
+        write_keys(key_file)
+        deadline = time.monotonic() + ROTATION_WAIT_SECONDS
+        while not any(r.getMessage().startswith("auth.reload_failed") for r in caplog.records):
+            assert time.monotonic() < deadline, "the emptied key file was never re-read"
+            httpx.get(f"{url}/v1/crud/datasets", headers={"X-API-Key": KEYS[0]}, timeout=10)
+            time.sleep(0.1)
+        for key in KEYS:
+            status = httpx.get(f"{url}/v1/crud/datasets", headers={"X-API-Key": key}, timeout=10)
+            assert status.status_code == 200
+    finally:
+        write_keys(key_file, *KEYS)
+
+
+def wait_for_status(probe: Any, wanted: int) -> bool:
+    """Probe until it answers ``wanted`` (the key file is looked at about once a second)."""
+    deadline = time.monotonic() + ROTATION_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if probe() == wanted:
+            return True
+        time.sleep(0.1)
+    return False
