@@ -483,7 +483,7 @@ class Operations:
                 f"job {job_id!r} is not on record (GET /v1/jobs does not list it)",
                 status_code=404,
                 method="GET",
-                url=self._builder.url("/v1/jobs"),
+                url=self._builder.url(_job_path(job_id)),
             )
         return job
 

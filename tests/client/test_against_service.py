@@ -1,0 +1,53 @@
+"""The client against the embedded service over loopback: the wire contract end to end."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chaplab.client import AsyncChapClient, AuthenticationError, ChapClient, NotFoundError
+
+pytestmark = pytest.mark.integration
+
+KEY = "sk_test_client0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from chaplab.service.app import create_app
+    from chaplab.toolkit import BackgroundServer
+
+    database = Path(tmp_path_factory.mktemp("client_service")) / "chaplab.db"
+    with BackgroundServer(create_app(str(database), api_keys=[KEY], workers=1)) as server:
+        yield server.url
+
+
+def test_evaluation_round_trip(service_url: str) -> None:
+    with ChapClient(service_url, api_key=KEY) as client:
+        template = client.list_model_templates()[0]
+        model = client.create_configured_model("client_it", template.id)
+        assert model.name == f"{template.name}:client_it"
+        dataset = client.list_datasets()[0]
+        evaluation = client.run_evaluation("client_it", model, dataset.id, n_splits=2,
+                                           timeout=120)
+        assert evaluation.split_periods == sorted(evaluation.split_periods)
+        assert "crps" in evaluation.aggregate_metrics
+        frame = client.evaluation_frame(evaluation.id, quantiles=[0.5],
+                                        split_period=evaluation.split_periods[0])
+        assert set(frame["quantile"]) == {0.5}
+        assert len(client.actual_cases(evaluation.id)) > 0
+        with pytest.raises(NotFoundError, match="'no-such-job'"):
+            client.wait_for_job("no-such-job")
+
+
+def test_async_client_and_auth(service_url: str) -> None:
+    async def run() -> int:
+        async with AsyncChapClient(service_url, api_key=KEY) as client:
+            return len(await client.list_evaluations())
+
+    assert asyncio.run(run()) >= 1
+    with ChapClient(service_url) as anonymous, pytest.raises(AuthenticationError):
+        anonymous.list_datasets()
