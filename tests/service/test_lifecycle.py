@@ -1,0 +1,131 @@
+"""Auth on and off, restart on the same database, schema versions, the command line and connect()."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+
+from chaplab.client import AuthenticationError, ChapClient
+from chaplab.service import create_app
+from chaplab.service.db import SchemaVersionError
+from chaplab.toolkit import BackgroundServer
+
+from .helpers import small_frame
+
+pytestmark = pytest.mark.integration
+KEY = "sk_test_0123456789abcdefghij"
+
+
+def test_with_keys_every_resource_needs_one_but_health_does_not(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "auth.db", api_keys=[KEY], seed_demo=False)
+    with BackgroundServer(app, "127.0.0.1") as server:
+        with ChapClient(server.url) as anonymous:
+            assert anonymous.health().status == "success"
+            with pytest.raises(AuthenticationError):
+                anonymous.list_datasets()
+        with ChapClient(server.url, api_key="sk_test_wrong_key_000000") as wrong:
+            with pytest.raises(AuthenticationError):
+                wrong.list_models()
+        with ChapClient(server.url, api_key=KEY) as keyed:
+            assert [t.name for t in keyed.list_model_templates()]
+            assert keyed.list_datasets() == []
+
+
+def test_keys_from_the_environment_turn_auth_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key_file = tmp_path / "keys"
+    key_file.write_text(f"# service keys\n{KEY}\n")
+    monkeypatch.setenv("SERVICE_API_KEY_FILE", str(key_file))
+    with BackgroundServer(create_app(tmp_path / "env.db", seed_demo=False), "127.0.0.1") as server:
+        with pytest.raises(AuthenticationError):
+            ChapClient(server.url).list_datasets()
+        assert ChapClient(server.url, api_key=KEY).list_datasets() == []
+
+
+def test_a_restart_keeps_everything_and_fails_interrupted_jobs(tmp_path: Path) -> None:
+    database = tmp_path / "restart.db"
+    with BackgroundServer(create_app(database), "127.0.0.1") as server, ChapClient(server.url) as client:
+        dataset = client.create_dataset("kept", small_frame(n_years=2))
+        model = client.create_configured_model("kept", client.list_model_templates()[0].id)
+        evaluation = client.run_evaluation("kept", model.name, dataset.id, 1, 2, timeout=120)
+        before = {
+            "datasets": [d.model_dump() for d in client.list_datasets()],
+            "models": [m.model_dump() for m in client.list_models()],
+            "evaluations": [e.model_dump() for e in client.list_evaluations()],
+            "jobs": [j.model_dump() for j in client.list_jobs()],
+            "entries": [e.model_dump() for e in client.evaluation_entries(evaluation.id, [0.3])],
+        }
+    _leave_a_job_running(database)
+    with BackgroundServer(create_app(database), "127.0.0.1") as server, ChapClient(server.url) as client:
+        assert [d.model_dump() for d in client.list_datasets()] == before["datasets"]
+        assert [m.model_dump() for m in client.list_models()] == before["models"]
+        assert [e.model_dump() for e in client.list_evaluations()] == before["evaluations"]
+        assert [e.model_dump() for e in client.evaluation_entries(evaluation.id, [0.3])] == before["entries"]
+        jobs = {job.id: job for job in client.list_jobs()}
+        assert all(job["id"] in jobs and jobs[job["id"]].status == job["status"] for job in before["jobs"])
+        interrupted = jobs["interrupted-job"]
+        assert interrupted.status == "FAILURE" and "service restarted" in interrupted.error
+        assert client.job_status("interrupted-job") == "FAILURE"
+
+
+def _leave_a_job_running(database: Path) -> None:
+    """Write the row a service killed mid-job would leave behind."""
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "INSERT INTO jobs (id, type, name, status, created, start_time, payload) "
+            "VALUES ('interrupted-job', 'create_backtest', 'cut short', 'STARTED', "
+            "'2026-01-01 10:00:00', '2026-01-01 10:00:01', '{}')"
+        )
+
+
+@pytest.mark.parametrize("version, reason", [(99, "newer chaplab"), (0, "no migration")])
+def test_another_schema_version_is_refused_with_a_clear_message(tmp_path: Path, version: int, reason: str) -> None:
+    database = tmp_path / "versioned.db"
+    create_app(database, seed_demo=False)
+    with Session(create_engine(f"sqlite:///{database}")) as session, session.begin():
+        session.connection().exec_driver_sql(f"UPDATE schema_version SET version = {version}")
+    with pytest.raises(SchemaVersionError, match=reason):
+        create_app(database)
+
+
+def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
+    database = tmp_path / "foreign.db"
+    with sqlite3.connect(database) as connection:
+        connection.execute("CREATE TABLE something (x INTEGER)")
+    with pytest.raises(SchemaVersionError, match="not a chaplab database"):
+        create_app(database)
+
+
+def test_serving_beyond_loopback_without_keys_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    from chaplab.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--host", "0.0.0.0", "--database", "unused.db"])
+    assert stopped.value.code == 2
+    assert "--no-auth" in capsys.readouterr().err
+
+
+def test_connect_uses_chap_url_when_set(service_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chaplab import connect
+
+    monkeypatch.setenv("CHAP_URL", service_url)
+    monkeypatch.setenv("CHAP_API_KEY", "sk_any_key_for_this_test")
+    with connect() as client:
+        assert client.system_info().python_version
+
+
+def test_the_embedded_service_starts_answers_and_stops(tmp_path: Path) -> None:
+    from chaplab.service.embedded import start_embedded
+
+    service = start_embedded(tmp_path)
+    try:
+        with ChapClient(service.url) as client:
+            assert {d.type for d in client.list_datasets()} == {"evaluation", "prediction"}
+            assert client.list_evaluations()
+    finally:
+        service.stop()
+    assert service.process.returncode is not None
+    assert (tmp_path / "chaplab.db").exists()
