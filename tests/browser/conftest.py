@@ -1,0 +1,63 @@
+"""Fixtures for browser tests: Chromium, JupyterLab servers and notebook pages (see lab_harness)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from lab_harness import JupyterLab, NotebookPage, launch_chromium
+from playwright.sync_api import BrowserContext, sync_playwright
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def browser_output_dir() -> Path:
+    """Where browser tests put screenshots: test-output/browser/ (ignored by git)."""
+    folder = REPOSITORY / "test-output" / "browser"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    """One headless Chromium with a fresh profile for the whole session."""
+    with sync_playwright() as playwright:
+        context = launch_chromium(playwright, tmp_path_factory.mktemp("chromium-profile"))
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def start_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., JupyterLab]]:
+    """`start_lab(root_dir, env=None)` starts JupyterLab on root_dir; stopped after the module.
+
+    Module-scoped so that a module can share one server between its tests (starting one takes
+    seconds); use it from a module-scoped fixture or directly in a test.
+    """
+    started: list[JupyterLab] = []
+
+    def start(root_dir: Path, env: dict[str, str] | None = None) -> JupyterLab:
+        lab = JupyterLab.start(root_dir, tmp_path_factory.mktemp("jupyter-state"), env=env)
+        started.append(lab)
+        return lab
+
+    yield start
+    for lab in started:
+        lab.stop()
+
+
+@pytest.fixture
+def open_notebook(chromium: BrowserContext) -> Iterator[Callable[[JupyterLab, str], NotebookPage]]:
+    """`open_notebook(lab, relative_path)` opens a notebook in a new tab; closed after the test."""
+    opened: list[NotebookPage] = []
+
+    def open_(lab: JupyterLab, relative_path: str) -> NotebookPage:
+        notebook = NotebookPage.open(chromium, lab, relative_path)
+        opened.append(notebook)
+        return notebook
+
+    yield open_
+    for notebook in opened:
+        notebook.close()

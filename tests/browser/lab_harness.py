@@ -1,0 +1,280 @@
+"""Drive JupyterLab in headless Chromium: start a lab server, open a notebook, run it, screenshot it.
+
+The pieces:
+- `JupyterLab.start(root_dir, ...)` runs `jupyter lab` on a free loopback port with a random token
+  and private Jupyter config, runtime and settings folders, and waits until it answers;
+  `stop()` shuts it down (and the kernels it started).
+- `launch_chromium(profile_dir)` opens Debian's Chromium through Playwright with a fresh profile.
+- `NotebookPage` wraps a Playwright page showing one notebook: `run_all_cells()` runs every cell and
+  waits until the kernel is idle, failing with the error of any cell that raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from playwright.sync_api import BrowserContext, Locator, Page, Playwright
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# JupyterLab plugins that pop up notifications unrelated to the notebook under test.
+DISABLED_LAB_PLUGINS = ["@jupyterlab/apputils-extension:announcements"]
+LAB_START_TIMEOUT_S = 90.0
+DEFAULT_TIMEOUT_MS = 60_000
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def chromium_path() -> str:
+    """Debian's Chromium; a clear error when it is missing (scripts/ensure-chromium installs it)."""
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        raise RuntimeError("Chromium not found at /usr/bin/chromium: run scripts/ensure-chromium")
+    return path
+
+
+def launch_chromium(playwright: Playwright, profile_dir: Path) -> BrowserContext:
+    """Headless Chromium with a fresh user-data-dir; Playwright never downloads a browser here."""
+    context = playwright.chromium.launch_persistent_context(
+        user_data_dir=str(profile_dir),
+        executable_path=chromium_path(),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1400, "height": 1000},
+    )
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    return context
+
+
+@dataclass
+class JupyterLab:
+    """A running `jupyter lab` server serving `root_dir`."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    token: str
+    root_dir: Path
+    log_path: Path
+
+    @classmethod
+    def start(
+        cls,
+        root_dir: Path,
+        state_dir: Path,
+        env: dict[str, str] | None = None,
+        timeout_s: float = LAB_START_TIMEOUT_S,
+    ) -> JupyterLab:
+        """Start JupyterLab on `root_dir`; `env` adds variables (such as CHAP_URL) for the kernels.
+
+        `state_dir` receives the Jupyter config, runtime and settings folders and the server log,
+        so that nothing from the user's own Jupyter setup takes part.
+        """
+        token = secrets.token_hex(16)
+        port = free_port()
+        lab_env = isolated_jupyter_env(state_dir)
+        lab_env.update(env or {})
+        log_path = state_dir / "jupyterlab.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [
+                    sys.executable, "-m", "jupyterlab",
+                    "--no-browser",
+                    "--ServerApp.ip=127.0.0.1",
+                    f"--ServerApp.port={port}",
+                    "--ServerApp.port_retries=0",
+                    "--allow-root",
+                    f"--IdentityProvider.token={token}",
+                    f"--ServerApp.root_dir={root_dir}",
+                    "--LabApp.expose_app_in_browser=True",
+                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.extension_manager=readonly",
+                ],
+                env=lab_env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        lab = cls(process, f"http://127.0.0.1:{port}", token, root_dir, log_path)
+        try:
+            lab.wait_until_ready(timeout_s)
+        except BaseException:
+            lab.stop()
+            raise
+        return lab
+
+    def wait_until_ready(self, timeout_s: float) -> None:
+        """Poll the server's status API until it answers, the process exits, or time runs out."""
+        deadline = time.monotonic() + timeout_s
+        status_url = f"{self.base_url}/api/status?token={self.token}"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}: {self.log()}")
+            try:
+                with urllib.request.urlopen(status_url, timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"jupyter lab did not answer within {timeout_s:g} s: {self.log()}")
+
+    def notebook_url(self, relative_path: str) -> str:
+        """The address that opens `relative_path` (relative to root_dir) alone in the lab.
+
+        `reset` starts from an empty workspace, so tabs opened earlier are not restored.
+        """
+        return f"{self.base_url}/lab/tree/{quote(relative_path)}?reset&token={self.token}"
+
+    def log(self) -> str:
+        """The end of the server's log, for error messages."""
+        return self.log_path.read_text(errors="replace")[-3000:]
+
+    def stop(self) -> None:
+        """Shut the server and its kernels down (the whole process group)."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, 15)
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+            except ProcessLookupError:
+                pass
+
+
+def isolated_jupyter_env(state_dir: Path) -> dict[str, str]:
+    """The current environment with private Jupyter folders under `state_dir`."""
+    env = dict(os.environ)
+    folders = {
+        "JUPYTER_CONFIG_DIR": state_dir / "config",
+        "JUPYTER_RUNTIME_DIR": state_dir / "runtime",
+        "JUPYTERLAB_SETTINGS_DIR": state_dir / "settings",
+        "JUPYTERLAB_WORKSPACES_DIR": state_dir / "workspaces",
+        "IPYTHONDIR": state_dir / "ipython",
+    }
+    for name, folder in folders.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        env[name] = str(folder)
+    page_config = folders["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json"
+    page_config.parent.mkdir(parents=True, exist_ok=True)
+    page_config.write_text(
+        json.dumps({"disabledExtensions": {name: True for name in DISABLED_LAB_PLUGINS}})
+    )
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+# Runs in the page: resolves once the open notebook's kernel exists and is idle.
+_WAIT_FOR_IDLE_KERNEL_JS = """
+async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.ready;
+  const kernel = () => panel.sessionContext.session?.kernel;
+  while (!kernel() || kernel().status !== 'idle') {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+"""
+
+# Runs in the page: run all cells of the open notebook; resolves when their execution has ended.
+_RUN_ALL_CELLS_JS = """
+async () => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  await app.commands.execute('notebook:run-all-cells');
+}
+"""
+
+# Runs in the page: the errors that the open notebook's code cells show, as "cell i: Name: value".
+_CELL_ERRORS_JS = """
+() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  const errors = [];
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type !== 'code') continue;
+    for (const output of cell.outputs.toJSON()) {
+      if (output.output_type === 'error') {
+        errors.push(`cell ${i}: ${output.ename}: ${output.evalue}`);
+      }
+    }
+  }
+  return errors;
+}
+"""
+
+
+class NotebookPage:
+    """A Playwright page showing one notebook in JupyterLab."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    @classmethod
+    def open(cls, context: BrowserContext, lab: JupyterLab, relative_path: str) -> NotebookPage:
+        """Open the notebook in a new tab and wait until its panel and kernel are shown."""
+        page = context.new_page()
+        page.goto(lab.notebook_url(relative_path))
+        page.wait_for_function(
+            """(path) => {
+                 const widget = window.jupyterapp?.shell.currentWidget;
+                 return widget?.context?.path === path && widget.sessionContext !== undefined;
+               }""",
+            arg=relative_path,
+        )
+        page.locator(".jp-NotebookPanel:visible .jp-Cell").first.wait_for()
+        return cls(page)
+
+    def run_all_cells(self) -> None:
+        """Run every cell, wait until the kernel is idle; fail naming any cell that raised."""
+        self.page.evaluate(_RUN_ALL_CELLS_JS)
+        self.wait_until_idle()
+        errors = self.page.evaluate(_CELL_ERRORS_JS)
+        if errors:
+            raise AssertionError("notebook cells raised:\n" + "\n".join(errors))
+
+    def wait_until_idle(self) -> None:
+        """Wait until the notebook's kernel has nothing left to do."""
+        self.page.evaluate(_WAIT_FOR_IDLE_KERNEL_JS)
+
+    def output_area(self) -> Locator:
+        """A locator for the outputs of the open notebook, to wait for rendered results."""
+        return self.page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output")
+
+    def screenshot(self, path: Path) -> Path:
+        """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are made)."""
+        self.wait_until_idle()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(path))
+        return path
+
+    def close(self) -> None:
+        """Close the tab."""
+        self.page.close()
