@@ -1,0 +1,63 @@
+"""Wire details the clients hide: long polling headers, the bare status string, typed OpenAPI,
+job logs and cancelling."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from chaplab.client import ChapClient
+
+from .helpers import small_frame
+
+pytestmark = pytest.mark.integration
+
+
+def test_job_status_long_polls_until_it_changes(client: ChapClient, service_url: str, unique: str) -> None:
+    dataset = client.create_dataset(f"poll {unique}", small_frame(n_years=2))
+    job = client.create_evaluation(f"poll {unique}", "naive_model", dataset.id, n_periods=1, n_splits=2)
+    seen = []
+    with httpx.Client(base_url=service_url, timeout=60) as http:
+        for _ in range(20):
+            answer = http.get(f"/v1/jobs/{job.id}", headers={"Prefer": "wait=10"})
+            assert answer.headers["Preference-Applied"] == "wait=10"
+            seen.append(answer.json())
+            if seen[-1] in ("SUCCESS", "FAILURE"):
+                break
+        immediate = http.get(f"/v1/jobs/{job.id}")
+    assert seen[-1] == "SUCCESS" and immediate.text == '"SUCCESS"'
+    assert "Preference-Applied" not in immediate.headers
+    logs = client.job_logs(job.id)
+    assert "split 2/2" in logs and "finished" in logs
+
+
+def test_openapi_describes_typed_camel_case_responses(service_url: str) -> None:
+    schema = httpx.get(f"{service_url}/openapi.json").json()
+    components = schema["components"]["schemas"]
+    assert "aggregateMetrics" in components["BacktestRead"]["properties"]
+    assert "modelTemplateId" in components["ModelSpecRead"]["properties"]
+    assert "start_time" in components["JobDescription"]["properties"]
+    entry = schema["paths"]["/v1/analytics/evaluation-entry"]["get"]["responses"]["200"]
+    assert "EvaluationEntry" in str(entry)
+
+
+def test_cancelling_a_finished_job_keeps_its_status(client: ChapClient, unique: str) -> None:
+    dataset = client.create_dataset(f"cancel {unique}", small_frame(n_years=2))
+    job = client.wait_for_job(
+        client.create_evaluation(f"cancel {unique}", "naive_model", dataset.id, 1, 1).id, timeout=120
+    )
+    client.cancel_job(job.id)
+    assert client.job_status(job.id) == "SUCCESS"
+
+
+def test_the_dataset_builder_stores_a_dataset_in_a_job(client: ChapClient, service_url: str, unique: str) -> None:
+    from .helpers import geojson_for, observations
+
+    frame = small_frame(n_years=1)
+    body = {"name": f"built {unique}", "geojson": geojson_for(sorted(set(frame.location))),
+            "providedData": observations(frame), "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_R"}]}
+    answer = httpx.post(f"{service_url}/v1/analytics/make-dataset", json=body, timeout=30)
+    assert answer.status_code == 200
+    job = client.wait_for_job(answer.json()["id"], timeout=120)
+    dataset = client.get_dataset(int(job.result))
+    assert dataset.name == f"built {unique}" and dataset.data_sources[0].data_element_id == "DE_R"
