@@ -25,9 +25,13 @@ _embedded: EmbeddedService | None = None
 
 
 @overload
-def connect(url: str | None = None, api_key: str | None = None, *, async_: Literal[False] = False) -> ChapClient: ...
+def connect(
+    url: str | None = None, api_key: str | None = None, *, async_: Literal[False] = False
+) -> ChapClient: ...
 @overload
-def connect(url: str | None = None, api_key: str | None = None, *, async_: Literal[True]) -> AsyncChapClient: ...
+def connect(
+    url: str | None = None, api_key: str | None = None, *, async_: Literal[True]
+) -> AsyncChapClient: ...
 
 
 def connect(

@@ -26,20 +26,37 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chaplab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the modeling service")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    serve.add_argument("--database", help="SQLite file or SQLAlchemy URL (default: chaplab.db in the data folder)")
-    serve.add_argument("--api-key-file", help="file of API keys, one per line; turns authentication on")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--database", help="SQLite file or SQLAlchemy URL (default: chaplab.db in the data folder)"
+    )
+    serve.add_argument(
+        "--api-key-file", help="file of API keys, one per line; turns authentication on"
+    )
     serve.add_argument("--workers", type=int, default=None, help="job worker processes (default 2)")
-    serve.add_argument("--no-auth", action="store_true",
-                       help="serve without API keys, also on a non-loopback address")
-    serve.add_argument("--no-demo", action="store_true", help="do not store the demo content in a new database")
+    serve.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve without API keys, also on a non-loopback address",
+    )
+    serve.add_argument(
+        "--no-demo", action="store_true", help="do not store the demo content in a new database"
+    )
     serve.add_argument("--ready-file", help=argparse.SUPPRESS)
     serve.add_argument("--exit-with-stdin", action="store_true", help=argparse.SUPPRESS)
     serve.set_defaults(run=_serve)
     lab = commands.add_parser("lab", help="start the service in the background and open JupyterLab")
-    lab.add_argument("--notebooks", help="folder to open (default: the repository's notebooks/ or here)")
-    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="further arguments for jupyter lab")
+    lab.add_argument(
+        "--notebooks", help="folder to open (default: the repository's notebooks/ or here)"
+    )
+    lab.add_argument(
+        "jupyter_args", nargs=argparse.REMAINDER, help="further arguments for jupyter lab"
+    )
     lab.set_defaults(run=_lab)
     return parser
 
@@ -73,8 +90,10 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         )
     try:
         app = create_app(
-            database_url=arguments.database, api_key_file=arguments.api_key_file,
-            workers=arguments.workers, seed_demo=not arguments.no_demo,
+            database_url=arguments.database,
+            api_key_file=arguments.api_key_file,
+            workers=arguments.workers,
+            seed_demo=not arguments.no_demo,
         )
     except (SchemaVersionError, FileNotFoundError, ValueError) as error:
         print(f"chaplab serve: {error}", file=sys.stderr)
@@ -127,7 +146,14 @@ def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print(f"chaplab service on {service.url} (data in {service.data_dir})", flush=True)
     environment = {**os.environ, "CHAP_URL": service.url}
     try:
-        command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", *arguments.jupyter_args]
+        command = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            f"--notebook-dir={folder}",
+            *arguments.jupyter_args,
+        ]
         return subprocess.call(command, env=environment)
     except KeyboardInterrupt:
         return 130

@@ -26,8 +26,14 @@ def geojson_for(org_units: list[str]) -> dict:
     for index, unit in enumerate(org_units):
         x = float(index)
         ring = [[x, 0.0], [x + 1, 0.0], [x + 1, 1.0], [x, 1.0], [x, 0.0]]
-        features.append({"type": "Feature", "id": unit, "properties": {"id": unit},
-                         "geometry": {"type": "Polygon", "coordinates": [ring]}})
+        features.append(
+            {
+                "type": "Feature",
+                "id": unit,
+                "properties": {"id": unit},
+                "geometry": {"type": "Polygon", "coordinates": [ring]},
+            }
+        )
     return {"type": "FeatureCollection", "features": features}
 
 
@@ -35,7 +41,12 @@ def observations(frame: pd.DataFrame) -> list[dict]:
     """Wire observations of a wide frame."""
     features = [column for column in frame.columns if column not in ("time_period", "location")]
     return [
-        {"featureName": name, "orgUnit": row["location"], "period": str(row["time_period"]),
-         "value": None if np.isnan(row[name]) else float(row[name])}
-        for row in frame.to_dict("records") for name in features
+        {
+            "featureName": name,
+            "orgUnit": row["location"],
+            "period": str(row["time_period"]),
+            "value": None if np.isnan(row[name]) else float(row[name]),
+        }
+        for row in frame.to_dict("records")
+        for name in features
     ]

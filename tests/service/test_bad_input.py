@@ -20,9 +20,14 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def unchanged(client: ChapClient) -> Iterator[None]:
     """The test must leave datasets, models, evaluations and jobs as they were."""
+
     def snapshot() -> tuple:
-        return (len(client.list_datasets()), len(client.list_configured_models()),
-                len(client.list_evaluations()), len(client.list_jobs()))
+        return (
+            len(client.list_datasets()),
+            len(client.list_configured_models()),
+            len(client.list_evaluations()),
+            len(client.list_jobs()),
+        )
 
     before = snapshot()
     yield
@@ -40,7 +45,9 @@ def demo_dataset_id(client: ChapClient) -> int:
 
 
 def field_names(error: UnprocessableEntityError) -> str:
-    return " ".join(str(problem.get("field", problem.get("loc"))) for problem in error.errors) + str(error)
+    return " ".join(
+        str(problem.get("field", problem.get("loc"))) for problem in error.errors
+    ) + str(error)
 
 
 @pytest.mark.usefixtures("unchanged")
@@ -82,7 +89,9 @@ class TestRefusedWithoutChange:
         assert "n_seasons" in field_names(refused.value)
 
     @pytest.mark.parametrize("level", [0.0, 1.0])
-    def test_quantiles_outside_the_open_unit_interval_are_422(self, client: ChapClient, level: float) -> None:
+    def test_quantiles_outside_the_open_unit_interval_are_422(
+        self, client: ChapClient, level: float
+    ) -> None:
         evaluation = client.list_evaluations()[0]
         with pytest.raises(UnprocessableEntityError, match="quantiles"):
             client.evaluation_entries(evaluation.id, [0.5, level])
@@ -96,35 +105,60 @@ class TestRefusedWithoutChange:
 
     def test_more_history_than_the_dataset_has_is_422(self, client: ChapClient) -> None:
         with pytest.raises(UnprocessableEntityError, match="nPeriods") as refused:
-            client.create_evaluation("x", "seasonal_naive", demo_dataset_id(client), n_periods=12, n_splits=200)
+            client.create_evaluation(
+                "x", "seasonal_naive", demo_dataset_id(client), n_periods=12, n_splits=200
+            )
         assert "periods" in str(refused.value)
 
     def test_malformed_geojson_is_422(self, client: ChapClient) -> None:
         frame = small_frame(n_years=1)
         for geojson, field in [
             ({"type": "Feature"}, "geojson"),
-            ({"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"id": "A"},
-              "geometry": {"type": "Point", "coordinates": [0, 0]}}]}, "geometry"),
+            (
+                {
+                    "type": "FeatureCollection",
+                    "features": [
+                        {
+                            "type": "Feature",
+                            "properties": {"id": "A"},
+                            "geometry": {"type": "Point", "coordinates": [0, 0]},
+                        }
+                    ],
+                },
+                "geometry",
+            ),
             ({"type": "FeatureCollection", "features": []}, "no feature for the org units"),
         ]:
             with pytest.raises(UnprocessableEntityError, match=field):
                 client.create_dataset("bad geojson", frame, geojson=geojson)
 
     def test_periods_that_do_not_parse_are_422(self, http: httpx.Client) -> None:
-        body = {"name": "bad period", "observations": [
-            {"featureName": "disease_cases", "orgUnit": "A", "period": "2021-13", "value": 1.0}]}
+        body = {
+            "name": "bad period",
+            "observations": [
+                {"featureName": "disease_cases", "orgUnit": "A", "period": "2021-13", "value": 1.0}
+            ],
+        }
         answer = http.post("/v1/crud/datasets", json=body)
         assert answer.status_code == 422
         assert answer.headers["content-type"].startswith("application/problem+json")
         assert "observations[0].period" in answer.json()["detail"]
-        mixed = {"name": "mixed", "observations": [
-            {"featureName": "disease_cases", "orgUnit": "A", "period": "202101", "value": 1.0},
-            {"featureName": "disease_cases", "orgUnit": "A", "period": "2021W02", "value": 1.0}]}
+        mixed = {
+            "name": "mixed",
+            "observations": [
+                {"featureName": "disease_cases", "orgUnit": "A", "period": "202101", "value": 1.0},
+                {"featureName": "disease_cases", "orgUnit": "A", "period": "2021W02", "value": 1.0},
+            ],
+        }
         assert "one period type" in http.post("/v1/crud/datasets", json=mixed).json()["detail"]
 
     def test_non_numeric_values_are_422(self, http: httpx.Client) -> None:
-        body = {"name": "text", "observations": [
-            {"featureName": "rainfall", "orgUnit": "A", "period": "202101", "value": "lots"}]}
+        body = {
+            "name": "text",
+            "observations": [
+                {"featureName": "rainfall", "orgUnit": "A", "period": "202101", "value": "lots"}
+            ],
+        }
         answer = http.post("/v1/crud/datasets", json=body)
         assert answer.status_code == 422
         assert any(problem["loc"][-1] == "value" for problem in answer.json()["errors"])
@@ -134,12 +168,18 @@ def test_missing_values_of_a_required_covariate_refuse_a_prediction(
     client: ChapClient, http: httpx.Client, unique: str
 ) -> None:
     dataset = client.create_dataset(f"complete {unique}", small_frame(n_years=3))
-    evaluation = client.run_evaluation(f"regression {unique}", "regression_model", dataset.id, 1, 1, timeout=120)
+    evaluation = client.run_evaluation(
+        f"regression {unique}", "regression_model", dataset.id, 1, 1, timeout=120
+    )
     bundle = client.create_configured_model_with_data_source_from_evaluation(evaluation.id)
     frame = small_frame(n_years=3)
     frame.loc[5, "rainfall"] = np.nan
-    body = {"name": "gap", "providedData": observations(frame),
-            "configuredModelWithDataSourceId": bundle.id, "nPeriods": 2}
+    body = {
+        "name": "gap",
+        "providedData": observations(frame),
+        "configuredModelWithDataSourceId": bundle.id,
+        "nPeriods": 2,
+    }
     jobs_before = len(client.list_jobs())
     answer = http.post("/v1/analytics/make-prediction-with-data-source", json=body)
     assert answer.status_code == 422
@@ -158,9 +198,20 @@ def test_missing_covariate_values_refuse_an_evaluation(client: ChapClient, uniqu
 
 
 def test_nothing_a_fuzzed_request_sends_is_a_500(http: httpx.Client) -> None:
-    bodies = [None, [], {"name": 1}, {"name": "x", "observations": [{}]}, {"name": "x", "observations": "x"}]
-    for path in ["/v1/crud/datasets", "/v1/analytics/create-backtest", "/v1/crud/configured-models",
-                 "/v1/analytics/make-prediction-with-data-source", "/v1/analytics/make-dataset"]:
+    bodies = [
+        None,
+        [],
+        {"name": 1},
+        {"name": "x", "observations": [{}]},
+        {"name": "x", "observations": "x"},
+    ]
+    for path in [
+        "/v1/crud/datasets",
+        "/v1/analytics/create-backtest",
+        "/v1/crud/configured-models",
+        "/v1/analytics/make-prediction-with-data-source",
+        "/v1/analytics/make-dataset",
+    ]:
         for body in bodies:
             answer = http.post(path, json=body)
             assert 400 <= answer.status_code < 500, (path, body, answer.text)

@@ -1,4 +1,4 @@
-"""Auth on and off, restart on the same database, schema versions, the command line and connect()."""
+"""Auth on and off, restart on the same database, schema versions, command line, connect()."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ def test_with_keys_every_resource_needs_one_but_health_does_not(tmp_path: Path) 
             assert keyed.list_datasets() == []
 
 
-def test_keys_from_the_environment_turn_auth_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_from_the_environment_turn_auth_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     key_file = tmp_path / "keys"
     key_file.write_text(f"# service keys\n{KEY}\n")
     monkeypatch.setenv("SERVICE_API_KEY_FILE", str(key_file))
@@ -47,7 +49,10 @@ def test_keys_from_the_environment_turn_auth_on(tmp_path: Path, monkeypatch: pyt
 
 def test_a_restart_keeps_everything_and_fails_interrupted_jobs(tmp_path: Path) -> None:
     database = tmp_path / "restart.db"
-    with BackgroundServer(create_app(database), "127.0.0.1") as server, ChapClient(server.url) as client:
+    with (
+        BackgroundServer(create_app(database), "127.0.0.1") as server,
+        ChapClient(server.url) as client,
+    ):
         dataset = client.create_dataset("kept", small_frame(n_years=2))
         model = client.create_configured_model("kept", client.list_model_templates()[0].id)
         evaluation = client.run_evaluation("kept", model.name, dataset.id, 1, 2, timeout=120)
@@ -59,13 +64,20 @@ def test_a_restart_keeps_everything_and_fails_interrupted_jobs(tmp_path: Path) -
             "entries": [e.model_dump() for e in client.evaluation_entries(evaluation.id, [0.3])],
         }
     _leave_a_job_running(database)
-    with BackgroundServer(create_app(database), "127.0.0.1") as server, ChapClient(server.url) as client:
+    with (
+        BackgroundServer(create_app(database), "127.0.0.1") as server,
+        ChapClient(server.url) as client,
+    ):
         assert [d.model_dump() for d in client.list_datasets()] == before["datasets"]
         assert [m.model_dump() for m in client.list_models()] == before["models"]
         assert [e.model_dump() for e in client.list_evaluations()] == before["evaluations"]
-        assert [e.model_dump() for e in client.evaluation_entries(evaluation.id, [0.3])] == before["entries"]
+        assert [e.model_dump() for e in client.evaluation_entries(evaluation.id, [0.3])] == before[
+            "entries"
+        ]
         jobs = {job.id: job for job in client.list_jobs()}
-        assert all(job["id"] in jobs and jobs[job["id"]].status == job["status"] for job in before["jobs"])
+        assert all(
+            job["id"] in jobs and jobs[job["id"]].status == job["status"] for job in before["jobs"]
+        )
         interrupted = jobs["interrupted-job"]
         assert interrupted.status == "FAILURE" and "service restarted" in interrupted.error
         assert client.job_status("interrupted-job") == "FAILURE"
@@ -82,7 +94,9 @@ def _leave_a_job_running(database: Path) -> None:
 
 
 @pytest.mark.parametrize("version, reason", [(99, "newer chaplab"), (0, "no migration")])
-def test_another_schema_version_is_refused_with_a_clear_message(tmp_path: Path, version: int, reason: str) -> None:
+def test_another_schema_version_is_refused_with_a_clear_message(
+    tmp_path: Path, version: int, reason: str
+) -> None:
     database = tmp_path / "versioned.db"
     create_app(database, seed_demo=False)
     with Session(create_engine(f"sqlite:///{database}")) as session, session.begin():
@@ -99,7 +113,9 @@ def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
         create_app(database)
 
 
-def test_serving_beyond_loopback_without_keys_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+def test_serving_beyond_loopback_without_keys_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from chaplab.cli import main
 
     with pytest.raises(SystemExit) as stopped:

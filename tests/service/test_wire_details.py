@@ -13,9 +13,13 @@ from .helpers import small_frame
 pytestmark = pytest.mark.integration
 
 
-def test_job_status_long_polls_until_it_changes(client: ChapClient, service_url: str, unique: str) -> None:
+def test_job_status_long_polls_until_it_changes(
+    client: ChapClient, service_url: str, unique: str
+) -> None:
     dataset = client.create_dataset(f"poll {unique}", small_frame(n_years=2))
-    job = client.create_evaluation(f"poll {unique}", "naive_model", dataset.id, n_periods=1, n_splits=2)
+    job = client.create_evaluation(
+        f"poll {unique}", "naive_model", dataset.id, n_periods=1, n_splits=2
+    )
     seen = []
     with httpx.Client(base_url=service_url, timeout=60) as http:
         for _ in range(20):
@@ -44,18 +48,25 @@ def test_openapi_describes_typed_camel_case_responses(service_url: str) -> None:
 def test_cancelling_a_finished_job_keeps_its_status(client: ChapClient, unique: str) -> None:
     dataset = client.create_dataset(f"cancel {unique}", small_frame(n_years=2))
     job = client.wait_for_job(
-        client.create_evaluation(f"cancel {unique}", "naive_model", dataset.id, 1, 1).id, timeout=120
+        client.create_evaluation(f"cancel {unique}", "naive_model", dataset.id, 1, 1).id,
+        timeout=120,
     )
     client.cancel_job(job.id)
     assert client.job_status(job.id) == "SUCCESS"
 
 
-def test_the_dataset_builder_stores_a_dataset_in_a_job(client: ChapClient, service_url: str, unique: str) -> None:
+def test_the_dataset_builder_stores_a_dataset_in_a_job(
+    client: ChapClient, service_url: str, unique: str
+) -> None:
     from .helpers import geojson_for, observations
 
     frame = small_frame(n_years=1)
-    body = {"name": f"built {unique}", "geojson": geojson_for(sorted(set(frame.location))),
-            "providedData": observations(frame), "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_R"}]}
+    body = {
+        "name": f"built {unique}",
+        "geojson": geojson_for(sorted(set(frame.location))),
+        "providedData": observations(frame),
+        "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_R"}],
+    }
     answer = httpx.post(f"{service_url}/v1/analytics/make-dataset", json=body, timeout=30)
     assert answer.status_code == 200
     job = client.wait_for_job(answer.json()["id"], timeout=120)

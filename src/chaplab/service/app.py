@@ -37,11 +37,15 @@ DESCRIPTION = (
 )
 
 
-def auth_configured(api_keys: Sequence[str] | None, api_key_file: str | os.PathLike[str] | None) -> bool:
+def auth_configured(
+    api_keys: Sequence[str] | None, api_key_file: str | os.PathLike[str] | None
+) -> bool:
     """Whether keys are given directly, as a file, or through the environment."""
     return bool(
-        api_keys is not None or api_key_file is not None
-        or os.environ.get(API_KEY_FILE_VARIABLE) or os.environ.get(API_KEYS_VARIABLE)
+        api_keys is not None
+        or api_key_file is not None
+        or os.environ.get(API_KEY_FILE_VARIABLE)
+        or os.environ.get(API_KEYS_VARIABLE)
     )
 
 
@@ -62,7 +66,10 @@ def create_app(
     is_new = prepare_database(engine)
     factory = session_factory(engine)
     state = ServiceState(
-        database_url=url, factory=factory, runner=JobRunner(url, factory, worker_count), workers=worker_count
+        database_url=url,
+        factory=factory,
+        runner=JobRunner(url, factory, worker_count),
+        workers=worker_count,
     )
 
     @asynccontextmanager
@@ -83,15 +90,21 @@ def create_app(
             return session.execute(text("SELECT 1")).scalar() == 1
 
     builder = (
-        ServiceBuilder(title="chaplab modeling service", version=__version__, description=DESCRIPTION)
+        ServiceBuilder(
+            title="chaplab modeling service", version=__version__, description=DESCRIPTION
+        )
         .with_lifespan(lifespan)
         .with_health_check(database_answers)
         .with_exception_handler(FieldProblem, _field_problem)
         .with_exception_handler(NotFound, _not_found)
     )
     if auth_configured(api_keys, api_key_file):
-        key_file = api_key_file if api_key_file is not None else os.environ.get(API_KEY_FILE_VARIABLE)
-        builder = builder.with_auth(api_keys=api_keys, api_key_file=key_file or None, env_var=API_KEYS_VARIABLE)
+        key_file = (
+            api_key_file if api_key_file is not None else os.environ.get(API_KEY_FILE_VARIABLE)
+        )
+        builder = builder.with_auth(
+            api_keys=api_keys, api_key_file=key_file or None, env_var=API_KEYS_VARIABLE
+        )
     for router in ROUTERS:
         builder = builder.include_router(router)
     app = builder.build()
@@ -103,7 +116,9 @@ async def _field_problem(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, FieldProblem)
     loc = ["body", *error.field.replace("[", ".").replace("]", "").split(".")]
     return problem_response(
-        422, instance=request.url.path, detail=f"{error.field}: {error.reason}",
+        422,
+        instance=request.url.path,
+        detail=f"{error.field}: {error.reason}",
         errors=[{"loc": loc, "field": error.field, "msg": error.reason, "type": "value_error"}],
     )
 
@@ -114,6 +129,12 @@ async def _not_found(request: Request, error: Exception) -> JSONResponse:
     errors = None
     if error.field is not None:
         detail = f"{error.field}: {detail[0].lower()}{detail[1:]}"
-        errors = [{"loc": [error.field], "field": error.field, "msg": f"no {error.what} with this id", "type": "not_found"}]
+        errors = [
+            {
+                "loc": [error.field],
+                "field": error.field,
+                "msg": f"no {error.what} with this id",
+                "type": "not_found",
+            }
+        ]
     return problem_response(404, instance=request.url.path, detail=detail, errors=errors)
-

@@ -32,7 +32,14 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    sessionmaker,
+)
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
@@ -77,7 +84,9 @@ class DatasetFeatureRow(Base):
 
     __tablename__ = "dataset_features"
     id: Mapped[int] = mapped_column(primary_key=True)
-    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), index=True)
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
     name: Mapped[str] = mapped_column(String(200))
     values: Mapped[bytes]
     dataset: Mapped[DatasetRow] = relationship(back_populates="features")
@@ -158,7 +167,7 @@ class EvaluationRow(Base):
 
 
 class PredictionRow(Base):
-    """A forward forecast: sorted float32 samples of shape ``(n_org_units, n_periods, n_samples)``."""
+    """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``."""
 
     __tablename__ = "predictions"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -193,7 +202,9 @@ class JobRow(Base):
     result: Mapped[str | None] = mapped_column(String(40))
     error: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict[str, Any]]
-    logs: Mapped[list[JobLogRow]] = relationship(cascade="all, delete-orphan", order_by="JobLogRow.id")
+    logs: Mapped[list[JobLogRow]] = relationship(
+        cascade="all, delete-orphan", order_by="JobLogRow.id"
+    )
 
 
 class JobLogRow(Base):
@@ -228,7 +239,9 @@ def make_engine(url: str) -> Engine:
         return create_engine(url, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+    engine = create_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+    )
     event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 

@@ -52,18 +52,33 @@ class EmbeddedService:
                 self.process.wait()
 
 
-def start_embedded(data_dir: Path | None = None, timeout: float = START_TIMEOUT_SECONDS) -> EmbeddedService:
+def start_embedded(
+    data_dir: Path | None = None, timeout: float = START_TIMEOUT_SECONDS
+) -> EmbeddedService:
     """Start the child service on a free loopback port and wait until ``/health`` answers."""
     folder = data_dir or default_data_dir()
     folder.mkdir(parents=True, exist_ok=True)
     ready_file = Path(tempfile.mkdtemp(prefix="chaplab-ready-")) / "url"
     log_path = folder / LOG_NAME
     command = [
-        sys.executable, "-m", "chaplab", "serve", "--host", "127.0.0.1", "--port", "0",
-        "--database", str(folder / "chaplab.db"), "--ready-file", str(ready_file), "--exit-with-stdin",
+        sys.executable,
+        "-m",
+        "chaplab",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--database",
+        str(folder / "chaplab.db"),
+        "--ready-file",
+        str(ready_file),
+        "--exit-with-stdin",
     ]
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT
+        )
     deadline = time.monotonic() + timeout
     url = _wait_for_url(process, ready_file, deadline, log_path)
     service = EmbeddedService(url=url, process=process, data_dir=folder)
@@ -75,7 +90,9 @@ def start_embedded(data_dir: Path | None = None, timeout: float = START_TIMEOUT_
     return service
 
 
-def _wait_for_url(process: subprocess.Popen[bytes], ready_file: Path, deadline: float, log_path: Path) -> str:
+def _wait_for_url(
+    process: subprocess.Popen[bytes], ready_file: Path, deadline: float, log_path: Path
+) -> str:
     while time.monotonic() < deadline:
         if ready_file.exists():
             text = ready_file.read_text(encoding="utf-8").strip()
@@ -84,10 +101,14 @@ def _wait_for_url(process: subprocess.Popen[bytes], ready_file: Path, deadline: 
         _check_alive(process, log_path)
         time.sleep(0.02)
     process.kill()
-    raise EmbeddedServiceError(f"the chaplab service did not report its address in time{_tail(log_path)}")
+    raise EmbeddedServiceError(
+        f"the chaplab service did not report its address in time{_tail(log_path)}"
+    )
 
 
-def _wait_for_health(process: subprocess.Popen[bytes], url: str, deadline: float, log_path: Path) -> None:
+def _wait_for_health(
+    process: subprocess.Popen[bytes], url: str, deadline: float, log_path: Path
+) -> None:
     with httpx.Client(timeout=2.0) as http:
         while time.monotonic() < deadline:
             _check_alive(process, log_path)
@@ -97,13 +118,17 @@ def _wait_for_health(process: subprocess.Popen[bytes], url: str, deadline: float
             except httpx.TransportError:
                 pass
             time.sleep(0.05)
-    raise EmbeddedServiceError(f"the chaplab service at {url} did not become healthy in time{_tail(log_path)}")
+    raise EmbeddedServiceError(
+        f"the chaplab service at {url} did not become healthy in time{_tail(log_path)}"
+    )
 
 
 def _check_alive(process: subprocess.Popen[bytes], log_path: Path) -> None:
     code = process.poll()
     if code is not None:
-        raise EmbeddedServiceError(f"the chaplab service stopped at start-up (exit code {code}){_tail(log_path)}")
+        raise EmbeddedServiceError(
+            f"the chaplab service stopped at start-up (exit code {code}){_tail(log_path)}"
+        )
 
 
 def _tail(log_path: Path, lines: int = 20) -> str:

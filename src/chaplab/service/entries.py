@@ -25,7 +25,9 @@ def checked_quantiles(levels: Sequence[float]) -> np.ndarray:
     array = np.asarray(levels, dtype=np.float64)
     bad = array[~((array > 0.0) & (array < 1.0))]
     if bad.size:
-        raise FieldProblem("quantiles", f"{bad[0]!r} is outside (0, 1); levels must be strictly between 0 and 1")
+        raise FieldProblem(
+            "quantiles", f"{bad[0]!r} is outside (0, 1); levels must be strictly between 0 and 1"
+        )
     return array
 
 
@@ -39,8 +41,9 @@ def select_org_units(
     unknown = [unit for unit in requested if unit not in index and unit != TOTAL_ORG_UNIT]
     if unknown:
         raise FieldProblem(
-            "orgUnits", f"{unknown[0]!r} is not an org unit of this result (it has {', '.join(org_units[:20])}"
-            f"{' ...' if len(org_units) > 20 else ''}, and {TOTAL_ORG_UNIT} for their sum)"
+            "orgUnits",
+            f"{unknown[0]!r} is not an org unit of this result (it has {', '.join(org_units[:20])}"
+            f"{' ...' if len(org_units) > 20 else ''}, and {TOTAL_ORG_UNIT} for their sum)",
         )
     names = list(dict.fromkeys(requested))
     parts = []
@@ -76,13 +79,18 @@ def evaluation_entries_json(
     samples, units = select_org_units(samples, org_units, requested_org_units, axis=1)
     values = quantiles_from_sorted(samples, quantiles).astype(np.float32)
     shape = values.shape
-    return grid_json(shape, [
-        string_field("orgUnit", units, (1,), (shape[1],)),
-        string_field("period", [p for split in periods for p in split], (0, 2), (shape[0], shape[2])),
-        number_field("quantile", quantiles, (3,)),
-        number_field("value", values, (0, 1, 2, 3)),
-        string_field("splitPeriod", split_periods, (0,), (shape[0],)),
-    ])
+    return grid_json(
+        shape,
+        [
+            string_field("orgUnit", units, (1,), (shape[1],)),
+            string_field(
+                "period", [p for split in periods for p in split], (0, 2), (shape[0], shape[2])
+            ),
+            number_field("quantile", quantiles, (3,)),
+            number_field("value", values, (0, 1, 2, 3)),
+            string_field("splitPeriod", split_periods, (0,), (shape[0],)),
+        ],
+    )
 
 
 def prediction_entries_json(
@@ -91,16 +99,21 @@ def prediction_entries_json(
     periods: list[str],
     levels: Sequence[float],
     requested_org_units: Sequence[str] | None = None,
+    prediction_id: int | None = None,
 ) -> bytes:
     """Entries ``{orgUnit, period, quantile, value}`` of a prediction whose samples have shape
-    (org units, periods, samples)."""
+    (org units, periods, samples); with ``prediction_id`` each entry also has ``predictionId``."""
     quantiles = checked_quantiles(levels)
     samples, units = select_org_units(samples, org_units, requested_org_units, axis=0)
     values = quantiles_from_sorted(samples, quantiles).astype(np.float32)
     shape = values.shape
-    return grid_json(shape, [
-        string_field("orgUnit", units, (0,), (shape[0],)),
-        string_field("period", periods, (1,), (shape[1],)),
-        number_field("quantile", quantiles, (2,)),
-        number_field("value", values, (0, 1, 2)),
-    ])
+    return grid_json(
+        shape,
+        [
+            string_field("orgUnit", units, (0,), (shape[0],)),
+            string_field("period", periods, (1,), (shape[1],)),
+            number_field("quantile", quantiles, (2,)),
+            number_field("value", values, (0, 1, 2)),
+            *([] if prediction_id is None else [number_field("predictionId", np.array(prediction_id), ())]),
+        ],
+    )

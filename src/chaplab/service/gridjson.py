@@ -40,7 +40,9 @@ def _member(key: str) -> bytes:
     return b"," + orjson.dumps(key) + b":"
 
 
-def string_field(key: str, values: Sequence[str], axes: tuple[int, ...], shape: tuple[int, ...]) -> GridField:
+def string_field(
+    key: str, values: Sequence[str], axes: tuple[int, ...], shape: tuple[int, ...]
+) -> GridField:
     """A string member; ``values`` in C order over ``axes`` with sizes ``shape``."""
     lead = _member(key)
     return GridField(_fixed([lead + orjson.dumps(value) for value in values], shape), axes)
@@ -53,7 +55,9 @@ def number_field(key: str, values: np.ndarray, axes: tuple[int, ...]) -> GridFie
     text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
     numbers = _fixed(text[1:-1].split(b",") if flat.size else [], values.shape)
     lead = np.bytes_(_member(key))
-    return GridField(np.char.add(lead, numbers) if flat.size < 4096 else _prefixed(lead, numbers), axes)
+    return GridField(
+        np.char.add(lead, numbers) if flat.size < 4096 else _prefixed(lead, numbers), axes
+    )
 
 
 def _prefixed(lead: np.bytes_, numbers: np.ndarray) -> np.ndarray:

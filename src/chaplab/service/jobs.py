@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from multiprocessing import forkserver
 import threading
 import uuid
+from multiprocessing import forkserver
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -83,7 +83,9 @@ class JobRunner:
         """Begin watching (call from the service's event loop); the fork server, which imports
         the forecasting code once, starts in the background so the first job starts fast."""
         worker_context()
-        threading.Thread(target=forkserver.ensure_running, name="chaplab-forkserver", daemon=True).start()
+        threading.Thread(
+            target=forkserver.ensure_running, name="chaplab-forkserver", daemon=True
+        ).start()
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._task = self._loop.create_task(self._watch(), name="chaplab-job-runner")
@@ -170,7 +172,9 @@ class JobRunner:
         context = worker_context()
         for job_id in job_ids:
             process = context.Process(
-                target=run_job, args=(self.database_url, job_id), name=f"chaplab-job-{job_id[:8]}",
+                target=run_job,
+                args=(self.database_url, job_id),
+                name=f"chaplab-job-{job_id[:8]}",
                 daemon=True,
             )
             process.start()

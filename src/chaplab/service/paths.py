@@ -17,11 +17,15 @@ def default_data_dir() -> Path:
     configured = os.environ.get(DATA_DIR_VARIABLE)
     candidates = [Path(configured).expanduser()] if configured else []
     if sys.platform == "win32":
-        candidates.append(Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "chaplab")
+        candidates.append(
+            Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "chaplab"
+        )
     elif sys.platform == "darwin":
         candidates.append(Path.home() / "Library" / "Application Support" / "chaplab")
     else:
-        candidates.append(Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "chaplab")
+        candidates.append(
+            Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "chaplab"
+        )
     for folder in candidates:
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -38,24 +38,41 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
     demo = demo_dataset()
     panel = demo.panel
     with transaction(factory) as session:
-        evaluation_data = new_dataset_row(DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, []))
+        evaluation_data = new_dataset_row(
+            DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, [])
+        )
         recent = panel.window(panel.n_periods - PREDICTION_PERIODS, panel.n_periods)
-        prediction_data = new_dataset_row(f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, []))
+        prediction_data = new_dataset_row(
+            f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, [])
+        )
         session.add_all([evaluation_data, prediction_data])
         for template in list(session.scalars(select(ModelTemplateRow))):
-            session.add(ConfiguredModelRow(
-                id=next_configured_model_id(session), name=template.name, template=template, user_option_values={},
-                additional_continuous_covariates=[],
-            ))
+            session.add(
+                ConfiguredModelRow(
+                    id=next_configured_model_id(session),
+                    name=template.name,
+                    template=template,
+                    user_option_values={},
+                    additional_continuous_covariates=[],
+                )
+            )
         session.flush()
         model_id = session.scalar(
             select(ConfiguredModelRow.id).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
         )
-        job = create_job(session, "create_backtest", f"{DEMO_NAME} naive evaluation", {
-            "name": f"{DEMO_NAME} naive evaluation", "configured_model_id": model_id,
-            "dataset_id": evaluation_data.id, "n_periods": DEMO_EVALUATION["n_periods"],
-            "n_splits": DEMO_EVALUATION["n_splits"], "stride": DEMO_EVALUATION["stride"],
-        })
+        job = create_job(
+            session,
+            "create_backtest",
+            f"{DEMO_NAME} naive evaluation",
+            {
+                "name": f"{DEMO_NAME} naive evaluation",
+                "configured_model_id": model_id,
+                "dataset_id": evaluation_data.id,
+                "n_periods": DEMO_EVALUATION["n_periods"],
+                "n_splits": DEMO_EVALUATION["n_splits"],
+                "stride": DEMO_EVALUATION["stride"],
+            },
+        )
         job.status, job.start_time = STARTED, utc_now()
         job_id = job.id
     run_job(database_url, job_id)

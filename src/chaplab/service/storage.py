@@ -56,9 +56,7 @@ class DatasetContent:
         return cls(panel, payload["geojson"], list(payload["data_sources"]))
 
 
-def panel_from_observations(
-    observations: Sequence[Any], field: str = "observations"
-) -> Panel:
+def panel_from_observations(observations: Sequence[Any], field: str = "observations") -> Panel:
     """A panel from observations (objects with ``feature_name``, ``org_unit``, ``period``,
     ``value``); FieldProblem naming the observation on a bad period, a mixed period type or
     a repeated value."""
@@ -76,7 +74,7 @@ def panel_from_observations(
         elif kind != period_type:
             raise FieldProblem(
                 f"{field}[{index}].period",
-                f"period {observation.period!r} is {kind}ly but earlier periods are {period_type}ly; "
+                f"period {observation.period!r} is {kind}ly, earlier periods are {period_type}ly; "
                 "a dataset has one period type",
             )
         ordinals.append(ordinal)
@@ -89,7 +87,9 @@ def panel_from_observations(
     for index, (observation, ordinal) in enumerate(zip(observations, ordinals, strict=True)):
         values = features.get(observation.feature_name)
         if values is None:
-            values = features[observation.feature_name] = np.full((len(org_units), len(periods)), np.nan)
+            values = features[observation.feature_name] = np.full(
+                (len(org_units), len(periods)), np.nan
+            )
         cell = (unit_index[observation.org_unit], ordinal - first)
         if not np.isnan(values[cell]):
             raise FieldProblem(
@@ -105,7 +105,7 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
     """A FeatureCollection of polygon features whose ids (``properties.id`` or the feature's
     ``id``) cover the org units; FieldProblem naming the broken part otherwise."""
     if not isinstance(geojson, Mapping) or geojson.get("type") != "FeatureCollection":
-        raise FieldProblem(field, "must be a GeoJSON object with \"type\": \"FeatureCollection\"")
+        raise FieldProblem(field, 'must be a GeoJSON object with "type": "FeatureCollection"')
     features = geojson.get("features")
     if not isinstance(features, list):
         raise FieldProblem(f"{field}.features", "must be a list of GeoJSON features")
@@ -113,7 +113,7 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
     for index, feature in enumerate(features):
         where = f"{field}.features[{index}]"
         if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
-            raise FieldProblem(where, "must be an object with \"type\": \"Feature\"")
+            raise FieldProblem(where, 'must be an object with "type": "Feature"')
         geometry = feature.get("geometry")
         if not isinstance(geometry, Mapping) or geometry.get("type") not in POLYGON_TYPES:
             raise FieldProblem(f"{where}.geometry", "must be a Polygon or MultiPolygon geometry")
@@ -123,7 +123,9 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
         identifier = (properties or {}).get("id") if isinstance(properties, Mapping) else None
         identifier = identifier if identifier is not None else feature.get("id")
         if identifier is None:
-            raise FieldProblem(where, "has no id (set properties.id or the feature's id to the org unit)")
+            raise FieldProblem(
+                where, "has no id (set properties.id or the feature's id to the org unit)"
+            )
         ids.add(str(identifier))
     missing = [unit for unit in org_units if unit not in ids]
     if missing:
@@ -183,8 +185,12 @@ def observations_of(row: DatasetRow) -> list[dict[str, Any]]:
     for name, values in panel.features.items():
         unit_index, period_index = np.nonzero(~np.isnan(values))
         observations.extend(
-            {"featureName": name, "orgUnit": panel.org_units[u], "period": panel.periods[p],
-             "value": float(values[u, p])}
+            {
+                "featureName": name,
+                "orgUnit": panel.org_units[u],
+                "period": panel.periods[p],
+                "value": float(values[u, p]),
+            }
             for u, p in zip(unit_index.tolist(), period_index.tolist(), strict=True)
         )
     return observations

@@ -7,6 +7,7 @@ listed. An exception becomes FAILURE with a readable error and the traceback in 
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,8 @@ from chaplab.service.db import (
     transaction,
     utc_now,
 )
-from chaplab.service.forecasting import TEMPLATES, run_backtest
+from chaplab.service.forecasting import run_backtest
+from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
 
 N_SAMPLES = 100
@@ -47,22 +49,34 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
     with factory() as session:
         dataset = session.get_one(DatasetRow, payload["dataset_id"])
         model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
-        template = TEMPLATES[model.template.name]
+        template = template_spec(model.template)
         panel = panel_of(dataset)
     log(f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units)")
     result = run_backtest(
-        template, model.user_option_values, panel,
-        n_periods=payload["n_periods"], n_splits=payload["n_splits"], stride=payload["stride"],
-        n_samples=N_SAMPLES, seed=payload.get("seed", 0),
+        template,
+        model.user_option_values,
+        panel,
+        n_periods=payload["n_periods"],
+        n_splits=payload["n_splits"],
+        stride=payload["stride"],
+        n_samples=N_SAMPLES,
+        seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
     )
 
     def write(session: Session) -> int:
         row = EvaluationRow(
-            name=payload["name"], dataset_id=dataset.id, configured_model_id=model.id,
-            org_units=result.org_units, split_periods=result.split_periods, periods=result.periods,
-            n_periods=payload["n_periods"], n_splits=payload["n_splits"], stride=payload["stride"],
-            n_samples=N_SAMPLES, aggregate_metrics=finite_metrics(result.aggregate_metrics),
+            name=payload["name"],
+            dataset_id=dataset.id,
+            configured_model_id=model.id,
+            org_units=result.org_units,
+            split_periods=result.split_periods,
+            periods=result.periods,
+            n_periods=payload["n_periods"],
+            n_splits=payload["n_splits"],
+            stride=payload["stride"],
+            n_samples=N_SAMPLES,
+            aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
         )
         session.add(row)
@@ -80,12 +94,18 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
             ConfiguredModelWithDataSourceRow, payload["configured_model_with_data_source_id"]
         )
         model = bundle.configured_model
-        template = TEMPLATES[model.template.name]
+        template = template_spec(model.template)
     content = DatasetContent.from_payload(payload["dataset"])
     n_periods = payload["n_periods"]
-    log(f"forecasting {n_periods} periods with {model.name} for {content.panel.n_org_units} org units")
+    log(
+        f"forecasting {n_periods} periods with {model.name} "
+        f"for {content.panel.n_org_units} org units"
+    )
     samples = template.forecast(
-        content.panel, n_periods, N_SAMPLES, model.user_option_values,
+        content.panel,
+        n_periods,
+        N_SAMPLES,
+        model.user_option_values,
         np.random.default_rng(payload.get("seed", 0)),
     )
 
@@ -94,9 +114,14 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         session.add(dataset)
         session.flush()
         row = PredictionRow(
-            name=payload["name"], dataset_id=dataset.id, configured_model_with_data_source_id=bundle.id,
-            org_units=content.panel.org_units, periods=content.panel.periods_after(n_periods),
-            n_periods=n_periods, n_samples=N_SAMPLES, samples=samples_to_bytes(samples),
+            name=payload["name"],
+            dataset_id=dataset.id,
+            configured_model_with_data_source_id=bundle.id,
+            org_units=content.panel.org_units,
+            periods=content.panel.periods_after(n_periods),
+            n_periods=n_periods,
+            n_samples=N_SAMPLES,
+            samples=samples_to_bytes(samples),
         )
         session.add(row)
         session.flush()
@@ -115,8 +140,10 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
         session.flush()
         return row.id
 
-    log(f"storing {len(content.panel.features)} features x {content.panel.n_org_units} org units "
-        f"x {content.panel.n_periods} periods")
+    log(
+        f"storing {len(content.panel.features)} features x {content.panel.n_org_units} org units "
+        f"x {content.panel.n_periods} periods"
+    )
     return write
 
 
@@ -144,7 +171,10 @@ def run_job(database_url: str, job_id: str) -> None:
     try:
         with factory() as session:
             job = session.get_one(JobRow, job_id)
-            job_type, payload = job.type, dict(job.payload)
+            job_type, payload, status = job.type, dict(job.payload), job.status
+        if status != STARTED:  # cancelled before the worker began: do no work
+            return
+        log(f"worker process {os.getpid()} started")
         write = TASKS[job_type](factory, payload, log)
         with transaction(factory) as session:
             job = session.get_one(JobRow, job_id)

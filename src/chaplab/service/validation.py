@@ -13,33 +13,42 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting import ModelTemplateSpec, Panel, split_indices
 
 
-def check_model_fits(template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, field: str) -> None:
+def check_model_fits(
+    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, field: str
+) -> None:
     """The panel's period type is supported, and the target and every required covariate are
     there, the covariates without a missing value."""
     if template.supported_period_type not in ("any", panel.period_type):
         raise FieldProblem(
-            field, f"model {template.name!r} supports {template.supported_period_type} periods, "
-            f"the data has {panel.period_type} periods"
+            field,
+            f"model {template.name!r} supports {template.supported_period_type} periods, "
+            f"the data has {panel.period_type} periods",
         )
     for name in [template.target, *template.required_covariates]:
         if name not in panel.features:
             raise FieldProblem(
-                field, f"the data lacks {name!r}, which model {template.name!r} needs "
-                f"(it has {', '.join(sorted(panel.features)) or 'no features'})"
+                field,
+                f"the data lacks {name!r}, which model {template.name!r} needs "
+                f"(it has {', '.join(sorted(panel.features)) or 'no features'})",
             )
     for name in template.required_covariates:
         missing = np.argwhere(np.isnan(panel.features[name]))
         if missing.size:
             unit, period = missing[0]
             raise FieldProblem(
-                field, f"required covariate {name!r} has {len(missing)} missing value(s), the first "
-                f"for org unit {panel.org_units[unit]!r} in period {panel.periods[period]}"
+                field,
+                f"required covariate {name!r} has {len(missing)} missing value(s), the first "
+                f"for org unit {panel.org_units[unit]!r} in period {panel.periods[period]}",
             )
 
 
 def check_backtest_history(
-    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel,
-    n_periods: int, n_splits: int, stride: int,
+    template: ModelTemplateSpec,
+    options: dict[str, Any],
+    panel: Panel,
+    n_periods: int,
+    n_splits: int,
+    stride: int,
 ) -> None:
     """The dataset has enough periods to train before the first split and to score every split."""
     training = template.history_needed(options, panel.period_type)
@@ -47,17 +56,21 @@ def check_backtest_history(
     if first_split + 1 < training:
         needed = training + n_periods + (n_splits - 1) * stride
         raise FieldProblem(
-            "nPeriods", f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least "
+            "nPeriods",
+            f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least "
             f"{needed} periods ({training} to train {template.name!r} before the first split), "
-            f"the dataset has {panel.n_periods}"
+            f"the dataset has {panel.n_periods}",
         )
 
 
-def check_prediction_history(template: ModelTemplateSpec, options: dict[str, Any], panel: Panel) -> None:
+def check_prediction_history(
+    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel
+) -> None:
     """The provided data is long enough to fit the model on."""
     training = template.history_needed(options, panel.period_type)
     if panel.n_periods < training:
         raise FieldProblem(
-            "providedData", f"model {template.name!r} needs at least {training} periods of history, "
-            f"the provided data has {panel.n_periods}"
+            "providedData",
+            f"model {template.name!r} needs at least {training} periods of history, "
+            f"the provided data has {panel.n_periods}",
         )

@@ -10,7 +10,8 @@ from chaplab.service.db import (
     EvaluationRow,
     ModelTemplateRow,
 )
-from chaplab.service.forecasting import TEMPLATES, ModelTemplateSpec
+from chaplab.service.forecasting import ModelTemplateSpec
+from chaplab.service.registered_templates import template_spec
 
 
 def display_name(name: str) -> str:
@@ -19,14 +20,20 @@ def display_name(name: str) -> str:
 
 
 def spec_of(template: ModelTemplateRow) -> ModelTemplateSpec:
-    return TEMPLATES[template.name]
+    return template_spec(template)
 
 
 def dataset_read(row: DatasetRow) -> wire.DatasetRead:
     return wire.DatasetRead(
-        id=row.id, name=row.name, type=row.type, created=row.created,
-        first_period=row.periods[0], last_period=row.periods[-1], period_type=row.period_type,
-        org_units=row.org_units, covariates=[feature.name for feature in row.features],
+        id=row.id,
+        name=row.name,
+        type=row.type,
+        created=row.created,
+        first_period=row.periods[0],
+        last_period=row.periods[-1],
+        period_type=row.period_type,
+        org_units=row.org_units,
+        covariates=[feature.name for feature in row.features],
         data_sources=row.data_sources,
     )
 
@@ -34,10 +41,16 @@ def dataset_read(row: DatasetRow) -> wire.DatasetRead:
 def template_read(row: ModelTemplateRow) -> wire.ModelTemplateRead:
     spec = spec_of(row)
     return wire.ModelTemplateRead(
-        id=row.id, name=spec.name, display_name=spec.display_name, description=spec.description,
-        author=spec.author, supported_period_type=spec.supported_period_type, target=spec.target,
+        id=row.id,
+        name=spec.name,
+        display_name=spec.display_name,
+        description=spec.description,
+        author=spec.author,
+        supported_period_type=spec.supported_period_type,
+        target=spec.target,
         required_covariates=list(spec.required_covariates),
-        user_options=spec.config_schema.properties, archived=row.archived,
+        user_options=spec.config_schema.properties,
+        archived=row.archived,
     )
 
 
@@ -46,12 +59,19 @@ def model_spec(row: ConfiguredModelRow) -> wire.ModelSpecRead:
     own_name = row.name.split(":", 1)[1] if ":" in row.name else ""
     covariates = [*spec.required_covariates, *row.additional_continuous_covariates]
     return wire.ModelSpecRead(
-        id=row.id, name=row.name,
-        display_name=f"{spec.display_name} [{display_name(own_name)}]" if own_name else spec.display_name,
-        description=spec.description, model_template_id=row.model_template_id,
-        supported_period_type=spec.supported_period_type, user_option_values=row.user_option_values,
+        id=row.id,
+        name=row.name,
+        display_name=f"{spec.display_name} [{display_name(own_name)}]"
+        if own_name
+        else spec.display_name,
+        description=spec.description,
+        model_template_id=row.model_template_id,
+        supported_period_type=spec.supported_period_type,
+        user_option_values=row.user_option_values,
         additional_continuous_covariates=row.additional_continuous_covariates,
-        covariates=[wire.FeatureRef(name=name, display_name=display_name(name)) for name in covariates],
+        covariates=[
+            wire.FeatureRef(name=name, display_name=display_name(name)) for name in covariates
+        ],
         target=wire.FeatureRef(name=spec.target, display_name=display_name(spec.target)),
         archived=row.archived,
     )
@@ -59,18 +79,31 @@ def model_spec(row: ConfiguredModelRow) -> wire.ModelSpecRead:
 
 def bundle_read(row: ConfiguredModelWithDataSourceRow) -> wire.ConfiguredModelWithDataSourceRead:
     return wire.ConfiguredModelWithDataSourceRead(
-        id=row.id, name=row.name, created=row.created, configured_model=model_spec(row.configured_model),
-        period_type=row.period_type, start_period=row.start_period, org_units=row.org_units,
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        configured_model=model_spec(row.configured_model),
+        period_type=row.period_type,
+        start_period=row.start_period,
+        org_units=row.org_units,
         data_sources=row.data_sources,
     )
 
 
 def backtest_read(row: EvaluationRow) -> wire.BacktestRead:
     return wire.BacktestRead(
-        id=row.id, name=row.name, created=row.created, dataset_id=row.dataset_id,
-        model_id=row.configured_model.name, org_units=row.org_units, split_periods=row.split_periods,
-        max_horizon_distance=row.n_periods, n_periods=row.n_periods, n_splits=row.n_splits,
-        stride=row.stride, aggregate_metrics=row.aggregate_metrics,
-        configured_model=model_spec(row.configured_model), dataset=dataset_read(row.dataset),
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        dataset_id=row.dataset_id,
+        model_id=row.configured_model.name,
+        org_units=row.org_units,
+        split_periods=row.split_periods,
+        max_horizon_distance=row.n_periods,
+        n_periods=row.n_periods,
+        n_splits=row.n_splits,
+        stride=row.stride,
+        aggregate_metrics=row.aggregate_metrics,
+        configured_model=model_spec(row.configured_model),
+        dataset=dataset_read(row.dataset),
     )
-

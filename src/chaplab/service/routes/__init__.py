@@ -7,5 +7,10 @@ from fastapi import APIRouter
 from chaplab.service.routes import analytics, backtests, datasets, jobs, models, system
 
 ROUTERS: tuple[APIRouter, ...] = (
-    system.router, datasets.router, models.router, backtests.router, analytics.router, jobs.router,
+    system.router,
+    datasets.router,
+    models.router,
+    backtests.router,
+    analytics.router,
+    jobs.router,
 )

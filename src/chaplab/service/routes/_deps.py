@@ -40,7 +40,9 @@ DB = Annotated[Session, Depends(database_session)]
 Row = TypeVar("Row", bound=Base)
 
 
-def get_or_404(session: Session, row_type: type[Row], identifier: object, what: str, field: str | None = None) -> Row:
+def get_or_404(
+    session: Session, row_type: type[Row], identifier: object, what: str, field: str | None = None
+) -> Row:
     """The row with this primary key, or NotFound (answered 404) naming ``what``."""
     row = session.get(row_type, identifier)
     if row is None:

@@ -31,7 +31,9 @@ from chaplab.service.wire import (
 router = APIRouter(tags=["analytics"])
 DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 Quantiles = Annotated[list[float], Query(description="quantile levels in (0, 1), repeated")]
-OrgUnits = Annotated[list[str] | None, Query(alias="orgUnits", description="org units, repeated; adm0 = their sum")]
+OrgUnits = Annotated[
+    list[str] | None, Query(alias="orgUnits", description="org units, repeated; adm0 = their sum")
+]
 
 
 def _json(body: bytes) -> Response:
@@ -50,9 +52,17 @@ def evaluation_entries(
     row = get_or_404(session, EvaluationRow, backtest_id, "backtest", "backtestId")
     shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
     samples = samples_from_bytes(row.samples, shape)
-    return _json(evaluation_entries_json(
-        samples, row.org_units, row.split_periods, row.periods, quantiles, split_period, org_units
-    ))
+    return _json(
+        evaluation_entries_json(
+            samples,
+            row.org_units,
+            row.split_periods,
+            row.periods,
+            quantiles,
+            split_period,
+            org_units,
+        )
+    )
 
 
 def _actual_cases(backtest_id: int, session: DB, org_units: OrgUnits = None) -> ActualCases:
@@ -63,39 +73,61 @@ def _actual_cases(backtest_id: int, session: DB, org_units: OrgUnits = None) -> 
     wanted = list(org_units or panel.org_units)
     unknown = [unit for unit in wanted if unit not in panel.org_units]
     if unknown:
-        raise FieldProblem("orgUnits", f"{unknown[0]!r} is not an org unit of the evaluation's dataset")
+        raise FieldProblem(
+            "orgUnits", f"{unknown[0]!r} is not an org unit of the evaluation's dataset"
+        )
     rows = [panel.org_units.index(unit) for unit in wanted]
     data = [
-        ActualCase(pe=period, ou=panel.org_units[u], value=None if np.isnan(values[u, p]) else float(values[u, p]))
-        for u in rows for p, period in enumerate(panel.periods)
+        ActualCase(
+            pe=period,
+            ou=panel.org_units[u],
+            value=None if np.isnan(values[u, p]) else float(values[u, p]),
+        )
+        for u in rows
+        for p, period in enumerate(panel.periods)
     ]
     return ActualCases(feature_id=target, dhis2_id=target, data=data)
 
 
 router.get("/v1/analytics/actualCases/{backtest_id}", summary="Actual cases")(_actual_cases)
-router.get("/v1/analytics/actual-cases/{backtest_id}", summary="Actual cases (alias)")(_actual_cases)
+router.get("/v1/analytics/actual-cases/{backtest_id}", summary="Actual cases (alias)")(
+    _actual_cases
+)
 
 
 @router.post("/v1/analytics/make-prediction-with-data-source")
 def make_prediction(request: PredictionRequest, session: DB, state: State) -> JobReference:
     """Queue a forecast of ``nPeriods`` periods after the provided data."""
     bundle = get_or_404(
-        session, ConfiguredModelWithDataSourceRow, request.configured_model_with_data_source_id,
-        "configured model with data source", "configuredModelWithDataSourceId",
+        session,
+        ConfiguredModelWithDataSourceRow,
+        request.configured_model_with_data_source_id,
+        "configured model with data source",
+        "configuredModelWithDataSourceId",
     )
     if request.data_to_be_fetched:
         raise FieldProblem(
-            "dataToBeFetched", "this service fetches no data from outside; send every value in providedData"
+            "dataToBeFetched",
+            "this service fetches no data from outside; send every value in providedData",
         )
-    content = dataset_content(request.provided_data, request.geojson, request.data_sources, "providedData")
+    content = dataset_content(
+        request.provided_data, request.geojson, request.data_sources, "providedData"
+    )
     model = bundle.configured_model
     template = spec_of(model.template)
     check_model_fits(template, model.user_option_values, content.panel, "providedData")
     check_prediction_history(template, model.user_option_values, content.panel)
-    job = create_job(session, "make_prediction", request.name, {
-        "name": request.name, "configured_model_with_data_source_id": bundle.id,
-        "n_periods": request.n_periods, "dataset": content.to_payload(),
-    })
+    job = create_job(
+        session,
+        "make_prediction",
+        request.name,
+        {
+            "name": request.name,
+            "configured_model_with_data_source_id": bundle.id,
+            "n_periods": request.n_periods,
+            "dataset": content.to_payload(),
+        },
+    )
     session.commit()
     state.runner.wake()
     return JobReference(id=job.id)
@@ -105,13 +137,19 @@ def make_prediction(request: PredictionRequest, session: DB, state: State) -> Jo
 def prediction_entries(
     prediction_id: int,
     session: DB,
-    quantiles: Annotated[list[float] | None, Query(description="quantile levels in (0, 1), repeated; "
-                                                   "default 0.1, 0.25, 0.5, 0.75, 0.9")] = None,
+    quantiles: Annotated[
+        list[float] | None,
+        Query(
+            description="quantile levels in (0, 1), repeated; " "default 0.1, 0.25, 0.5, 0.75, 0.9"
+        ),
+    ] = None,
     org_units: OrgUnits = None,
 ) -> Response:
     """Quantiles of every (org unit, period) of a prediction."""
     row = get_or_404(session, PredictionRow, prediction_id, "prediction", "predictionId")
     samples = samples_from_bytes(row.samples, (len(row.org_units), row.n_periods, row.n_samples))
-    return _json(prediction_entries_json(
-        samples, row.org_units, row.periods, quantiles or list(DEFAULT_QUANTILES), org_units
-    ))
+    return _json(
+        prediction_entries_json(
+            samples, row.org_units, row.periods, quantiles or list(DEFAULT_QUANTILES), org_units
+        )
+    )

@@ -27,12 +27,26 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
     panel = panel_of(dataset)
     check_model_fits(template, model.user_option_values, panel, "datasetId")
     check_backtest_history(
-        template, model.user_option_values, panel, request.n_periods, request.n_splits, request.stride
+        template,
+        model.user_option_values,
+        panel,
+        request.n_periods,
+        request.n_splits,
+        request.stride,
     )
-    job = create_job(session, "create_backtest", request.name, {
-        "name": request.name, "configured_model_id": model.id, "dataset_id": dataset.id,
-        "n_periods": request.n_periods, "n_splits": request.n_splits, "stride": request.stride,
-    })
+    job = create_job(
+        session,
+        "create_backtest",
+        request.name,
+        {
+            "name": request.name,
+            "configured_model_id": model.id,
+            "dataset_id": dataset.id,
+            "n_periods": request.n_periods,
+            "n_splits": request.n_splits,
+            "stride": request.stride,
+        },
+    )
     session.commit()
     state.runner.wake()
     return JobReference(id=job.id)
@@ -41,7 +55,10 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
 @router.get("/v1/crud/backtests")
 def list_backtests(session: DB) -> list[BacktestRead]:
     """Finished evaluations (an evaluation is stored only when its job succeeds)."""
-    return [backtest_read(row) for row in session.scalars(select(EvaluationRow).order_by(EvaluationRow.id))]
+    return [
+        backtest_read(row)
+        for row in session.scalars(select(EvaluationRow).order_by(EvaluationRow.id))
+    ]
 
 
 @router.get("/v1/crud/backtests/{backtest_id}/info")
@@ -60,13 +77,16 @@ def configured_model_by_name(session: Session, model_id: str | int) -> Configure
     """The configured model named ``model_id``; an integer id is refused with a hint."""
     if isinstance(model_id, int):
         raise FieldProblem(
-            "modelId", f"expects a configured-model NAME (such as 'naive_model'), not the integer {model_id}"
+            "modelId",
+            f"expects a configured-model NAME (such as 'naive_model'), not the integer {model_id}",
         )
     row = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == model_id))
     if row is None:
         if model_id.isdigit():
             raise FieldProblem(
-                "modelId", f"expects a configured-model NAME (such as 'naive_model'), not an id like {model_id!r}"
+                "modelId",
+                f"expects a configured-model NAME (such as 'naive_model'), "
+                f"not an id like {model_id!r}",
             )
         raise NotFound("configured model", model_id, "modelId")
     return row

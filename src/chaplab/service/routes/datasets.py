@@ -30,7 +30,9 @@ router = APIRouter(tags=["datasets"])
 
 @router.get("/v1/crud/datasets")
 def list_datasets(session: DB) -> list[DatasetRead]:
-    rows = session.scalars(select(DatasetRow).options(selectinload(DatasetRow.features)).order_by(DatasetRow.id))
+    rows = session.scalars(
+        select(DatasetRow).options(selectinload(DatasetRow.features)).order_by(DatasetRow.id)
+    )
     return [dataset_read(row) for row in rows]
 
 
@@ -45,7 +47,9 @@ def get_dataset(dataset_id: int, session: DB) -> DatasetWithObservations:
 @router.post("/v1/crud/datasets")
 def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
     """Store a dataset given as observations (and optional polygons) and answer with it."""
-    content = dataset_content(request.observations, request.geojson, request.data_sources, "observations")
+    content = dataset_content(
+        request.observations, request.geojson, request.data_sources, "observations"
+    )
     row = new_dataset_row(request.name, request.type, content)
     session.add(row)
     session.commit()
@@ -57,11 +61,18 @@ def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> JobR
     """Build a dataset from provided data and org-unit polygons; answers a job reference."""
     if request.data_to_be_fetched:
         raise FieldProblem(
-            "dataToBeFetched", "this service fetches no data from outside; send every value in providedData"
+            "dataToBeFetched",
+            "this service fetches no data from outside; send every value in providedData",
         )
-    content = dataset_content(request.provided_data, request.geojson, request.data_sources, "providedData")
-    job = create_job(session, "create_dataset", request.name,
-                     {"name": request.name, "type": request.type, "dataset": content.to_payload()})
+    content = dataset_content(
+        request.provided_data, request.geojson, request.data_sources, "providedData"
+    )
+    job = create_job(
+        session,
+        "create_dataset",
+        request.name,
+        {"name": request.name, "type": request.type, "dataset": content.to_payload()},
+    )
     session.commit()
     state.runner.wake()
     return JobReference(id=job.id)

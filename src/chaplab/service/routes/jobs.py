@@ -28,15 +28,24 @@ _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)", re.IGNORECASE)
 
 def describe(job: JobRow) -> JobDescription:
     return JobDescription(
-        id=job.id, type=job.type, name=job.name, status=job.status, created=job.created,
-        start_time=job.start_time, end_time=job.end_time, result=job.result, error=job.error,
+        id=job.id,
+        type=job.type,
+        name=job.name,
+        status=job.status,
+        created=job.created,
+        start_time=job.start_time,
+        end_time=job.end_time,
+        result=job.result,
+        error=job.error,
     )
 
 
 @router.get("/v1/jobs")
 def list_jobs(session: DB) -> list[JobDescription]:
     """Every job on record, newest first."""
-    return [describe(job) for job in session.scalars(select(JobRow).order_by(JobRow.created.desc()))]
+    return [
+        describe(job) for job in session.scalars(select(JobRow).order_by(JobRow.created.desc()))
+    ]
 
 
 @router.get("/v1/jobs/{job_id}", response_model=str)

@@ -33,7 +33,10 @@ DEFAULT_NAME = "default"
 @router.get("/v1/crud/model-templates")
 def list_model_templates(session: DB) -> list[ModelTemplateRead]:
     """The templates; their ids are the only valid ``modelTemplateId`` values."""
-    return [template_read(row) for row in session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id))]
+    return [
+        template_read(row)
+        for row in session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id))
+    ]
 
 
 @router.get("/v1/crud/configured-models")
@@ -51,31 +54,48 @@ def list_models(session: DB) -> list[ModelSpecRead]:
 def create_configured_model(request: ConfiguredModelCreate, session: DB) -> ModelSpecRead:
     """Create ``{template}:{name}`` (``default`` is the bare template name); an existing name
     returns the existing record."""
-    template = get_or_404(session, ModelTemplateRow, request.model_template_id, "model template", "modelTemplateId")
+    template = get_or_404(
+        session, ModelTemplateRow, request.model_template_id, "model template", "modelTemplateId"
+    )
     spec = spec_of(template)
     if ":" in request.name:
-        raise FieldProblem("name", "must not contain ':'; the service prefixes the template name itself")
+        raise FieldProblem(
+            "name", "must not contain ':'; the service prefixes the template name itself"
+        )
     try:
-        validate_config(request.user_option_values, spec.config_schema, require_options_without_default=True)
+        validate_config(
+            request.user_option_values, spec.config_schema, require_options_without_default=True
+        )
     except ConfigValidationError as error:
         problems = [
-            {"loc": ["body", "userOptionValues", *filter(None, problem.path.split("/"))],
-             "field": f"userOptionValues.{problem.path}" if problem.path else "userOptionValues",
-             "msg": problem.message, "type": "config_schema"}
+            {
+                "loc": ["body", "userOptionValues", *filter(None, problem.path.split("/"))],
+                "field": f"userOptionValues.{problem.path}" if problem.path else "userOptionValues",
+                "msg": problem.message,
+                "type": "config_schema",
+            }
             for problem in error.problems
         ]
         raise ProblemError(
-            422, detail=f"userOptionValues break the options of {spec.name!r}: "
-            + "; ".join(f"{p['field']}: {p['msg']}" for p in problems), errors=problems,
+            422,
+            detail=f"userOptionValues break the options of {spec.name!r}: "
+            + "; ".join(f"{p['field']}: {p['msg']}" for p in problems),
+            errors=problems,
         ) from None
     if any(not name.strip() for name in request.additional_continuous_covariates):
         raise FieldProblem("additionalContinuousCovariates", "covariate names must not be empty")
     name = spec.name if request.name == DEFAULT_NAME else f"{spec.name}:{request.name}"
     existing = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == name))
     if existing is not None:
+        if existing.archived:  # creating an archived name again brings it back into the lists
+            existing.archived = False
+            session.commit()
         return model_spec(existing)
     row = ConfiguredModelRow(
-        id=next_configured_model_id(session), name=name, model_template_id=template.id, user_option_values=request.user_option_values,
+        id=next_configured_model_id(session),
+        name=name,
+        model_template_id=template.id,
+        user_option_values=request.user_option_values,
         additional_continuous_covariates=request.additional_continuous_covariates,
     )
     session.add(row)
@@ -85,13 +105,24 @@ def create_configured_model(request: ConfiguredModelCreate, session: DB) -> Mode
 
 @router.get("/v1/crud/configured-models-with-data-source")
 def list_configured_models_with_data_source(session: DB) -> list[ConfiguredModelWithDataSourceRead]:
-    rows = session.scalars(select(ConfiguredModelWithDataSourceRow).order_by(ConfiguredModelWithDataSourceRow.id))
+    rows = session.scalars(
+        select(ConfiguredModelWithDataSourceRow).order_by(ConfiguredModelWithDataSourceRow.id)
+    )
     return [bundle_read(row) for row in rows]
 
 
 @router.get("/v1/crud/configured-models-with-data-source/{bundle_id}")
-def get_configured_model_with_data_source(bundle_id: int, session: DB) -> ConfiguredModelWithDataSourceRead:
-    return bundle_read(get_or_404(session, ConfiguredModelWithDataSourceRow, bundle_id, "configured model with data source"))
+def get_configured_model_with_data_source(
+    bundle_id: int, session: DB
+) -> ConfiguredModelWithDataSourceRead:
+    return bundle_read(
+        get_or_404(
+            session,
+            ConfiguredModelWithDataSourceRow,
+            bundle_id,
+            "configured model with data source",
+        )
+    )
 
 
 @router.post("/v1/crud/configured-models-with-data-source/from-backtest/{backtest_id}")
@@ -101,8 +132,11 @@ def create_from_backtest(backtest_id: int, session: DB) -> ConfiguredModelWithDa
     dataset = evaluation.dataset
     row = ConfiguredModelWithDataSourceRow(
         name=f"{evaluation.configured_model.name} @ {dataset.name}",
-        configured_model_id=evaluation.configured_model_id, period_type=dataset.period_type,
-        start_period=dataset.periods[0], org_units=dataset.org_units, data_sources=dataset.data_sources,
+        configured_model_id=evaluation.configured_model_id,
+        period_type=dataset.period_type,
+        start_period=dataset.periods[0],
+        org_units=dataset.org_units,
+        data_sources=dataset.data_sources,
     )
     session.add(row)
     session.commit()
@@ -110,4 +144,5 @@ def create_from_backtest(backtest_id: int, session: DB) -> ConfiguredModelWithDa
 
 
 def _configured_models(session: Session) -> list[ConfiguredModelRow]:
-    return list(session.scalars(select(ConfiguredModelRow).order_by(ConfiguredModelRow.id)))
+    listed = select(ConfiguredModelRow).where(ConfiguredModelRow.archived.is_(False))
+    return list(session.scalars(listed.order_by(ConfiguredModelRow.id)))
