@@ -18,7 +18,7 @@ import numpy as np
 
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
-from chaplab.service.metrics import aggregate_metrics, quantiles_from_sorted
+from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -105,15 +105,16 @@ def run_backtest(
             (k + 1) / (n_splits + 1),
             f"split {k + 1}/{n_splits}: trained up to {panel.periods[index]}",
         )
+    cell_scores = cell_metrics_sorted(samples, truth)
     result = BacktestResult(
         org_units=list(panel.org_units),
         split_periods=[panel.periods[index] for index in indices],
         periods=[panel.periods[index + 1 : index + 1 + n_periods] for index in indices],
         samples=samples,
         truth=truth,
-        aggregate_metrics=aggregate_metrics(samples, truth, presorted=True),
-        org_unit_metrics=_metrics_by(samples, truth, axis=(0, 2), labels=panel.org_units),
-        horizon_metrics=_metrics_by(samples, truth, axis=(0, 1), labels=range(1, n_periods + 1)),
+        aggregate_metrics=summarise_cells(cell_scores),
+        org_unit_metrics=_metrics_by(cell_scores, axis=(0, 2), labels=panel.org_units),
+        horizon_metrics=_metrics_by(cell_scores, axis=(0, 1), labels=range(1, n_periods + 1)),
     )
     report(1.0, f"scored {n_splits} splits x {n_periods} periods x {panel.n_org_units} org units")
     return result
@@ -133,10 +134,11 @@ def _check_history(training: int, panel: Panel, n_periods: int, n_splits: int, s
 
 
 def _metrics_by(
-    samples: np.ndarray, truth: np.ndarray, axis: tuple[int, int], labels: Sequence[Any]
+    cell_scores: dict[str, np.ndarray], axis: tuple[int, int], labels: Sequence[Any]
 ) -> dict[Any, dict[str, float]]:
-    per_label = aggregate_metrics(samples, truth, axis=axis, presorted=True)
+    summaries = summarise_cells(cell_scores, axis)
+    per_label = {name: np.asarray(values).tolist() for name, values in summaries.items()}
     return {
-        label: {name: float(values[i]) for name, values in per_label.items()}
+        label: {name: values[i] for name, values in per_label.items()}
         for i, label in enumerate(labels)
     }

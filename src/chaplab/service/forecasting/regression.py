@@ -126,8 +126,8 @@ def fit_negative_binomial(
     phi = _pooled_dispersion(
         target, np.broadcast_to(unit_mean[:, None], target.shape), distribution
     )
+    eta = _linear_predictor(design, intercepts, slopes)
     for _ in range(MAX_ITERATIONS):
-        eta = np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
         mean = np.exp(eta)
         weights = np.where(observed, mean / (1.0 + phi * mean), 0.0)
         working = eta + (y - mean) / mean
@@ -136,8 +136,8 @@ def fit_negative_binomial(
             np.max(np.abs(new_slopes - slopes)), np.max(np.abs(new_intercepts - intercepts))
         )
         intercepts, slopes = new_intercepts, new_slopes
-        fitted_mean = np.exp(np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN))
-        phi = _pooled_dispersion(target, fitted_mean, distribution)
+        eta = _linear_predictor(design, intercepts, slopes)
+        phi = _pooled_dispersion(target, np.exp(eta), distribution)
         if change < TOLERANCE:
             break
     return FittedRegression(intercepts=intercepts, slopes=slopes, inverse_dispersion=phi)
@@ -150,21 +150,33 @@ def _pooled_dispersion(target: np.ndarray, mean: np.ndarray, distribution: str) 
     )
 
 
+def _linear_predictor(
+    design: np.ndarray, intercepts: np.ndarray, slopes: np.ndarray
+) -> np.ndarray:
+    """Log mean of every (org unit, row), capped at ``MAX_LOG_MEAN``."""
+    return np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
+
+
 def _weighted_within_solve(
     design: np.ndarray, working: np.ndarray, weights: np.ndarray, fallback_intercepts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted least squares of ``working`` on ``design`` plus an intercept per org unit."""
+    """Weighted least squares of ``working`` on ``design`` plus an intercept per org unit.
+
+    The within-org-unit (centred) normal equations are formed from uncentred sums minus each
+    org unit's mean term, ``sum w (x - m)(x - m)' = sum w x x' - W m m'``, so that every
+    iteration makes only a few passes over the (org units x rows x K) design.
+    """
     total = weights.sum(axis=1)
     safe_total = np.where(total > 0, total, 1.0)
     design_mean = np.einsum("or,ork->ok", weights, design) / safe_total[:, None]
     working_mean = (weights * working).sum(axis=1) / safe_total
-    centred = (design - design_mean[:, None, :]).reshape(-1, design.shape[-1])
-    centred_working = (working - working_mean[:, None]).reshape(-1)
-    flat_weights = weights.reshape(-1)
-    weighted = centred * flat_weights[:, None]
-    gram = weighted.T @ centred
+    root_weights = np.sqrt(weights)
+    scaled = (design * root_weights[:, :, None]).reshape(-1, design.shape[-1])
+    weighted_means = design_mean * total[:, None]
+    gram = scaled.T @ scaled - weighted_means.T @ design_mean
+    right = scaled.T @ (root_weights * working).reshape(-1) - weighted_means.T @ working_mean
     gram += RIDGE * max(np.trace(gram), 1.0) * np.eye(gram.shape[0])
-    slopes = np.linalg.solve(gram, weighted.T @ centred_working)
+    slopes = np.linalg.solve(gram, right)
     intercepts = np.where(total > 0, working_mean - design_mean @ slopes, fallback_intercepts)
     return intercepts, slopes
 
