@@ -247,8 +247,32 @@ async def test_a_sync_client_is_turned_into_an_async_one_with_its_settings(fake:
     assert isinstance(async_client, AsyncChapClient)
     assert (async_client.base_url, async_client.proxy_prefix) == (BASE_URL, "/chap")
     assert repr(async_client) == repr(sync).replace("ChapClient", "AsyncChapClient")
-    assert async_client._http.auth is not None
+    assert async_client.has_api_key
     await async_client.aclose()
     sync.close()
     with pytest.raises(TypeError, match="AsyncChapClient or a ChapClient"):
         ChapPanel("http://chap.test")  # type: ignore[arg-type]
+
+
+async def test_a_refused_launch_is_explained_in_the_launcher(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.fail("POST /v1/analytics/create-backtest", 404)
+    panel = await make_panel()
+    name = panel.launcher.name.value
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    assert "HTTP 404" in panel.launcher.problem.value
+    assert panel.jobs.rows == []
+    assert name not in panel.launcher.taken_names
+
+
+async def test_a_double_click_launches_two_differently_named_jobs(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.button.click()
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    assert sorted(row.name for row in panel.jobs.rows) == [
+        "naive_model:weekly on demo", "naive_model:weekly on demo-2"
+    ]
+    assert all(row.status == "SUCCESS" for row in panel.jobs.rows)

@@ -21,33 +21,14 @@ from chaplab.client import (
 
 
 def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
-    """``client`` itself, or an ``AsyncChapClient`` with a ``ChapClient``'s settings (base URL,
-    proxy prefix, key and its header, time limit, httpx auth, retry policy).
-
-    The client has no public accessor for its key, auth and retry policy, so they are read
-    from its private parts here, in this one place."""
+    """``client`` itself, or ``ChapClient.as_async()``: an async client with its settings."""
     if isinstance(client, AsyncChapClient):
         return client
-    if not isinstance(client, ChapClient):
-        raise TypeError(
-            f"ChapPanel: client must be an AsyncChapClient or a ChapClient, "
-            f"got {type(client).__name__}"
-        )
-    builder = client._builder
-    return AsyncChapClient(
-        client.base_url,
-        client.proxy_prefix,
-        api_key=builder._headers.get(builder.api_key_header),
-        api_key_header=builder.api_key_header,
-        timeout=builder.timeout,
-        auth=client._http.auth,
-        retry=client._ops._retry,
+    if isinstance(client, ChapClient):
+        return client.as_async()
+    raise TypeError(
+        f"ChapPanel: client must be an AsyncChapClient or a ChapClient, got {type(client).__name__}"
     )
-
-
-def key_in_use(client: AsyncChapClient | ChapClient) -> bool:
-    """Whether the client sends an API key (the key itself is never shown)."""
-    return client._builder.key_prefix is not None
 
 
 def describe_error(error: BaseException) -> str:

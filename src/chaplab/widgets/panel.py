@@ -12,6 +12,7 @@ shown in the panel; :meth:`ChapPanel.close` cancels them.
 from __future__ import annotations
 
 import asyncio
+import html
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -19,9 +20,9 @@ import ipywidgets as widgets
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.codegen import CodeView, ViewState
-from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error, key_in_use
+from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.jobs import JobBoard
-from chaplab.widgets.launcher import EvaluationLauncher, dataset_period_count
+from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import ALL_ORG_UNITS, ALL_SPLITS, ResultsView
 from chaplab.widgets.tables import Column, SortableTable
@@ -82,7 +83,7 @@ class ChapPanel(widgets.VBox):
             client = connect()
         self.client = as_async_client(client)
         self._owns_client = self.client is not client
-        self.connection = ConnectionBar(self.client.base_url, key_in_use(self.client))
+        self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
         self.datasets = SortableTable(DATASET_COLUMNS, caption="Datasets")
         self.models = SortableTable(MODEL_COLUMNS, caption="Configured models")
@@ -95,6 +96,7 @@ class ChapPanel(widgets.VBox):
         self.model_list: list[Any] = []
         self.template_list: list[Any] = []
         self._first_load: asyncio.Task[Any] | None = None
+        self._launching: set[str] = set()
         self._wire()
         new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
         new_model.selected_index = None
@@ -147,9 +149,24 @@ class ChapPanel(widgets.VBox):
         """Wait until every job, load and redraw started from the panel has finished."""
         await self._keeper.wait()
 
-    def launch(self) -> asyncio.Task[Any]:
-        """Start the evaluation described by the launcher (what its button does)."""
-        return self._keeper.spawn(self._launch())
+    def launch(self) -> asyncio.Task[Any] | None:
+        """Start the evaluation described by the launcher (what its button does); None when
+        its inputs are not valid. The name is taken at once, so a double click cannot send
+        the same name twice."""
+        try:
+            request = self.launcher.request()
+        except ValueError as error:
+            self.launcher.problem.value = html.escape(str(error))
+            return None
+        self._launching.add(request.name)
+        self._update_taken_names()
+
+        def failed(error: BaseException) -> None:
+            self._launching.discard(request.name)
+            self._update_taken_names()
+            self.launcher.problem.value = html.escape(describe_error(error))
+
+        return self._keeper.spawn(self._launch(request), on_error=failed)
 
     def create_model(self) -> asyncio.Task[Any]:
         """Create the configured model described by the form (what its button does)."""
@@ -239,22 +256,12 @@ class ChapPanel(widgets.VBox):
         self.models.select(model.id)
         self.model_form.show_message(f"created {model.name}")
 
-    async def _launch(self) -> None:
-        try:
-            request = self.launcher.request()
-        except ValueError as error:
-            self.launcher.problem.value = str(error)
-            return
-        self.launcher.button.disabled = True
-        try:
-            job = await self.client.create_evaluation(
-                request.name, request.model_name, request.dataset_id,
-                n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
-            )
-        finally:
-            self.launcher.check()
+    async def _launch(self, request: EvaluationRequest) -> None:
+        job = await self.client.create_evaluation(
+            request.name, request.model_name, request.dataset_id,
+            n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
+        )
         self.jobs.track(job.id, request.name)
-        self._update_taken_names()
 
     async def _job_succeeded(self, job: Job) -> None:
         evaluations = await self.client.list_evaluations()
@@ -287,7 +294,7 @@ class ChapPanel(widgets.VBox):
 
     def _update_taken_names(self) -> None:
         names = {item.name for item in self.results.evaluations.values() if item.name}
-        names |= {row.name for row in self.jobs.rows}
+        names |= {row.name for row in self.jobs.rows} | self._launching
         self.launcher.set_taken_names(names)
 
     def _show_code(self) -> None:
