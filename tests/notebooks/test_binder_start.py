@@ -7,12 +7,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from service_probe import answers, stops_answering
 
 START_SCRIPT = Path(__file__).resolve().parents[2] / "binder" / "start"
 PROBE = (
@@ -62,22 +61,6 @@ def start_script(tmp_path: Path) -> Iterator[StartScript]:
     script.kill_all()
 
 
-def answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-def wait_until_gone(url: str, timeout_s: float = 30) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not answers(url):
-            return True
-        time.sleep(0.2)
-    return False
-
-
 @pytest.mark.integration
 def test_start_serves_chaplab_on_loopback_and_hands_over_to_the_command(
     start_script: StartScript, tmp_path: Path
@@ -92,7 +75,7 @@ def test_start_serves_chaplab_on_loopback_and_hands_over_to_the_command(
     assert answers(url), "the service runs in the background, beside the command"
 
     start_script.kill_all()
-    assert wait_until_gone(url), "killing the process group should stop the service"
+    assert stops_answering(url), "killing the process group should stop the service"
 
 
 @pytest.mark.integration

@@ -7,6 +7,7 @@ file), exactly as `make test` runs `notebooks/*.ipynb`.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 from nbformat.notebooknode import NotebookNode
+from service_probe import stops_answering
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -39,6 +41,8 @@ def write_notebook(path: Path, cells: list[NotebookNode]) -> None:
 def run_project_pytest(folder: Path) -> dict[str, str]:
     """Run pytest on `folder` with the project's configuration; outcome per notebook test id."""
     report = folder / "report.xml"
+    env = {**os.environ, "CHAPLAB_DATA_DIR": str(folder / "chaplab-data")}
+    env.pop("CHAP_URL", None)
     subprocess.run(
         [
             sys.executable, "-m", "pytest", str(folder),
@@ -46,6 +50,7 @@ def run_project_pytest(folder: Path) -> dict[str, str]:
             "-p", "no:cacheprovider", f"--junitxml={report}", "-q",
         ],
         cwd=REPOSITORY,
+        env=env,
         capture_output=True,
         text=True,
         timeout=240,
@@ -58,9 +63,12 @@ def run_project_pytest(folder: Path) -> dict[str, str]:
     return outcomes
 
 
-def test_notebooks_run_with_sanitized_lax_comparison_in_the_venv_kernel(tmp_path: Path) -> None:
+def test_notebooks_run_sanitized_lax_in_the_venv_kernel_and_leave_no_service_behind(
+    tmp_path: Path,
+) -> None:
+    embedded_url_file = tmp_path / "embedded-url.txt"
     write_notebook(
-        tmp_path / "varying.ipynb",
+        tmp_path / "passing.ipynb",
         [
             code_cell(
                 "# NBVAL_CHECK_OUTPUT\n"
@@ -75,22 +83,32 @@ def test_notebooks_run_with_sanitized_lax_comparison_in_the_venv_kernel(tmp_path
                 "service at http://localhost:8000/health and <object object at 0x7f3a2b1c0d40>\n",
             ),
             code_cell("import random\nprint(random.random())\n", "0.5\n", execution_count=2),
+            code_cell(
+                "# NBVAL_CHECK_OUTPUT\n"
+                "import pathlib, chaplab\n"
+                "client = chaplab.connect()\n"
+                f"pathlib.Path({str(embedded_url_file)!r}).write_text(client.base_url)\n"
+                "print('datasets:', len(client.list_datasets()) > 0)\n",
+                "datasets: True\n",
+                execution_count=3,
+            ),
         ],
     )
     write_notebook(
-        tmp_path / "changed.ipynb",
-        [code_cell("# NBVAL_CHECK_OUTPUT\nprint(1 + 1)\n", "3\n")],
-    )
-    write_notebook(
-        tmp_path / "raising.ipynb",
-        [code_cell("raise ValueError('the notebook broke')\n", "")],
+        tmp_path / "failing.ipynb",
+        [
+            code_cell("# NBVAL_CHECK_OUTPUT\nprint(1 + 1)\n", "3\n"),
+            code_cell("raise ValueError('the notebook broke')\n", "", execution_count=2),
+        ],
     )
 
     outcomes = run_project_pytest(tmp_path)
 
     assert outcomes == {
-        "varying::Cell 0": "passed",
-        "varying::Cell 1": "passed",
-        "changed::Cell 0": "failed",
-        "raising::Cell 0": "failed",
+        "passing::Cell 0": "passed",
+        "passing::Cell 1": "passed",
+        "passing::Cell 2": "passed",
+        "failing::Cell 0": "failed",
+        "failing::Cell 1": "failed",
     }
+    assert stops_answering(embedded_url_file.read_text()), "the embedded service outlived nbval"
