@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from chaplab.client import ChapClient
+from chaplab.client import ChapClient, ConflictError
 
 from .helpers import small_frame
 
@@ -45,13 +45,16 @@ def test_openapi_describes_typed_camel_case_responses(service_url: str) -> None:
     assert "EvaluationEntry" in str(entry)
 
 
-def test_cancelling_a_finished_job_keeps_its_status(client: ChapClient, unique: str) -> None:
+def test_cancelling_a_finished_job_is_refused_and_keeps_its_status(
+    client: ChapClient, unique: str
+) -> None:
     dataset = client.create_dataset(f"cancel {unique}", small_frame(n_years=2))
     job = client.wait_for_job(
         client.create_evaluation(f"cancel {unique}", "naive_model", dataset.id, 1, 1).id,
         timeout=120,
     )
-    client.cancel_job(job.id)
+    with pytest.raises(ConflictError, match="already finished with status SUCCESS"):
+        client.cancel_job(job.id)
     assert client.job_status(job.id) == "SUCCESS"
 
 

@@ -177,6 +177,6 @@ class JobRunner:
                 name=f"chaplab-job-{job_id[:8]}",
                 daemon=True,
             )
-            process.start()
-            with self._lock:
+            with self._lock:  # a cancel waits until the process is started and known
+                process.start()
                 self._processes[job_id] = process

@@ -16,9 +16,10 @@ from fastapi import APIRouter, Header, Request, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from chaplab.service.db import JobRow
+from chaplab.service.db import ACTIVE_STATUSES, JobRow
 from chaplab.service.routes._deps import DB, State, get_or_404, service_state
 from chaplab.service.wire import JobDescription, JobLogLine
+from chaplab.toolkit import ProblemError
 
 router = APIRouter(tags=["jobs"])
 MAX_WAIT_SECONDS = 30
@@ -85,8 +86,11 @@ def job_logs(job_id: str, session: DB) -> list[JobLogLine]:
 
 @router.post("/v1/jobs/{job_id}/cancel")
 def cancel_job(job_id: str, session: DB, state: State) -> JobDescription:
-    """Revoke a queued job or stop a running one (its worker process is terminated)."""
-    get_or_404(session, JobRow, job_id, "job")
+    """Revoke a queued job or stop a running one (its worker process is terminated); a
+    finished job gets 409."""
+    job = get_or_404(session, JobRow, job_id, "job")
+    if job.status not in ACTIVE_STATUSES:
+        raise ProblemError(409, detail=f"job {job_id} has already finished with status {job.status}")
     state.runner.cancel(job_id)
     session.expire_all()
     return describe(get_or_404(session, JobRow, job_id, "job"))
