@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from chaplab.client._operations import Operations, public_operations
+from chaplab.client._ops_catalog import ClientOperations, client_operations
 from chaplab.client._steps import Operation, RequestBuilder, RetryPolicy
 
 MethodFactory = Callable[[Callable[..., Operation[Any]]], Callable[..., Any]]
@@ -23,7 +23,7 @@ MethodFactory = Callable[[Callable[..., Operation[Any]]], Callable[..., Any]]
 def bind_operations(cls: type, make_method: MethodFactory) -> type:
     """Add one method per public operation to ``cls``; ``make_method`` wraps the generator
     function in a method that drives it (``self._drive``)."""
-    for name, function in public_operations().items():
+    for name, function in client_operations().items():
         method = functools.wraps(function)(make_method(function))
         method.__signature__ = _result_signature(function)  # type: ignore[attr-defined]
         method.__qualname__ = f"{cls.__name__}.{name}"
@@ -59,7 +59,7 @@ class ClientBase:
             timeout=timeout,
         )
         self._retry = retry or RetryPolicy()
-        self._ops = Operations(self._builder, self._retry)
+        self._ops = ClientOperations(self._builder, self._retry)
         self._api_key = api_key
         self._timeout = timeout
 
