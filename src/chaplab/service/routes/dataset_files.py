@@ -8,7 +8,7 @@ from typing import Annotated
 
 import numpy as np
 from fastapi import APIRouter, File, Form, Response, UploadFile
-from sqlalchemy import distinct, select
+from sqlalchemy import select
 
 from chaplab.service.db import DatasetFeatureRow, DatasetRow, EvaluationRow, ModelTemplateRow, PredictionRow
 from chaplab.service.errors import FieldProblem
@@ -124,7 +124,7 @@ def data_sources(session: DB) -> list[DataSourceKind]:
             used_by.setdefault(name, []).append(spec.name)
             roles.setdefault(name, role)
             period_types.setdefault(name, set()).add(spec.supported_period_type)
-    for name in session.scalars(select(distinct(DatasetFeatureRow.name)).order_by(DatasetFeatureRow.name)):
+    for name in session.scalars(select(DatasetFeatureRow.name).distinct().order_by(DatasetFeatureRow.name)):
         used_by.setdefault(name, [])
         roles.setdefault(name, "covariate")
         period_types.setdefault(name, {"any"})
