@@ -65,7 +65,7 @@ pd.DataFrame(
 # error message, if the job fails.
 
 # %%
-dataset = next(d for d in datasets if d.type == "evaluation")
+dataset = next(d for d in datasets if d.name == "demo")
 job = client.create_evaluation("quickstart: naive model", "naive_model", dataset.id,
                                n_periods=3, n_splits=3)
 print("job", job.id, job.status)

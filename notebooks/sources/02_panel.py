@@ -36,7 +36,7 @@ print(f"{len(panel.dataset_list)} datasets, {len(panel.model_list)} configured m
 # returns at once; the evaluation runs in the background.)
 
 # %%
-dataset = next(d for d in panel.dataset_list if d.type == "evaluation")
+dataset = next(d for d in panel.dataset_list if d.name == "demo")
 model = next(m for m in panel.model_list if m.name == "naive_model")
 panel.datasets.select(dataset.id)
 panel.models.select(model.id)

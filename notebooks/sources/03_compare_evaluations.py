@@ -11,7 +11,7 @@
 import chaplab
 
 client = chaplab.connect()
-dataset = next(d for d in client.list_datasets() if d.type == "evaluation")
+dataset = next(d for d in client.list_datasets() if d.name == "demo")
 model_names = [m.name for m in client.list_configured_models()]
 print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
 print("configured models:", ", ".join(model_names))

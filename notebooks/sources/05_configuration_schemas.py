@@ -87,3 +87,64 @@ try:
     validate_config(apply_config_defaults({"n_lags": 24, "alpha": -1, "lag": 2}, schema), schema)
 except ConfigValidationError as error:
     print(error)
+
+# %% [markdown]
+# ## 4. The options of the service's model templates
+#
+# Every *model template* on the service publishes its options in the same form: its
+# `user_options` are the `properties` of its configuration schema. Connect to the service (the
+# embedded one here) and list what each template offers.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+import chaplab
+
+client = chaplab.connect()
+templates = client.list_model_templates()
+for template in templates:
+    print(f"{template.name} (template #{template.id}): options {', '.join(template.user_options)}")
+
+# %% [markdown]
+# Turn a template's options back into a `ConfigSchema` to read them, fill in defaults and check
+# values on your side before sending anything. On the wire, an option **without** a default must
+# be given when a configured model is created; `require_options_without_default=True` checks that
+# too.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+from chaplab.schema import ConfigSchema
+
+regression = next(t for t in templates if t.name == "regression_model")
+regression_schema = ConfigSchema.from_dict(
+    {"title": regression.display_name, "properties": regression.user_options}
+)
+print(regression_schema)
+chosen = apply_config_defaults({"n_lags": 2}, regression_schema)
+validate_config(chosen, regression_schema, require_options_without_default=True)
+print(chosen)
+
+# %% [markdown]
+# ## 5. Configure a model with your values
+#
+# `create_configured_model` stores the template with your option values under a name of your
+# choice. The service **rewrites the name** to `<template name>:<your name>`: use the returned
+# name when you start evaluations with this model.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+configured = client.create_configured_model("two_lags", regression.id, {"n_lags": 2})
+print(configured.name)
+print(configured.user_option_values)
+
+# %% [markdown]
+# The service checks the values against the template's schema too, and refuses values that break
+# it with status 422 and the reason, so a broken configuration is never stored.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+from chaplab.client import UnprocessableEntityError
+
+try:
+    client.create_configured_model("far_too_many_lags", regression.id, {"n_lags": 50})
+except UnprocessableEntityError as error:
+    print(error.status_code, error.problem["detail"])
