@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -101,8 +102,18 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((arguments.host, arguments.port))
+    try:
+        listener.bind((arguments.host, arguments.port))
+    except OSError as error:
+        listener.close()
+        print(
+            f"chaplab serve: cannot listen on {arguments.host}:{arguments.port}: "
+            f"{error.strerror or error} (is another service using this port? try --port 0)",
+            file=sys.stderr,
+        )
+        return 1
     port = listener.getsockname()[1]
+    _reload_keys_on_sighup(app)
     host = f"[{arguments.host}]" if family == socket.AF_INET6 else arguments.host
     server = uvicorn.Server(uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=5))
     if arguments.exit_with_stdin:
@@ -112,6 +123,16 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     print(f"chaplab service on http://{host}:{port}", flush=True)
     server.run(sockets=[listener])
     return 0
+
+
+def _reload_keys_on_sighup(app: object) -> None:
+    """Re-read the API keys on SIGHUP, so an operator rotates keys without a restart.
+
+    The key file is also re-read by itself when it changes; SIGHUP makes it happen at once.
+    """
+    store = getattr(getattr(app, "state", None), "api_key_store", None)
+    if store is not None:
+        signal.signal(signal.SIGHUP, lambda _signum, _frame: store.reload())
 
 
 def _stop_on_stdin_eof(server: object) -> None:

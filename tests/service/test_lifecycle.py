@@ -124,6 +124,27 @@ def test_serving_beyond_loopback_without_keys_is_refused(
     assert "--no-auth" in capsys.readouterr().err
 
 
+def test_a_port_in_use_is_reported_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    from chaplab.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(
+            ["serve", "--port", str(port), "--database", str(tmp_path / "c.db"), "--no-demo"]
+        )
+    error = capsys.readouterr().err
+    assert code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in error
+    assert "--port 0" in error
+    assert "Traceback" not in error
+
+
 def test_connect_uses_chap_url_when_set(service_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from chaplab import connect
 
