@@ -139,3 +139,49 @@ for event in auth_events.events:
 
 # %%
 server.stop()
+
+# %% [markdown]
+# ## 7. The chaplab client and a modeling service with keys
+#
+# The modeling service is built with the same toolkit, so it protects itself the same way. Start
+# one here with a demo key and a database in a temporary folder (no demo data, to start fast).
+# `create_app` builds the service; `BackgroundServer` runs it on this computer.
+
+# %%
+import tempfile
+from pathlib import Path
+
+from chaplab.service import create_app
+
+SERVICE_KEY = "sk_demo_NOT_A_REAL_KEY_0003"
+database = Path(tempfile.mkdtemp(prefix="chaplab-notebook-")) / "chaplab.db"
+modeling = BackgroundServer(create_app(database_url=database, api_keys=[SERVICE_KEY],
+                                       workers=1, seed_demo=False)).start()
+
+# %% [markdown]
+# A client without a key is refused: the client raises `AuthenticationError` (status 401) with
+# the service's explanation.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+from chaplab.client import AuthenticationError, ChapClient
+
+try:
+    ChapClient(modeling.url).list_model_templates()
+except AuthenticationError as error:
+    print(type(error).__name__, error.status_code, error.problem["detail"])
+
+# %% [markdown]
+# With the key (`api_key=...`), the same call works. The client sends the key in the `X-API-Key`
+# header on every request and never shows more than its first 7 characters, not even in its
+# `repr` or its error messages. For your own work, keep the key out of the notebook: set the
+# environment variables `CHAP_URL` and `CHAP_API_KEY` before starting Jupyter, and
+# `chaplab.connect()` will use them.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+with ChapClient(modeling.url, api_key=SERVICE_KEY) as client:
+    print([template.name for template in client.list_model_templates()])
+
+# %%
+modeling.stop()
