@@ -13,9 +13,6 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import SchemaError
-
 from chaplab.schema._encoding import encode_json
 from chaplab.schema._errors import InvalidSchemaError
 
@@ -99,6 +96,9 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
         encode_json(prop, pretty=False)
     except (TypeError, ValueError) as error:
         raise InvalidSchemaError(f"{where} has no JSON form: {error}") from None
+    from jsonschema import Draft7Validator  # imported on first use: it is slow to import
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft7Validator.check_schema(prop)
     except SchemaError as error:

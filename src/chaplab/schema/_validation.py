@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
-
-from jsonschema import Draft7Validator, ValidationError
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chaplab.schema._config_schema import ConfigSchema
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 
 class ConfigProblem(NamedTuple):
@@ -41,6 +42,8 @@ def validate_config(
             f"validate_config: schema must be a ConfigSchema (see ConfigSchema.from_dict), "
             f"got {type(schema).__name__}"
         )
+    from jsonschema import Draft7Validator  # imported on first use: it is slow to import
+
     rules = schema.to_dict()
     if require_options_without_default:
         undefaulted = [name for name, prop in schema.properties.items() if "default" not in prop]
