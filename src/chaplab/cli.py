@@ -19,7 +19,10 @@ API_KEY_VARIABLES = ("SERVICE_API_KEY_FILE", "SERVICE_API_KEYS")
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    arguments = parser.parse_args(argv)
+    arguments, unknown = parser.parse_known_args(argv)
+    if unknown and arguments.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    arguments.jupyter_args = unknown
     return int(arguments.run(arguments, parser) or 0)
 
 
@@ -51,12 +54,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--ready-file", help=argparse.SUPPRESS)
     serve.add_argument("--exit-with-stdin", action="store_true", help=argparse.SUPPRESS)
     serve.set_defaults(run=_serve)
-    lab = commands.add_parser("lab", help="start the service in the background and open JupyterLab")
-    lab.add_argument(
-        "--notebooks", help="folder to open (default: the repository's notebooks/ or here)"
+    lab = commands.add_parser(
+        "lab",
+        help="start the service in the background and open JupyterLab",
+        epilog="Any other option is passed to jupyter lab, e.g. --no-browser --port 8899.",
     )
     lab.add_argument(
-        "jupyter_args", nargs=argparse.REMAINDER, help="further arguments for jupyter lab"
+        "--notebooks", help="folder to open (default: the repository's notebooks/ or here)"
     )
     lab.set_defaults(run=_lab)
     return parser
@@ -157,6 +161,13 @@ def notebooks_folder() -> Path:
     return Path.cwd()
 
 
+def _root_flag(jupyter_args: Sequence[str]) -> list[str]:
+    """JupyterLab refuses to start as root (containers, CI machines) unless told it may."""
+    if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in jupyter_args:
+        return ["--allow-root"]
+    return []
+
+
 def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from chaplab.service.embedded import start_embedded
 
@@ -173,6 +184,7 @@ def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "jupyter",
             "lab",
             f"--notebook-dir={folder}",
+            *_root_flag(arguments.jupyter_args),
             *arguments.jupyter_args,
         ]
         return subprocess.call(command, env=environment)
