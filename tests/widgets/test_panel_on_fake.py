@@ -222,6 +222,7 @@ async def test_org_unit_and_split_redraw_only_the_image(fake: FakeService, make_
     requests_before = len(fake.requests)
     assert panel.results.split.options == ("all splits", "202307", "202308", "202309")
     panel.results.org_unit.value = "OU_B"
+    await panel.results.settled()
     assert panel.results.shown_panels == ["OU_B"]
     for split in ("202307", "202308", "202309", "202307"):
         panel.results.split.value = split

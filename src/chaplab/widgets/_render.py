@@ -1,36 +1,44 @@
-"""Matplotlib figure -> PNG bytes -> ``widgets.Image``.
+"""Charts -> PNG bytes for a ``widgets.Image``, built off the event loop.
 
 A PNG in an Image widget shows the same in JupyterLab, in an executed notebook and in a
 browser test (an ``<img>``), whatever matplotlib backend the kernel has selected.
+
+Building and rasterising a chart of a dozen panels takes about a second on a busy machine, so
+it runs in a worker thread (:func:`render_chart`) and the kernel's event loop keeps running.
+The thread never touches pyplot or a widget: the chart is drawn on a ``Figure`` of its own
+(with an Agg canvas) through the ``ax`` argument of :mod:`chaplab.plotting`, and the caller
+puts the bytes into the Image widget on the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
-import sys
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+DPI = 90
+PANEL_SIZE = (4.4, 2.6)  # inches per panel
+MAX_COLUMNS = 3
 
-def figure_to_png(figure: Figure, *, dpi: int = 100) -> bytes:
-    """Render ``figure`` with the Agg canvas to PNG bytes, then close it.
+Chart = Callable[..., "Figure"]
+"""A plotting call that takes the panels as its ``ax`` keyword argument."""
 
-    Closing keeps pyplot from showing the figure a second time under the cell."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    try:
-        FigureCanvasAgg(figure)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        return buffer.getvalue()
-    finally:
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is not None:
-            pyplot.close(figure)
+@dataclass(frozen=True)
+class Rendered:
+    """A rasterised chart and the titles of its panels (what the image shows)."""
+
+    png: bytes
+    panels: list[str]
 
 
 def image_widget() -> widgets.Image:
@@ -38,6 +46,38 @@ def image_widget() -> widgets.Image:
     return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
 
 
-def show_figure(image: widgets.Image, figure: Figure) -> None:
-    """Put ``figure`` into ``image`` (the figure is closed afterwards)."""
-    image.value = figure_to_png(figure)
+def chart_axes(count: int) -> tuple[Figure, list[Axes]]:
+    """A pyplot-free figure with ``count`` panels in a grid of up to three columns."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if count < 1:
+        raise ValueError(f"a chart needs at least one panel, got {count}")
+    columns = min(count, MAX_COLUMNS) if count != 4 else 2
+    rows = math.ceil(count / columns)
+    width, height = PANEL_SIZE
+    figure = Figure(figsize=(width * columns + 0.4, height * rows + 0.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    cells = list(figure.subplots(rows, columns, squeeze=False).ravel())
+    for unused in cells[count:]:
+        unused.remove()
+    return figure, cells[:count]
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """Rasterise a figure that has an Agg canvas to PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()
+
+
+def draw_chart(chart: Chart, count: int) -> Rendered:
+    """Draw ``chart`` (a plotting call taking ``ax``) on ``count`` panels and rasterise it."""
+    figure, axes = chart_axes(count)
+    chart(ax=axes)
+    return Rendered(png_bytes(figure), [ax.get_title() for ax in axes])
+
+
+async def render_chart(chart: Chart, count: int) -> Rendered:
+    """:func:`draw_chart` in a worker thread; the loop keeps running meanwhile."""
+    return await asyncio.to_thread(draw_chart, chart, count)

@@ -60,18 +60,23 @@ class Debouncer:
     A slider dragged across ten positions redraws once, not ten times."""
 
     def __init__(
-        self, delay: float, action: Callable[[], Awaitable[None]], keeper: TaskKeeper
+        self,
+        delay: float,
+        action: Callable[[], Awaitable[None]],
+        keeper: TaskKeeper,
+        on_error: ErrorHandler | None = None,
     ) -> None:
         self.delay = delay
         self._action = action
         self._keeper = keeper
+        self._on_error = on_error
         self._pending: asyncio.Task[Any] | None = None
 
     def trigger(self) -> None:
         """(Re)start the countdown; an earlier pending run is cancelled."""
         if self._pending is not None and not self._pending.done():
             self._pending.cancel()
-        self._pending = self._keeper.spawn(self._later())
+        self._pending = self._keeper.spawn(self._later(), on_error=self._on_error)
 
     async def settled(self) -> None:
         """Wait for the pending run, if any (for tests and scripts)."""

@@ -10,25 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import html
+from functools import partial
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from chaplab.widgets._render import figure_to_png, image_widget
+from chaplab.widgets._render import Chart, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.tables import Column, SortableTable, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
 QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 ALL_ORG_UNITS = "all org units"
 ALL_SPLITS = "all splits"
 SPLIT_DEBOUNCE_SECONDS = 0.2
+MAX_PANELS = 12
+HISTORY_PERIODS = 24
 _METRICS_SHOWN = ("crps", "mae", "rmse", "coverage_10_90")
 
 EVALUATION_COLUMNS = (
@@ -83,7 +85,11 @@ class ResultsView(widgets.VBox):
         self.image = image_widget()
         self.metrics = widgets.HTML()
         self.message = widgets.HTML()
-        self._redraw = Debouncer(SPLIT_DEBOUNCE_SECONDS, self._draw_async, keeper)
+        self._generation = 0
+        self._draw_task: asyncio.Task[Any] | None = None
+        self._split_redraw = Debouncer(
+            SPLIT_DEBOUNCE_SECONDS, self.redraw, keeper, on_error=self.show_error
+        )
         self.table.observe(lambda _: self.load(), names="selected")
         self.quantiles.observe(lambda _: self.load(), names="value")
         self._offering_choices = False
@@ -127,37 +133,39 @@ class ResultsView(widgets.VBox):
         return self._load_task
 
     async def settled(self) -> None:
-        """Wait until loading and a pending redraw are over (for tests and scripts)."""
+        """Wait until loading and pending redraws are over (for tests and scripts)."""
         if self._load_task is not None:
             await asyncio.wait({self._load_task})
-        await self._redraw.settled()
+        await self._split_redraw.settled()
+        if self._draw_task is not None:
+            await asyncio.wait({self._draw_task})
 
-    def draw(self) -> None:
-        """Redraw the chart from the loaded frames (no request is sent)."""
+    def draw(self) -> asyncio.Task[Any]:
+        """Redraw the chart from the loaded frames in a task (no request is sent)."""
+        self._draw_task = self._keeper.spawn(self.redraw(), on_error=self.show_error)
+        return self._draw_task
+
+    async def redraw(self) -> None:
+        """Draw the chart of the selected evaluations (built and rasterised in a worker
+        thread); a newer redraw supersedes this one."""
+        self._generation += 1
+        generation = self._generation
         self.message.value = ""
         selected = self.selected
         if not selected or any(item.id not in self.frames for item in selected):
-            self.image.value = b""
-            self.shown_panels = []
-            self.metrics.value = ""
+            self.image.value, self.shown_panels, self.metrics.value = b"", [], ""
             return
-        try:
-            figure = self._figure(selected)
-        except ValueError as error:
-            self.show_error(error)
-            return
-        self.shown_panels = [axes.get_title() for axes in figure.axes]
-        self.image.value = figure_to_png(figure)
-        self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
+        chart, count = self._chart(selected)
+        rendered = await render_chart(chart, count)
+        if generation == self._generation:
+            self.image.value, self.shown_panels = rendered.png, rendered.panels
+            self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
 
     def show_error(self, error: BaseException) -> None:
         """Show a loading or drawing problem above the chart."""
         self.message.value = (
             f'<div role="alert" style="color:#b00020">{html.escape(describe_error(error))}</div>'
         )
-
-    async def _draw_async(self) -> None:
-        self.draw()
 
     async def _load(self) -> None:
         quantiles = tuple(sorted(self.quantiles.value))
@@ -170,7 +178,7 @@ class ResultsView(widgets.VBox):
                 self.actuals_by_id[evaluation.id] = await self._client.actual_cases(evaluation.id)
                 self.frames[evaluation.id] = frame
         self._update_choices()
-        self.draw()
+        await self.redraw()
 
     def _update_choices(self) -> None:
         """Offer the org units and split periods of the selected evaluations."""
@@ -194,25 +202,44 @@ class ResultsView(widgets.VBox):
 
     def _split_changed(self, _: Any) -> None:
         if not self._offering_choices:
-            self._redraw.trigger()
+            self._split_redraw.trigger()
 
-    def _figure(self, selected: list[Any]) -> Figure:
+    def _chart(self, selected: list[Any]) -> tuple[Chart, int]:
+        """The plotting call for the current view, and how many panels it draws."""
         from chaplab.plotting import compare_chart, fan_chart
 
-        org_units = None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value
+        org_unit = None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value
         split = None if self.split.value == ALL_SPLITS else self.split.value
-        first = selected[0]
+        frames = [self.frames[item.id] for item in selected]
+        actuals = _recent(self.actuals_by_id.get(selected[0].id), frames[0])
+        count = _panel_count(frames, org_unit)
+        names = [item.name or str(item.id) for item in selected]
         if len(selected) == 1:
-            return fan_chart(
-                self.frames[first.id], self.actuals_by_id.get(first.id), org_units=org_units,
-                split_period=split, title=first.name,
-            )
-        second = selected[1]
-        return compare_chart(
-            self.frames[first.id], self.frames[second.id], self.actuals_by_id.get(first.id),
-            labels=(first.name or str(first.id), second.name or str(second.id)),
-            org_units=org_units, split_period=split,
-        )
+            return partial(
+                fan_chart, frames[0], actuals, org_units=org_unit, split_period=split,
+                max_panels=MAX_PANELS, title=names[0],
+            ), count
+        return partial(
+            compare_chart, frames[0], frames[1], actuals, labels=tuple(names[:2]),
+            org_units=org_unit, split_period=split, max_panels=MAX_PANELS,
+        ), count
+
+
+def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
+    """The actual cases from ``HISTORY_PERIODS`` before the first split on: the chart shows
+    the forecasts with recent history, not years of it (``panel.actuals`` keeps everything)."""
+    if actuals is None or actuals.empty or frame.empty or "split_period" not in frame:
+        return actuals
+    start = frame["split_period"].min() - HISTORY_PERIODS
+    return actuals[actuals["period"] >= start]
+
+
+def _panel_count(frames: list[pd.DataFrame], org_unit: str | None) -> int:
+    """How many org-unit panels the chart has: one, or the org units all frames share."""
+    if org_unit is not None:
+        return 1
+    shared = set.intersection(*(set(frame["org_unit"].unique()) for frame in frames))
+    return max(1, min(MAX_PANELS, len(shared)))
 
 
 def _metrics_table(evaluations: list[Any]) -> str:

@@ -1,0 +1,167 @@
+"""The panel on the embedded service over loopback, driven as a person would: set widget values,
+click buttons, await the background tasks, and look at what the panel shows."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import ipywidgets as widgets
+import pytest
+
+from chaplab.client import AsyncChapClient
+from chaplab.widgets import ChapPanel
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.fixture
+async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
+    client = AsyncChapClient(service_url)
+    chap_panel = ChapPanel(client)
+    await chap_panel.ready()
+    yield chap_panel
+    chap_panel.close()
+    await chap_panel.wait_idle()
+    await client.aclose()
+
+
+def _pick(panel: ChapPanel, template: str) -> None:
+    """Select the configured model called ``template`` (the template's default model)."""
+    model = next(model for model in panel.model_list if model.name == template)
+    panel.models.toggle(model.id).value = True
+
+
+def _choose_template(panel: ChapPanel, name: str) -> None:
+    """Pick the template called ``name`` in the new-model form, as a person would."""
+    template = next(template for template in panel.template_list if template.name == name)
+    panel.model_form.template.value = template.id
+
+
+async def test_lists_the_seeded_service_and_preselects_what_to_run(panel: ChapPanel) -> None:
+    assert panel.connection.error_text == ""
+    assert "service 0.1.0" in panel.connection.summary.value
+    datasets = {row["name"]: row for row in panel.datasets.rows}
+    assert datasets["demo"]["type"] == "evaluation" and datasets["demo"]["periods"] == 120
+    assert {"naive_model", "seasonal_naive", "regression_model"} <= {
+        row["name"] for row in panel.models.rows
+    }
+    assert panel.launcher.dataset.type == "evaluation"
+    assert panel.launcher.model is not None and not panel.launcher.button.disabled
+    assert "demo naive evaluation" in {row["name"] for row in panel.results.table.rows}
+    assert repr(panel).startswith(f"ChapPanel({panel.client.base_url}, service 0.1.0, ")
+
+
+async def test_template_options_become_a_validated_form(panel: ChapPanel) -> None:
+    form = panel.model_form
+    _choose_template(panel, "regression_model")
+    fields = form.options.fields
+    assert isinstance(fields["n_lags"].input, widgets.BoundedIntText)
+    assert (fields["n_lags"].input.min, fields["n_lags"].input.max) == (1, 12)
+    assert fields["n_lags"].input.value == 3
+    assert isinstance(fields["distribution"].input, widgets.Dropdown)
+    assert fields["distribution"].input.value == "negative_binomial"
+    form.name.value = ""
+    assert form.button.disabled
+
+
+async def test_new_configured_model_appears_with_its_rewritten_name(
+    panel: ChapPanel, unique: str
+) -> None:
+    form = panel.model_form
+    _choose_template(panel, "seasonal_naive")
+    form.name.value = f"weekly{unique}"
+    form.options.fields["distribution"].input.value = "poisson"
+    form.button.click()
+    await panel.wait_idle()
+    expected = f"seasonal_naive:weekly{unique}"
+    assert f"created {expected}" in form.message.value
+    (row,) = panel.models.selected_rows
+    assert row["name"] == expected and row["template"] == "seasonal_naive"
+    assert "distribution='poisson'" in row["options"]
+    assert panel.launcher.model.name == expected
+
+
+async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, unique: str) -> None:
+    panel.launcher.name.value = f"panel run {unique}"
+    panel.launcher.n_splits.value = 2
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert (row.status, row.error) == ("SUCCESS", None)
+    (shown,) = panel.results.selected
+    assert shown.name == f"panel run {unique}"
+    dataset = panel.launcher.dataset
+    frame = panel.frame
+    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert set(frame["org_unit"]) == set(dataset.org_units)
+    assert frame["split_period"].nunique() == 2
+    assert sorted(frame["quantile"].unique()) == [0.1, 0.25, 0.5, 0.75, 0.9]
+    assert set(panel.actuals["org_unit"]) == set(dataset.org_units)
+    assert sorted(panel.results.shown_panels) == sorted(dataset.org_units)
+    assert bytes(panel.results.image.value).startswith(b"\x89PNG")
+    assert f"evaluation_frame({shown.id}, quantiles=[0.1, 0.25, 0.5, 0.75, 0.9])" in panel.code.code
+
+
+async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel) -> None:
+    seeded = next(row["id"] for row in panel.results.table.rows
+                  if row["name"] == "demo naive evaluation")
+    panel.launcher.n_splits.value = 1
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (other,) = panel.results.table.selected
+    panel.results.table.select(seeded, other)
+    await panel.results.settled()
+    assert len(panel.results.selected) == 2
+    assert "crps" in panel.results.metrics.value and "coverage_10_90" in panel.results.metrics.value
+    assert panel.results.shown_panels
+    panel.results.org_unit.value = panel.results.org_unit.options[1]
+    await panel.results.settled()
+    assert panel.results.shown_panels == [panel.results.org_unit.options[1]]
+
+
+async def test_several_jobs_poll_while_the_event_loop_stays_responsive(
+    panel: ChapPanel, unique: str
+) -> None:
+    gaps: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticking = asyncio.ensure_future(ticker())
+    for number in range(3):
+        panel.launcher.name.value = f"concurrent {unique} {number}"
+        panel.launcher.n_splits.value = 1
+        panel.launcher.button.click()
+    while panel.jobs.running or len(panel.jobs.rows) < 3:
+        await asyncio.sleep(0.05)
+    stop.set()
+    await ticking
+    await panel.wait_idle()
+    assert [row.status for row in panel.jobs.rows] == ["SUCCESS"] * 3
+    largest = max(gaps)
+    print(f"largest gap between ticks while 3 jobs polled: {largest * 1000:.0f} ms "
+          f"over {len(gaps)} ticks")
+    assert largest < 1.0
+
+
+async def test_cancel_from_the_row_revokes_the_running_job(panel: ChapPanel, unique: str) -> None:
+    _pick(panel, "regression_model")
+    panel.launcher.name.value = f"to cancel {unique}"
+    panel.launcher.n_splits.value = 40
+    panel.launcher.button.click()
+    while not panel.jobs.rows:
+        await asyncio.sleep(0.01)
+    (row,) = panel.jobs.rows
+    row.cancel_button.click()
+    await panel.wait_idle()
+    assert row.status == "REVOKED"
+    assert "cancelled" in row.error_label.value
+    assert row.logs_toggle.layout.display == ""
