@@ -1,0 +1,113 @@
+"""Fixtures of the acceptance suite: fresh modeling services on temporary SQLite files, served by
+uvicorn on loopback, and the shared helpers that build wire payloads from the documents alone."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+NON_TERMINAL = {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
+
+
+@contextmanager
+def running_service(database: Path, **options: Any) -> Iterator[str]:
+    """Serve a new modeling service on ``database`` and yield its base URL."""
+    from chaplab.service import create_app
+    from chaplab.toolkit import BackgroundServer
+
+    app = create_app(database_url=f"sqlite:///{database}", **options)
+    with BackgroundServer(app, "127.0.0.1") as server:
+        yield server.url
+
+
+@contextmanager
+def service_starter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., str]]:
+    """A function that starts fresh services (each on its own database); all stop on exit."""
+    stack: list[AbstractContextManager[str]] = []
+
+    def start(**options: Any) -> str:
+        manager = running_service(tmp_path_factory.mktemp("acceptance") / "chap.db", **options)
+        stack.append(manager)
+        return manager.__enter__()
+
+    try:
+        yield start
+    finally:
+        for manager in reversed(stack):
+            manager.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def start_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., str]]:
+    """Start fresh services for one module, e.g. with keys or to see a new instance."""
+    with service_starter(tmp_path_factory) as start:
+        yield start
+
+
+@pytest.fixture(scope="package")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One modeling service (with the demo content) shared by the suite; tests that write
+    use unique names, and a test that needs a new instance starts its own."""
+    with service_starter(tmp_path_factory) as start:
+        yield start()
+
+
+@pytest.fixture(scope="package")
+def http(base_url: str) -> Iterator[httpx.Client]:
+    """A raw httpx client on the module's service, for wire-level checks."""
+    with httpx.Client(base_url=base_url, timeout=30.0) as raw:
+        yield raw
+
+
+@pytest.fixture
+def unique() -> str:
+    """A short unique suffix for names a test creates."""
+    return uuid.uuid4().hex[:8]
+
+
+def wait_until_terminal(http: httpx.Client, job_id: str, deadline_seconds: float = 120.0) -> str:
+    """Poll ``GET /v1/jobs/{id}`` until the (upper-cased) status leaves the non-terminal set."""
+    give_up = time.monotonic() + deadline_seconds
+    while True:
+        status = http.get(f"/v1/jobs/{job_id}").json().upper()
+        if status not in NON_TERMINAL or time.monotonic() > give_up:
+            return status
+        time.sleep(0.1)
+
+
+def job_record(http: httpx.Client, job_id: str) -> dict[str, Any]:
+    """The entry of ``GET /v1/jobs`` with this id."""
+    matches = [job for job in http.get("/v1/jobs").json() if job["id"] == job_id]
+    assert len(matches) == 1, f"job {job_id} listed {len(matches)} times in /v1/jobs"
+    return matches[0]
+
+
+def square_feature_collection(org_units: list[str]) -> dict[str, Any]:
+    """A GeoJSON FeatureCollection with one small square polygon per org unit."""
+    features = []
+    for index, org_unit in enumerate(org_units):
+        x = float(index)
+        ring = [[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0], [x, 0.0]]
+        features.append(
+            {
+                "type": "Feature",
+                "id": org_unit,
+                "properties": {"id": org_unit},
+                "geometry": {"type": "Polygon", "coordinates": [ring]},
+            }
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+def demo_evaluation(http: httpx.Client) -> dict[str, Any]:
+    """The first stored evaluation of the service (the demo seeds one)."""
+    evaluations = http.get("/v1/crud/backtests").json()
+    assert evaluations, "a new service is expected to hold the demo evaluation"
+    return evaluations[0]
