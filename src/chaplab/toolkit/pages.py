@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from chaplab.toolkit.problems import ProblemError
@@ -55,6 +56,15 @@ async def _passes(check: HealthCheck) -> bool:
     return result is not False
 
 
+class HealthStatus(BaseModel):
+    """The answer of a healthy ``/health`` (documented in ``/openapi.json``)."""
+
+    status: str
+    message: str
+    service: str
+    version: str
+
+
 def standard_router(
     title: str, version: str, description: str, health_check: HealthCheck | None
 ) -> APIRouter:
@@ -66,7 +76,7 @@ def standard_router(
     async def landing() -> HTMLResponse:
         return HTMLResponse(page)
 
-    @router.get("/health", tags=["health"], summary="Health check")
+    @router.get("/health", tags=["health"], summary="Health check", response_model=HealthStatus)
     async def health() -> JSONResponse:
         """200 with a JSON body while the service can serve; 503 problem details otherwise."""
         if health_check is not None:

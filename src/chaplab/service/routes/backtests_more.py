@@ -259,7 +259,10 @@ def compatible_backtests(backtest_id: int, session: DB) -> list[BacktestRead]:
     "/v1/crud/metric/csv",
     response_class=Response,
     responses={
-        200: {"content": {"text/csv": {}}, "description": "one row per evaluation and metric"}
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "one row per evaluation and metric",
+        }
     },
 )
 def metrics_csv(

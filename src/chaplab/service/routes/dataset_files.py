@@ -95,7 +95,7 @@ def dataset_records(row: DatasetRow) -> tuple[list[str], list[list[CellValue]]]:
 @router.get(
     "/v1/crud/datasets/{dataset_id}/csv",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "time_period, location, one column per feature"}},
+    responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "time_period, location, one column per feature"}},
 )
 def dataset_csv(dataset_id: int, session: DB) -> Response:
     """The dataset's rows as CSV; text cells that look like formulas are neutralised."""

@@ -20,7 +20,7 @@ from chaplab.service.wire_results import BacktestMetrics
 from chaplab.toolkit import ProblemError
 
 router = APIRouter(tags=["visualization"])
-PNG = {200: {"content": {"image/png": {}}, "description": "the chart as a PNG image"}}
+PNG = {200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}, "description": "a PNG image"}}
 
 
 def _known(kind: str, name: str, known: Mapping[str, Any], field: str = "visualization_name") -> None:
