@@ -61,7 +61,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="package")
 def http(base_url: str) -> Iterator[httpx.Client]:
-    """A raw httpx client on the module's service, for wire-level checks."""
+    """A raw httpx client on the shared service, for wire-level checks."""
     with httpx.Client(base_url=base_url, timeout=30.0) as raw:
         yield raw
 
@@ -70,6 +70,35 @@ def http(base_url: str) -> Iterator[httpx.Client]:
 def unique() -> str:
     """A short unique suffix for names a test creates."""
     return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture(scope="package")
+def evaluation_dataset(http: httpx.Client) -> dict[str, Any]:
+    """The first stored dataset of type ``evaluation``."""
+    datasets = [d for d in http.get("/v1/crud/datasets").json() if d["type"] == "evaluation"]
+    assert datasets, "the service holds no dataset of type evaluation"
+    return datasets[0]
+
+
+@pytest.fixture(scope="package")
+def finished_evaluation(http: httpx.Client, evaluation_dataset: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation run through create-backtest (its ``/info`` record), once its job is SUCCESS."""
+    model_name = http.get("/v1/crud/configured-models").json()[0]["name"]
+    created = http.post(
+        "/v1/analytics/create-backtest",
+        json={
+            "name": "acceptance shared",
+            "modelId": model_name,
+            "datasetId": evaluation_dataset["id"],
+            "nPeriods": 2,
+            "nSplits": 2,
+        },
+    )
+    assert created.status_code < 300, created.text
+    job_id = created.json()["id"]
+    assert wait_until_terminal(http, job_id) == "SUCCESS", job_record(http, job_id)
+    evaluation_id = int(job_record(http, job_id)["result"])
+    return http.get(f"/v1/crud/backtests/{evaluation_id}/info").json()
 
 
 def wait_until_terminal(http: httpx.Client, job_id: str, deadline_seconds: float = 120.0) -> str:
@@ -104,10 +133,3 @@ def square_feature_collection(org_units: list[str]) -> dict[str, Any]:
             }
         )
     return {"type": "FeatureCollection", "features": features}
-
-
-def demo_evaluation(http: httpx.Client) -> dict[str, Any]:
-    """The first stored evaluation of the service (the demo seeds one)."""
-    evaluations = http.get("/v1/crud/backtests").json()
-    assert evaluations, "a new service is expected to hold the demo evaluation"
-    return evaluations[0]

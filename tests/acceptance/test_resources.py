@@ -26,34 +26,6 @@ def templates(http: httpx.Client) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def evaluation_dataset(http: httpx.Client) -> dict[str, Any]:
-    datasets = [d for d in http.get("/v1/crud/datasets").json() if d["type"] == "evaluation"]
-    assert datasets, "the service holds no dataset of type evaluation"
-    return datasets[0]
-
-
-@pytest.fixture(scope="module")
-def finished_evaluation(http: httpx.Client, evaluation_dataset: dict[str, Any]) -> dict[str, Any]:
-    """An evaluation run by this module through create-backtest, once its job is SUCCESS."""
-    model_name = http.get("/v1/crud/configured-models").json()[0]["name"]
-    created = http.post(
-        "/v1/analytics/create-backtest",
-        json={
-            "name": "acceptance resources",
-            "modelId": model_name,
-            "datasetId": evaluation_dataset["id"],
-            "nPeriods": 2,
-            "nSplits": 2,
-        },
-    )
-    assert created.status_code < 300, created.text
-    job_id = created.json()["id"]
-    assert wait_until_terminal(http, job_id) == "SUCCESS", job_record(http, job_id)
-    evaluation_id = int(job_record(http, job_id)["result"])
-    return http.get(f"/v1/crud/backtests/{evaluation_id}/info").json()
-
-
-@pytest.fixture(scope="module")
 def prediction_job(http: httpx.Client, finished_evaluation: dict[str, Any]) -> dict[str, Any]:
     """A prediction job run by this module, forward from the evaluation's model with data."""
     with_data = http.post(
@@ -187,7 +159,7 @@ def test_dataset_fields_through_the_client(client: Any, http: httpx.Client) -> N
 
 def test_evaluation_fields_and_aggregate_metric_names(finished_evaluation: dict[str, Any]) -> None:
     assert isinstance(finished_evaluation["id"], int)
-    assert finished_evaluation["name"] == "acceptance resources"
+    assert finished_evaluation["name"] == "acceptance shared"
     metrics = finished_evaluation["aggregateMetrics"]
     for family in METRIC_FAMILIES:
         matching = [name for name in metrics if name == family or name.startswith(family)]
