@@ -8,13 +8,14 @@ and saves a screenshot of the panel as test-output/browser/panel.png; the README
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, expect
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "notebooks" / "02_panel.ipynb"
@@ -51,19 +52,15 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     page.run_all_cells()
 
     panel = panel_output(page)
-    panel.wait_for()
+    expect(panel.get_by_text("Datasets", exact=True)).to_be_visible()
     for name in ("demo", "demo (recent)", "naive_model", "seasonal_naive", "regression_model"):
-        assert panel.get_by_role("button", name=name, exact=True).is_visible(), name
+        expect(panel.get_by_role("button", name=name, exact=True)).to_be_visible()
 
     job_row = panel.locator(".widget-hbox", has_text=f"{EVALUATION_NAME} evaluation")
-    job_row.wait_for()
-    job_status = job_row.locator(".widget-html", has_text="SUCCESS")
-    job_status.wait_for()
-    assert job_status.inner_text().strip() == "SUCCESS"
+    expect(job_row.locator(".widget-html").filter(has_text="SUCCESS")).to_have_text("SUCCESS")
 
     evaluation = panel.get_by_role("button", name=EVALUATION_NAME, exact=True)
-    assert evaluation.is_visible()
-    assert "mod-info" in (evaluation.get_attribute("class") or ""), "the result is not selected"
+    expect(evaluation).to_have_class(re.compile(r"\bmod-info\b"))  # selected: its chart is shown
 
     chart = panel.locator("img.widget-image")
     chart.wait_for()
