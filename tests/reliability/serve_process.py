@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,16 +21,27 @@ import httpx
 STARTUP_SECONDS = 90.0
 
 
-class ServeProcess:
-    """One run of ``chaplab serve --port 0 --database <file>``; ``url`` once started."""
+def free_port() -> int:
+    """A loopback port free right now (for a service that must come back on the same port)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
-    def __init__(self, database: Path, workdir: Path, *extra_args: str) -> None:
+
+class ServeProcess:
+    """``chaplab serve --database <file>`` on ``port`` (0: a free one); ``url`` once started.
+
+    ``start()`` may be called again after ``kill()``: a restart on the same database."""
+
+    def __init__(self, database: Path, workdir: Path, *extra_args: str, port: int = 0) -> None:
         self.database = database
+        self.port = port
         self.workdir = workdir
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
         self._runs = 0
+        self.groups: list[int] = []
         self.log_paths: list[Path] = []
 
     def start(self, api_key: str | None = None) -> Self:
@@ -39,7 +51,7 @@ class ServeProcess:
         log_path = self.workdir / f"serve-{self._runs}.log"
         self.log_paths.append(log_path)
         command = [
-            sys.executable, "-m", "chaplab", "serve", "--port", "0", "--workers", "1",
+            sys.executable, "-m", "chaplab", "serve", "--port", str(self.port), "--workers", "1",
             "--database", str(self.database), "--ready-file", str(ready), *self.extra_args,
         ]
         with log_path.open("wb") as log:
@@ -47,6 +59,7 @@ class ServeProcess:
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=self.workdir, start_new_session=True,
             )
+        self.groups.append(self.process.pid)
         deadline = time.monotonic() + STARTUP_SECONDS
         while not ready.exists():
             self._check_alive(deadline)
@@ -84,15 +97,37 @@ class ServeProcess:
         self.process.kill()
         self.process.wait(30)
 
-    def end_group(self) -> None:
-        """SIGKILL what is left of this run's process group (orphaned workers included)."""
-        if self.process is None:
-            return
+    def group_alive(self, group: int) -> bool:
+        """Whether any process of a run's group (e.g. an orphaned job worker) is still alive."""
         try:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            os.killpg(group, 0)
         except ProcessLookupError:
-            pass
-        self.process.wait(30)
+            return False
+        return True
+
+    @staticmethod
+    def group_members(group: int) -> list[str]:
+        """Command lines of the group's live processes (Linux ``/proc``; empty elsewhere)."""
+        members = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] != "Z":
+                    cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+                    members.append(f"{stat.parent.name}: {cmdline.decode(errors='replace')}")
+            except (OSError, IndexError, ValueError):
+                continue
+        return members
+
+    def end_group(self) -> None:
+        """SIGKILL what is left of every run's process group (orphaned workers included)."""
+        for group in self.groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.process is not None:
+            self.process.wait(30)
 
     def stop(self) -> None:
         """Ask the service to shut down (SIGTERM); end the group if it does not."""

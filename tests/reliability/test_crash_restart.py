@@ -1,0 +1,215 @@
+"""Crash and restart: ``chaplab serve`` on a file database is killed with SIGKILL while an
+evaluation runs and while datasets are being uploaded, then started again on the same file.
+
+Checks: every row a client had read is back unchanged; the interrupted job is FAILURE with an
+error naming the restart (also after its orphaned worker process ends); no half-written
+evaluation or dataset is listed; new jobs run; a client waiting on the job meanwhile reports a
+connection error, or, told to retry long enough, resumes and reports the true final status.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from chaplab.client import (
+    ChapClient,
+    ChapConnectionError,
+    JobFailedError,
+    RetryPolicy,
+)
+
+from .crash_data import dataset_body, evaluation_named, missing_or_changed, observations_of, snapshot
+from .serve_process import ServeProcess, free_port
+from .settings import BOUNDS
+
+RUNNING_EVALUATION = dict(n_periods=3, n_splits=60)  # runs for seconds on the enlarged dataset
+ORPHAN_WAIT_SECONDS = 120.0
+ORPHAN_GRACE_SECONDS = 5.0
+STARTED_WAIT_SECONDS = 60.0
+PATIENT = RetryPolicy(max_retries=400, backoff=0.1, max_backoff=0.25, jitter=False)
+IMPATIENT = RetryPolicy(max_retries=2, backoff=0.05, jitter=False)
+
+
+@dataclass
+class Waiter:
+    """A client waiting on a job in a thread; ``outcome`` is the job or the error it got."""
+
+    url: str
+    job_id: str
+    retry: RetryPolicy
+    outcome: Any = None
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self._wait, daemon=True)
+        self.thread.start()
+
+    def _wait(self) -> None:
+        with ChapClient(self.url, retry=self.retry, timeout=30) as client:
+            try:
+                self.outcome = client.wait_for_job(self.job_id, timeout=300)
+            except Exception as error:  # noqa: BLE001 - the test inspects what the client raised
+                self.outcome = error
+
+    def result(self) -> Any:
+        self.thread.join(360)
+        assert not self.thread.is_alive(), "the waiting client never returned"
+        return self.outcome
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[ServeProcess]:
+    with ServeProcess(tmp_path / "chaplab.db", tmp_path, port=free_port()) as running:
+        running.start()
+        yield running
+
+
+def send_partially(url: str, body: bytes, fraction: float) -> socket.socket:
+    """Open a connection and send the head and ``fraction`` of a dataset upload's body."""
+    host, port = httpx.URL(url).host, httpx.URL(url).port
+    sock = socket.create_connection((host, port), timeout=30)
+    head = (f"POST /v1/crud/datasets HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json"
+            f"\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    sock.sendall(head + body[: int(len(body) * fraction)])
+    return sock
+
+
+def wait_until_started(client: ChapClient, job_id: str) -> None:
+    deadline = time.monotonic() + STARTED_WAIT_SECONDS
+    while client.job_status(job_id) != "STARTED":
+        assert time.monotonic() < deadline, "the evaluation job never started"
+        time.sleep(0.05)
+
+
+def prepare_content(client: ChapClient, url: str) -> dict[str, Any]:
+    """Datasets, configured models and a finished evaluation; returns the big upload body."""
+    demo = observations_of(url, 1)
+    for copies in (1, 2):
+        response = httpx.post(f"{url}/v1/crud/datasets", timeout=120,
+                              json=dataset_body(demo, f"stored_{copies}", copies))
+        assert response.status_code == 200, response.text
+    client.create_configured_model("crash", 2, {"n_seasons": 2})
+    client.create_configured_model("crash", 3, {"n_lags": 2})
+    stored = client.list_datasets()[-1]
+    client.run_evaluation("finished before the crash", "seasonal_naive:crash", stored.id,
+                          n_periods=2, n_splits=2, timeout=300)
+    return dataset_body(demo, "uploaded during the crash", 4)
+
+
+def crash_round(service: ServeProcess, client: ChapClient, upload: dict[str, Any], round_: int) -> None:
+    """One kill and restart, with the checks of the module docstring."""
+    before = snapshot(client)
+    big = client.list_datasets()[-1]
+    job = client.create_evaluation(f"interrupted {round_}", "regression_model:crash", big.id,
+                                   **RUNNING_EVALUATION)
+    wait_until_started(client, job.id)
+    impatient = Waiter(service.url, job.id, IMPATIENT)
+    patient = Waiter(service.url, job.id, PATIENT)
+    body = json.dumps({**upload, "name": f"{upload['name']} {round_}"}).encode()
+    half_sent = send_partially(service.url, body, 0.5)
+    fully_sent = send_partially(service.url, body, 1.0)
+    time.sleep(0.2)
+    assert client.job_status(job.id) == "STARTED", "the evaluation ended before the kill"
+    old_group = service.pid
+
+    service.kill()
+    half_sent.close()
+    fully_sent.close()
+    assert isinstance(impatient.result(), ChapConnectionError), impatient.outcome
+    service.start()
+
+    outcome = patient.result()
+    wait_for_orphans(service, old_group)
+    final = client.get_job(job.id)
+    check_reported_status(client, outcome, final)
+    after = snapshot(client)
+    assert missing_or_changed(before, after) == []
+    check_no_half_written_rows(before, after, upload)
+
+
+def check_reported_status(client: ChapClient, outcome: Any, final: Any) -> None:
+    """The resumed client reports the status on record: FAILURE naming the restart, or (when
+    the killed service's worker finished the job) SUCCESS with a complete evaluation."""
+    if final.status == "FAILURE":
+        assert isinstance(outcome, JobFailedError), f"the resumed client got {outcome!r}"
+        assert outcome.status == "FAILURE"
+        assert outcome.error is not None and "restart" in outcome.error
+        assert evaluation_named(client, final.name) == []
+        return
+    assert final.status == "SUCCESS", final
+    assert not isinstance(outcome, Exception), f"the resumed client got {outcome!r}"
+    assert outcome.status == "SUCCESS" and outcome.result == final.result
+    evaluation = client.get_evaluation(int(final.result))
+    expected = evaluation.n_splits * len(evaluation.org_units) * evaluation.n_periods * 3
+    assert len(client.evaluation_entries(evaluation.id, (0.1, 0.5, 0.9))) == expected
+
+
+def check_no_half_written_rows(
+    before: dict[str, Any], after: dict[str, Any], upload: dict[str, Any]
+) -> None:
+    for dataset_id in set(after["datasets"]) - set(before["datasets"]):
+        # Only the fully sent upload may have been stored, and then completely.
+        assert after["datasets"][dataset_id]["name"].startswith(upload["name"])
+        assert len(after["observations"][dataset_id]) == len(upload["observations"])
+
+
+def wait_for_orphans(
+    service: ServeProcess, group: int, seconds: float = ORPHAN_WAIT_SECONDS
+) -> None:
+    """Wait (at most ``seconds``) until no process of the killed service's group runs."""
+    deadline = time.monotonic() + seconds
+    while service.group_alive(group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_kill_during_an_evaluation_and_uploads_loses_nothing_committed(
+    service: ServeProcess,
+) -> None:
+    client = ChapClient(service.url, timeout=120, retry=PATIENT)
+    upload = prepare_content(client, service.url)
+    for round_ in range(1, BOUNDS.crash_rounds + 1):
+        crash_round(service, client, upload, round_)
+    finished = client.run_evaluation("after the restarts", "seasonal_naive:crash",
+                                     client.list_datasets()[0].id, n_periods=2, n_splits=2,
+                                     timeout=300)
+    assert finished.name == "after the restarts"
+    assert finished.aggregate_metrics
+
+
+def test_a_job_interrupted_by_a_kill_ends_as_failure_naming_the_restart(
+    service: ServeProcess,
+) -> None:
+    """The job's worker process must not outlive the killed service and finish the job on its
+    own: the interrupted job is FAILURE after the restart, and its evaluation is not stored."""
+    client = ChapClient(service.url, timeout=120, retry=PATIENT)
+    demo = observations_of(service.url, 1)
+    response = httpx.post(f"{service.url}/v1/crud/datasets", timeout=120,
+                          json=dataset_body(demo, "enlarged", 4))
+    assert response.status_code == 200, response.text
+    client.create_configured_model("crash", 3, {"n_lags": 2})
+    job = client.create_evaluation("interrupted", "regression_model:crash", response.json()["id"],
+                                   **RUNNING_EVALUATION)
+    wait_until_started(client, job.id)
+    old_group = service.pid
+
+    service.kill()
+    wait_for_orphans(service, old_group, ORPHAN_GRACE_SECONDS)
+    assert not service.group_alive(old_group), (
+        "job worker processes of the killed service still run after "
+        f"{ORPHAN_GRACE_SECONDS} s: they outlive the service and finish its jobs on their own "
+        f"({service.group_members(old_group)})"
+    )
+    service.start()
+    failed = client.get_job(job.id)
+    assert failed.status == "FAILURE", failed
+    assert "restart" in (failed.error or "")
+    assert evaluation_named(client, "interrupted") == []
