@@ -101,10 +101,12 @@ frame.head(10)
 #
 # For each district: the shaded bands are the forecast intervals (10-90% and 25-75%), the line in
 # them the median forecast, the black line the cases that really happened, and each dashed line a
-# split period, where a forecast starts.
+# split period, where a forecast starts. Two districts and the last two years of cases keep the
+# chart readable; leave out `org_units` to see every district.
 
 # %%
 from chaplab.plotting import fan_chart
 
-first_two = list(evaluation.org_units[:2])
-fan_chart(frame, actuals[actuals["period"] >= frame["period"].min() - 24], org_units=first_two);
+two_districts = evaluation.org_units[:2]
+last_two_years = actuals[actuals["period"] >= frame["period"].min() - 24]
+fan_chart(frame, last_two_years, org_units=two_districts);
