@@ -22,7 +22,9 @@ class AdminOperations(Operations):
         return (yield from self._get(ModelRunner, f"/v2/services/{runner_id}"))
 
     @operation
-    def register_model_runner(self, url: str, info: Mapping[str, Any] | None = None) -> Operation[ModelRunner]:
+    def register_model_runner(
+        self, url: str, info: Mapping[str, Any] | None = None
+    ) -> Operation[ModelRunner]:
         """Register a runner by its http(s) URL (again: updates its info and counts as a ping)."""
         body = {"url": _require_name("url", url), "info": dict(info or {})}
         return (yield from self._call(ModelRunner, "POST", "/v2/services/$register", json=body))
@@ -39,7 +41,9 @@ class AdminOperations(Operations):
         return (yield from self._call(ModelRunner, "PUT", f"/v2/services/{runner_id}/$ping"))
 
     @operation
-    def create_debug_entry(self, message: str, details: Mapping[str, Any] | None = None) -> Operation[DebugEntry]:
+    def create_debug_entry(
+        self, message: str, details: Mapping[str, Any] | None = None
+    ) -> Operation[DebugEntry]:
         """Store a debug note (checks that writes reach the service's database)."""
         body = {"message": _require_name("message", message), "details": dict(details or {})}
         return (yield from self._call(DebugEntry, "POST", "/v1/crud/debug", json=body))

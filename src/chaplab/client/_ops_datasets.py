@@ -46,7 +46,11 @@ class DatasetOperations(Operations):
         body = {"name": _require_name("name", name), "type": _dataset_type(type)}
         files = {"csvFile": ("data.csv", _csv_bytes(csv), "text/csv")}
         if geojson is not None:
-            files["geojsonFile"] = ("org_units.geojson", _geojson_bytes(geojson), "application/geo+json")
+            files["geojsonFile"] = (
+                "org_units.geojson",
+                _geojson_bytes(geojson),
+                "application/geo+json",
+            )
         response = yield from self._multipart("/v1/crud/datasets/csvFile", files, body)
         return _parse(Dataset, response)
 
@@ -94,7 +98,9 @@ class DatasetOperations(Operations):
 
         dataset_id = _require_id("dataset_id", dataset_id)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
-        return _convert(lambda records: pd.DataFrame.from_records(records), _decode(response), response)
+        return _convert(
+            lambda records: pd.DataFrame.from_records(records), _decode(response), response
+        )
 
     @operation
     def list_data_sources(self) -> Operation[list[DataSourceKind]]:
@@ -106,9 +112,18 @@ class DatasetOperations(Operations):
     ) -> Operation[httpx.Response]:
         """POST a multipart form, with the headers and time limit of every other request."""
         base = self._builder.build("POST", path)
-        headers = {k: v for k, v in base.headers.items() if k.lower() not in ("content-type", "content-length")}
+        headers = {
+            k: v
+            for k, v in base.headers.items()
+            if k.lower() not in ("content-type", "content-length")
+        }
         request = httpx.Request(
-            "POST", base.url, headers=headers, files=dict(files), data=dict(data), extensions=base.extensions
+            "POST",
+            base.url,
+            headers=headers,
+            files=dict(files),
+            data=dict(data),
+            extensions=base.extensions,
         )
         return _checked((yield from send_with_retry(request, self._retry)))
 

@@ -95,8 +95,11 @@ class EvaluationOperations(Operations):
             "providedData": frame_to_observations(frame),
             "geojson": dict(geojson) if geojson is not None else None,
         }
-        for field, wire, value in (("n_periods", "nPeriods", n_periods), ("n_splits", "nSplits", n_splits),
-                                   ("stride", "stride", stride)):
+        for field, wire, value in (
+            ("n_periods", "nPeriods", n_periods),
+            ("n_splits", "nSplits", n_splits),
+            ("stride", "stride", stride),
+        ):
             if value is not None:
                 body[wire] = _require_id(field, value, minimum=1)
         params = {"dryRun": "true" if dry_run else "false"}
@@ -121,7 +124,10 @@ class EvaluationOperations(Operations):
     @operation
     def metrics_csv(self, evaluation_id: int | None = None) -> Operation[str]:
         """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric."""
-        params = {} if evaluation_id is None else {"backtestId": _require_id("evaluation_id", evaluation_id)}
+        params = (
+            {}
+            if evaluation_id is None
+            else {"backtestId": _require_id("evaluation_id", evaluation_id)}
+        )
         response = yield from self._request("GET", "/v1/crud/metric/csv", params=params)
         return response.text
-

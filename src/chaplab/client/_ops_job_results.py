@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chaplab.client._operations import DEFAULT_QUANTILES, Operations, _job_path, _quantiles, operation
+from chaplab.client._operations import (
+    DEFAULT_QUANTILES,
+    Operations,
+    _job_path,
+    _quantiles,
+    operation,
+)
 from chaplab.client._result_models import EvaluationDetail, JobResult, PredictionDetail
 from chaplab.client._steps import Operation
 
@@ -22,7 +28,11 @@ class JobResultOperations(Operations):
     ) -> Operation[EvaluationDetail]:
         """The full evaluation a successful evaluation job created, with its entries."""
         params = [("quantiles", q) for q in _quantiles(quantiles)]
-        return (yield from self._get(EvaluationDetail, _job_path(job_id) + "/evaluation_result", params=params))
+        return (
+            yield from self._get(
+                EvaluationDetail, _job_path(job_id) + "/evaluation_result", params=params
+            )
+        )
 
     @operation
     def job_prediction_result(
@@ -30,4 +40,8 @@ class JobResultOperations(Operations):
     ) -> Operation[PredictionDetail]:
         """The full prediction a successful prediction job created, with its entries."""
         params = [("quantiles", q) for q in _quantiles(quantiles)]
-        return (yield from self._get(PredictionDetail, _job_path(job_id) + "/prediction_result", params=params))
+        return (
+            yield from self._get(
+                PredictionDetail, _job_path(job_id) + "/prediction_result", params=params
+            )
+        )

@@ -41,8 +41,15 @@ class ModelOperations(Operations):
         ``chaplab.schema`` schema (anything with ``to_dict()``) or its JSON dict; its properties
         become the template's ``user_options``."""
         if supported_period_type not in PERIOD_TYPES:
-            raise ValueError(f"supported_period_type must be one of {PERIOD_TYPES}, got {supported_period_type!r}")
-        covariates = [required_covariates] if isinstance(required_covariates, str) else list(required_covariates)
+            raise ValueError(
+                f"supported_period_type must be one of {PERIOD_TYPES}, "
+                f"got {supported_period_type!r}"
+            )
+        covariates = (
+            [required_covariates]
+            if isinstance(required_covariates, str)
+            else list(required_covariates)
+        )
         body: dict[str, Any] = {
             "name": _require_name("name", name),
             "description": _require_name("description", description),

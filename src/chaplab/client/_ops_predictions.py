@@ -61,7 +61,11 @@ class PredictionOperations(Operations):
         if prediction_id is not None:
             params.append(("predictionId", _require_id("prediction_id", prediction_id)))
         params += [("orgUnits", unit) for unit in _org_units(org_units)]
-        return (yield from self._get(list[ListedPredictionEntry], "/v1/analytics/prediction-entry", params=params))
+        return (
+            yield from self._get(
+                list[ListedPredictionEntry], "/v1/analytics/prediction-entry", params=params
+            )
+        )
 
     @operation
     def list_predictions(self) -> Operation[list[Prediction]]:

@@ -40,21 +40,31 @@ class VisualizationOperations(Operations):
     def list_metric_plots(self, evaluation_id: int) -> Operation[MetricPlotCatalog]:
         """The metric chart names and the metric ids an evaluation can be drawn for."""
         evaluation_id = _require_id("evaluation_id", evaluation_id)
-        return (yield from self._get(MetricPlotCatalog, f"/v1/visualization/metric-plots/{evaluation_id}"))
+        return (
+            yield from self._get(
+                MetricPlotCatalog, f"/v1/visualization/metric-plots/{evaluation_id}"
+            )
+        )
 
     @operation
-    def metric_plot(self, visualization_name: str, evaluation_id: int, metric: str) -> Operation[PngImage]:
+    def metric_plot(
+        self, visualization_name: str, evaluation_id: int, metric: str
+    ) -> Operation[PngImage]:
         """A chart of one metric of an evaluation (e.g. ``by_horizon``, ``crps``) as PNG."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = _require_id("evaluation_id", evaluation_id)
         metric = _plot_name("metric", metric)
-        return (yield from self._png(f"/v1/visualization/metric-plots/{name}/{evaluation_id}/{metric}"))
+        return (
+            yield from self._png(f"/v1/visualization/metric-plots/{name}/{evaluation_id}/{metric}")
+        )
 
     @operation
     def evaluation_metrics(self, evaluation_id: int) -> Operation[EvaluationMetrics]:
         """Aggregate metrics with their breakdown per org unit and per horizon."""
         evaluation_id = _require_id("evaluation_id", evaluation_id)
-        return (yield from self._get(EvaluationMetrics, f"/v1/visualization/metrics/{evaluation_id}"))
+        return (
+            yield from self._get(EvaluationMetrics, f"/v1/visualization/metrics/{evaluation_id}")
+        )
 
     def _png(self, path: str) -> Operation[PngImage]:
         response = yield from self._request("GET", path, headers={"Accept": "image/png"})

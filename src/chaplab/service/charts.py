@@ -42,7 +42,9 @@ def png_bytes(draw: Callable[[], Figure]) -> bytes:
 def _evaluation_frames(row: EvaluationRow, actual_cases: dict[str, Any]) -> tuple[Any, Any]:
     from chaplab.frames import actuals_to_frame, entries_to_frame
 
-    return entries_to_frame(evaluation_entries(row, DEFAULT_QUANTILES)), actuals_to_frame(actual_cases)
+    return entries_to_frame(evaluation_entries(row, DEFAULT_QUANTILES)), actuals_to_frame(
+        actual_cases
+    )
 
 
 def forecasts_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure:
@@ -95,10 +97,19 @@ def coverage_chart(row: DatasetRow) -> Figure:
 
     panel = panel_of(row)
     names = list(panel.features)
-    observed = np.array([[np.mean(~np.isnan(panel.features[n][u])) for n in names] for u in range(panel.n_org_units)])
-    figure = plt.figure(figsize=(2 + 1.2 * max(1, len(names)), 1.5 + 0.3 * panel.n_org_units), layout="constrained")
+    observed = np.array(
+        [
+            [np.mean(~np.isnan(panel.features[n][u])) for n in names]
+            for u in range(panel.n_org_units)
+        ]
+    )
+    figure = plt.figure(
+        figsize=(2 + 1.2 * max(1, len(names)), 1.5 + 0.3 * panel.n_org_units), layout="constrained"
+    )
     ax = figure.subplots()
-    image = ax.imshow(observed.reshape(panel.n_org_units, len(names)), vmin=0, vmax=1, cmap="Blues", aspect="auto")
+    image = ax.imshow(
+        observed.reshape(panel.n_org_units, len(names)), vmin=0, vmax=1, cmap="Blues", aspect="auto"
+    )
     ax.set_xticks(range(len(names)), [display_name(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(panel.n_org_units), panel.org_units)
     figure.colorbar(image, ax=ax, label="share observed")

@@ -114,6 +114,10 @@ def prediction_entries_json(
             string_field("period", periods, (1,), (shape[1],)),
             number_field("quantile", quantiles, (2,)),
             number_field("value", values, (0, 1, 2)),
-            *([] if prediction_id is None else [number_field("predictionId", np.array(prediction_id), ())]),
+            *(
+                []
+                if prediction_id is None
+                else [number_field("predictionId", np.array(prediction_id), ())]
+            ),
         ],
     )

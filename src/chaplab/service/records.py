@@ -18,7 +18,9 @@ class RegisteredTemplateRow(Base):
     itself is a :class:`~chaplab.service.db.ModelTemplateRow` with the same id."""
 
     __tablename__ = "registered_templates"
-    id: Mapped[int] = mapped_column(ForeignKey("model_templates.id", ondelete="CASCADE"), primary_key=True)
+    id: Mapped[int] = mapped_column(
+        ForeignKey("model_templates.id", ondelete="CASCADE"), primary_key=True
+    )
     display_name: Mapped[str] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text)
     author: Mapped[str] = mapped_column(String(200))
@@ -30,7 +32,8 @@ class RegisteredTemplateRow(Base):
 
 
 class ModelRunnerRow(Base):
-    """An external model runner: where it answers, what it says about itself, when it last pinged."""
+    """An external model runner: where it answers, what it says about itself, when it last
+    pinged."""
 
     __tablename__ = "model_runners"
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -49,9 +49,14 @@ def registered_spec(name: str, row: RegisteredTemplateRow) -> ModelTemplateSpec:
         return 1
 
     return ModelTemplateSpec(
-        name=name, display_name=row.display_name, description=row.description, author=row.author,
-        supported_period_type=row.supported_period_type, target=row.target,
+        name=name,
+        display_name=row.display_name,
+        description=row.description,
+        author=row.author,
+        supported_period_type=row.supported_period_type,
+        target=row.target,
         required_covariates=list(row.required_covariates),
         config_schema=ConfigSchema.from_dict(row.config_schema),
-        forecaster=refuse, min_training_periods=one_period,
+        forecaster=refuse,
+        min_training_periods=one_period,
     )

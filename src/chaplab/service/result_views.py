@@ -10,7 +10,12 @@ import numpy as np
 import orjson
 from sqlalchemy.orm import Session
 
-from chaplab.service.db import ConfiguredModelWithDataSourceRow, DatasetRow, EvaluationRow, PredictionRow
+from chaplab.service.db import (
+    ConfiguredModelWithDataSourceRow,
+    DatasetRow,
+    EvaluationRow,
+    PredictionRow,
+)
 from chaplab.service.entries import evaluation_entries_json, prediction_entries_json
 from chaplab.service.metrics import METRIC_NAMES, aggregate_metrics
 from chaplab.service.storage import panel_of, samples_from_bytes
@@ -29,7 +34,9 @@ DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 def evaluation_samples(row: EvaluationRow) -> np.ndarray:
     """Sorted samples, shape (splits, org units, periods, samples)."""
-    return samples_from_bytes(row.samples, (row.n_splits, len(row.org_units), row.n_periods, row.n_samples))
+    return samples_from_bytes(
+        row.samples, (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
+    )
 
 
 def prediction_samples(row: PredictionRow) -> np.ndarray:
@@ -63,17 +70,26 @@ def evaluation_metrics(row: EvaluationRow) -> BacktestMetrics:
         per_unit = aggregate_metrics(samples, truth, axis=(0, 2), presorted=True)
         per_horizon = aggregate_metrics(samples, truth, axis=(0, 1), presorted=True)
         by_unit = [
-            OrgUnitMetrics(org_unit=unit, **_finite_at(per_unit, i)) for i, unit in enumerate(row.org_units)
+            OrgUnitMetrics(org_unit=unit, **_finite_at(per_unit, i))
+            for i, unit in enumerate(row.org_units)
         ]
-        by_horizon = [HorizonMetrics(horizon=h + 1, **_finite_at(per_horizon, h)) for h in range(row.n_periods)]
+        by_horizon = [
+            HorizonMetrics(horizon=h + 1, **_finite_at(per_horizon, h))
+            for h in range(row.n_periods)
+        ]
     return BacktestMetrics(
-        backtest_id=row.id, metric_names=list(METRIC_NAMES), aggregate=row.aggregate_metrics,
-        by_org_unit=by_unit, by_horizon=by_horizon,
+        backtest_id=row.id,
+        metric_names=list(METRIC_NAMES),
+        aggregate=row.aggregate_metrics,
+        by_org_unit=by_unit,
+        by_horizon=by_horizon,
     )
 
 
 def _finite_at(per_cell: dict[str, np.ndarray], index: int) -> dict[str, float | None]:
-    return finite_metrics({name: float(np.asarray(values)[index]) for name, values in per_cell.items()})
+    return finite_metrics(
+        {name: float(np.asarray(values)[index]) for name, values in per_cell.items()}
+    )
 
 
 def evaluation_entries(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
@@ -94,18 +110,27 @@ def backtest_full_json(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
 
 
 def prediction_read(session: Session, row: PredictionRow) -> PredictionRead:
-    bundle = session.get_one(ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id)
+    bundle = session.get_one(
+        ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
+    )
     return PredictionRead(
-        id=row.id, name=row.name, created=row.created, dataset_id=row.dataset_id,
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        dataset_id=row.dataset_id,
         configured_model_with_data_source_id=row.configured_model_with_data_source_id,
-        model_id=bundle.configured_model.name, org_units=row.org_units, periods=row.periods,
+        model_id=bundle.configured_model.name,
+        org_units=row.org_units,
+        periods=row.periods,
         n_periods=row.n_periods,
     )
 
 
 def prediction_full_json(session: Session, row: PredictionRow, quantiles: Sequence[float]) -> bytes:
     """``PredictionFull`` as JSON bytes."""
-    entries = prediction_entries_json(prediction_samples(row), row.org_units, row.periods, quantiles)
+    entries = prediction_entries_json(
+        prediction_samples(row), row.org_units, row.periods, quantiles
+    )
     head = prediction_read(session, row).model_dump(mode="json", by_alias=True)
     dataset = dataset_read(session.get_one(DatasetRow, row.dataset_id))
     head.update(dataset=dataset.model_dump(mode="json", by_alias=True), quantiles=list(quantiles))

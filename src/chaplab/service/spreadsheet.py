@@ -53,7 +53,8 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def csv_response(header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str) -> Response:
     return Response(
-        csv_text(header, rows), media_type="text/csv; charset=utf-8",
+        csv_text(header, rows),
+        media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
 
@@ -81,7 +82,11 @@ def parse_dataset_csv(content: bytes, field: str) -> ParsedCsv:
     observations: list[Observation] = []
     seen: dict[tuple[str, str], int] = {}
     period_type: str | None = None
-    data_lines = [(number, cells) for number, cells in enumerate(lines[1:], start=2) if any(c.strip() for c in cells)]
+    data_lines = [
+        (number, cells)
+        for number, cells in enumerate(lines[1:], start=2)
+        if any(c.strip() for c in cells)
+    ]
     if not data_lines:
         raise FieldProblem(field, "has a header but no data rows")
     for number, cells in data_lines:
@@ -94,7 +99,9 @@ def parse_dataset_csv(content: bytes, field: str) -> ParsedCsv:
             if not value:
                 raise FieldProblem(f"{where}, column {column}", "is empty")
             if looks_like_formula(value):
-                raise FieldProblem(f"{where}, column {column}", f"{value[:20]!r} looks like a spreadsheet formula")
+                raise FieldProblem(
+                    f"{where}, column {column}", f"{value[:20]!r} looks like a spreadsheet formula"
+                )
         try:
             kind, _ = period_math.parse_period(raw_period)
             period = period_math.canonical_period(raw_period)
@@ -102,25 +109,37 @@ def parse_dataset_csv(content: bytes, field: str) -> ParsedCsv:
             raise FieldProblem(f"{where}, column {TIME_PERIOD}", str(error)) from None
         if period_type is not None and kind != period_type:
             raise FieldProblem(
-                f"{where}, column {TIME_PERIOD}", f"{raw_period!r} is {kind}ly, earlier rows are {period_type}ly"
+                f"{where}, column {TIME_PERIOD}",
+                f"{raw_period!r} is {kind}ly, earlier rows are {period_type}ly",
             )
         period_type = kind
         earlier = seen.setdefault((location, period), number)
         if earlier != number:
-            raise FieldProblem(where, f"repeats location {location!r} and period {period} of line {earlier}")
+            raise FieldProblem(
+                where, f"repeats location {location!r} and period {period} of line {earlier}"
+            )
         for name in features:
-            observations.append(Observation(
-                feature_name=name, org_unit=location, period=period, value=_number(row[name], f"{where}, column {name}")
-            ))
+            observations.append(
+                Observation(
+                    feature_name=name,
+                    org_unit=location,
+                    period=period,
+                    value=_number(row[name], f"{where}, column {name}"),
+                )
+            )
     return ParsedCsv(observations, features, len(data_lines))
 
 
 def _checked_header(header: list[str], field: str) -> list[str]:
     if not header or not any(header):
-        raise FieldProblem(field, f"is empty; expected a header with {TIME_PERIOD}, {LOCATION} and feature columns")
+        raise FieldProblem(
+            field, f"is empty; expected a header with {TIME_PERIOD}, {LOCATION} and feature columns"
+        )
     for required in (TIME_PERIOD, LOCATION):
         if required not in header:
-            raise FieldProblem(f"{field} header", f"lacks the column {required!r} (it has {', '.join(header)})")
+            raise FieldProblem(
+                f"{field} header", f"lacks the column {required!r} (it has {', '.join(header)})"
+            )
     if "" in header:
         raise FieldProblem(f"{field} header", f"column {header.index('') + 1} has no name")
     repeated = sorted({name for name in header if header.count(name) > 1})
@@ -128,10 +147,14 @@ def _checked_header(header: list[str], field: str) -> list[str]:
         raise FieldProblem(f"{field} header", f"repeats the column {repeated[0]!r}")
     features = [name for name in header if name not in (TIME_PERIOD, LOCATION)]
     if not features:
-        raise FieldProblem(f"{field} header", "has no feature column besides time_period and location")
+        raise FieldProblem(
+            f"{field} header", "has no feature column besides time_period and location"
+        )
     formula = next((name for name in features if looks_like_formula(name)), None)
     if formula is not None:
-        raise FieldProblem(f"{field} header", f"column {formula!r} looks like a spreadsheet formula")
+        raise FieldProblem(
+            f"{field} header", f"column {formula!r} looks like a spreadsheet formula"
+        )
     return features
 
 

@@ -34,7 +34,9 @@ class RunnerRegistration(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     url: str = Field(min_length=1, max_length=2000, description="http(s) URL of the runner")
-    info: dict[str, Any] = Field(default_factory=dict, description="what the runner says about itself")
+    info: dict[str, Any] = Field(
+        default_factory=dict, description="what the runner says about itself"
+    )
 
 
 class RunnerRead(BaseModel):

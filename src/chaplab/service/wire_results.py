@@ -11,8 +11,8 @@ from pydantic import ConfigDict, Field, PositiveInt
 
 from chaplab.service.wire import (
     BacktestRead,
-    DataSource,
     DatasetRead,
+    DataSource,
     EvaluationEntry,
     Observation,
     PredictionEntry,

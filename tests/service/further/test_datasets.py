@@ -32,8 +32,14 @@ def test_a_csv_upload_stores_every_value(client: ChapClient, unique: str, tmp_pa
     assert sorted(dataset.org_units) == units
     assert set(dataset.covariates) == set(frame.columns) - {"time_period", "location"}
     stored = client.dataset_frame(dataset.id).set_index(["location", "time_period"]).sort_index()
-    sent = frame.assign(time_period=frame.time_period.astype(str)).set_index(["location", "time_period"]).sort_index()
-    assert np.allclose(stored[sent.columns].to_numpy(dtype=float), sent.to_numpy(dtype=float), equal_nan=True)
+    sent = (
+        frame.assign(time_period=frame.time_period.astype(str))
+        .set_index(["location", "time_period"])
+        .sort_index()
+    )
+    assert np.allclose(
+        stored[sent.columns].to_numpy(dtype=float), sent.to_numpy(dtype=float), equal_nan=True
+    )
 
 
 def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique: str) -> None:
@@ -41,8 +47,11 @@ def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique
     frame.loc[0, "rainfall"] = np.nan
     dataset = client.upload_dataset_csv(f"frame {unique}", frame, type="prediction")
     assert dataset.type == "prediction"
-    assert np.isnan(client.dataset_frame(dataset.id).set_index(["location", "time_period"]).loc[
-        (frame.loc[0, "location"], str(frame.loc[0, "time_period"])), "rainfall"])
+    assert np.isnan(
+        client.dataset_frame(dataset.id)
+        .set_index(["location", "time_period"])
+        .loc[(frame.loc[0, "location"], str(frame.loc[0, "time_period"])), "rainfall"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -58,16 +67,21 @@ def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique
         (b"time_period,location,x\n202101,A,inf\n", "not a finite number"),
         (b"time_period,location,x\n2021-13,A,1\n", "line 2, column time_period"),
         (b"time_period,location,x\n202101,=cmd(),1\n", "looks like a spreadsheet formula"),
-        (b"time_period,location,x\n202101,A,1\n202101,A,2\n", "line 3: repeats location 'A' and period 202101 of line 2"),
+        (
+            b"time_period,location,x\n202101,A,1\n202101,A,2\n",
+            "line 3: repeats location 'A' and period 202101 of line 2",
+        ),
         (b"time_period,location,x\n202101,A,1\n2021W03,A,2\n", "weekly, earlier rows are monthly"),
-        (b"time_period,location,x\n202101,A,\"1\n", "not valid CSV"),
+        (b'time_period,location,x\n202101,A,"1\n', "not valid CSV"),
         ("time_period,location,x\n202101,Å,1\n".encode("latin-1"), "is not UTF-8 text"),
     ],
 )
 def test_a_malformed_csv_is_refused_naming_the_line_and_column(
     client: ChapClient, content: bytes, message: str
 ) -> None:
-    with pytest.raises(UnprocessableEntityError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        UnprocessableEntityError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
         client.upload_dataset_csv("bad", content)
 
 
@@ -76,19 +90,29 @@ def test_a_malformed_csv_is_refused_naming_the_line_and_column(
     [
         (b"{not json", "geojsonFile: is not valid JSON"),
         (b'{"type": "Feature"}', "geojsonFile: must be a GeoJSON object"),
-        (b'{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"id": "A"}, '
-         b'"geometry": {"type": "Point", "coordinates": [0, 0]}}]}', "Polygon or MultiPolygon"),
+        (
+            b'{"type": "FeatureCollection", "features": [{"type": "Feature", '
+            b'"properties": {"id": "A"}, '
+            b'"geometry": {"type": "Point", "coordinates": [0, 0]}}]}',
+            "Polygon or MultiPolygon",
+        ),
         (json.dumps(geojson_for(["other"])).encode(), "has no feature for the org units A"),
     ],
 )
-def test_a_malformed_geojson_file_is_refused(client: ChapClient, geojson: bytes, message: str) -> None:
+def test_a_malformed_geojson_file_is_refused(
+    client: ChapClient, geojson: bytes, message: str
+) -> None:
     with pytest.raises(UnprocessableEntityError, match=message):
-        client.upload_dataset_csv("bad geo", b"time_period,location,x\n202101,A,1\n", geojson=geojson)
+        client.upload_dataset_csv(
+            "bad geo", b"time_period,location,x\n202101,A,1\n", geojson=geojson
+        )
 
 
 def test_the_dataset_builder_job_stores_the_dataset(client: ChapClient, unique: str) -> None:
     frame = small_frame(n_years=1)
-    job = client.make_dataset(f"built {unique}", frame, geojson=geojson_for(sorted(set(frame.location))))
+    job = client.make_dataset(
+        f"built {unique}", frame, geojson=geojson_for(sorted(set(frame.location)))
+    )
     done = client.wait_for_job(job.id, timeout=60)
     assert client.get_dataset(done.result_id).name == f"built {unique}"
     with pytest.raises(UnprocessableEntityError, match="geojson: has no feature for the org units"):
@@ -97,7 +121,9 @@ def test_the_dataset_builder_job_stores_the_dataset(client: ChapClient, unique: 
 
 def test_dataset_csv_export_neutralises_formula_like_text(client: ChapClient, unique: str) -> None:
     frame = small_frame(n_years=1)
-    frame["location"] = frame["location"].map({u: n for u, n in zip(sorted(set(frame.location)), ["=SUM(A1)", "-OU"])})
+    frame["location"] = frame["location"].map(
+        {u: n for u, n in zip(sorted(set(frame.location)), ["=SUM(A1)", "-OU"])}
+    )
     frame["rainfall"] = -frame["rainfall"]  # negative numbers stay numbers
     dataset = client.create_dataset(f"formula {unique}", frame)
     rows = list(csv.DictReader(io.StringIO(client.dataset_csv(dataset.id))))
@@ -126,7 +152,11 @@ def test_a_dataset_is_deleted_only_when_nothing_uses_it(
 def test_data_sources_list_the_kinds_models_read(client: ChapClient) -> None:
     kinds = {kind.name: kind for kind in client.list_data_sources()}
     assert kinds["disease_cases"].role == "target"
-    assert set(kinds["disease_cases"].used_by) >= {"naive_model", "seasonal_naive", "regression_model"}
+    assert set(kinds["disease_cases"].used_by) >= {
+        "naive_model",
+        "seasonal_naive",
+        "regression_model",
+    }
     assert kinds["rainfall"].role == "covariate" and "regression_model" in kinds["rainfall"].used_by
     assert "population" in kinds  # a feature of the demo dataset no model needs
 

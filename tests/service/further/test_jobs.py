@@ -28,8 +28,10 @@ def _weekly_frame() -> pd.DataFrame:
     """Ten years of weekly data for 20 org units: a regression evaluation with hundreds of
     splits on it runs for many seconds."""
     panel = generate_demo(n_org_units=20, n_years=10, period_type="week", seed=3).panel
-    columns = {"time_period": [p for _ in panel.org_units for p in panel.periods],
-               "location": [u for u in panel.org_units for _ in panel.periods]}
+    columns = {
+        "time_period": [p for _ in panel.org_units for p in panel.periods],
+        "location": [u for u in panel.org_units for _ in panel.periods],
+    }
     columns |= {name: values.reshape(-1) for name, values in panel.features.items()}
     return pd.DataFrame(columns)
 
@@ -59,7 +61,9 @@ def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
 ) -> None:
     dataset = client.upload_dataset_csv(f"long {unique}", _weekly_frame())
     name = f"long {unique}"
-    job = client.create_evaluation(name, "regression_model", dataset.id, n_periods=12, n_splits=LONG_SPLITS)
+    job = client.create_evaluation(
+        name, "regression_model", dataset.id, n_periods=12, n_splits=LONG_SPLITS
+    )
     pid = int(_wait_for_log(client, job.id, r"worker process (\d+) started").group(1))
     _wait_for_log(client, job.id, rf"split 1/{LONG_SPLITS}")
     assert _cpu_ticks(pid) is not None, "the worker runs before the cancel"
@@ -72,16 +76,22 @@ def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
     assert ticks is None and _cpu_ticks(pid) is None, "the worker process no longer runs"
     assert name not in [e.name for e in client.list_evaluations()]
     assert client.get_job(job.id).result is None
-    with pytest.raises(ConflictError, match="did not succeed \\(status REVOKED\\): cancelled on request"):
+    with pytest.raises(
+        ConflictError, match="did not succeed \\(status REVOKED\\): cancelled on request"
+    ):
         client.job_database_result(job.id)
     with pytest.raises(ConflictError, match="already finished with status REVOKED"):
         client.cancel_job(job.id)
     client.delete_job(job.id)
 
 
-def test_a_finished_job_entry_is_deleted_and_its_result_stays(client: ChapClient, unique: str) -> None:
+def test_a_finished_job_entry_is_deleted_and_its_result_stays(
+    client: ChapClient, unique: str
+) -> None:
     dataset = client.create_dataset(f"done {unique}", small_frame(n_years=2))
-    done = client.wait_for_job(client.create_evaluation(f"done {unique}", "naive_model", dataset.id, 2, 2).id, timeout=120)
+    done = client.wait_for_job(
+        client.create_evaluation(f"done {unique}", "naive_model", dataset.id, 2, 2).id, timeout=120
+    )
     client.delete_job(done.id)
     assert done.id not in [j.id for j in client.list_jobs()]
     assert client.get_evaluation(done.result_id).name == f"done {unique}"
@@ -90,14 +100,19 @@ def test_a_finished_job_entry_is_deleted_and_its_result_stays(client: ChapClient
             call(done.id)
 
 
-def test_job_results_give_the_created_rows(client: ChapClient, evaluated: Evaluated, service_url: str) -> None:
+def test_job_results_give_the_created_rows(
+    client: ChapClient, evaluated: Evaluated, service_url: str
+) -> None:
     job = _job_named(client, "further: shared naive")
     result = client.job_database_result(job.id)
     assert result.result_type == "backtest" and result.id == evaluated.evaluation.id
     assert result.row["name"] == "further: shared naive"
     full = client.job_evaluation_result(job.id, quantiles=[0.5])
     assert full.id == evaluated.evaluation.id and len(full.forecasts) == 3 * 2 * 2
-    assert full.model_dump() == client.get_evaluation_full(evaluated.evaluation.id, quantiles=[0.5]).model_dump()
+    assert (
+        full.model_dump()
+        == client.get_evaluation_full(evaluated.evaluation.id, quantiles=[0.5]).model_dump()
+    )
     with pytest.raises(ConflictError, match="is a create_backtest job, not a make_prediction job"):
         client.job_prediction_result(job.id)
     with pytest.raises(NotFoundError):
@@ -106,7 +121,9 @@ def test_job_results_give_the_created_rows(client: ChapClient, evaluated: Evalua
 
 def test_a_prediction_job_result_has_its_entries(client: ChapClient) -> None:
     frame = small_frame(n_years=2)
-    done = client.wait_for_job(client.make_prediction_for_model("job result", "naive_model", frame, 2).id, timeout=120)
+    done = client.wait_for_job(
+        client.make_prediction_for_model("job result", "naive_model", frame, 2).id, timeout=120
+    )
     full = client.job_prediction_result(done.id, quantiles=[0.1, 0.9])
     assert full.id == done.result_id and full.periods == ["201701", "201702"]
     assert full.dataset is not None and full.dataset.type == "prediction"

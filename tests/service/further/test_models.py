@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chaplab.client import ChapClient, ConflictError, JobFailedError, NotFoundError, UnprocessableEntityError
+from chaplab.client import (
+    ChapClient,
+    ConflictError,
+    JobFailedError,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 from chaplab.schema import create_config_schema, schema_integer
 
 from .conftest import Evaluated
@@ -23,7 +29,9 @@ def test_a_configured_model_is_read_by_id(client: ChapClient, unique: str) -> No
         client.get_configured_model(987654)
 
 
-def test_an_archived_model_stays_readable_and_leaves_the_lists(client: ChapClient, unique: str) -> None:
+def test_an_archived_model_stays_readable_and_leaves_the_lists(
+    client: ChapClient, unique: str
+) -> None:
     template_id = _template_id(client, "seasonal_naive")
     created = client.create_configured_model(f"arch{unique}", template_id)
     client.delete_configured_model(created.id)
@@ -42,8 +50,12 @@ def test_a_registered_template_is_listed_and_configurable(
 ) -> None:
     schema = create_config_schema("Lags", properties={"n_lags": schema_integer(default=4)})
     template = client.register_model_template(
-        f"external_{unique}", "An externally run model.", schema,
-        supported_period_type="month", required_covariates=["rainfall"], author="tests",
+        f"external_{unique}",
+        "An externally run model.",
+        schema,
+        supported_period_type="month",
+        required_covariates=["rainfall"],
+        author="tests",
     )
     assert template.name == f"external_{unique}" and template.supported_period_type == "month"
     assert template.user_options == {"n_lags": {"type": "integer", "default": 4}}

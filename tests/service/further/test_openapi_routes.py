@@ -89,8 +89,11 @@ GET /v1/crud/debug/{id}
 GET /v1/crud/metric/csv
 """
 # Operations whose request carries no body by design (ids in the path, or query parameters).
-BODYLESS = {("POST", "/v1/crud/configured-models-with-data-source/from-backtest/{}"),
-            ("POST", "/v1/jobs/{}/cancel"), ("PUT", "/v2/services/{}/$ping")}
+BODYLESS = {
+    ("POST", "/v1/crud/configured-models-with-data-source/from-backtest/{}"),
+    ("POST", "/v1/jobs/{}/cancel"),
+    ("PUT", "/v2/services/{}/$ping"),
+}
 
 
 def normalised(path: str) -> str:
@@ -129,7 +132,11 @@ def openapi(service_url: str) -> dict:
 
 
 def served_routes(openapi: dict) -> set[tuple[str, str]]:
-    return {(method.upper(), normalised(path)) for path, item in openapi["paths"].items() for method in item}
+    return {
+        (method.upper(), normalised(path))
+        for path, item in openapi["paths"].items()
+        for method in item
+    }
 
 
 def test_the_checked_in_list_has_both_tables() -> None:
@@ -141,10 +148,14 @@ def test_the_spec_tables_are_parsed_row_by_row() -> None:
         "### Modeling service\n\n| Method | Path | Request | Response |\n|---|---|---|---|\n"
         "| GET | /v1/jobs/{id} | none | the status |\n\n### Further endpoints (purpose only)\n"
         "| Method | Path | Purpose |\n|---|---|---|\n| GET | /a/ and /a/{name}/{id} | plots |\n"
-        "| PUT | /v2/services/{id}/$ping | ping |\n\n### Paths of a toolkit-built service\n| GET | /x | y |\n"
+        "| PUT | /v2/services/{id}/$ping | ping |\n\n"
+        "### Paths of a toolkit-built service\n| GET | /x | y |\n"
     )
     assert spec_routes(sample) == {
-        ("GET", "/v1/jobs/{}"), ("GET", "/a/"), ("GET", "/a/{}/{}"), ("PUT", "/v2/services/{}/$ping")
+        ("GET", "/v1/jobs/{}"),
+        ("GET", "/a/"),
+        ("GET", "/a/{}/{}"),
+        ("PUT", "/v2/services/{}/$ping"),
     }
 
 
@@ -159,7 +170,8 @@ def test_openapi_lists_every_endpoint_of_both_tables(openapi: dict) -> None:
 
 def _operation(openapi: dict, method: str, path: str) -> dict:
     return next(
-        item[method.lower()] for served, item in openapi["paths"].items()
+        item[method.lower()]
+        for served, item in openapi["paths"].items()
         if normalised(served) == path and method.lower() in item
     )
 
@@ -171,7 +183,9 @@ def _typed(content: dict) -> bool:
 @pytest.mark.parametrize(("method", "path"), sorted(EXPECTED))
 def test_every_endpoint_has_typed_schemas(openapi: dict, method: str, path: str) -> None:
     operation = _operation(openapi, method, path)
-    successes = {code: answer for code, answer in operation["responses"].items() if code.startswith("2")}
+    successes = {
+        code: answer for code, answer in operation["responses"].items() if code.startswith("2")
+    }
     assert successes, "a success answer is documented"
     for code, answer in successes.items():
         assert code == "204" or _typed(answer.get("content", {})), f"{code} answer has a schema"

@@ -40,7 +40,9 @@ def test_a_runner_not_pinged_in_time_shows_as_stale(
     monkeypatch.setenv("CHAPLAB_RUNNER_STALE_SECONDS", "3600")
     assert client.ping_model_runner(runner.id).status == "live"
     monkeypatch.setenv("CHAPLAB_RUNNER_STALE_SECONDS", "soon")
-    assert client.get_model_runner(runner.id).stale_after_seconds == 300  # a bad setting: the default
+    assert (
+        client.get_model_runner(runner.id).stale_after_seconds == 300
+    )  # a bad setting: the default
     client.remove_model_runner(runner.id)
 
 
@@ -51,7 +53,9 @@ def test_a_runner_url_must_be_http_with_a_host(client: ChapClient, url: str) -> 
 
 
 def test_a_registration_refuses_unknown_fields(service_url: str) -> None:
-    answer = httpx.post(f"{service_url}/v2/services/$register", json={"url": "http://x", "colour": "red"})
+    answer = httpx.post(
+        f"{service_url}/v2/services/$register", json={"url": "http://x", "colour": "red"}
+    )
     assert answer.status_code == 422 and "colour" in answer.text
 
 

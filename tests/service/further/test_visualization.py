@@ -51,7 +51,9 @@ def test_metric_charts_are_png_images(client: ChapClient, evaluated: Evaluated) 
         assert _drawn(client.metric_plot(name, evaluated.evaluation.id, "crps").data)
 
 
-def test_metrics_are_broken_down_by_org_unit_and_horizon(client: ChapClient, evaluated: Evaluated) -> None:
+def test_metrics_are_broken_down_by_org_unit_and_horizon(
+    client: ChapClient, evaluated: Evaluated
+) -> None:
     metrics = client.evaluation_metrics(evaluated.evaluation.id)
     assert [row["orgUnit"] for row in metrics.by_org_unit] == evaluated.evaluation.org_units
     assert [row["horizon"] for row in metrics.by_horizon] == [1, 2]
@@ -62,7 +64,9 @@ def test_metrics_are_broken_down_by_org_unit_and_horizon(client: ChapClient, eva
         assert np.mean([row["mae"] for row in rows]) == pytest.approx(aggregate["mae"], rel=1e-5)
 
 
-def test_unknown_chart_names_list_the_known_ones(client: ChapClient, evaluated: Evaluated, service_url: str) -> None:
+def test_unknown_chart_names_list_the_known_ones(
+    client: ChapClient, evaluated: Evaluated, service_url: str
+) -> None:
     with pytest.raises(NotFoundError, match="known: forecasts, last_split"):
         client.evaluation_plot("nope", evaluated.evaluation.id)
     with pytest.raises(NotFoundError, match="known: features, coverage"):
@@ -83,7 +87,9 @@ def test_a_chart_name_with_path_characters_is_refused(
     with pytest.raises(ValueError, match="visualization_name"):
         client.evaluation_plot("../forecasts", evaluated.evaluation.id)
     for raw in ("..%2Fforecasts", "..%5Cforecasts", "forecasts%00", "..", "%2E%2E"):
-        answer = httpx.get(f"{service_url}/v1/visualization/backtest-plots/{raw}/{evaluated.evaluation.id}")
+        answer = httpx.get(
+            f"{service_url}/v1/visualization/backtest-plots/{raw}/{evaluated.evaluation.id}"
+        )
         assert answer.status_code == 404, raw
         assert answer.headers["content-type"].startswith("application/problem+json")
         assert not answer.content.startswith(PNG_SIGNATURE)

@@ -10,11 +10,23 @@ import numpy as np
 from fastapi import APIRouter, File, Form, Response, UploadFile
 from sqlalchemy import select
 
-from chaplab.service.db import DatasetFeatureRow, DatasetRow, EvaluationRow, ModelTemplateRow, PredictionRow
+from chaplab.service.db import (
+    DatasetFeatureRow,
+    DatasetRow,
+    EvaluationRow,
+    ModelTemplateRow,
+    PredictionRow,
+)
 from chaplab.service.errors import FieldProblem
 from chaplab.service.routes._deps import DB, get_or_404
 from chaplab.service.spreadsheet import LOCATION, TIME_PERIOD, csv_response, parse_dataset_csv
-from chaplab.service.storage import DatasetContent, check_geojson, dataset_content, new_dataset_row, panel_of
+from chaplab.service.storage import (
+    DatasetContent,
+    check_geojson,
+    dataset_content,
+    new_dataset_row,
+    panel_of,
+)
 from chaplab.service.views import dataset_read, display_name, spec_of
 from chaplab.service.wire import DatasetRead
 from chaplab.service.wire_registry import DataSourceKind
@@ -66,12 +78,17 @@ async def create_dataset_from_csv(
 def delete_dataset(dataset_id: int, session: DB) -> Response:
     """Delete a dataset no evaluation or prediction uses (409 naming the users otherwise)."""
     row = get_or_404(session, DatasetRow, dataset_id, "dataset")
-    evaluations = list(session.scalars(select(EvaluationRow.id).where(EvaluationRow.dataset_id == dataset_id)))
-    predictions = list(session.scalars(select(PredictionRow.id).where(PredictionRow.dataset_id == dataset_id)))
+    evaluations = list(
+        session.scalars(select(EvaluationRow.id).where(EvaluationRow.dataset_id == dataset_id))
+    )
+    predictions = list(
+        session.scalars(select(PredictionRow.id).where(PredictionRow.dataset_id == dataset_id))
+    )
     if evaluations or predictions:
         users = [f"evaluation {i}" for i in evaluations] + [f"prediction {i}" for i in predictions]
         raise ProblemError(
-            409, detail=f"dataset {dataset_id} is used by {', '.join(users[:10])}; delete those first",
+            409,
+            detail=f"dataset {dataset_id} is used by {', '.join(users[:10])}; delete those first",
             extensions={"backtestIds": evaluations, "predictionIds": predictions},
         )
     session.delete(row)
@@ -87,7 +104,11 @@ def dataset_records(row: DatasetRow) -> tuple[list[str], list[list[CellValue]]]:
     rows: list[list[CellValue]] = []
     for u, unit in enumerate(panel.org_units):
         for p, period in enumerate(panel.periods):
-            values = [] if stacked is None else [None if np.isnan(v) else float(v) for v in stacked[u, p].tolist()]
+            values = (
+                []
+                if stacked is None
+                else [None if np.isnan(v) else float(v) for v in stacked[u, p].tolist()]
+            )
             rows.append([period, unit, *values])
     return [TIME_PERIOD, LOCATION, *names], rows
 
@@ -95,7 +116,12 @@ def dataset_records(row: DatasetRow) -> tuple[list[str], list[list[CellValue]]]:
 @router.get(
     "/v1/crud/datasets/{dataset_id}/csv",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "time_period, location, one column per feature"}},
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "time_period, location, one column per feature",
+        }
+    },
 )
 def dataset_csv(dataset_id: int, session: DB) -> Response:
     """The dataset's rows as CSV; text cells that look like formulas are neutralised."""
@@ -120,19 +146,27 @@ def data_sources(session: DB) -> list[DataSourceKind]:
     period_types: dict[str, set[str]] = {}
     for template in session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id)):
         spec = spec_of(template)
-        for name, role in [(spec.target, "target"), *((c, "covariate") for c in spec.required_covariates)]:
+        for name, role in [
+            (spec.target, "target"),
+            *((c, "covariate") for c in spec.required_covariates),
+        ]:
             used_by.setdefault(name, []).append(spec.name)
             roles.setdefault(name, role)
             period_types.setdefault(name, set()).add(spec.supported_period_type)
-    for name in session.scalars(select(DatasetFeatureRow.name).distinct().order_by(DatasetFeatureRow.name)):
+    for name in session.scalars(
+        select(DatasetFeatureRow.name).distinct().order_by(DatasetFeatureRow.name)
+    ):
         used_by.setdefault(name, [])
         roles.setdefault(name, "covariate")
         period_types.setdefault(name, {"any"})
     return [
         DataSourceKind(
-            name=name, display_name=display_name(name),
+            name=name,
+            display_name=display_name(name),
             description=KNOWN_FEATURES.get(name, f"the feature {name!r} as stored in datasets"),
-            period_types=sorted(period_types[name]), used_by=templates, role=roles[name],
+            period_types=sorted(period_types[name]),
+            used_by=templates,
+            role=roles[name],
         )
         for name, templates in sorted(used_by.items())
     ]

@@ -8,7 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
 
-from chaplab.service.db import ACTIVE_STATUSES, SUCCESS, DatasetRow, EvaluationRow, JobRow, PredictionRow
+from chaplab.service.db import (
+    ACTIVE_STATUSES,
+    SUCCESS,
+    DatasetRow,
+    EvaluationRow,
+    JobRow,
+    PredictionRow,
+)
 from chaplab.service.result_views import (
     DEFAULT_QUANTILES,
     backtest_full_json,
@@ -26,7 +33,9 @@ RESULT_TABLES = {
     "make_prediction": ("prediction", PredictionRow),
     "create_dataset": ("dataset", DatasetRow),
 }
-QuantileLevels = Annotated[list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")]
+QuantileLevels = Annotated[
+    list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")
+]
 
 
 @router.delete("/v1/jobs/{job_id}", status_code=204, response_class=Response)
@@ -34,7 +43,9 @@ def delete_job(job_id: str, session: DB) -> Response:
     """Delete a finished job's entry and logs (what it created stays); 409 while it runs."""
     job = get_or_404(session, JobRow, job_id, "job")
     if job.status in ACTIVE_STATUSES:
-        raise ProblemError(409, detail=f"job {job_id} is {job.status}; cancel it or wait until it finishes")
+        raise ProblemError(
+            409, detail=f"job {job_id} is {job.status}; cancel it or wait until it finishes"
+        )
     session.delete(job)
     session.commit()
     return Response(status_code=204)
@@ -47,8 +58,10 @@ def job_database_result(job_id: str, session: DB) -> JobDatabaseResult:
     kind, table = RESULT_TABLES[job.type]
     row = _created_row(session, job, kind, table)
     read = (
-        backtest_read(row) if isinstance(row, EvaluationRow)
-        else prediction_read(session, row) if isinstance(row, PredictionRow)
+        backtest_read(row)
+        if isinstance(row, EvaluationRow)
+        else prediction_read(session, row)
+        if isinstance(row, PredictionRow)
         else dataset_read(row)
     )
     return JobDatabaseResult(job_id=job.id, result_type=kind, id=row.id, row=read)
@@ -57,16 +70,23 @@ def job_database_result(job_id: str, session: DB) -> JobDatabaseResult:
 @router.get("/v1/jobs/{job_id}/evaluation_result", response_model=BacktestFull)
 def job_evaluation_result(job_id: str, session: DB, quantiles: QuantileLevels = None) -> Response:
     """The full evaluation a successful evaluation job created, with its entries."""
-    row = _created_row(session, _succeeded(session, job_id, "create_backtest"), "backtest", EvaluationRow)
-    return Response(backtest_full_json(row, quantiles or DEFAULT_QUANTILES), media_type="application/json")
+    row = _created_row(
+        session, _succeeded(session, job_id, "create_backtest"), "backtest", EvaluationRow
+    )
+    return Response(
+        backtest_full_json(row, quantiles or DEFAULT_QUANTILES), media_type="application/json"
+    )
 
 
 @router.get("/v1/jobs/{job_id}/prediction_result", response_model=PredictionFull)
 def job_prediction_result(job_id: str, session: DB, quantiles: QuantileLevels = None) -> Response:
     """The full prediction a successful prediction job created, with its entries."""
-    row = _created_row(session, _succeeded(session, job_id, "make_prediction"), "prediction", PredictionRow)
+    row = _created_row(
+        session, _succeeded(session, job_id, "make_prediction"), "prediction", PredictionRow
+    )
     return Response(
-        prediction_full_json(session, row, quantiles or DEFAULT_QUANTILES), media_type="application/json"
+        prediction_full_json(session, row, quantiles or DEFAULT_QUANTILES),
+        media_type="application/json",
     )
 
 
@@ -85,9 +105,14 @@ def _succeeded(session: Session, job_id: str, job_type: str | None = None) -> Jo
 
 
 def _created_row(
-    session: Session, job: JobRow, kind: str, table: type[EvaluationRow | PredictionRow | DatasetRow]
+    session: Session,
+    job: JobRow,
+    kind: str,
+    table: type[EvaluationRow | PredictionRow | DatasetRow],
 ) -> EvaluationRow | PredictionRow | DatasetRow:
     row = session.get(table, int(job.result or 0))
     if row is None:
-        raise ProblemError(404, detail=f"the {kind} {job.result} that job {job.id} created has been deleted since")
+        raise ProblemError(
+            404, detail=f"the {kind} {job.result} that job {job.id} created has been deleted since"
+        )
     return row

@@ -90,7 +90,9 @@ def cancel_job(job_id: str, session: DB, state: State) -> JobDescription:
     finished job gets 409."""
     job = get_or_404(session, JobRow, job_id, "job")
     if job.status not in ACTIVE_STATUSES:
-        raise ProblemError(409, detail=f"job {job_id} has already finished with status {job.status}")
+        raise ProblemError(
+            409, detail=f"job {job_id} has already finished with status {job.status}"
+        )
     state.runner.cancel(job_id)
     session.expire_all()
     return describe(get_or_404(session, JobRow, job_id, "job"))

@@ -39,8 +39,13 @@ def register_model_template(request: ModelTemplateCreate, session: DB) -> ModelT
     """Register a model template by its description and configuration schema. It is listed and
     can be configured; this service runs only its built-in templates, so evaluating it fails
     with that reason."""
-    if session.scalar(select(ModelTemplateRow.id).where(ModelTemplateRow.name == request.name)) is not None:
-        raise ProblemError(409, detail=f"name: a model template named {request.name!r} already exists")
+    if (
+        session.scalar(select(ModelTemplateRow.id).where(ModelTemplateRow.name == request.name))
+        is not None
+    ):
+        raise ProblemError(
+            409, detail=f"name: a model template named {request.name!r} already exists"
+        )
     try:
         schema = ConfigSchema.from_dict(request.config_schema)
     except InvalidSchemaError as error:
@@ -51,11 +56,17 @@ def register_model_template(request: ModelTemplateCreate, session: DB) -> ModelT
     template = ModelTemplateRow(name=request.name)
     session.add(template)
     session.flush()
-    session.add(RegisteredTemplateRow(
-        id=template.id, display_name=request.display_name or display_name(request.name),
-        description=request.description, author=request.author,
-        supported_period_type=request.supported_period_type, target=request.target,
-        required_covariates=list(request.required_covariates), config_schema=schema.to_dict(),
-    ))
+    session.add(
+        RegisteredTemplateRow(
+            id=template.id,
+            display_name=request.display_name or display_name(request.name),
+            description=request.description,
+            author=request.author,
+            supported_period_type=request.supported_period_type,
+            target=request.target,
+            required_covariates=list(request.required_covariates),
+            config_schema=schema.to_dict(),
+        )
+    )
     session.commit()
     return template_read(template)

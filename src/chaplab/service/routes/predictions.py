@@ -48,12 +48,20 @@ def create_prediction_row(request: PredictionRowCreate, session: DB) -> Predicti
     """Store a prediction row without running a model: no periods, no forecasts."""
     dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
     bundle = get_or_404(
-        session, ConfiguredModelWithDataSourceRow, request.configured_model_with_data_source_id,
-        "configured model with data source", "configuredModelWithDataSourceId",
+        session,
+        ConfiguredModelWithDataSourceRow,
+        request.configured_model_with_data_source_id,
+        "configured model with data source",
+        "configuredModelWithDataSourceId",
     )
     row = PredictionRow(
-        name=request.name, dataset_id=dataset.id, configured_model_with_data_source_id=bundle.id,
-        org_units=list(dataset.org_units), periods=[], n_periods=0, n_samples=ROW_ONLY_SAMPLES,
+        name=request.name,
+        dataset_id=dataset.id,
+        configured_model_with_data_source_id=bundle.id,
+        org_units=list(dataset.org_units),
+        periods=[],
+        n_periods=0,
+        n_samples=ROW_ONLY_SAMPLES,
         samples=b"",
     )
     session.add(row)
@@ -72,9 +80,15 @@ def delete_prediction(prediction_id: int, session: DB) -> Response:
 @router.get("/v1/analytics/prediction-entry", response_model=list[PredictionEntryWithId])
 def all_prediction_entries(
     session: DB,
-    prediction_id: Annotated[int | None, Query(alias="predictionId", description="one prediction only")] = None,
-    quantiles: Annotated[list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")] = None,
-    org_units: Annotated[list[str] | None, Query(alias="orgUnits", description="repeated; adm0 = their sum")] = None,
+    prediction_id: Annotated[
+        int | None, Query(alias="predictionId", description="one prediction only")
+    ] = None,
+    quantiles: Annotated[
+        list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")
+    ] = None,
+    org_units: Annotated[
+        list[str] | None, Query(alias="orgUnits", description="repeated; adm0 = their sum")
+    ] = None,
 ) -> Response:
     """Entries of every prediction (each with its ``predictionId``), optionally of one
     prediction and some org units."""
@@ -92,32 +106,47 @@ def all_prediction_entries(
             raise FieldProblem("orgUnits", f"{unknown[0]!r} is not an org unit of any prediction")
     parts = []
     for row in rows:
-        wanted = [unit for unit in org_units if unit in row.org_units or unit == TOTAL_ORG_UNIT] if org_units else None
+        wanted = (
+            [unit for unit in org_units if unit in row.org_units or unit == TOTAL_ORG_UNIT]
+            if org_units
+            else None
+        )
         if wanted == []:
             continue
-        body = prediction_entries_json(prediction_samples(row), row.org_units, row.periods, levels, wanted, row.id)
+        body = prediction_entries_json(
+            prediction_samples(row), row.org_units, row.periods, levels, wanted, row.id
+        )
         if body != b"[]":
             parts.append(body[1:-1])
     return Response(b"[" + b",".join(parts) + b"]", media_type="application/json")
 
 
 @router.post("/v1/analytics/make-prediction")
-def make_prediction_by_model_name(request: LegacyPredictionRequest, session: DB, state: State) -> JobReference:
+def make_prediction_by_model_name(
+    request: LegacyPredictionRequest, session: DB, state: State
+) -> JobReference:
     """The older submit: names the configured model (``modelId``); the service bundles it with
     the request's org units and data sources, then queues the prediction as
     ``make-prediction-with-data-source`` does."""
     model = configured_model_by_name(session, request.model_id)
     panel = panel_from_observations(request.provided_data, "providedData")
     bundle = ConfiguredModelWithDataSourceRow(
-        name=f"{model.name} @ {request.name}", configured_model_id=model.id, period_type=panel.period_type,
-        start_period=panel.periods[0], org_units=panel.org_units,
+        name=f"{model.name} @ {request.name}",
+        configured_model_id=model.id,
+        period_type=panel.period_type,
+        start_period=panel.periods[0],
+        org_units=panel.org_units,
         data_sources=[source.model_dump(by_alias=True) for source in request.data_sources],
     )
     session.add(bundle)
     session.flush()
     submitted = PredictionRequest(
-        name=request.name, geojson=request.geojson, provided_data=request.provided_data,
-        data_sources=request.data_sources, data_to_be_fetched=request.data_to_be_fetched,
-        configured_model_with_data_source_id=bundle.id, n_periods=request.n_periods,
+        name=request.name,
+        geojson=request.geojson,
+        provided_data=request.provided_data,
+        data_sources=request.data_sources,
+        data_to_be_fetched=request.data_to_be_fetched,
+        configured_model_with_data_source_id=bundle.id,
+        n_periods=request.n_periods,
     )
     return make_prediction(submitted, session, state)

@@ -38,8 +38,12 @@ def stale_after_seconds() -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        logger.warning("$%s=%r is not a positive number of seconds; using %s", STALE_VARIABLE, text,
-                       DEFAULT_STALE_SECONDS)
+        logger.warning(
+            "$%s=%r is not a positive number of seconds; using %s",
+            STALE_VARIABLE,
+            text,
+            DEFAULT_STALE_SECONDS,
+        )
         return DEFAULT_STALE_SECONDS
     return value
 
@@ -48,16 +52,24 @@ def runner_read(row: ModelRunnerRow, now: datetime | None = None) -> RunnerRead:
     limit = stale_after_seconds()
     age = ((now or utc_now()) - row.last_ping_at).total_seconds()
     return RunnerRead(
-        id=row.id, url=row.url, info=row.info, registered_at=row.registered_at,
-        last_ping_at=row.last_ping_at, ping_count=row.ping_count,
-        status="stale" if age > limit else "live", stale_after_seconds=limit,
+        id=row.id,
+        url=row.url,
+        info=row.info,
+        registered_at=row.registered_at,
+        last_ping_at=row.last_ping_at,
+        ping_count=row.ping_count,
+        status="stale" if age > limit else "live",
+        stale_after_seconds=limit,
     )
 
 
 @router.get("/v2/services")
 def list_runners(session: DB) -> list[RunnerRead]:
     now = utc_now()
-    return [runner_read(row, now) for row in session.scalars(select(ModelRunnerRow).order_by(ModelRunnerRow.id))]
+    return [
+        runner_read(row, now)
+        for row in session.scalars(select(ModelRunnerRow).order_by(ModelRunnerRow.id))
+    ]
 
 
 @router.get("/v2/services/{runner_id}")

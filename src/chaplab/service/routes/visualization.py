@@ -20,14 +20,29 @@ from chaplab.service.wire_results import BacktestMetrics
 from chaplab.toolkit import ProblemError
 
 router = APIRouter(tags=["visualization"])
-PNG = {200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}, "description": "a PNG image"}}
+PNG = {
+    200: {
+        "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+        "description": "a PNG image",
+    }
+}
 
 
-def _known(kind: str, name: str, known: Mapping[str, Any], field: str = "visualization_name") -> None:
+def _known(
+    kind: str, name: str, known: Mapping[str, Any], field: str = "visualization_name"
+) -> None:
     if name not in known:
         raise ProblemError(
-            404, detail=f"{field}: no {kind} named {name[:80]!r}; known: {', '.join(known)}",
-            errors=[{"loc": ["path", field], "field": field, "msg": f"known: {', '.join(known)}", "type": "not_found"}],
+            404,
+            detail=f"{field}: no {kind} named {name[:80]!r}; known: {', '.join(known)}",
+            errors=[
+                {
+                    "loc": ["path", field],
+                    "field": field,
+                    "msg": f"known: {', '.join(known)}",
+                    "type": "not_found",
+                }
+            ],
         )
 
 
@@ -43,7 +58,11 @@ def backtest_plot_names() -> list[str]:
     return list(charts.BACKTEST_PLOTS)
 
 
-@router.get("/v1/visualization/backtest-plots/{visualization_name}/{backtest_id}", response_class=Response, responses=PNG)
+@router.get(
+    "/v1/visualization/backtest-plots/{visualization_name}/{backtest_id}",
+    response_class=Response,
+    responses=PNG,
+)
 def backtest_plot(visualization_name: str, backtest_id: int, session: DB) -> Response:
     _known("backtest plot", visualization_name, charts.BACKTEST_PLOTS)
     row = get_or_404(session, EvaluationRow, backtest_id, "backtest")
@@ -56,7 +75,11 @@ def dataset_plot_names() -> list[str]:
     return list(charts.DATASET_PLOTS)
 
 
-@router.get("/v1/visualization/dataset-plots/{visualization_name}/{dataset_id}", response_class=Response, responses=PNG)
+@router.get(
+    "/v1/visualization/dataset-plots/{visualization_name}/{dataset_id}",
+    response_class=Response,
+    responses=PNG,
+)
 def dataset_plot(visualization_name: str, dataset_id: int, session: DB) -> Response:
     _known("dataset plot", visualization_name, charts.DATASET_PLOTS)
     row = get_or_404(session, DatasetRow, dataset_id, "dataset")
@@ -72,7 +95,8 @@ def metric_plot_names(backtest_id: int, session: DB) -> dict[str, list[str]]:
 
 @router.get(
     "/v1/visualization/metric-plots/{visualization_name}/{backtest_id}/{metric_id}",
-    response_class=Response, responses=PNG,
+    response_class=Response,
+    responses=PNG,
 )
 def metric_plot(visualization_name: str, backtest_id: int, metric_id: str, session: DB) -> Response:
     _known("metric plot", visualization_name, charts.METRIC_PLOTS)
