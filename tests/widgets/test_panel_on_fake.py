@@ -277,3 +277,15 @@ async def test_a_double_click_launches_two_differently_named_jobs(make_panel: Ma
         "naive_model:weekly on demo", "naive_model:weekly on demo-2"
     ]
     assert all(row.status == "SUCCESS" for row in panel.jobs.rows)
+
+
+async def test_plain_text_output_is_the_whole_repr(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.button.click()
+    assert "jobs: 1 running" in repr(panel)  # counted from the click on
+    await panel.wait_idle()
+    bundle = panel._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(panel)
+    assert bundle["text/plain"].endswith("jobs: 0 running; showing naive_model:weekly on demo)")
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+

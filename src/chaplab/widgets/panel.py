@@ -110,11 +110,8 @@ class ChapPanel(widgets.VBox):
             self.code,
         ]
         self._show_code()
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop yet (a plain script): ready() or refresh() starts the first load
-        self._first_load = self.refresh()
+        if _loop_running():  # else (a plain script) ready() or refresh() starts the first load
+            self._first_load = self.refresh()
 
     # -- public API -------------------------------------------------------------------
 
@@ -175,8 +172,8 @@ class ChapPanel(widgets.VBox):
     def close(self) -> None:
         """Cancel every background task and close the panel's widgets."""
         self._keeper.cancel_all()
-        if self._owns_client:
-            asyncio.get_running_loop().create_task(self.client.aclose())
+        if self._owns_client and _loop_running():
+            self._keeper.spawn(self.client.aclose())  # the client the panel made for itself
         for widget in _descendants(self):
             widget.close()
         super().close()
@@ -190,7 +187,8 @@ class ChapPanel(widgets.VBox):
             _count(len(self.model_list), "configured model"),
             _count(len(self.results.evaluations), "evaluation"),
         ]
-        text = f"ChapPanel({', '.join(parts)}; jobs: {self.jobs.running} running"
+        running = self.jobs.running + len(self._launching)
+        text = f"ChapPanel({', '.join(parts)}; jobs: {running} running"
         failed = sum(row.status in ("FAILURE", "ERROR") for row in self.jobs.rows)
         if failed:
             text += f", {failed} failed"
@@ -203,6 +201,14 @@ class ChapPanel(widgets.VBox):
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        """The widget view plus the whole plain-text repr (ipywidgets cuts it at 110
+        characters), so executed notebooks and terminals say what the panel shows."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/plain"] = repr(self)
+        return bundle
 
     # -- loading ----------------------------------------------------------------------
 
@@ -262,6 +268,7 @@ class ChapPanel(widgets.VBox):
             n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
         )
         self.jobs.track(job.id, request.name)
+        self._launching.discard(request.name)  # its row holds the name from now on
 
     async def _job_succeeded(self, job: Job) -> None:
         evaluations = await self.client.list_evaluations()
@@ -310,6 +317,14 @@ class ChapPanel(widgets.VBox):
             split_period=None if results.split.value == ALL_SPLITS else results.split.value,
             launch=launch,
         ))
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _selected(table: SortableTable, items: list[Any]) -> Any:
