@@ -5,9 +5,9 @@ Each ``sources/<name>.py`` is a percent-format script: ``# %% [markdown]`` start
 ``<name>.ipynb`` with stable cell ids and every output cleared, except on cells marked
 ``# NBVAL_CHECK_OUTPUT``: their output documents a result and is compared by nbval, so it is kept.
 
-    python notebooks/build_notebooks.py                 # rebuild all, keeping stored checked outputs
-    python notebooks/build_notebooks.py --execute 05    # run 05_*.ipynb and store its checked outputs
-    python notebooks/build_notebooks.py --check         # fail if a notebook differs from its build
+    python notebooks/build_notebooks.py               # rebuild all, keeping stored checked outputs
+    python notebooks/build_notebooks.py --execute 05  # run 05_*.ipynb, store its checked outputs
+    python notebooks/build_notebooks.py --check       # fail if a notebook differs from its build
 
 Execution uses this interpreter's environment (the kernel runs ``sys.executable``).
 """

@@ -55,7 +55,8 @@ observations.head()
 def square(district: str, x: float, y: float) -> dict:
     """A GeoJSON feature: a 1x1 degree square with its lower left corner at (x, y)."""
     corners = [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]
-    return {"type": "Feature", "id": district, "properties": {"id": district, "name": district.title()},
+    return {"type": "Feature", "id": district,
+            "properties": {"id": district, "name": district.title()},
             "geometry": {"type": "Polygon", "coordinates": [corners]}}
 
 

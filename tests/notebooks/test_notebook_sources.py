@@ -18,7 +18,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def load_builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_notebooks", NOTEBOOKS / "build_notebooks.py")
+    script = NOTEBOOKS / "build_notebooks.py"
+    spec = importlib.util.spec_from_file_location("build_notebooks", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
