@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from chaplab.service.wire import (
     BacktestRead,
@@ -123,6 +123,13 @@ class BacktestMetrics(WireModel):
     aggregate: dict[str, float | None]
     by_org_unit: list[OrgUnitMetrics]
     by_horizon: list[HorizonMetrics]
+
+
+class MetricPlotCatalog(BaseModel):
+    """The metric chart names and the metric ids they draw."""
+
+    visualizations: list[str]
+    metrics: list[str]
 
 
 class PredictionRead(WireModel):

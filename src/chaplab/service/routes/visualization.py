@@ -16,7 +16,7 @@ from chaplab.service.db import DatasetRow, EvaluationRow
 from chaplab.service.result_views import evaluation_metrics
 from chaplab.service.routes._deps import DB, get_or_404
 from chaplab.service.routes.analytics import _actual_cases
-from chaplab.service.wire_results import BacktestMetrics
+from chaplab.service.wire_results import BacktestMetrics, MetricPlotCatalog
 from chaplab.toolkit import ProblemError
 
 router = APIRouter(tags=["visualization"])
@@ -87,10 +87,10 @@ def dataset_plot(visualization_name: str, dataset_id: int, session: DB) -> Respo
 
 
 @router.get("/v1/visualization/metric-plots/{backtest_id}")
-def metric_plot_names(backtest_id: int, session: DB) -> dict[str, list[str]]:
+def metric_plot_names(backtest_id: int, session: DB) -> MetricPlotCatalog:
     """The metric chart names and the metric ids an evaluation can be drawn for."""
     get_or_404(session, EvaluationRow, backtest_id, "backtest")
-    return {"visualizations": list(charts.METRIC_PLOTS), "metrics": list(charts.METRICS)}
+    return MetricPlotCatalog(visualizations=list(charts.METRIC_PLOTS), metrics=list(charts.METRICS))
 
 
 @router.get(
