@@ -166,6 +166,14 @@ def test_unset_environment_variable_fails_to_start(no_env_keys: pytest.MonkeyPat
     assert "No API keys found in SERVICE_API_KEYS" in str(error)
 
 
+def test_environment_variable_of_only_commas_fails_to_start(
+    no_env_keys: pytest.MonkeyPatch,
+) -> None:
+    no_env_keys.setenv("SERVICE_API_KEYS", ",,")
+    error = start_failure()
+    assert "No API keys found in SERVICE_API_KEYS" in str(error)
+
+
 def test_empty_custom_environment_variable_fails_to_start(
     no_env_keys: pytest.MonkeyPatch,
 ) -> None:
@@ -337,7 +345,9 @@ def test_only_seven_characters_of_a_key_are_ever_logged(
 def test_modeling_service_with_keys(start_service: Callable[..., str]) -> None:
     url = start_service(api_keys=[KEY], seed_demo=False)
     assert httpx.get(f"{url}/v1/crud/datasets").status_code == 401
-    assert httpx.get(f"{url}/health").status_code == 200
+    assert httpx.get(f"{url}/system/info").status_code == 401
+    for path in DEFAULT_OPEN_PATHS:
+        assert httpx.get(f"{url}{path}").status_code == 200, path
     with ChapClient(url, api_key=KEY) as client:
         assert client.system_info().chap_core_version
         assert isinstance(client.list_datasets(), list)

@@ -186,6 +186,50 @@ def test_evaluation_entries_filter_by_split_period_and_org_units(
     assert {(e["orgUnit"], e["splitPeriod"]) for e in entries} == {(org_unit, split)}
 
 
+def test_evaluation_entries_for_any_quantile_in_order(
+    http: httpx.Client, finished_evaluation: dict[str, Any]
+) -> None:
+    entries = http.get(
+        "/v1/analytics/evaluation-entry",
+        params=[("backtestId", finished_evaluation["id"]), ("quantiles", 0.05),
+                ("quantiles", 0.33), ("quantiles", 0.95)],
+    ).json()
+    assert {entry["quantile"] for entry in entries} == {0.05, 0.33, 0.95}
+    by_cell: dict[tuple[str, str, str], dict[float, float]] = {}
+    for e in entries:
+        by_cell.setdefault((e["orgUnit"], e["splitPeriod"], e["period"]), {})[e["quantile"]] = e["value"]
+    for cell, values in by_cell.items():
+        assert values[0.05] <= values[0.33] <= values[0.95], cell
+
+
+def test_client_evaluation_frame_is_tidy(base_url: str, finished_evaluation: dict[str, Any]) -> None:
+    import pandas as pd
+
+    with ChapClient(base_url) as client:
+        frame = client.evaluation_frame(finished_evaluation["id"], quantiles=(0.1, 0.5, 0.9))
+    assert list(frame.columns)[:5] == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
+    assert isinstance(frame["period"].dtype, pd.PeriodDtype)
+    assert isinstance(frame["split_period"].dtype, pd.PeriodDtype)
+    assert set(frame["quantile"]) == {0.1, 0.5, 0.9}
+
+
+def test_async_client_on_the_service(base_url: str, finished_evaluation: dict[str, Any]) -> None:
+    import asyncio
+
+    from chaplab import AsyncChapClient
+
+    async def scenario() -> tuple[list[Any], list[Any], Any]:
+        async with AsyncChapClient(base_url) as client:
+            jobs = await client.list_jobs()
+            status = await client.job_status(jobs[0].id)
+            return await client.list_datasets(), await client.list_evaluations(), status
+
+    datasets, evaluations, status = asyncio.run(scenario())
+    assert datasets and finished_evaluation["id"] in [e.id for e in evaluations]
+    assert status == status.upper()
+
+
 def test_evaluation_entries_need_a_backtest_id(http: httpx.Client) -> None:
     response = http.get("/v1/analytics/evaluation-entry", params={"quantiles": 0.5})
     assert 400 <= response.status_code < 500
