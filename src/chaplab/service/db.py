@@ -41,7 +41,7 @@ from sqlalchemy.orm import (
     sessionmaker,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -261,6 +261,8 @@ def prepare_database(engine: Engine) -> bool:
     Returns True when the database was new (so the caller seeds it). An older layout is
     migrated when a migration exists, otherwise it and a newer layout are refused with
     :class:`SchemaVersionError`, before anything is written."""
+    from chaplab.service import records  # noqa: F401  (its tables join Base.metadata)
+
     tables = set(inspect(engine).get_table_names())
     if not tables:
         Base.metadata.create_all(engine)
@@ -297,8 +299,22 @@ def prepare_database(engine: Engine) -> bool:
     return False
 
 
+def _add_further_tables(session: Session) -> None:
+    """Version 1 -> 2: the tables of registered templates, model runners and debug entries."""
+    from chaplab.service import records
+
+    Base.metadata.create_all(
+        session.connection(),
+        tables=[
+            records.RegisteredTemplateRow.__table__,
+            records.ModelRunnerRow.__table__,
+            records.DebugEntryRow.__table__,
+        ],
+    )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
-MIGRATIONS: dict[int, Callable[[Session], None]] = {}
+MIGRATIONS: dict[int, Callable[[Session], None]] = {1: _add_further_tables}
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
