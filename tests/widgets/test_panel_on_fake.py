@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
-from chaplab.widgets import ChapPanel
+from chaplab.widgets import ChapPanel, results
+from chaplab.widgets._render import Chart, Rendered
 from chaplab.widgets.connection import as_async_client
 from client.fake_service import TEMPLATE, FakeService
 
@@ -289,3 +290,26 @@ async def test_plain_text_output_is_the_whole_repr(make_panel: MakePanel) -> Non
     assert bundle["text/plain"].endswith("jobs: 0 running; showing naive_model:weekly on demo)")
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
+
+
+async def test_dragging_the_split_slider_redraws_once_it_settles(
+    make_panel: MakePanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    drawn: list[int] = []
+    render = results.render_chart
+
+    async def counting_render(chart: Chart, count: int) -> Rendered:
+        drawn.append(count)
+        return await render(chart, count)
+
+    monkeypatch.setattr(results, "render_chart", counting_render)
+    for split in ("202307", "202308", "202309", "202308"):
+        panel.results.split.value = split
+    await panel.results.settled()
+    assert drawn == [2]
+    panel.results.split.value = "all splits"
+    await panel.results.settled()
+    assert drawn == [2, 2]

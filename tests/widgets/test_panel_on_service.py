@@ -164,6 +164,7 @@ async def test_cancel_from_the_row_revokes_the_running_job(panel: ChapPanel, uni
     assert row.status == "REVOKED"
     assert "cancelled" in row.error_label.value
     assert row.logs_toggle.layout.display == ""
+    assert row.logs.value.endswith("  cancelled on request")  # "<time>  <line>" per record
 
 
 def test_a_sync_client_outside_an_event_loop_loads_when_awaited(service_url: str) -> None:

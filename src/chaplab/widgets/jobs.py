@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,6 +29,23 @@ FIRST_SLICE_SECONDS = 1.0
 LONGEST_SLICE_SECONDS = 8.0
 
 OnSuccess = Callable[[Any], Awaitable[None]]
+
+
+def readable_logs(logs: str) -> str:
+    """Log text as lines: a JSON list of ``{"time", "line"}`` records (as our service sends)
+    becomes one ``time  line`` per record; any other text is kept as it is."""
+    try:
+        records = json.loads(logs)
+    except ValueError:
+        return logs
+    if not isinstance(records, list) or not all(
+        isinstance(record, dict) and "line" in record for record in records
+    ):
+        return logs
+    return "\n".join(
+        f"{record['time']}  {record['line']}" if record.get("time") else str(record["line"])
+        for record in records
+    )
 
 
 class JobRow(widgets.VBox):
@@ -88,7 +106,7 @@ class JobRow(widgets.VBox):
         colour = _COLOURS.get(status, "#b00020")
         self.error_label.value = f'<pre style="color:{colour};white-space:pre-wrap">{html.escape(self.error)}</pre>'
         if logs:
-            self.logs.value = logs
+            self.logs.value = readable_logs(logs)
             self.logs_toggle.layout.display = ""
 
     def show_exception(self, error: BaseException) -> None:
