@@ -141,3 +141,13 @@ def test_a_runner_registration_sends_url_and_info(call: Callable[..., Any]) -> N
         return httpx.Response(200, json={"id": 1, "url": "http://runner:1", "status": "stale"})
 
     assert call(handler, "register_model_runner", "http://runner:1", {"name": "r"}).is_stale
+
+
+def test_a_one_line_csv_string_is_taken_for_a_file_name_and_refused(
+    call: Callable[..., Any],
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("nothing is sent")
+
+    with pytest.raises(ValueError, match="pathlib.Path"):
+        call(handler, "upload_dataset_csv", "up", "data.csv")

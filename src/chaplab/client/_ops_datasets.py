@@ -138,6 +138,11 @@ def _csv_bytes(csv: Any) -> bytes:
     if isinstance(csv, bytes):
         return csv
     if isinstance(csv, str):
+        if "\n" not in csv:
+            raise ValueError(
+                f"csv is one line ({csv[:60]!r}): pass CSV text with a header and rows, or "
+                "pathlib.Path(...) to upload a file"
+            )
         return csv.encode("utf-8")
     if isinstance(csv, PathLike):
         return Path(csv).read_bytes()
