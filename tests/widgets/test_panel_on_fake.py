@@ -64,7 +64,9 @@ async def test_an_invalid_launch_disables_the_button_and_says_why(make_panel: Ma
     assert "select a dataset" in panel.launcher.problem.value
 
 
-async def test_missing_key_shows_a_readable_message(fake: FakeService, make_panel: MakePanel) -> None:
+async def test_missing_key_shows_a_readable_message(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
     fake.api_key = "sk_test_0123456789abcdef"
     panel = await make_panel()
     assert "HTTP 401" in panel.connection.error_text
@@ -73,7 +75,9 @@ async def test_missing_key_shows_a_readable_message(fake: FakeService, make_pane
     assert "problem: The service refused the request" in repr(panel)
 
 
-async def test_a_key_is_reported_in_use_but_never_shown(fake: FakeService, make_panel: MakePanel) -> None:
+async def test_a_key_is_reported_in_use_but_never_shown(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
     fake.api_key = "sk_test_0123456789abcdef"
     panel = await make_panel(api_key="sk_test_0123456789abcdef")
     assert panel.connection.error_text == ""
@@ -92,7 +96,9 @@ async def test_unreachable_service_shows_a_readable_message(make_panel: MakePane
     assert panel.datasets.rows == []
 
 
-async def test_refresh_after_an_error_clears_the_message(fake: FakeService, make_panel: MakePanel) -> None:
+async def test_refresh_after_an_error_clears_the_message(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
     fake.fail("GET /system/info", 401)
     panel = await make_panel()
     assert "HTTP 401" in panel.connection.error_text
@@ -158,7 +164,9 @@ async def test_cancel_from_the_row_cancels_the_job_on_the_service(
     assert "jobs: 0 running" in repr(panel)
 
 
-async def test_new_model_form_validates_then_creates_the_renamed_model(make_panel: MakePanel) -> None:
+async def test_new_model_form_validates_then_creates_the_renamed_model(
+    make_panel: MakePanel
+) -> None:
     panel = await make_panel()
     form = panel.model_form
     assert form.template.label == "Naive model"
@@ -216,7 +224,9 @@ async def test_two_selected_evaluations_show_comparison_and_metrics(make_panel: 
     assert "vs bt_naive" in repr(panel)
 
 
-async def test_org_unit_and_split_redraw_only_the_image(fake: FakeService, make_panel: MakePanel) -> None:
+async def test_org_unit_and_split_redraw_only_the_image(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
     panel = await make_panel()
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
@@ -242,7 +252,9 @@ async def test_changing_quantiles_reloads_the_frame(make_panel: MakePanel) -> No
     assert "quantiles=[0.05, 0.5, 0.95]" in panel.code.code
 
 
-async def test_a_sync_client_is_turned_into_an_async_one_with_its_settings(fake: FakeService) -> None:
+async def test_a_sync_client_is_turned_into_an_async_one_with_its_settings(
+    fake: FakeService
+) -> None:
     sync = ChapClient(BASE_URL, proxy_prefix="/chap", api_key="sk_test_0123456789abcdef",
                       auth=("user", "pw"))
     async_client = as_async_client(sync)

@@ -78,4 +78,5 @@ def test_unknown_rows_and_columns_are_named_in_the_error() -> None:
 
 def test_an_empty_table_says_so() -> None:
     table = SortableTable([Column("name", "name")], empty_text="No datasets yet.")
-    assert any(isinstance(c, widgets.Label) and c.value == "No datasets yet." for c in table.children)
+    labels = [child.value for child in table.children if isinstance(child, widgets.Label)]
+    assert labels == ["No datasets yet."]

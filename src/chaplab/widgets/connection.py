@@ -18,6 +18,7 @@ from chaplab.client import (
     JobFailedError,
     PermissionDeniedError,
 )
+from chaplab.widgets._markup import message
 
 
 def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
@@ -75,9 +76,7 @@ class ConnectionBar(widgets.VBox):
 
     def show_error(self, error: BaseException) -> None:
         """Show ``error`` as a readable message (in red) under the bar."""
-        self.message.value = (
-            f'<div role="alert" style="color:#b00020">{html.escape(describe_error(error))}</div>'
-        )
+        self.message.value = message(describe_error(error), alert=True)
 
     @property
     def error_text(self) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
+from chaplab.widgets import _markup as markup
 from chaplab.schema import ConfigProblem, ConfigSchema, ConfigValidationError, validate_config
 
 UNSET: Any = object()
@@ -57,9 +58,7 @@ class OptionField:
 
     def show_problem(self, message: str | None) -> None:
         """Show ``message`` in red under the input (or clear it)."""
-        self.problem.value = (
-            f'<span style="color:#b00020">{html.escape(message)}</span>' if message else ""
-        )
+        self.problem.value = markup.message(message or "")
 
 
 def option_field(name: str, prop: Mapping[str, Any]) -> OptionField:
@@ -119,9 +118,7 @@ class ConfigForm(widgets.VBox):
                 general.append(f"{path or 'options'}: {message}")
         for name, field in self.fields.items():
             field.show_problem("; ".join(by_field.get(name, [])) or None)
-        self._summary.value = (
-            f'<span style="color:#b00020">{html.escape("; ".join(general))}</span>' if general else ""
-        )
+        self._summary.value = markup.message("; ".join(general))
         self.valid = not problems
         return problems
 
@@ -181,7 +178,8 @@ def _choice(options: list[Any], default: Any) -> tuple[widgets.Dropdown, Callabl
     labelled = [(_label(option), option) for option in options]
     if default is UNSET:
         labelled.insert(0, (_CHOOSE, UNSET))
-    dropdown = widgets.Dropdown(options=labelled, value=labelled[0][1] if default is UNSET else default)
+    start = labelled[0][1] if default is UNSET else default
+    dropdown = widgets.Dropdown(options=labelled, value=start)
     return dropdown, _same
 
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from chaplab.client import JobFailedError, JobTimeoutError
-from chaplab.client._polling import NON_TERMINAL_STATUSES
+from chaplab.client import NON_TERMINAL_STATUSES, JobFailedError, JobTimeoutError
+from chaplab.widgets._markup import AMBER, GREEN, RED, message
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
 
 _QUEUED = frozenset({"PENDING", "QUEUED"})
-_COLOURS = {"SUCCESS": "#1b7a1b", "FAILURE": "#b00020", "ERROR": "#b00020", "REVOKED": "#8a5a00"}
+_COLOURS = {"SUCCESS": GREEN, "FAILURE": RED, "ERROR": RED, "REVOKED": AMBER}
 _BAR_STYLES = {"SUCCESS": "success", "FAILURE": "danger", "ERROR": "danger", "REVOKED": "warning"}
 
 FIRST_SLICE_SECONDS = 1.0
@@ -72,7 +72,9 @@ class JobRow(widgets.VBox):
         title = widgets.HTML(f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} "
                              f"· job {html.escape(job_id)}</small>")
         self.children = [
-            widgets.HBox([title, self.bar, self.status_label, self.cancel_button, self.logs_toggle]),
+            widgets.HBox(
+                [title, self.bar, self.status_label, self.cancel_button, self.logs_toggle]
+            ),
             self.error_label,
             self.logs,
         ]
@@ -103,8 +105,7 @@ class JobRow(widgets.VBox):
         default = "the job was cancelled" if status == "REVOKED" else f"the job ended with {status}"
         self.error = error or default
         self.show_status(status)
-        colour = _COLOURS.get(status, "#b00020")
-        self.error_label.value = f'<pre style="color:{colour};white-space:pre-wrap">{html.escape(self.error)}</pre>'
+        self.error_label.value = message(self.error, _COLOURS.get(status, RED))
         if logs:
             self.logs.value = readable_logs(logs)
             self.logs_toggle.layout.display = ""

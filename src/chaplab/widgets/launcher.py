@@ -13,6 +13,7 @@ import ipywidgets as widgets
 import traitlets
 
 from chaplab.frames import parse_periods
+from chaplab.widgets._markup import message
 
 _STYLE = {"description_width": "90px"}
 
@@ -121,10 +122,14 @@ class EvaluationLauncher(widgets.VBox):
     def check(self) -> list[str]:
         """Show the problems, enable the button only without any; returns the problems."""
         found = self.problems()
-        self.problem.value = html.escape("; ".join(found))
+        self.show_problem("; ".join(found))
         self.valid = not found
         self.button.disabled = not self.valid
         return found
+
+    def show_problem(self, text: str) -> None:
+        """Say (in red, beside the button) why the evaluation cannot run."""
+        self.problem.value = message(text)
 
     def request(self) -> EvaluationRequest:
         """The evaluation to run; ``ValueError`` listing the problems when there are any."""

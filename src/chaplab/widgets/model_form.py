@@ -3,7 +3,6 @@ generated from the template's ``userOptions`` (see :mod:`chaplab.widgets.forms`)
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from chaplab.schema import ConfigSchema, InvalidSchemaError
+from chaplab.widgets._markup import GREEN, RED, message
 from chaplab.widgets.forms import ConfigForm
 
 _STYLE = {"description_width": "160px"}
@@ -88,8 +88,7 @@ class NewModelForm(widgets.VBox):
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         """Say what happened (in red for an error)."""
-        colour = "#b00020" if error else "#1b7a1b"
-        self.message.value = f'<span style="color:{colour};white-space:pre-wrap">{html.escape(text)}</span>'
+        self.message.value = message(text, RED if error else GREEN, alert=error)
 
     def _build_options(self) -> None:
         template = self.templates.get(self.template.value)

@@ -12,7 +12,6 @@ shown in the panel; :meth:`ChapPanel.close` cancels them.
 from __future__ import annotations
 
 import asyncio
-import html
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -153,7 +152,7 @@ class ChapPanel(widgets.VBox):
         try:
             request = self.launcher.request()
         except ValueError as error:
-            self.launcher.problem.value = html.escape(str(error))
+            self.launcher.show_problem(str(error))
             return None
         self._launching.add(request.name)
         self._update_taken_names()
@@ -161,7 +160,7 @@ class ChapPanel(widgets.VBox):
         def failed(error: BaseException) -> None:
             self._launching.discard(request.name)
             self._update_taken_names()
-            self.launcher.problem.value = html.escape(describe_error(error))
+            self.launcher.show_problem(describe_error(error))
 
         return self._keeper.spawn(self._launch(request), on_error=failed)
 
@@ -237,7 +236,8 @@ class ChapPanel(widgets.VBox):
     def _preselect(self) -> None:
         """Select an evaluation dataset and a configured model when none is selected."""
         if not self.datasets.selected and self.dataset_list:
-            preferred = [d for d in self.dataset_list if d.type == "evaluation"] or self.dataset_list
+            evaluation_sets = [item for item in self.dataset_list if item.type == "evaluation"]
+            preferred = evaluation_sets or self.dataset_list
             self.datasets.select(preferred[0].id)
         if not self.models.selected and self.model_list:
             self.models.select(self.model_list[0].id)
@@ -285,13 +285,16 @@ class ChapPanel(widgets.VBox):
         self.models.observe(lambda _: self._choice_changed(), names="selected")
         self.launcher.button.on_click(lambda _: self.launch())
         self.model_form.button.on_click(lambda _: self.create_model())
-        for control in (
-            self.results.table, self.results.quantiles, self.results.org_unit, self.results.split,
-            self.launcher, self.launcher.name, self.launcher.n_periods, self.launcher.n_splits,
-            self.launcher.stride,
-        ):
-            trait = "selected" if control is self.results.table else (
-                "valid" if control is self.launcher else "value")
+        view_changes = [
+            (self.results.table, "selected"),
+            (self.launcher, "valid"),
+            *((control, "value") for control in (
+                self.results.quantiles, self.results.org_unit, self.results.split,
+                self.launcher.name, self.launcher.n_periods, self.launcher.n_splits,
+                self.launcher.stride,
+            )),
+        ]
+        for control, trait in view_changes:
             control.observe(lambda _: self._show_code(), names=trait)
 
     def _choice_changed(self) -> None:

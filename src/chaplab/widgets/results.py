@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.widgets._markup import message
 from chaplab.widgets._render import Chart, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
@@ -163,9 +164,7 @@ class ResultsView(widgets.VBox):
 
     def show_error(self, error: BaseException) -> None:
         """Show a loading or drawing problem above the chart."""
-        self.message.value = (
-            f'<div role="alert" style="color:#b00020">{html.escape(describe_error(error))}</div>'
-        )
+        self.message.value = message(describe_error(error), alert=True)
 
     async def _load(self) -> None:
         quantiles = tuple(sorted(self.quantiles.value))
@@ -174,7 +173,9 @@ class ResultsView(widgets.VBox):
             self._loaded_quantiles = quantiles
         for evaluation in self.selected:
             if evaluation.id not in self.frames:
-                frame = await self._client.evaluation_frame(evaluation.id, quantiles=list(quantiles))
+                frame = await self._client.evaluation_frame(
+                    evaluation.id, quantiles=list(quantiles)
+                )
                 self.actuals_by_id[evaluation.id] = await self._client.actual_cases(evaluation.id)
                 self.frames[evaluation.id] = frame
         self._update_choices()

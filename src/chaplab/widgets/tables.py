@@ -201,7 +201,8 @@ class SortableTable(widgets.VBox):
         if self.sort_column is not None:
             self._rows = sorted_rows(self._rows, self.sort_column, descending=self.sort_descending)
         for column, button in zip(self.columns, self._headers, strict=True):
-            arrow = (" ▼" if self.sort_descending else " ▲") if column.key == self.sort_column else ""
+            sorted_here = column.key == self.sort_column
+            arrow = (" ▼" if self.sort_descending else " ▲") if sorted_here else ""
             button.description = column.title + arrow
         cells = [cell for row in self._rows for cell in self._cells[row[self.key]]]
         self._grid.children = [*self._headers, *cells]
