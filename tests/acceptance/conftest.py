@@ -4,7 +4,6 @@ uvicorn on loopback, and the shared helpers that build wire payloads from the do
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -64,12 +63,6 @@ def http(base_url: str) -> Iterator[httpx.Client]:
     """A raw httpx client on the shared service, for wire-level checks."""
     with httpx.Client(base_url=base_url, timeout=30.0) as raw:
         yield raw
-
-
-@pytest.fixture
-def unique() -> str:
-    """A short unique suffix for names a test creates."""
-    return uuid.uuid4().hex[:8]
 
 
 @pytest.fixture(scope="package")

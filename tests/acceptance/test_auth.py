@@ -44,7 +44,8 @@ def things_router() -> APIRouter:
 
 def build(**auth: Any) -> Any:
     """A toolkit service with the test routes and ``.with_auth(**auth)``."""
-    return ServiceBuilder(title="Acceptance").with_auth(**auth).include_router(things_router()).build()
+    builder = ServiceBuilder(title="Acceptance").with_auth(**auth)
+    return builder.include_router(things_router()).build()
 
 
 @contextmanager
@@ -134,6 +135,23 @@ def test_key_file_skips_comment_lines(tmp_path: Path, no_env_keys: pytest.Monkey
         assert not accepts(http, "/v1/things", "# production keys")
 
 
+def test_key_file_with_crlf_lines_and_a_hash_inside_a_key(
+    tmp_path: Path, no_env_keys: pytest.MonkeyPatch
+) -> None:
+    hashed = "sk_test_mid#hash_0123456789"
+    key_file = tmp_path / "keys"
+    key_file.write_bytes(f"# keys\r\n{KEY}\r\n{hashed}\r\n".encode())
+    with served(api_key_file=str(key_file)) as http:
+        assert accepts(http, "/v1/things", KEY)
+        assert accepts(http, "/v1/things", hashed)
+
+
+def test_header_name_matches_in_any_case() -> None:
+    with served(api_keys=[KEY], header_name="X-Service-Key") as http:
+        assert accepts(http, "/v1/things", KEY, header="x-service-key")
+        assert accepts(http, "/v1/things", KEY, header="X-SERVICE-KEY")
+
+
 # --- section 5 rule 2: no key, no start ----------------------------------------------------------
 
 
@@ -182,7 +200,7 @@ def test_empty_custom_environment_variable_fails_to_start(
     assert "No API keys found in ACCEPTANCE_KEYS" in str(error)
 
 
-# --- section 5 rules 3 to 6: who needs a key --------------------------------------------------------
+# --- section 5 rules 3 to 6: who needs a key ---------------------------------------------
 
 
 def test_protected_path_needs_a_configured_key(default_service: httpx.Client) -> None:
@@ -204,15 +222,23 @@ def test_several_keys_are_active_at_once(default_service: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize("path", DEFAULT_OPEN_PATHS)
-def test_default_unauthenticated_paths_need_no_key(default_service: httpx.Client, path: str) -> None:
+def test_default_unauthenticated_paths_need_no_key(
+    default_service: httpx.Client, path: str
+) -> None:
     assert default_service.get(path).status_code == 200
+
+
+def test_unauthenticated_path_with_a_query_needs_no_key(default_service: httpx.Client) -> None:
+    assert default_service.get("/health", params={"probe": "1"}).status_code == 200
 
 
 def test_health_answers_200_without_a_key(default_service: httpx.Client) -> None:
     assert default_service.get("/health").status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/health/", "/healthz", "/docs/x", "/openapi.json/", "/v1/public"])
+@pytest.mark.parametrize(
+    "path", ["/health/", "/healthz", "/docs/x", "/openapi.json/", "/v1/public"]
+)
 def test_matching_is_by_exact_path(default_service: httpx.Client, path: str) -> None:
     assert default_service.get(path).status_code == 401
 
@@ -283,7 +309,7 @@ def test_problem_instance_is_the_path_without_the_query(default_service: httpx.C
     assert body["instance"] == "/v1/unknown/deep"
 
 
-# --- section 6: events, and no key in any log ------------------------------------------------------
+# --- section 6: events, and no key in any log --------------------------------------------
 
 
 def auth_events(caplog: pytest.LogCaptureFixture, event: str) -> list[logging.LogRecord]:
@@ -300,6 +326,16 @@ def test_success_event(default_service: httpx.Client, caplog: pytest.LogCaptureF
     (record,) = auth_events(caplog, "auth.success")
     assert record.key_prefix == KEY[:7]
     assert record.path == "/v1/things"
+
+
+def test_event_path_leaves_out_the_query(
+    default_service: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger=AUTH_LOGGER):
+        default_service.get("/v1/things", params={"page": "2"}, headers={"X-API-Key": OTHER_KEY})
+    (record,) = auth_events(caplog, "auth.success")
+    assert record.path == "/v1/things"
+    assert record.key_prefix == OTHER_KEY[:7]
 
 
 def test_invalid_key_event(default_service: httpx.Client, caplog: pytest.LogCaptureFixture) -> None:
@@ -330,7 +366,8 @@ def test_only_seven_characters_of_a_key_are_ever_logged(
             http.get("/v1/things", headers={"X-API-Key": KEY})
             http.get("/v1/things", headers={"X-API-Key": wrong})
             http.get("/health", headers={"X-API-Key": OTHER_KEY})
-    assert caplog.records
+    prefixes = [getattr(r, "key_prefix", None) for r in caplog.records if r.name == AUTH_LOGGER]
+    assert KEY[:7] in prefixes and wrong[:7] in prefixes
     for record in caplog.records:
         text = record.getMessage() + " " + " ".join(str(v) for v in vars(record).values())
         for key in (KEY, OTHER_KEY, wrong):
@@ -355,3 +392,14 @@ def test_modeling_service_with_keys(start_service: Callable[..., str]) -> None:
 
     with ChapClient(url, api_key=OTHER_KEY) as client, pytest.raises(AuthenticationError):
         client.list_datasets()
+
+
+def test_client_never_shows_the_whole_key(start_service: Callable[..., str]) -> None:
+    from chaplab.client import AuthenticationError
+
+    url = start_service(api_keys=[KEY], seed_demo=False)
+    with ChapClient(url, api_key=OTHER_KEY) as client:
+        assert OTHER_KEY[:8] not in repr(client)
+        with pytest.raises(AuthenticationError) as raised:
+            client.list_datasets()
+    assert OTHER_KEY[:8] not in str(raised.value) and OTHER_KEY[:8] not in repr(raised.value)

@@ -88,6 +88,10 @@ def test_configured_models_with_data_source_from_backtest(
     one = http.get(f"/v1/crud/configured-models-with-data-source/{created['id']}")
     assert one.status_code == 200
     assert one.json()["id"] == created["id"] and one.json()["name"] == created["name"]
+    dataset = http.get(f"/v1/crud/datasets/{finished_evaluation['datasetId']}").json()
+    assert sorted(one.json()["orgUnits"]) == sorted(dataset["orgUnits"])
+    assert one.json()["periodType"] == dataset["periodType"]
+    assert one.json()["configuredModel"]["name"] == finished_evaluation["modelId"]
 
 
 def test_client_creates_a_model_with_data_source_from_an_evaluation(
@@ -99,6 +103,26 @@ def test_client_creates_a_model_with_data_source_from_an_evaluation(
         )
         listed = client.list_configured_models_with_data_source()
     assert record.id in [r.id for r in listed]
+
+
+def test_backtest_records_its_request(
+    http: httpx.Client, finished_evaluation: dict[str, Any], evaluation_dataset: dict[str, Any]
+) -> None:
+    model_name = http.get("/v1/crud/configured-models").json()[0]["name"]
+    assert finished_evaluation["modelId"] == model_name
+    assert finished_evaluation["datasetId"] == evaluation_dataset["id"]
+    assert finished_evaluation["nPeriods"] == 2 and finished_evaluation["nSplits"] == 2
+    assert len(finished_evaluation["splitPeriods"]) == 2
+    entries = http.get(
+        "/v1/analytics/evaluation-entry",
+        params={"backtestId": finished_evaluation["id"], "quantiles": 0.5},
+    ).json()
+    org_unit = finished_evaluation["orgUnits"][0]
+    for split in finished_evaluation["splitPeriods"]:
+        periods = [
+            e["period"] for e in entries if (e["splitPeriod"], e["orgUnit"]) == (split, org_unit)
+        ]
+        assert len(periods) == 2 and all(period > split for period in periods), (split, periods)
 
 
 def test_backtest_info_equals_its_list_entry(
@@ -197,12 +221,15 @@ def test_evaluation_entries_for_any_quantile_in_order(
     assert {entry["quantile"] for entry in entries} == {0.05, 0.33, 0.95}
     by_cell: dict[tuple[str, str, str], dict[float, float]] = {}
     for e in entries:
-        by_cell.setdefault((e["orgUnit"], e["splitPeriod"], e["period"]), {})[e["quantile"]] = e["value"]
+        cell = (e["orgUnit"], e["splitPeriod"], e["period"])
+        by_cell.setdefault(cell, {})[e["quantile"]] = e["value"]
     for cell, values in by_cell.items():
         assert values[0.05] <= values[0.33] <= values[0.95], cell
 
 
-def test_client_evaluation_frame_is_tidy(base_url: str, finished_evaluation: dict[str, Any]) -> None:
+def test_client_evaluation_frame_is_tidy(
+    base_url: str, finished_evaluation: dict[str, Any]
+) -> None:
     import pandas as pd
 
     with ChapClient(base_url) as client:

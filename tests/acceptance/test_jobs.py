@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
 from chaplab import AsyncChapClient, ChapClient
+from chaplab.client import JobFailedError
 
 from .conftest import NON_TERMINAL, job_record
 
@@ -104,11 +103,8 @@ def test_client_polls_through_every_non_terminal_status() -> None:
 def test_client_stops_polling_outside_the_non_terminal_set(terminal: str) -> None:
     transport, served = scripted_jobs(["PENDING", terminal])
     with ChapClient("http://chap.test", transport=transport) as client:
-        with pytest.raises(Exception) as raised:
+        with pytest.raises(JobFailedError):
             client.wait_for_job(JOB_ID, timeout=60, poll_interval=0.01)
-    from chaplab.client import JobFailedError
-
-    assert isinstance(raised.value, JobFailedError)
     assert len(served) == 2, f"polled {served}"
 
 

@@ -76,7 +76,8 @@ def test_configured_model_create_answers_id_name_and_template_id(
 ) -> None:
     template = templates[-1]
     response = http.post(
-        "/v1/crud/configured-models", json={"name": f"ids{unique}", "modelTemplateId": template["id"]}
+        "/v1/crud/configured-models",
+        json={"name": f"ids{unique}", "modelTemplateId": template["id"]},
     )
     body = response.json()
     assert isinstance(body["id"], int)
@@ -115,7 +116,9 @@ def test_models_and_configured_models_agree_on_a_fresh_instance(start_service: A
     assert models == configured
 
 
-def test_model_spec_fields(client: Any, http: httpx.Client, templates: list[dict[str, Any]]) -> None:
+def test_model_spec_fields(
+    client: Any, http: httpx.Client, templates: list[dict[str, Any]]
+) -> None:
     template_ids = {t["id"] for t in templates}
     for raw in http.get("/v1/crud/configured-models").json():
         assert isinstance(raw["id"], int)

@@ -7,6 +7,7 @@ import json
 import re
 
 import jsonschema
+import pytest
 
 from chaplab.schema import create_config_schema, schema_integer, schema_to_json
 
@@ -67,14 +68,16 @@ def test_draft_07_uri_and_object_type() -> None:
     jsonschema.Draft7Validator.check_schema(document)
 
 
-def test_integer_default_without_suffix() -> None:
-    schema = create_config_schema(title="Big", properties={"n": schema_integer(default=1234567)})
+@pytest.mark.parametrize("default", [0, -5, 1234567, 100.0])
+def test_integer_default_without_suffix(default: int | float) -> None:
+    schema = create_config_schema(title="Big", properties={"n": schema_integer(default=default)})
+    digits = str(int(default))
     for pretty in (True, False):
         text = schema_to_json(schema, pretty=pretty)
-        assert re.search(r'"default":\s*1234567[,}\s]', text), text
-        assert "1234567L" not in text and "1234567.0" not in text and "1.234567e" not in text.lower()
+        assert re.search(rf'"default":\s*{digits}(?=[,}}\s])', text), text
+        assert f"{digits}L" not in text and f"{digits}." not in text and "e+" not in text.lower()
         value = json.loads(text)["properties"]["n"]
-        assert value == {"type": "integer", "default": 1234567}
+        assert value == {"type": "integer", "default": int(default)}
         assert isinstance(value["default"], int)
 
 

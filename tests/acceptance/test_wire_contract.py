@@ -65,7 +65,8 @@ def test_jobs_and_system_info_are_snake_case(
         assert {"id", "status", "result", "start_time", "end_time"} <= set(job)
         assert not [key for key in job if not key.islower()], job
     info = http.get("/system/info").json()
-    assert {"chap_core_version", "python_version", "server_date", "server_time_zone_id"} <= set(info)
+    expected = {"chap_core_version", "python_version", "server_date", "server_time_zone_id"}
+    assert expected <= set(info)
     assert not [key for key in info if not key.islower()], info
 
 
@@ -142,6 +143,9 @@ def test_default_name_maps_to_the_bare_template_name(
     )
     assert response.status_code < 300, response.text
     assert response.json()["name"] == template["name"]
+    listed = http.get("/v1/crud/configured-models").json()
+    bare = [m for m in listed if m["name"] == template["name"]]
+    assert [m["id"] for m in bare] == [response.json()["id"]]
 
 
 def test_option_values_that_break_the_schema_are_422(
@@ -166,7 +170,8 @@ def test_snake_case_input_is_accepted(
     http: httpx.Client, template: dict[str, Any], unique: str
 ) -> None:
     response = http.post(
-        "/v1/crud/configured-models", json={"name": f"snake{unique}", "model_template_id": template["id"]}
+        "/v1/crud/configured-models",
+        json={"name": f"snake{unique}", "model_template_id": template["id"]},
     )
     assert response.status_code < 300, response.text
     assert response.json()["name"] == f"{template['name']}:snake{unique}"
@@ -251,3 +256,56 @@ def test_client_raises_unprocessable_entity_for_broken_option_values(
         client.create_configured_model(f"cli{unique}", template["id"], {option: [[["no"]]]})
     assert raised.value.status_code == 422
     assert raised.value.errors
+
+
+def test_periods_and_timestamps_have_the_documented_forms(
+    http: httpx.Client, finished_evaluation: dict[str, Any]
+) -> None:
+    from datetime import datetime
+
+    period = re.compile(r"^\d{6}$|^\d{4}W\d{2}$")
+    for dataset in http.get("/v1/crud/datasets").json():
+        assert period.match(dataset["firstPeriod"]) and period.match(dataset["lastPeriod"])
+        datetime.fromisoformat(dataset["created"])
+    for split in finished_evaluation["splitPeriods"]:
+        assert period.match(split), split
+    for job in http.get("/v1/jobs").json():
+        for stamp in (job["start_time"], job["end_time"]):
+            assert stamp is None or datetime.fromisoformat(stamp)
+
+
+def test_dataset_detail_observations_lie_inside_the_dataset(http: httpx.Client) -> None:
+    listed = http.get("/v1/crud/datasets").json()[0]
+    detail = http.get(f"/v1/crud/datasets/{listed['id']}").json()
+    observations = detail["observations"]
+    assert observations
+    assert {o["orgUnit"] for o in observations} == set(listed["orgUnits"])
+    periods = {o["period"] for o in observations}
+    assert min(periods) == listed["firstPeriod"] and max(periods) == listed["lastPeriod"]
+    assert {"featureName", "orgUnit", "period", "value"} <= set(observations[0])
+
+
+def test_client_sorts_split_periods() -> None:
+    evaluation = {"id": 3, "name": "bt", "aggregateMetrics": {},
+                  "splitPeriods": ["202309", "202307", "202308"]}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=[evaluation])
+
+    with ChapClient("http://chap.test", transport=httpx.MockTransport(handle)) as client:
+        assert list(client.list_evaluations()[0].split_periods) == ["202307", "202308", "202309"]
+
+
+def test_client_base_url_with_a_trailing_slash() -> None:
+    seen: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        return httpx.Response(200, json=[])
+
+    with ChapClient("http://chap.test/", transport=httpx.MockTransport(handle)) as client:
+        client.list_datasets()
+    with ChapClient("http://chap.test", proxy_prefix="/gw",
+                    transport=httpx.MockTransport(handle)) as client:
+        client.list_datasets()
+    assert seen == ["/v1/crud/datasets", "/gw/v1/crud/datasets"]
