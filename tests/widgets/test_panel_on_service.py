@@ -180,3 +180,15 @@ def test_a_sync_client_outside_an_event_loop_loads_when_awaited(service_url: str
         asyncio.run(load_then_close())
     assert "demo" in {row["name"] for row in chap_panel.datasets.rows}
     assert chap_panel.connection.error_text == ""
+
+
+async def test_without_a_client_it_connects_to_chap_url(
+    service_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAP_URL", service_url)
+    chap_panel = ChapPanel()
+    await chap_panel.ready()
+    assert chap_panel.client.base_url == service_url
+    assert "demo" in {row["name"] for row in chap_panel.datasets.rows}
+    chap_panel.close()
+    await chap_panel.wait_idle()  # includes closing the client the panel made

@@ -70,18 +70,20 @@ class ChapPanel(widgets.VBox):
     """The modeling service in one panel: data, models, evaluations, jobs and charts.
 
     ``client`` is an ``AsyncChapClient`` (preferred) or a ``ChapClient`` (an async client with
-    its settings is made); without one, ``chaplab.connect()`` is used. The first load starts at
+    its settings is made); without one, ``chaplab.connect(async_=True)`` is used (``$CHAP_URL``,
+    or the embedded service). The first load starts at
     once when an event loop is running (as in Jupyter); ``await panel.ready()`` waits for it.
     """
 
     def __init__(self, client: AsyncChapClient | ChapClient | None = None) -> None:
         super().__init__()
+        given = client
         if client is None:
             from chaplab import connect
 
-            client = connect()
+            client = connect(async_=True)
         self.client = as_async_client(client)
-        self._owns_client = self.client is not client
+        self._owns_client = self.client is not given  # made here: closed with the panel
         self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
         self.datasets = SortableTable(DATASET_COLUMNS, caption="Datasets")
