@@ -148,6 +148,8 @@ async def test_closing_the_panel_stops_following_running_jobs(
     await panel.wait_idle()
     (row,) = panel.jobs.rows
     assert row.status == "STOPPED" and "stopped following" in row.error_label.value
+    assert panel.comm is None and panel.launcher.button.comm is None  # widgets closed
+    assert panel.datasets.toggle(1).comm is None
 
 
 async def test_cancel_from_the_row_cancels_the_job_on_the_service(

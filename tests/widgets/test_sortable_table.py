@@ -80,3 +80,11 @@ def test_an_empty_table_says_so() -> None:
     table = SortableTable([Column("name", "name")], empty_text="No datasets yet.")
     labels = [child.value for child in table.children if isinstance(child, widgets.Label)]
     assert labels == ["No datasets yet."]
+
+
+def test_replaced_rows_close_their_widgets() -> None:
+    table = _table()
+    old_toggle = table.toggle(1)
+    table.set_rows(ROWS)
+    assert old_toggle.comm is None  # closed: no longer registered in the kernel
+    assert table.toggle(1).comm is not None

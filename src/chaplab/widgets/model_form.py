@@ -10,6 +10,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from chaplab.schema import ConfigSchema, InvalidSchemaError
+from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import GREEN, RED, message
 from chaplab.widgets.forms import ConfigForm
 
@@ -92,6 +93,7 @@ class NewModelForm(widgets.VBox):
 
     def _build_options(self) -> None:
         template = self.templates.get(self.template.value)
+        close_all(self.options_box.children)
         self.options = None
         self.message.value = ""
         if template is None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
+from chaplab.widgets._closing import close_all
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.codegen import CodeView, ViewState
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
@@ -175,8 +176,7 @@ class ChapPanel(widgets.VBox):
         self._keeper.cancel_all()
         if self._owns_client and _loop_running():
             self._keeper.spawn(self.client.aclose())  # the client the panel made for itself
-        for widget in _descendants(self):
-            widget.close()
+        close_all(self.children)
         super().close()
 
     def __repr__(self) -> str:
@@ -339,10 +339,3 @@ def _selected(table: SortableTable, items: list[Any]) -> Any:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _descendants(widget: widgets.Widget) -> list[widgets.Widget]:
-    found: list[widgets.Widget] = []
-    for child in getattr(widget, "children", ()):
-        found += [child, *_descendants(child)]
-    return found

@@ -15,6 +15,8 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
+from chaplab.widgets._closing import close_all
+
 Row = Mapping[str, Any]
 
 
@@ -131,12 +133,14 @@ class SortableTable(widgets.VBox):
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         """Show ``rows`` (kept in the current sort order); selections of rows still present stay."""
+        replaced = [cell for cells in self._cells.values() for cell in cells]
         self._rows = list(rows)
         self._toggles = {}
         self._cells = {}
         for row in self._rows:
             self._cells[row[self.key]] = self._row_cells(row)
         self._apply_sort()
+        close_all(replaced)
         self.selected = tuple(key for key in self.selected if key in self._toggles)
         self._show_selection()
 
