@@ -15,7 +15,7 @@ from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import ModelTemplateSpec, Panel
 from chaplab.service.jobs import create_job
 from chaplab.service.result_views import DEFAULT_QUANTILES, backtest_full_json
-from chaplab.service.routes._deps import DB, State, get_or_404
+from chaplab.service.routes._deps import DB, MAX_ROW_ID, State, get_or_404
 from chaplab.service.routes.backtests import configured_model_by_name
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.storage import (
@@ -72,9 +72,10 @@ def delete_backtests(
 ) -> DeletedIds:
     """Delete several evaluations at once; when any id is unknown nothing is deleted (404)."""
     wanted = parse_id_list(ids, "ids")
+    storable = [identifier for identifier in wanted if identifier <= MAX_ROW_ID]
     rows = {
         row.id: row
-        for row in session.scalars(select(EvaluationRow).where(EvaluationRow.id.in_(wanted)))
+        for row in session.scalars(select(EvaluationRow).where(EvaluationRow.id.in_(storable)))
     }
     missing = [identifier for identifier in wanted if identifier not in rows]
     if missing:
