@@ -192,3 +192,25 @@ async def test_without_a_client_it_connects_to_chap_url(
     assert "demo" in {row["name"] for row in chap_panel.datasets.rows}
     chap_panel.close()
     await chap_panel.wait_idle()  # includes closing the client the panel made
+
+
+async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
+    import matplotlib.pyplot as plt
+    import pandas.testing
+
+    seeded = next(row["id"] for row in panel.results.table.rows
+                  if row["name"] == "demo naive evaluation")
+    panel.results.table.select(seeded)
+    await panel.results.settled()
+    panel.results.quantiles.value = (0.1, 0.5, 0.9)
+    panel.results.org_unit.value = panel.results.org_unit.options[2]
+    panel.results.split.value = panel.results.split.options[1]
+    await panel.results.settled()
+    namespace: dict[str, object] = {}
+    exec(panel.code.code, namespace)  # what a person pastes into a cell
+    pandas.testing.assert_frame_equal(namespace["frame"], panel.frame)
+    pandas.testing.assert_frame_equal(namespace["actuals"], panel.actuals)
+    figure = namespace["figure"]
+    assert [axes.get_title() for axes in figure.axes] == panel.results.shown_panels
+    plt.close(figure)
+    namespace["client"].close()
