@@ -83,11 +83,13 @@ def test_values_breaking_the_schema_are_reported_next_to_their_input() -> None:
 def test_integer_input_stays_within_its_bounds_and_exclusive_bounds_move_inwards() -> None:
     schema = create_config_schema(properties={
         "k": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+        "m": {"type": "integer", "exclusiveMinimum": 0.5, "maximum": 7.5},
     })
-    field = ConfigForm(schema).fields["k"]
-    assert (field.input.min, field.input.max, field.input.value) == (1, 9, 1)
-    field.input.value = 50
-    assert field.value() == 9
+    fields = ConfigForm(schema).fields
+    assert (fields["k"].input.min, fields["k"].input.max, fields["k"].input.value) == (1, 9, 1)
+    fields["k"].input.value = 50
+    assert fields["k"].value() == 9
+    assert (fields["m"].input.min, fields["m"].input.max) == (1, 7)
 
 
 def test_boolean_without_default_is_a_choice_and_other_shapes_take_json() -> None:

@@ -187,31 +187,39 @@ def _label(option: Any) -> str:
     return option if isinstance(option, str) else json.dumps(option)
 
 
-def _bounds(prop: Mapping[str, Any], step: float, largest: float) -> tuple[float, float]:
-    """The inclusive range of a number input; an exclusive bound moves inwards by ``step``."""
-    low, high = prop.get("minimum", -largest), prop.get("maximum", largest)
+def _integer_bounds(prop: Mapping[str, Any]) -> tuple[int, int]:
+    """The inclusive range of whole numbers a property allows (exclusive bounds moved inwards
+    to the next whole number)."""
+    low = math.ceil(prop.get("minimum", -_LARGEST_INT))
+    high = math.floor(prop.get("maximum", _LARGEST_INT))
     if "exclusiveMinimum" in prop:
-        low = max(low, prop["exclusiveMinimum"] + step)
+        low = max(low, math.floor(prop["exclusiveMinimum"]) + 1)
     if "exclusiveMaximum" in prop:
-        high = min(high, prop["exclusiveMaximum"] - step)
+        high = min(high, math.ceil(prop["exclusiveMaximum"]) - 1)
     return low, high
 
 
-def _start(default: Any, low: float, high: float) -> float:
+def _number_bounds(prop: Mapping[str, Any]) -> tuple[float, float]:
+    """The range of a float input; an exclusive bound is its own end, and validation reports a
+    value equal to it (no fixed step moves a float bound inwards)."""
+    low = max(prop.get("minimum", -_LARGEST_FLOAT), prop.get("exclusiveMinimum", -_LARGEST_FLOAT))
+    high = min(prop.get("maximum", _LARGEST_FLOAT), prop.get("exclusiveMaximum", _LARGEST_FLOAT))
+    return low, high
+
+
+def _start(default: Any, low: float, high: float) -> Any:
     if default is not UNSET:
         return default
     return min(max(0, low), high)
 
 
 def _integer(prop: Mapping[str, Any], default: Any) -> widgets.BoundedIntText:
-    low, high = _bounds(prop, 1, _LARGEST_INT)
-    low, high = math.ceil(low), math.floor(high)
+    low, high = _integer_bounds(prop)
     return widgets.BoundedIntText(value=_start(default, low, high), min=low, max=high)
 
 
 def _number(prop: Mapping[str, Any], default: Any) -> widgets.BoundedFloatText:
-    # An exclusive float bound cannot move inwards by a fixed step; validation reports it.
-    low, high = _bounds(prop, 0, _LARGEST_FLOAT)
+    low, high = _number_bounds(prop)
     return widgets.BoundedFloatText(value=_start(default, low, high), min=low, max=high, step=None)
 
 
@@ -228,12 +236,12 @@ def _array(
     if kind == "string":
         return widgets.TagsInput(value=start, allow_duplicates=not unique), list
     if kind == "integer":
-        low, high = _bounds(items, 1, _LARGEST_INT)
+        low, high = _integer_bounds(items)
         return widgets.IntsInput(
-            value=start, min=math.ceil(low), max=math.floor(high), allow_duplicates=not unique
+            value=start, min=low, max=high, allow_duplicates=not unique
         ), list
     if kind == "number":
-        low, high = _bounds(items, 0, _LARGEST_FLOAT)
+        low, high = _number_bounds(items)
         return widgets.FloatsInput(
             value=start, min=low, max=high, allow_duplicates=not unique
         ), list
