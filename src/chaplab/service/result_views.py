@@ -30,6 +30,8 @@ from chaplab.service.wire_results import (
 )
 
 DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+ROW_ONLY_SAMPLES = 1
+"""Rows created without a forecast store no samples: zero splits (or periods) of one sample."""
 
 
 def evaluation_samples(row: EvaluationRow) -> np.ndarray:

@@ -14,7 +14,7 @@ from chaplab.service.db import DatasetRow, EvaluationRow
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import ModelTemplateSpec, Panel
 from chaplab.service.jobs import create_job
-from chaplab.service.result_views import DEFAULT_QUANTILES, backtest_full_json
+from chaplab.service.result_views import DEFAULT_QUANTILES, ROW_ONLY_SAMPLES, backtest_full_json
 from chaplab.service.routes._deps import DB, MAX_ROW_ID, State, get_or_404
 from chaplab.service.routes.backtests import configured_model_by_name
 from chaplab.service.spreadsheet import csv_response
@@ -39,7 +39,6 @@ from chaplab.service.wire_results import (
 )
 
 router = APIRouter(tags=["backtests"])
-ROW_ONLY_SAMPLES = 1  # a row without forecasts stores zero splits of one (absent) sample
 
 
 @router.post("/v1/crud/backtests")

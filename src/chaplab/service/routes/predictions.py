@@ -15,7 +15,12 @@ from chaplab.service.db import (
 )
 from chaplab.service.entries import TOTAL_ORG_UNIT, checked_quantiles, prediction_entries_json
 from chaplab.service.errors import FieldProblem
-from chaplab.service.result_views import DEFAULT_QUANTILES, prediction_read, prediction_samples
+from chaplab.service.result_views import (
+    DEFAULT_QUANTILES,
+    ROW_ONLY_SAMPLES,
+    prediction_read,
+    prediction_samples,
+)
 from chaplab.service.routes._deps import DB, State, get_or_404
 from chaplab.service.routes.analytics import make_prediction
 from chaplab.service.routes.backtests import configured_model_by_name
@@ -29,7 +34,6 @@ from chaplab.service.wire_results import (
 )
 
 router = APIRouter(tags=["predictions"])
-ROW_ONLY_SAMPLES = 1  # a row without forecasts stores zero periods of one (absent) sample
 
 
 @router.get("/v1/crud/predictions")
