@@ -111,3 +111,10 @@ def test_a_schema_without_options_is_valid_and_says_so() -> None:
     assert form.valid and form.values() == {}
     assert any(isinstance(child, widgets.Label) and "no options" in child.value
                for child in form.children)
+
+
+def test_tags_inputs_get_a_visible_label() -> None:
+    box = ConfigForm(SCHEMA).fields["covariates"].box
+    row = box.children[0]
+    assert isinstance(row, widgets.HBox)
+    assert row.children[0].value == "covariates"

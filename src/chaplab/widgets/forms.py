@@ -28,6 +28,7 @@ from typing import Any
 
 import ipywidgets as widgets
 import traitlets
+from ipywidgets.widgets.widget_tagsinput import TagsInputBase
 
 from chaplab.widgets import _markup as markup
 from chaplab.schema import ConfigProblem, ConfigSchema, ConfigValidationError, validate_config
@@ -74,7 +75,11 @@ def option_field(name: str, prop: Mapping[str, Any]) -> OptionField:
         else ""
     )
     problem = widgets.HTML("")
-    box = widgets.VBox([control, help_text, problem])
+    labelled: widgets.Widget = control
+    if isinstance(control, TagsInputBase):  # its view draws no description label
+        label = widgets.Label(name, layout=widgets.Layout(width=_LABEL_STYLE["description_width"]))
+        labelled = widgets.HBox([label, control])
+    box = widgets.VBox([labelled, help_text, problem])
     return OptionField(name=name, prop=prop, input=control, read=read, problem=problem, box=box)
 
 
