@@ -10,16 +10,18 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from chaplab.service.db import DatasetRow, EvaluationRow
 from chaplab.service.metrics import METRIC_NAMES
 from chaplab.service.result_views import DEFAULT_QUANTILES, evaluation_entries, evaluation_metrics
 from chaplab.service.storage import panel_of
 from chaplab.service.views import display_name
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _DRAWING = threading.Lock()
 MAX_LINES = 12
