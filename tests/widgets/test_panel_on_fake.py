@@ -76,7 +76,10 @@ async def test_missing_key_shows_a_readable_message(
     assert "HTTP 401" in panel.connection.error_text
     assert "Missing authentication header: X-API-Key" in panel.connection.error_text
     assert "Traceback" not in panel.connection.message.value
-    assert "problem: The service refused the request" in repr(panel)
+    assert repr(panel) == (
+        "ChapPanel(http://chap.test, not loaded; jobs: 0 running; problem: "
+        f"{panel.connection.error_text})"
+    )
 
 
 async def test_a_key_is_reported_in_use_but_never_shown(
@@ -331,3 +334,18 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
     panel.results.split.value = "all splits"
     await panel.results.settled()
     assert drawn == [2, 2]
+
+
+async def test_the_repr_says_loading_until_the_first_load_is_done(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    client = AsyncChapClient(BASE_URL, transport=httpx.MockTransport(fake))
+    panel = ChapPanel(client)
+    assert repr(panel) == "ChapPanel(http://chap.test, loading; jobs: 0 running)"
+    await panel.ready()
+    assert repr(panel) == (
+        "ChapPanel(http://chap.test, service 1.2.3, 1 dataset, 1 configured model, "
+        "1 evaluation; jobs: 0 running)"
+    )
+    panel.close()
+    await client.aclose()

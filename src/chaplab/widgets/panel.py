@@ -99,6 +99,7 @@ class ChapPanel(widgets.VBox):
         self.template_list: list[Any] = []
         self._first_load: asyncio.Task[Any] | None = None
         self._launching: set[str] = set()
+        self._loaded = False
         self._wire()
         new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
         new_model.selected_index = None
@@ -180,14 +181,16 @@ class ChapPanel(widgets.VBox):
         super().close()
 
     def __repr__(self) -> str:
-        version = self.connection.version or "version unknown"
-        parts = [
-            self.client.base_url,
-            f"service {version}",
-            _count(len(self.dataset_list), "dataset"),
-            _count(len(self.model_list), "configured model"),
-            _count(len(self.results.evaluations), "evaluation"),
-        ]
+        parts = [self.client.base_url]
+        if self._loaded:
+            parts += [
+                f"service {self.connection.version or 'version unknown'}",
+                _count(len(self.dataset_list), "dataset"),
+                _count(len(self.model_list), "configured model"),
+                _count(len(self.results.evaluations), "evaluation"),
+            ]
+        else:
+            parts.append("not loaded" if self.connection.error_text else "loading")
         running = self.jobs.running + len(self._launching)
         text = f"ChapPanel({', '.join(parts)}; jobs: {running} running"
         failed = sum(row.status in ("FAILURE", "ERROR") for row in self.jobs.rows)
@@ -229,6 +232,7 @@ class ChapPanel(widgets.VBox):
         self.results.set_evaluations(evaluations)
         self._preselect()
         self._update_taken_names()
+        self._loaded = True
 
     def _show_models(self, models: list[Any]) -> None:
         self.model_list = models
