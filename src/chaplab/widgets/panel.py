@@ -105,7 +105,10 @@ class ChapPanel(widgets.VBox):
         new_model.selected_index = None
         self.children = [
             self.connection,
-            widgets.HBox([self.datasets, self.models], layout=widgets.Layout(grid_gap="24px")),
+            widgets.HBox(
+                [self.datasets, self.models],
+                layout=widgets.Layout(flex_flow="row wrap", grid_gap="8px 24px"),
+            ),
             new_model,
             self.launcher,
             self.jobs,
