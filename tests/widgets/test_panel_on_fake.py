@@ -349,3 +349,16 @@ async def test_the_repr_says_loading_until_the_first_load_is_done(
     )
     panel.close()
     await client.aclose()
+
+
+async def test_losing_the_service_while_following_shows_error_in_the_row(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.fail("GET /v1/jobs/job-1", httpx.ConnectError)
+    panel = await make_panel()
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert row.status == "ERROR"
+    assert "Cannot reach the service" in html.unescape(row.error_label.value)
+    assert "color:#b00020" in row.status_label.value
