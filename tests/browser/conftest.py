@@ -20,9 +20,13 @@ def browser_output_dir() -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """One headless Chromium with a fresh profile for the whole session."""
+    """One headless Chromium with a fresh profile per module.
+
+    Module-scoped on purpose: while Playwright's sync API is running it marks an asyncio loop as
+    running in the main thread, which would break every later test that runs its own loop.
+    """
     with sync_playwright() as playwright:
         context = launch_chromium(playwright, tmp_path_factory.mktemp("chromium-profile"))
         yield context
