@@ -47,9 +47,12 @@ class FakeJob:
     error: str | None = None
     logs: str | None = None
     start_time: str = "2026-01-01T10:00:00"
+    started_at: float = 0.0  # PENDING before this time on the fake clock, then STARTED
 
     def status_at(self, now: float) -> str:
-        return self.final_status if now >= self.finish_at else "STARTED"
+        if now >= self.finish_at:
+            return self.final_status
+        return "PENDING" if now < self.started_at else "STARTED"
 
     def wire(self, now: float) -> dict[str, Any]:
         done = now >= self.finish_at

@@ -143,6 +143,61 @@ def test_bad_wait_arguments(client: Any, fake: FakeService) -> None:
         client.wait_for_job("j1", poll_interval=-1)
 
 
+@pytest.mark.parametrize("lower_case", [False, True], ids=["upper-case", "lower-case"])
+def test_on_status_hears_each_status_once_in_order(
+    client: Any, fake: FakeService, lower_case: bool
+) -> None:
+    fake.lower_case_status = lower_case
+    fake.add_job(id="j1", started_at=fake.clock.now + 1.0, finish_at=fake.clock.now + 3.0)
+    seen: list[str] = []
+    job = client.wait_for_job("j1", on_status=seen.append)
+    assert seen == ["PENDING", "STARTED", "SUCCESS"]
+    assert job.status == "SUCCESS"
+    assert status_requests(fake, "j1") > len(seen)  # repeated statuses are not reported again
+
+
+def test_on_status_hears_the_failure_before_the_error(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", final_status="FAILURE", error="ValueError: no data")
+    seen: list[str] = []
+    with pytest.raises(JobFailedError):
+        client.wait_for_job("j1", on_status=seen.append)
+    assert seen == ["STARTED", "FAILURE"]
+
+
+def test_on_status_hears_the_last_status_before_a_timeout(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", started_at=fake.clock.now + 5.0, finish_at=fake.clock.now + 10_000)
+    seen: list[str] = []
+    with pytest.raises(JobTimeoutError):
+        client.wait_for_job("j1", timeout=30, on_status=seen.append)
+    assert seen == ["PENDING", "STARTED"]
+
+
+def test_an_error_in_on_status_ends_the_wait(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 3.0)
+
+    def refuse(status: str) -> None:
+        raise RuntimeError(f"cannot show {status}")
+
+    with pytest.raises(RuntimeError, match="cannot show STARTED"):
+        client.wait_for_job("j1", on_status=refuse)
+    assert status_requests(fake, "j1") == 0  # nothing was polled after the callback failed
+
+
+def test_on_status_must_be_callable(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1")
+    with pytest.raises(TypeError, match="on_status must be a callable"):
+        client.wait_for_job("j1", on_status="print")
+    assert fake.requests == []
+
+
+def test_run_evaluation_reports_its_job_statuses(client: Any, fake: FakeService) -> None:
+    seen: list[str] = []
+    client.run_evaluation("bt_new", "naive_model:weekly", 1, on_status=seen.append)
+    assert seen == ["STARTED", "SUCCESS"]
+
+
 def test_run_evaluation(client: Any, fake: FakeService) -> None:
     evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1, n_splits=2, timeout=60)
     assert isinstance(evaluation, Evaluation)

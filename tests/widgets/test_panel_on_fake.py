@@ -55,6 +55,25 @@ async def test_launched_job_succeeds_and_its_evaluation_is_shown(make_panel: Mak
     assert panel.launcher.name.value == "naive_model:weekly on demo-2"
 
 
+async def test_a_row_shows_the_job_running_before_it_succeeds(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.job_duration = 10**9
+    panel = await make_panel()
+    panel.launcher.button.click()
+    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
+        await asyncio.sleep(0)
+    (row,) = panel.jobs.rows
+    assert (row.status, row.bar.description, row.bar.value) == ("STARTED", "running", 2)
+    assert ">STARTED<" in row.status_label.value
+    fake.jobs[row.job_id].finish_at = fake.clock.now
+    await panel.wait_idle()
+    assert (row.status, row.bar.description) == ("SUCCESS", "finished")
+    assert [item.name for item in panel.results.selected] == [row.name]
+    # one wait: the id is looked up once, and the finished job once more
+    assert fake.paths().count("GET /v1/jobs") == 2
+
+
 async def test_an_invalid_launch_disables_the_button_and_says_why(make_panel: MakePanel) -> None:
     panel = await make_panel()
     panel.launcher.name.value = "bt_naive"

@@ -40,7 +40,14 @@ from chaplab.client._models import (
     PredictionRequest,
     SystemInfo,
 )
-from chaplab.client._polling import SUCCESS, PollSchedule, is_terminal_status, normalize_status
+from chaplab.client._polling import (
+    SUCCESS,
+    PollSchedule,
+    StatusCallback,
+    StatusChanges,
+    is_terminal_status,
+    normalize_status,
+)
 from chaplab.client._steps import (
     Now,
     Operation,
@@ -254,16 +261,20 @@ class Operations:
         stride: int | None = None,
         timeout: float | None = None,
         poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
     ) -> Operation[Evaluation]:
         """Create an evaluation, wait for its job and return the stored evaluation.
 
         Raises ``JobFailedError`` when the job fails and ``JobTimeoutError`` after ``timeout``
-        seconds (the job keeps running).
+        seconds (the job keeps running). ``on_status`` hears of each new job status, as in
+        ``wait_for_job``.
         """
         job = yield from self.create_evaluation(
             name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
         )
-        done = yield from self.wait_for_job(job.id, timeout=timeout, poll_interval=poll_interval)
+        done = yield from self.wait_for_job(
+            job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
+        )
         if done.result_id is None:
             raise ChapDecodeError(
                 f"evaluation job {job.id!r} succeeded but its result {done.result!r} is not an "
@@ -415,7 +426,11 @@ class Operations:
 
     @operation
     def wait_for_job(
-        self, job_id: str, timeout: float | None = None, poll_interval: float | None = None
+        self,
+        job_id: str,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
     ) -> Operation[Job]:
         """Wait until the job stops; return it on ``SUCCESS``.
 
@@ -424,15 +439,24 @@ class Operations:
         the answer (``Prefer: wait=N``) and otherwise following an adaptive schedule (or every
         ``poll_interval`` seconds). Raises ``JobFailedError`` (status, error, logs) for any other
         terminal status and ``JobTimeoutError`` after ``timeout`` seconds; the job keeps running.
+
+        ``on_status(status)`` is called with the upper-cased status each time it changes (the
+        first status seen included, the final one before returning or raising). It runs on the
+        caller's thread, or on the event loop for ``AsyncChapClient``, between two requests, so
+        it must be quick; an exception it raises ends the wait and propagates.
         """
         job_id = _require_job_id(job_id)
         if timeout is not None and not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
         schedule = PollSchedule(fixed=poll_interval)
+        changes = StatusChanges(on_status)
         listed: Job | None = yield from self._listed_job(job_id)
         status = listed.status
+        changes.seen(status)
         if not is_terminal_status(status):
-            status = yield from self._poll_until_terminal(job_id, status, timeout, schedule)
+            status = yield from self._poll_until_terminal(
+                job_id, status, timeout, schedule, changes
+            )
             listed = None
         if status == SUCCESS:
             job = listed or (yield from self._listed_job(job_id))
@@ -446,7 +470,12 @@ class Operations:
     # -- building blocks ------------------------------------------------------------------
 
     def _poll_until_terminal(
-        self, job_id: str, status: str, timeout: float | None, schedule: PollSchedule
+        self,
+        job_id: str,
+        status: str,
+        timeout: float | None,
+        schedule: PollSchedule,
+        changes: StatusChanges,
     ) -> Operation[str]:
         start: float = yield Now()
         deadline = None if timeout is None else start + timeout
@@ -459,6 +488,7 @@ class Operations:
                 "GET", _job_path(job_id), headers=headers, extra_read_timeout=float(wait)
             )
             previous, status = status, _status_from(response)
+            changes.seen(status)
             if is_terminal_status(status):
                 return status
             after: float = yield Now()

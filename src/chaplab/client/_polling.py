@@ -8,12 +8,15 @@ costs 30 status requests.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 NON_TERMINAL_STATUSES: frozenset[str] = frozenset(
     {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
 )
 SUCCESS = "SUCCESS"
+
+StatusCallback = Callable[[str], object]
 
 
 def normalize_status(status: str) -> str:
@@ -56,3 +59,28 @@ class PollSchedule:
             interval = min(self.ceiling, max(self.plateau, self._last * self.backoff))
         self._last = interval
         return interval
+
+
+class StatusChanges:
+    """Hands each status that differs from the previous one to ``on_status`` (upper-cased).
+
+    ``wait_for_job`` sees the same status many times while it polls; the callback hears of it
+    once per change, in order, on the thread (or event loop) that drives the wait.
+    """
+
+    def __init__(self, on_status: StatusCallback | None) -> None:
+        if on_status is not None and not callable(on_status):
+            raise TypeError(
+                f"on_status must be a callable taking the status string, got {on_status!r}"
+            )
+        self._on_status = on_status
+        self._last: str | None = None
+
+    def seen(self, status: str) -> None:
+        """Report ``status`` when it is new; an exception from the callback propagates."""
+        status = normalize_status(status)
+        if status == self._last:
+            return
+        self._last = status
+        if self._on_status is not None:
+            self._on_status(status)

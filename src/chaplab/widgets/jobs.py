@@ -2,8 +2,9 @@
 
 Each row shows the job's name and id, a phase bar (queued, running, finished: the service
 reports a status, not a percentage), the status (``FAILURE`` in red with the error text and a
-"show logs" toggle), and a cancel button. The task polls with ``AsyncChapClient.wait_for_job``
-on the kernel's event loop, so other cells keep running while jobs are followed.
+"show logs" toggle), and a cancel button. The task makes one ``AsyncChapClient.wait_for_job``
+call on the kernel's event loop, whose ``on_status`` callback moves the row to each new status,
+so other cells keep running while jobs are followed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from chaplab.client import NON_TERMINAL_STATUSES, JobFailedError, JobTimeoutError
+from chaplab.client import NON_TERMINAL_STATUSES, JobFailedError
 from chaplab.widgets._markup import AMBER, GREEN, RED, message
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
@@ -24,9 +25,6 @@ from chaplab.widgets.connection import describe_error
 _QUEUED = frozenset({"PENDING", "QUEUED"})
 _COLOURS = {"SUCCESS": GREEN, "FAILURE": RED, "ERROR": RED, "REVOKED": AMBER}
 _BAR_STYLES = {"SUCCESS": "success", "FAILURE": "danger", "ERROR": "danger", "REVOKED": "warning"}
-
-FIRST_SLICE_SECONDS = 1.0
-LONGEST_SLICE_SECONDS = 8.0
 
 OnSuccess = Callable[[Any], Awaitable[None]]
 
@@ -157,25 +155,11 @@ class JobBoard(widgets.VBox):
         await self._client.cancel_job(row.job_id)
 
     async def _follow(self, row: JobRow) -> None:
+        """Wait for the job, showing each new status in its row; then hand it on."""
         try:
-            job = await self._wait(row)
+            job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
         except asyncio.CancelledError:
             if not row.finished:
                 row.show_failure("STOPPED", "the panel stopped following this job", None)
             raise
-        row.show_status(job.status)
         await self._on_success(job)
-
-    async def _wait(self, row: JobRow) -> Any:
-        """``wait_for_job`` in growing slices, showing the status between slices.
-
-        ``wait_for_job`` reports no intermediate status, so each slice ends with a
-        ``JobTimeoutError`` carrying the last status seen; the job itself keeps running."""
-        row.show_status(await self._client.job_status(row.job_id))
-        seconds = FIRST_SLICE_SECONDS
-        while True:
-            try:
-                return await self._client.wait_for_job(row.job_id, timeout=seconds)
-            except JobTimeoutError as still_running:
-                row.show_status(still_running.last_status)
-                seconds = min(2 * seconds, LONGEST_SLICE_SECONDS)
