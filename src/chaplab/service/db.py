@@ -247,12 +247,30 @@ def make_engine(url: str) -> Engine:
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    """Per-connection settings; WAL only for a file this chaplab may write.
+
+    ``journal_mode=WAL`` rewrites the file header, so it is set only after reading (which
+    writes nothing) that the file is new or a chaplab database of a version this chaplab reads:
+    a foreign file or another version stays byte for byte unchanged while it is refused."""
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
+    if _is_new_or_readable(cursor):
+        cursor.execute("PRAGMA journal_mode=WAL")
     cursor.close()
+
+
+def _is_new_or_readable(cursor: Any) -> bool:
+    """Whether the SQLite file has no tables, or a schema version this chaplab reads or migrates."""
+    listed = cursor.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    tables = {name for (name,) in listed}
+    if not tables:
+        return True
+    if SchemaVersion.__tablename__ not in tables:
+        return False
+    (version,) = cursor.execute("SELECT max(version) FROM schema_version").fetchone()
+    return version is not None and (version == SCHEMA_VERSION or version in MIGRATIONS)
 
 
 def prepare_database(engine: Engine) -> bool:
