@@ -14,6 +14,8 @@ from matplotlib.figure import Figure
 PANEL_WIDTH = 3.4
 PANEL_HEIGHT = 2.4
 MAX_COLUMNS = 4
+LEGEND_WIDTH = 1.6  # inches beside the grid for the shared legend
+TITLE_HEIGHT = 0.6  # inches above the grid for the title
 
 
 def make_panels(count: int, ax: Axes | Sequence[Axes] | None) -> tuple[Figure, list[Axes], bool]:
@@ -31,21 +33,39 @@ def make_panels(count: int, ax: Axes | Sequence[Axes] | None) -> tuple[Figure, l
             )
         return axes[0].figure, axes[:count], False
     columns = _columns(count)
-    rows = math.ceil(count / columns)
-    figure = plt.figure(
-        figsize=(PANEL_WIDTH * columns + 1.6, PANEL_HEIGHT * rows + 0.6), layout="constrained"
+    figure = plt.figure(layout="constrained")
+    cells = add_panel_grid(
+        figure, count, columns, (PANEL_WIDTH, PANEL_HEIGHT), LEGEND_WIDTH, sharex=True
     )
-    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=True).ravel())
-    for unused in cells[count:]:
-        unused.remove()
-    for index, cell in enumerate(cells[:count]):
+    for index, cell in enumerate(cells):
         cell.tick_params(axis="x", labelbottom=index + columns >= count)
-    return figure, cells[:count], True
+    return figure, cells, True
 
 
 def _columns(count: int) -> int:
     """Grid columns: 1 panel alone, up to 4 in two columns, up to 9 in three, else four."""
     return 1 if count == 1 else 2 if count <= 4 else 3 if count <= 9 else MAX_COLUMNS
+
+
+def add_panel_grid(
+    figure: Figure,
+    count: int,
+    columns: int,
+    panel_size: tuple[float, float],
+    extra_width: float,
+    *,
+    sharex: bool = False,
+) -> list[Axes]:
+    """Size ``figure`` for ``count`` panels of ``panel_size`` inches in rows of ``columns`` (plus
+    ``extra_width`` for a legend or labels) and add them; cells the grid does not need are
+    removed. Serves the charts' own figures and the widget panel's pyplot-free ones."""
+    rows = math.ceil(count / columns)
+    width, height = panel_size
+    figure.set_size_inches(width * columns + extra_width, height * rows + TITLE_HEIGHT)
+    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=sharex).ravel())
+    for unused in cells[count:]:
+        unused.remove()
+    return cells[:count]
 
 
 def style_panel(ax: Axes, title: str) -> None:

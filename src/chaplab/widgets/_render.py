@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
 DPI = 90
 PANEL_SIZE = (4.4, 2.6)  # inches per panel
 MAX_COLUMNS = 3
+EXTRA_WIDTH = 0.4  # inches beside the grid; the legend sits inside the first panel
 
 Chart = Callable[..., "Figure"]
 """A plotting call that takes the panels as its ``ax`` keyword argument."""
@@ -51,17 +51,14 @@ def chart_axes(count: int) -> tuple[Figure, list[Axes]]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from chaplab.plotting._layout import add_panel_grid
+
     if count < 1:
         raise ValueError(f"a chart needs at least one panel, got {count}")
     columns = min(count, MAX_COLUMNS) if count != 4 else 2
-    rows = math.ceil(count / columns)
-    width, height = PANEL_SIZE
-    figure = Figure(figsize=(width * columns + 0.4, height * rows + 0.6), layout="constrained")
+    figure = Figure(layout="constrained")
     FigureCanvasAgg(figure)
-    cells = list(figure.subplots(rows, columns, squeeze=False).ravel())
-    for unused in cells[count:]:
-        unused.remove()
-    return figure, cells[:count]
+    return figure, add_panel_grid(figure, count, columns, PANEL_SIZE, EXTRA_WIDTH)
 
 
 def png_bytes(figure: Figure) -> bytes:
