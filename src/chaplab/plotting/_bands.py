@@ -46,6 +46,11 @@ def median_level(levels: np.ndarray) -> float | None:
     return float(levels[hits[0]]) if len(hits) else None
 
 
+def drawn_levels(bands: Sequence[Band], median: float | None) -> list[float]:
+    """The quantile levels the bands and the median line are drawn from."""
+    return [level for band in bands for level in band] + ([] if median is None else [median])
+
+
 def band_label(band: Band) -> str:
     """'10-90%' for the band (0.1, 0.9)."""
     low, high = (f"{100 * q:g}" for q in band)

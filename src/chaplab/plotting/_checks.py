@@ -24,7 +24,9 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> N
             "(build it with chaplab.frames.entries_to_frame)"
         )
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
-        raise ValueError(f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}")
+        raise ValueError(
+            f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"
+        )
 
 
 def check_quantile_frame(frame: pd.DataFrame, what: str = "frame") -> np.ndarray:
@@ -70,6 +72,13 @@ def select_org_units(
             + (" ..." if len(present) > 20 else "")
         )
     return wanted
+
+
+def first_panels(org_units: list[str], max_panels: int) -> list[str]:
+    """The org units that get a panel: the first ``max_panels`` (at least 1)."""
+    if max_panels < 1:
+        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
+    return org_units[:max_panels]
 
 
 def select_split(frame: pd.DataFrame, split_period: object | None) -> pd.DataFrame:

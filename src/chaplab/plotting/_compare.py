@@ -10,31 +10,33 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, wide
-from chaplab.plotting._bands import FORECAST, SECOND, Band, derive_bands, median_level
+from chaplab.plotting._bands import (
+    FORECAST,
+    SECOND,
+    Band,
+    derive_bands,
+    drawn_levels,
+    median_level,
+)
 from chaplab.plotting._checks import (
     check_actuals,
     check_quantile_frame,
+    first_panels,
     select_org_units,
     select_split,
 )
-from chaplab.plotting._draw import (
-    draw_actuals,
-    draw_forecast,
-    draw_split_markers,
-    legend_handles,
-    panel_value_limits,
-    time_limits,
-)
-from chaplab.plotting._layout import finish_figure, make_panels, style_panel
+from chaplab.plotting._draw import draw_forecast, finish_panel, legend_handles, time_limits
+from chaplab.plotting._layout import finish_figure, make_panels
 
 OVERLAY_ALPHA = 0.55
 
 
-def _shared_rows(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _shared_rows(
+    frame_a: pd.DataFrame, frame_b: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows of each frame whose org unit, period (and split, when both have one) both have."""
-    keys = [ORG_UNIT, PERIOD] + (
-        [SPLIT_PERIOD] if SPLIT_PERIOD in frame_a.columns and SPLIT_PERIOD in frame_b.columns else []
-    )
+    both_split = SPLIT_PERIOD in frame_a.columns and SPLIT_PERIOD in frame_b.columns
+    keys = [ORG_UNIT, PERIOD] + ([SPLIT_PERIOD] if both_split else [])
     as_text = {ORG_UNIT: str}
     shared = (
         frame_a[keys].astype(as_text).drop_duplicates()
@@ -80,16 +82,14 @@ def compare_chart(
         )
     bands = derive_bands(common, quantile_bands)
     median = median_level(common)
-    needed = [level for band in bands for level in band] + ([median] if median is not None else [])
     actuals = check_actuals(actuals, frame_a)
     shared_a, shared_b = _shared_rows(frame_a, frame_b)
     chosen = select_org_units(shared_a, org_units, "periods both evaluations share")
-    if max_panels < 1:
-        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
-    shown = chosen[:max_panels]
+    shown = first_panels(chosen, max_panels)
     parts = [frame[frame[ORG_UNIT].isin(shown)] for frame in (shared_a, shared_b)]
     limit_frames = parts + ([] if actuals is None else [actuals[actuals[ORG_UNIT].isin(shown)]])
     drawn = [select_split(part, split_period) for part in parts]
+    needed = drawn_levels(bands, median)
     tables = [
         dict(list(wide(part[part[QUANTILE].isin(needed)]).groupby(level=ORG_UNIT, observed=True)))
         for part in drawn
@@ -98,8 +98,8 @@ def compare_chart(
     x_limits = time_limits(limit_frames)
     figure, axes, owns_figure = make_panels(len(shown), ax)
     palettes = (FORECAST, SECOND)
-    for org_unit, panel in zip(shown, axes):
-        for label, table, palette in zip(labels, tables, palettes):
+    for org_unit, panel in zip(shown, axes, strict=True):
+        for label, table, palette in zip(labels, tables, palettes, strict=True):
             if org_unit in table:
                 draw_forecast(
                     panel,
@@ -110,20 +110,16 @@ def compare_chart(
                     name=f"{label}: ",
                     alpha=OVERLAY_ALPHA,
                 )
-        if actuals is not None:
-            draw_actuals(panel, actuals[actuals[ORG_UNIT] == org_unit])
-        if SPLIT_PERIOD in drawn[0].columns:
-            rows = drawn[0]
-            draw_split_markers(panel, sorted(rows.loc[rows[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique()))
-        panel.set_xlim(*x_limits)
-        panel.set_ylim(*panel_value_limits(limit_frames, org_unit))
-        style_panel(panel, org_unit)
+        finish_panel(panel, org_unit, drawn[0], actuals, x_limits, limit_frames)
     handles = [
         handle
-        for label, palette in zip(labels, palettes)
-        for handle in legend_handles(bands, median, palette, prefix=f"{label} ", alpha=OVERLAY_ALPHA)
-    ] + legend_handles([], None, FORECAST, actuals=actuals is not None,
-                       splits=SPLIT_PERIOD in drawn[0].columns)
+        for label, palette in zip(labels, palettes, strict=True)
+        for handle in legend_handles(
+            bands, median, palette, prefix=f"{label} ", alpha=OVERLAY_ALPHA
+        )
+    ] + legend_handles(
+        [], None, FORECAST, actuals=actuals is not None, splits=SPLIT_PERIOD in drawn[0].columns
+    )
     finish_figure(
         figure, axes, handles, title=title,
         ylabel=ylabel, shown=len(shown), total=len(chosen),

@@ -19,6 +19,7 @@ from chaplab.plotting._bands import (
     Palette,
     band_label,
 )
+from chaplab.plotting._layout import style_panel
 
 ACTUALS_GID = "actuals"
 MEDIAN_GID = "median"
@@ -87,8 +88,31 @@ def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
 
 def draw_split_markers(ax: Axes, splits: Sequence[pd.Period]) -> None:
     """A dashed vertical line at each split period."""
-    for split, x in zip(splits, to_x(pd.PeriodIndex(splits))):
+    for split, x in zip(splits, to_x(pd.PeriodIndex(splits)), strict=True):
         ax.axvline(x, color=SPLIT_COLOUR, linestyle="--", linewidth=0.9, gid=f"{SPLIT_GID} {split}")
+
+
+def finish_panel(
+    ax: Axes,
+    org_unit: str,
+    drawn: pd.DataFrame,
+    actuals: pd.DataFrame | None,
+    x_limits: tuple[np.datetime64, np.datetime64],
+    limit_frames: Sequence[pd.DataFrame],
+) -> None:
+    """Everything of an org unit's panel but the forecasts: its actual cases, a marker at each
+    split period of ``drawn`` (the forecast rows shown), the time limits of the whole chart and
+    its own value limits over ``limit_frames`` (so neither moves with the split shown), and the
+    title and grid."""
+    if actuals is not None:
+        draw_actuals(ax, actuals[actuals[ORG_UNIT] == org_unit])
+    if SPLIT_PERIOD in drawn.columns:
+        draw_split_markers(
+            ax, sorted(drawn.loc[drawn[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique())
+        )
+    ax.set_xlim(*x_limits)
+    ax.set_ylim(*panel_value_limits(limit_frames, org_unit))
+    style_panel(ax, org_unit)
 
 
 def value_limits(values: np.ndarray) -> tuple[float, float]:
@@ -112,7 +136,9 @@ def time_limits(frames: Sequence[pd.DataFrame]) -> tuple[np.datetime64, np.datet
 def panel_value_limits(frames: Sequence[pd.DataFrame], org_unit: str) -> tuple[float, float]:
     """The y-limits of one org unit over every given frame (all splits, all quantiles),
     so that showing another split keeps its axis where it is."""
-    values = [frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames]
+    values = [
+        frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames
+    ]
     return value_limits(np.concatenate(values))
 
 

@@ -9,22 +9,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from chaplab.frames import ORG_UNIT, QUANTILE, SPLIT_PERIOD, wide
-from chaplab.plotting._bands import FORECAST, Band, derive_bands, median_level
+from chaplab.plotting._bands import FORECAST, Band, derive_bands, drawn_levels, median_level
 from chaplab.plotting._checks import (
     check_actuals,
     check_quantile_frame,
+    first_panels,
     select_org_units,
     select_split,
 )
-from chaplab.plotting._draw import (
-    draw_actuals,
-    draw_forecast,
-    draw_split_markers,
-    legend_handles,
-    panel_value_limits,
-    time_limits,
-)
-from chaplab.plotting._layout import finish_figure, make_panels, style_panel
+from chaplab.plotting._draw import draw_forecast, finish_panel, legend_handles, time_limits
+from chaplab.plotting._layout import finish_figure, make_panels
 
 
 def fan_chart(
@@ -54,29 +48,19 @@ def fan_chart(
     median = median_level(levels)
     actuals = check_actuals(actuals, frame)
     chosen = select_org_units(frame, org_units)
-    if max_panels < 1:
-        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
-    shown = chosen[:max_panels]
+    shown = first_panels(chosen, max_panels)
     subset = frame[frame[ORG_UNIT].isin(shown)]
     limit_frames = [subset] if actuals is None else [subset, actuals[actuals[ORG_UNIT].isin(shown)]]
     drawn = select_split(subset, split_period)
-    needed = [level for band in bands for level in band] + ([median] if median is not None else [])
-    table = wide(drawn[drawn[QUANTILE].isin(needed)])
+    table = wide(drawn[drawn[QUANTILE].isin(drawn_levels(bands, median))])
     forecasts = dict(list(table.groupby(level=ORG_UNIT, observed=True, sort=False)))
 
     x_limits = time_limits(limit_frames)
     figure, axes, owns_figure = make_panels(len(shown), ax)
-    for org_unit, panel in zip(shown, axes):
+    for org_unit, panel in zip(shown, axes, strict=True):
         if org_unit in forecasts:
             draw_forecast(panel, forecasts[org_unit].droplevel(ORG_UNIT), bands, median, FORECAST)
-        if actuals is not None:
-            draw_actuals(panel, actuals[actuals[ORG_UNIT] == org_unit])
-        if SPLIT_PERIOD in drawn.columns:
-            splits = drawn.loc[drawn[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique()
-            draw_split_markers(panel, sorted(splits))
-        panel.set_xlim(*x_limits)
-        panel.set_ylim(*panel_value_limits(limit_frames, org_unit))
-        style_panel(panel, org_unit)
+        finish_panel(panel, org_unit, drawn, actuals, x_limits, limit_frames)
     handles = legend_handles(
         bands,
         median,

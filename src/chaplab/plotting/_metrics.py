@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 import numbers
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
