@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 API_KEY_VARIABLES = ("SERVICE_API_KEY_FILE", "SERVICE_API_KEYS")
+MIB = 1024 * 1024
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
         "--api-key-file", help="file of API keys, one per line; turns authentication on"
     )
     serve.add_argument("--workers", type=int, default=None, help="job worker processes (default 2)")
+    serve.add_argument(
+        "--max-body-mb",
+        type=float,
+        default=None,
+        help="largest request body in MiB, larger ones get 413 (default 512)",
+    )
     serve.add_argument(
         "--no-auth",
         action="store_true",
@@ -80,9 +87,15 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
     from chaplab.service.app import auth_configured, create_app
     from chaplab.service.db import SchemaVersionError
+    from chaplab.toolkit import DEFAULT_MAX_BODY_BYTES
 
     if arguments.workers is not None and arguments.workers < 1:
         parser.error(f"--workers must be at least 1, got {arguments.workers}")
+    max_body_bytes = DEFAULT_MAX_BODY_BYTES
+    if arguments.max_body_mb is not None:
+        if not 0 < arguments.max_body_mb < float("inf"):
+            parser.error(f"--max-body-mb must be a positive number, got {arguments.max_body_mb}")
+        max_body_bytes = int(arguments.max_body_mb * MIB)
     if arguments.no_auth:
         if arguments.api_key_file:
             parser.error("--no-auth and --api-key-file contradict each other")
@@ -99,6 +112,7 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             api_key_file=arguments.api_key_file,
             workers=arguments.workers,
             seed_demo=not arguments.no_demo,
+            max_body_bytes=max_body_bytes,
         )
     except (SchemaVersionError, FileNotFoundError, ValueError) as error:
         print(f"chaplab serve: {error}", file=sys.stderr)

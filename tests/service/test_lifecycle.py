@@ -124,6 +124,30 @@ def test_serving_beyond_loopback_without_keys_is_refused(
     assert "--no-auth" in capsys.readouterr().err
 
 
+def test_a_body_over_the_configured_limit_is_refused_with_413(tmp_path: Path) -> None:
+    import httpx
+
+    app = create_app(tmp_path / "limit.db", seed_demo=False, max_body_bytes=1000)
+    with BackgroundServer(app, "127.0.0.1") as server:
+        small = httpx.post(f"{server.url}/v1/crud/configured-models", json={"name": "x"})
+        large = httpx.post(f"{server.url}/v1/crud/configured-models", json={"name": "x" * 2000})
+    assert small.status_code == 422
+    assert large.status_code == 413
+    assert large.json()["type"] == "urn:service:error:content-too-large"
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "inf"])
+def test_a_body_limit_that_is_not_a_positive_size_is_refused(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chaplab.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--max-body-mb", value, "--database", "unused.db"])
+    assert stopped.value.code == 2
+    assert "--max-body-mb must be a positive number" in capsys.readouterr().err
+
+
 def test_a_port_in_use_is_reported_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

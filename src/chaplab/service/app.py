@@ -27,7 +27,7 @@ from chaplab.service.routes import ROUTERS
 from chaplab.service.routes._deps import ServiceState
 from chaplab.service.seed import seed_demo as store_demo_content
 from chaplab.service.seed import sync_templates
-from chaplab.toolkit import ServiceBuilder, problem_response
+from chaplab.toolkit import DEFAULT_MAX_BODY_BYTES, ServiceBuilder, problem_response
 
 API_KEY_FILE_VARIABLE = "SERVICE_API_KEY_FILE"
 API_KEYS_VARIABLE = "SERVICE_API_KEYS"
@@ -55,11 +55,13 @@ def create_app(
     api_key_file: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     seed_demo: bool = True,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> FastAPI:
     """The service on ``database_url`` (a SQLAlchemy URL or a SQLite file path; default
     ``chaplab.db`` in the data folder). Auth is on when keys are given (``api_keys``,
-    ``api_key_file``, ``$SERVICE_API_KEY_FILE`` or ``$SERVICE_API_KEYS``). Raises
-    ``SchemaVersionError`` for a database of another schema version."""
+    ``api_key_file``, ``$SERVICE_API_KEY_FILE`` or ``$SERVICE_API_KEYS``). A request body over
+    ``max_body_bytes`` (default 512 MiB, room for a national weekly dataset) is answered 413.
+    Raises ``SchemaVersionError`` for a database of another schema version."""
     url = to_database_url(database_url, None if database_url is not None else default_data_dir())
     worker_count = DEFAULT_WORKERS if workers is None else workers
     engine = make_engine(url)
@@ -94,6 +96,7 @@ def create_app(
             title="chaplab modeling service", version=__version__, description=DESCRIPTION
         )
         .with_lifespan(lifespan)
+        .with_limits(max_body_bytes=max_body_bytes)
         .with_health_check(database_answers)
         .with_exception_handler(FieldProblem, _field_problem)
         .with_exception_handler(NotFound, _not_found)
