@@ -13,9 +13,9 @@ from chaplab.schema import (
     create_config_schema,
     schema_array,
     schema_enum,
+    schema_from_json,
     schema_integer,
     schema_string,
-    schema_from_json,
     schema_to_json,
 )
 
@@ -37,7 +37,10 @@ def _model_schema() -> ConfigSchema:
 def test_properties_and_required_are_readable_attributes() -> None:
     schema = _model_schema()
     assert schema.properties["n_lags"] == {
-        "type": "integer", "description": "Lags", "default": 3, "minimum": 1,
+        "type": "integer",
+        "description": "Lags",
+        "default": 3,
+        "minimum": 1,
     }
     assert list(schema.properties) == ["n_lags", "method", "regions"]
     assert schema.required == ("method",)
@@ -61,11 +64,20 @@ def test_from_dict_fills_in_what_a_minimal_object_leaves_out() -> None:
     ("data", "message"),
     [
         ({"definitions": {}}, r"unsupported schema keys \['definitions'\]"),
-        ({"$schema": "https://json-schema.org/draft/2020-12/schema"}, "must be 'http://json-schema.org/draft-07/schema#'"),
+        (
+            {"$schema": "https://json-schema.org/draft/2020-12/schema"},
+            "must be 'http://json-schema.org/draft-07/schema#'",
+        ),
         ({"type": "array"}, "type must be 'object', got 'array'"),
-        ({"properties": {"n": {"type": "integer", "default": 0.5}}}, "property 'n': default 0.5 does not fit"),
+        (
+            {"properties": {"n": {"type": "integer", "default": 0.5}}},
+            "property 'n': default 0.5 does not fit",
+        ),
         ({"required": ["n"]}, r"required names \['n'\] that are not properties"),
-        ({"additionalProperties": {"type": "string"}}, "additional_properties must be True or False"),
+        (
+            {"additionalProperties": {"type": "string"}},
+            "additional_properties must be True or False",
+        ),
         ([1, 2], "a schema must be a JSON object, got list"),
     ],
 )
@@ -92,7 +104,9 @@ def test_the_schema_keeps_its_own_copies() -> None:
     properties["extra"] = schema_integer()
     exported = schema.to_dict()
     exported["properties"]["regions"]["default"].append("east")
-    assert schema.properties == {"regions": {"type": "array", "items": {"type": "string"}, "default": ["north"]}}
+    assert schema.properties == {
+        "regions": {"type": "array", "items": {"type": "string"}, "default": ["north"]}
+    }
 
 
 def test_the_schema_cannot_be_reassigned() -> None:

@@ -74,8 +74,12 @@ def test_documented_example_compact_has_no_spaces() -> None:
         (schema_integer(exclusive_maximum=13), '{"type":"integer","exclusiveMaximum":13}'),
         (
             schema_integer(
-                exclusive_maximum=10, exclusive_minimum=0, maximum=9, minimum=1,
-                default=5, description="d",
+                exclusive_maximum=10,
+                exclusive_minimum=0,
+                maximum=9,
+                minimum=1,
+                default=5,
+                description="d",
             ),
             '{"type":"integer","description":"d","default":5,"minimum":1,"maximum":9,'
             '"exclusiveMinimum":0,"exclusiveMaximum":10}',
@@ -97,8 +101,12 @@ def test_documented_example_compact_has_no_spaces() -> None:
         (schema_number(default=7), '{"type":"number","default":7}'),
         (
             schema_number(
-                description="rate", default=0.25, minimum=0.0, maximum=1.0,
-                exclusive_minimum=-0.5, exclusive_maximum=1.5,
+                description="rate",
+                default=0.25,
+                minimum=0.0,
+                maximum=1.0,
+                exclusive_minimum=-0.5,
+                exclusive_maximum=1.5,
             ),
             '{"type":"number","description":"rate","default":0.25,"minimum":0,"maximum":1,'
             '"exclusiveMinimum":-0.5,"exclusiveMaximum":1.5}',
@@ -106,8 +114,9 @@ def test_documented_example_compact_has_no_spaces() -> None:
         (schema_string(), '{"type":"string"}'),
         (schema_string(default=""), '{"type":"string","default":""}'),
         (
-            schema_string(pattern="^[a-z]+$", max_length=8, min_length=1, default="abc",
-                          description="code"),
+            schema_string(
+                pattern="^[a-z]+$", max_length=8, min_length=1, default="abc", description="code"
+            ),
             '{"type":"string","description":"code","default":"abc","minLength":1,'
             '"maxLength":8,"pattern":"^[a-z]+$"}',
         ),
@@ -124,23 +133,35 @@ def test_documented_example_compact_has_no_spaces() -> None:
         ),
         (schema_array(schema_integer()), '{"type":"array","items":{"type":"integer"}}'),
         (schema_array({"type": "string"}), '{"type":"array","items":{"type":"string"}}'),
-        (schema_array({"type": "string"}, default=[]), '{"type":"array","items":{"type":"string"},"default":[]}'),
+        (
+            schema_array({"type": "string"}, default=[]),
+            '{"type":"array","items":{"type":"string"},"default":[]}',
+        ),
         (
             schema_array(
-                schema_number(minimum=0), unique_items=True, max_items=3, min_items=1,
-                default=[1.0, 2.5], description="Weights",
+                schema_number(minimum=0),
+                unique_items=True,
+                max_items=3,
+                min_items=1,
+                default=[1.0, 2.5],
+                description="Weights",
             ),
             '{"type":"array","items":{"type":"number","minimum":0},"description":"Weights",'
             '"default":[1,2.5],"minItems":1,"maxItems":3,"uniqueItems":true}',
         ),
-        (schema_array({"type": "string"}, unique_items=False), '{"type":"array","items":{"type":"string"},"uniqueItems":false}'),
+        (
+            schema_array({"type": "string"}, unique_items=False),
+            '{"type":"array","items":{"type":"string"},"uniqueItems":false}',
+        ),
         (
             {"type": "string", "format": "date", "default": "2024-01-01"},
             '{"type":"string","format":"date","default":"2024-01-01"}',
         ),
     ],
 )
-def test_property_keys_appear_only_when_given_and_in_order(prop: dict[str, Any], expected: str) -> None:
+def test_property_keys_appear_only_when_given_and_in_order(
+    prop: dict[str, Any], expected: str
+) -> None:
     assert _one(prop) == _expected_one(expected)
 
 

@@ -35,15 +35,23 @@ def integer_properties(draw: st.DrawFn) -> dict[str, Any]:
     low, high = sorted(draw(st.lists(st.integers(-(10**20), 10**20), min_size=2, max_size=2)))
     minimum, maximum = draw(st.sampled_from([None, low])), draw(st.sampled_from([None, high]))
     default = draw(st.none() | st.integers(low, high))
-    return schema_integer(draw(descriptions), default, minimum, maximum,
-                          draw(st.sampled_from([None, low - 1])), draw(st.sampled_from([None, high + 1])))
+    return schema_integer(
+        draw(descriptions),
+        default,
+        minimum,
+        maximum,
+        draw(st.sampled_from([None, low - 1])),
+        draw(st.sampled_from([None, high + 1])),
+    )
 
 
 @st.composite
 def number_properties(draw: st.DrawFn) -> dict[str, Any]:
     low, high = sorted(draw(st.lists(finite_reals, min_size=2, max_size=2)))
     minimum, maximum = draw(st.sampled_from([None, low])), draw(st.sampled_from([None, high]))
-    whole_reals = st.floats(low, high).map(lambda value: float(math.floor(value))).filter(lambda v: v >= low)
+    whole_reals = (
+        st.floats(low, high).map(lambda value: float(math.floor(value))).filter(lambda v: v >= low)
+    )
     default = draw(st.none() | st.floats(low, high) | whole_reals)
     return schema_number(draw(descriptions), default, minimum, maximum)
 
@@ -56,8 +64,12 @@ def string_properties(draw: st.DrawFn) -> dict[str, Any]:
         return schema_string(draw(descriptions), default, pattern=pattern)
     low, high = sorted(draw(st.lists(st.integers(0, 8), min_size=2, max_size=2)))
     default = draw(st.none() | st.text(min_size=low, max_size=high))
-    return schema_string(draw(descriptions), default,
-                         draw(st.sampled_from([None, low])), draw(st.sampled_from([None, high])))
+    return schema_string(
+        draw(descriptions),
+        default,
+        draw(st.sampled_from([None, low])),
+        draw(st.sampled_from([None, high])),
+    )
 
 
 @st.composite
@@ -72,14 +84,25 @@ def array_properties(draw: st.DrawFn) -> dict[str, Any]:
     elements = {"integer": st.integers(), "number": finite_reals, "string": texts}[items["type"]]
     default = draw(st.none() | st.lists(elements, max_size=4, unique=True))
     size = len(default) if default is not None else 2
-    return schema_array(items, draw(descriptions), default,
-                        draw(st.sampled_from([None, 0, size])), draw(st.sampled_from([None, size, size + 3])),
-                        draw(st.sampled_from([None, True, False])))
+    return schema_array(
+        items,
+        draw(descriptions),
+        default,
+        draw(st.sampled_from([None, 0, size])),
+        draw(st.sampled_from([None, size, size + 3])),
+        draw(st.sampled_from([None, True, False])),
+    )
 
 
 boolean_properties = st.builds(schema_boolean, descriptions, st.none() | st.booleans())
-properties = st.one_of(integer_properties(), number_properties(), string_properties(),
-                       boolean_properties, enum_properties(), array_properties())
+properties = st.one_of(
+    integer_properties(),
+    number_properties(),
+    string_properties(),
+    boolean_properties,
+    enum_properties(),
+    array_properties(),
+)
 
 
 @st.composite
@@ -87,8 +110,9 @@ def schemas(draw: st.DrawFn) -> ConfigSchema:
     props = draw(st.dictionaries(texts, properties, max_size=5))
     defaulted = [name for name, prop in props.items() if "default" in prop]
     required = draw(st.lists(st.sampled_from(defaulted), unique=True)) if defaulted else []
-    return create_config_schema(draw(st.none() | texts), draw(descriptions), props, required,
-                                draw(st.booleans()))
+    return create_config_schema(
+        draw(st.none() | texts), draw(descriptions), props, required, draw(st.booleans())
+    )
 
 
 @settings(max_examples=150, deadline=None)

@@ -83,11 +83,14 @@ def check_names(where: str, values: Any) -> list[str]:
 def check_order(where: str, low_name: str, low: Any, high_name: str, high: Any) -> None:
     """Refuse a lower bound above its upper bound."""
     if low is not None and high is not None and low > high:
-        raise InvalidSchemaError(f"{where}: {low_name} {low!r} is greater than {high_name} {high!r}")
+        raise InvalidSchemaError(
+            f"{where}: {low_name} {low!r} is greater than {high_name} {high!r}"
+        )
 
 
 def check_property(where: str, prop: Any) -> dict[str, Any]:
-    """A property schema: a dict that is valid draft-07, has a JSON form, and whose default fits it."""
+    """A property schema: a dict that is valid draft-07, has a JSON form, and whose default
+    fits it."""
     if not isinstance(prop, Mapping):
         raise InvalidSchemaError(
             f"{where} must be a dict holding a JSON Schema, got {type(prop).__name__}"
@@ -104,7 +107,9 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
     except SchemaError as error:
         location = "/".join(str(part) for part in error.absolute_path)
         at = f" at '{location}'" if location else ""
-        raise InvalidSchemaError(f"{where} is not a valid JSON Schema{at}: {error.message}") from None
+        raise InvalidSchemaError(
+            f"{where} is not a valid JSON Schema{at}: {error.message}"
+        ) from None
     if "default" in prop:
         problem = next(iter(Draft7Validator(prop).iter_errors(prop["default"])), None)
         if problem is not None:

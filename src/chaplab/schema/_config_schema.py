@@ -12,7 +12,9 @@ from chaplab.schema._errors import InvalidSchemaError
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 _ACCEPTED_DIALECTS = (DRAFT_07, DRAFT_07.rstrip("#"))
-_KEYS = ("$schema", "type", "title", "description", "properties", "required", "additionalProperties")
+_KEYS = (
+    "$schema", "type", "title", "description", "properties", "required", "additionalProperties"
+)
 
 
 @dataclass(frozen=True, repr=False)

@@ -73,7 +73,9 @@ def schema_string(
 
 def schema_boolean(description: str | None = None, default: bool | None = None) -> dict[str, Any]:
     """A true/false property."""
-    return check_property("schema_boolean", _start("boolean", "schema_boolean", description, default))
+    return check_property(
+        "schema_boolean", _start("boolean", "schema_boolean", description, default)
+    )
 
 
 def schema_enum(

@@ -48,7 +48,9 @@ def _encode(value: Any, depth: int | None, path: str) -> str:
     if isinstance(value, Mapping):
         separator = ": " if depth is not None else ":"
         members = [
-            _encode_text(_member_name(key, path)) + separator + _encode(item, inner, f"{path}/{key}")
+            _encode_text(_member_name(key, path))
+            + separator
+            + _encode(item, inner, f"{path}/{key}")
             for key, item in value.items()
         ]
         return _enclose("{", members, "}", depth)
@@ -74,4 +76,5 @@ def _enclose(opening: str, parts: list[str], closing: str, depth: int | None) ->
     if depth is None:
         return opening + ",".join(parts) + closing
     inner_margin = "\n" + _INDENT * (depth + 1)
-    return opening + inner_margin + ("," + inner_margin).join(parts) + "\n" + _INDENT * depth + closing
+    outer_margin = "\n" + _INDENT * depth
+    return opening + inner_margin + ("," + inner_margin).join(parts) + outer_margin + closing

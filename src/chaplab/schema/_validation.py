@@ -25,9 +25,12 @@ class ConfigValidationError(ValueError):
 
     def __init__(self, problems: Iterable[ConfigProblem]) -> None:
         self.problems: list[ConfigProblem] = list(problems)
-        lines = "\n".join(f"  {path or '(configuration)'}: {message}" for path, message in self.problems)
+        lines = "\n".join(
+            f"  {path or '(configuration)'}: {message}" for path, message in self.problems
+        )
         count = len(self.problems)
-        super().__init__(f"the configuration breaks {count} rule{'s' if count != 1 else ''}:\n{lines}")
+        rules = "rule" if count == 1 else "rules"
+        super().__init__(f"the configuration breaks {count} {rules}:\n{lines}")
 
 
 def validate_config(
@@ -60,7 +63,9 @@ def apply_config_defaults(config: Mapping[str, Any], schema: ConfigSchema) -> di
 
     Defaults are copied, so changing the result never changes the schema."""
     if not isinstance(config, Mapping):
-        raise TypeError(f"apply_config_defaults: config must be a dict, got {type(config).__name__}")
+        raise TypeError(
+            f"apply_config_defaults: config must be a dict, got {type(config).__name__}"
+        )
     filled = dict(config)
     for name, prop in schema.properties.items():
         if name not in filled and "default" in prop:
@@ -80,4 +85,6 @@ def _problem(error: ValidationError) -> ConfigProblem:
 def _missing_name(error: ValidationError) -> str | None:
     """The property a ``required`` error is about (jsonschema reports one error per name)."""
     names = error.validator_value if isinstance(error.validator_value, list) else []
-    return next((name for name in names if error.message == f"{name!r} is a required property"), None)
+    return next(
+        (name for name in names if error.message == f"{name!r} is a required property"), None
+    )
