@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -16,6 +17,7 @@ from pathlib import Path
 
 API_KEY_VARIABLES = ("SERVICE_API_KEY_FILE", "SERVICE_API_KEYS")
 MIB = 1024 * 1024
+EVENT_HANDLER_NAME = "chaplab-serve-events"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,6 +108,7 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             f"refusing to serve on {arguments.host} without API keys: give --api-key-file "
             "(or set SERVICE_API_KEY_FILE / SERVICE_API_KEYS), or pass --no-auth explicitly"
         )
+    _log_toolkit_events_to_stderr()
     try:
         app = create_app(
             database_url=arguments.database,
@@ -141,6 +144,24 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     print(f"chaplab service on http://{host}:{port}", flush=True)
     server.run(sockets=[listener])
     return 0
+
+
+def _log_toolkit_events_to_stderr() -> None:
+    """Write the toolkit's events (``auth.*``, request errors, failing health checks) to stderr
+    as JSON lines from INFO up, beside uvicorn's own log, so an operator sees who was refused.
+
+    The records carry key prefixes, never whole keys; uvicorn's access log shows paths and
+    statuses, never headers."""
+    from chaplab.toolkit import JsonLinesFormatter
+
+    logger = logging.getLogger("chaplab.toolkit")
+    logger.setLevel(logging.INFO)
+    if any(handler.get_name() == EVENT_HANDLER_NAME for handler in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.set_name(EVENT_HANDLER_NAME)
+    handler.setFormatter(JsonLinesFormatter())
+    logger.addHandler(handler)
 
 
 def _reload_keys_on_sighup(app: object) -> None:
