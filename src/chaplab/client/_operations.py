@@ -43,7 +43,6 @@ from chaplab.client._models import (
 from chaplab.client._polling import (
     SUCCESS,
     PollSchedule,
-    StatusCallback,
     StatusChanges,
     is_terminal_status,
     normalize_status,
@@ -261,7 +260,7 @@ class Operations:
         stride: int | None = None,
         timeout: float | None = None,
         poll_interval: float | None = None,
-        on_status: StatusCallback | None = None,
+        on_status: Callable[[str], object] | None = None,
     ) -> Operation[Evaluation]:
         """Create an evaluation, wait for its job and return the stored evaluation.
 
@@ -430,7 +429,7 @@ class Operations:
         job_id: str,
         timeout: float | None = None,
         poll_interval: float | None = None,
-        on_status: StatusCallback | None = None,
+        on_status: Callable[[str], object] | None = None,
     ) -> Operation[Job]:
         """Wait until the job stops; return it on ``SUCCESS``.
 
