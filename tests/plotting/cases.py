@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from collections.abc import Iterator
 
 import matplotlib as mpl
 import numpy as np
@@ -33,14 +32,17 @@ def evaluation(
     """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon."""
     rng = np.random.default_rng(7)
     labels = periods(history + n_splits + horizon, weekly)
-    z = dict(zip(LEVELS, Z_SCORES))
+    z = dict(zip(LEVELS, Z_SCORES, strict=True))
     entries: list[dict] = []
     actuals: list[dict] = []
     for number, org_unit in enumerate(org_units):
         level = 30 + 10 * number
         truth = level * (1 + 0.5 * np.sin(np.arange(len(labels)) / 12 * 2 * np.pi))
         truth = np.round(np.maximum(truth + rng.normal(0, 3, len(labels)), 0))
-        actuals += [{"pe": pe, "ou": org_unit, "value": float(v)} for pe, v in zip(labels, truth)]
+        actuals += [
+            {"pe": pe, "ou": org_unit, "value": float(v)}
+            for pe, v in zip(labels, truth, strict=True)
+        ]
         for split in range(history - 1, history - 1 + n_splits):
             centre = truth[split]
             for step in range(1, horizon + 1):

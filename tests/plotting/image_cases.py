@@ -23,7 +23,9 @@ def _fan_one_split_weekly() -> Figure:
 
 def _compare() -> Figure:
     frame, actuals = evaluation(("OU_A", "OU_B"))
-    return compare_chart(frame, frame.assign(value=frame["value"] * 1.3), actuals, labels=("naive", "x1.3"))
+    return compare_chart(
+        frame, frame.assign(value=frame["value"] * 1.3), actuals, labels=("naive", "x1.3")
+    )
 
 
 IMAGE_CASES: dict[str, Callable[[], Figure]] = {

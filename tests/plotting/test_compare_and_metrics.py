@@ -57,4 +57,6 @@ def test_metrics_frame_rejects_non_numbers_and_missing_fields() -> None:
         metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": {"crps": "low"}}])
     with pytest.raises(ValueError, match="evaluation 0 has no 'name'"):
         metrics_frame([{"id": 1, "aggregate_metrics": {}}])
-    assert isinstance(metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": None}]), pd.DataFrame)
+    assert isinstance(
+        metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": None}]), pd.DataFrame
+    )

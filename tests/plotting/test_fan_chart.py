@@ -38,7 +38,7 @@ def test_bands_per_quantile_pair_and_split_span_the_frame_values() -> None:
     for low, high in ((0.1, 0.9), (0.25, 0.75)):
         bands = _by_gid(ax, f"band {low:g}-{high:g} ")
         assert len(bands) == 3  # one per split
-        for band, (split, rows) in zip(bands, table.groupby(level="split_period")):
+        for band, (split, rows) in zip(bands, table.groupby(level="split_period"), strict=True):
             assert band.get_gid().endswith(str(split))
             y = band.get_paths()[0].vertices[:, 1]
             assert y.min() == pytest.approx(rows[f"q{low}"].min())
