@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chaplab.toolkit.problems import problem_response
+from chaplab.toolkit.problems import StartWatchingSend, problem_response
 
 DEFAULT_MAX_BODY_BYTES = 512 * 1024 * 1024
 
@@ -57,7 +57,7 @@ class BodySizeLimitMiddleware:
             )
             return
         received = 0
-        response_started = False
+        watched_send = StartWatchingSend(send)
 
         async def counting_receive() -> Message:
             nonlocal received
@@ -68,16 +68,10 @@ class BodySizeLimitMiddleware:
                     raise BodyTooLargeError(limit)
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            if message["type"] == "http.response.start":
-                response_started = True
-            await send(message)
-
         try:
-            await self.app(scope, counting_receive, tracking_send)
+            await self.app(scope, counting_receive, watched_send)
         except BodyTooLargeError:
-            if response_started:
+            if watched_send.started:
                 raise
             await problem_response(413, instance=scope["path"], detail=_detail(limit))(
                 scope, receive, send

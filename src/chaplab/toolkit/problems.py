@@ -202,6 +202,21 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _handle_validation_error)
 
 
+class StartWatchingSend:
+    """An ASGI ``send`` that notes when the response starts: after that an error can no longer
+    be answered with a problem, and middleware re-raises it so the server closes the
+    connection."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self._send(message)
+
+
 class UnhandledErrorMiddleware:
     """Answer an unexpected exception with a generic 500 problem and log it server-side.
 
@@ -216,23 +231,16 @@ class UnhandledErrorMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        response_started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            if message["type"] == "http.response.start":
-                response_started = True
-            await send(message)
-
+        watched_send = StartWatchingSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, watched_send)
         except Exception:
             error_logger.exception(
                 "Unhandled error on %s %s", scope.get("method"), scope.get("path"),
                 extra={"event": "request.error", "path": scope.get("path"),
                        "method": scope.get("method")},
             )
-            if response_started:
+            if watched_send.started:
                 raise
             response = problem_response(
                 500, instance=scope.get("path", ""),
