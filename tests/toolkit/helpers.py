@@ -16,7 +16,7 @@ from chaplab.toolkit import ServiceBuilder
 with warnings.catch_warnings():
     # Starlette suggests another HTTP library for its test client; httpx is the project's.
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
-    from starlette.testclient import TestClient
+    from starlette.testclient import TestClient  # noqa: F401 (the tests import it from here)
 
 KEY_A = "sk_test_AAAAAAAAAAAAAAAAAAAAAAAA"
 KEY_B = "sk_test_BBBBBBBBBBBBBBBBBBBBBBBB"
