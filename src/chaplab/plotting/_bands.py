@@ -64,11 +64,13 @@ class Palette:
     colormap: str
 
     def band(self, index: int, count: int) -> tuple[float, ...]:
+        """The RGBA colour of band ``index`` (0 = outermost) of ``count`` bands."""
         position = 0.3 + 0.35 * (index + 1) / max(count, 1)
         return colormaps[self.colormap](position)
 
     @property
     def median(self) -> tuple[float, ...]:
+        """The RGBA colour of the median line."""
         return colormaps[self.colormap](0.9)
 
 

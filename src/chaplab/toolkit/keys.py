@@ -40,8 +40,11 @@ class KeySource(Protocol):
     """Where keys come from. ``load`` raises when no key is found."""
 
     description: str
+    """Where the keys come from, as error messages and logs name it."""
 
-    def load(self) -> tuple[str, ...]: ...
+    def load(self) -> tuple[str, ...]:
+        """The keys, cleaned (no blanks, no duplicates), in their order."""
+        ...
 
     def version(self) -> Hashable:
         """A value that changes when the keys may have changed (constant if they cannot)."""

@@ -50,6 +50,7 @@ class BackgroundServer:
 
     @property
     def running(self) -> bool:
+        """Whether the server thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
     def _serve(self, server: uvicorn.Server, sock: socket.socket) -> None:
