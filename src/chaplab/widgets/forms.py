@@ -30,8 +30,8 @@ import ipywidgets as widgets
 import traitlets
 from ipywidgets.widgets.widget_tagsinput import TagsInputBase
 
-from chaplab.widgets import _markup as markup
 from chaplab.schema import ConfigProblem, ConfigSchema, ConfigValidationError, validate_config
+from chaplab.widgets import _markup as markup
 
 UNSET: Any = object()
 """What an input reads when the person has not given a value."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import html
-from functools import partial
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
