@@ -24,6 +24,17 @@ pytestmark = [
 ]
 
 
+async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel) -> ChapPanel:
+    """A panel that has launched an evaluation which runs until the test finishes it, once
+    its row shows the job started."""
+    fake.job_duration = 10**9
+    panel = await make_panel()
+    panel.launcher.button.click()
+    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
+        await asyncio.sleep(0)
+    return panel
+
+
 async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
     panel = await make_panel()
     assert panel.datasets.rows == [
@@ -58,11 +69,7 @@ async def test_launched_job_succeeds_and_its_evaluation_is_shown(make_panel: Mak
 async def test_a_row_shows_the_job_running_before_it_succeeds(
     fake: FakeService, make_panel: MakePanel
 ) -> None:
-    fake.job_duration = 10**9
-    panel = await make_panel()
-    panel.launcher.button.click()
-    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
-        await asyncio.sleep(0)
+    panel = await panel_following_a_running_job(fake, make_panel)
     (row,) = panel.jobs.rows
     assert (row.status, row.bar.description, row.bar.value) == ("STARTED", "running", 2)
     assert ">STARTED<" in row.status_label.value
@@ -160,11 +167,7 @@ async def test_failing_job_is_shown_failed_with_its_error_and_logs(
 async def test_closing_the_panel_stops_following_running_jobs(
     fake: FakeService, make_panel: MakePanel
 ) -> None:
-    fake.job_duration = 10**9
-    panel = await make_panel()
-    panel.launcher.button.click()
-    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
-        await asyncio.sleep(0)
+    panel = await panel_following_a_running_job(fake, make_panel)
     assert "jobs: 1 running" in repr(panel)
     panel.close()
     await panel.wait_idle()
@@ -177,11 +180,7 @@ async def test_closing_the_panel_stops_following_running_jobs(
 async def test_cancel_from_the_row_cancels_the_job_on_the_service(
     fake: FakeService, make_panel: MakePanel
 ) -> None:
-    fake.job_duration = 10**9
-    panel = await make_panel()
-    panel.launcher.button.click()
-    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
-        await asyncio.sleep(0)
+    panel = await panel_following_a_running_job(fake, make_panel)
     (row,) = panel.jobs.rows
     assert not row.cancel_button.disabled
     row.cancel_button.click()
