@@ -75,3 +75,19 @@ def test_the_dataset_builder_stores_a_dataset_in_a_job(
     job = client.wait_for_job(answer.json()["id"], timeout=120)
     dataset = client.get_dataset(int(job.result))
     assert dataset.name == f"built {unique}" and dataset.data_sources[0].data_element_id == "DE_R"
+
+
+
+def test_every_time_is_sent_in_utc_with_its_zone(service_url: str) -> None:
+    """``format: date-time`` needs an offset; the service stores and sends UTC."""
+    with httpx.Client(base_url=service_url, timeout=60) as http:
+        job = next(job for job in http.get("/v1/jobs").json() if job["end_time"])
+        times = [
+            http.get("/v1/crud/datasets").json()[0]["created"],
+            http.get("/v1/crud/backtests").json()[0]["created"],
+            job["created"],
+            job["start_time"],
+            job["end_time"],
+            *(line["time"] for line in http.get(f"/v1/jobs/{job['id']}/logs").json()),
+        ]
+    assert all(text.endswith("Z") for text in times), times

@@ -19,12 +19,15 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    DateTime,
+    Dialect,
     Engine,
     ForeignKey,
     Integer,
     LargeBinary,
     String,
     Text,
+    TypeDecorator,
     create_engine,
     event,
     func,
@@ -46,12 +49,34 @@ BUSY_TIMEOUT_MS = 30_000
 
 
 def utc_now() -> datetime:
-    """The current time in UTC without a zone, as stored and sent (ISO 8601)."""
-    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+    """The current time in UTC, whole seconds, with its zone (sent as ``...Z``, ISO 8601)."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A time stored as UTC without a zone (any backend's plain timestamp) and read back as an
+    aware UTC datetime, so that every answer says its zone (``format: date-time`` requires one).
+    An aware value is converted to UTC before it is stored; a naive one is taken as UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            return value.astimezone(UTC).replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, bytes: LargeBinary}
+    type_annotation_map = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        bytes: LargeBinary,
+        datetime: UtcDateTime,
+    }
 
 
 class SchemaVersion(Base):
