@@ -1,4 +1,6 @@
-"""Render docs/images/fan_chart.png from synthetic weekly entries: ``python docs/images/make_fan_chart.py``.
+"""Render docs/images/fan_chart.png from synthetic weekly entries.
+
+Run ``python docs/images/make_fan_chart.py``.
 
 Deterministic (fixed seed): four districts, three weekly splits around the turn of the year,
 forecast quantiles that widen with the horizon, against the cases that really happened.
@@ -14,8 +16,12 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
-from chaplab.frames import actuals_to_frame, entries_to_frame, format_period  # noqa: E402
-from chaplab.frames import parse_periods  # noqa: E402
+from chaplab.frames import (  # noqa: E402
+    actuals_to_frame,
+    entries_to_frame,
+    format_period,
+    parse_periods,
+)
 from chaplab.plotting import fan_chart  # noqa: E402
 
 QUANTILES = {0.1: -1.2816, 0.25: -0.6745, 0.5: 0.0, 0.75: 0.6745, 0.9: 1.2816}
@@ -33,7 +39,10 @@ def synthetic(seed: int = 3) -> tuple[list[dict], dict]:
     for district, level in DISTRICTS.items():
         season = 1 + 0.6 * np.sin((np.arange(len(weeks)) - 10) / 52 * 2 * np.pi * 2)
         truth = np.round(rng.poisson(level * season).astype(float))
-        data += [{"pe": pe, "ou": district, "value": value} for pe, value in zip(weeks, truth)]
+        data += [
+            {"pe": pe, "ou": district, "value": value}
+            for pe, value in zip(weeks, truth, strict=True)
+        ]
         for split in (26, 30, 34):
             recent = truth[split - 3 : split + 1].mean()
             for step in range(1, HORIZON + 1):
