@@ -3,17 +3,29 @@
 Jobs are rows first (PENDING, committed before the creating request is answered), so nothing
 lives only in memory. The runner's asyncio task starts queued jobs in processes of a
 ``forkserver`` context whose server has the forecasting code preloaded (a new worker is a cheap
-fork), marks them STARTED, and marks FAILURE any job whose process ended without recording a
-final status. A job is cancelled by terminating its process.
+fork), marks them STARTED, and marks FAILURE any job whose process could not start or ended
+without recording a final status. A job is cancelled by terminating its process.
+
+Workers die with the service. The fork server ends by itself when the service's end of its
+pipe closes; the workers are its children, not the service's, so each also gets the read end of
+a *lifeline* pipe whose only write end the service holds and never writes to. However the
+service ends (SIGKILL included), the kernel closes that write end, the worker's read returns
+end-of-file and the worker exits at once (``tasks.exit_with_service``). This works on every
+POSIX system and for any process tree, unlike ``PR_SET_PDEATHSIG``, which follows only the
+immediate parent (the fork server) and only on Linux. A worker that outlives the service anyway
+cannot overwrite what the restarted service decided: its final write is fenced (``tasks``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
+import signal
 import threading
 import uuid
 from multiprocessing import forkserver
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -37,6 +49,7 @@ DEFAULT_WORKERS = 2
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
 WATCH_INTERVAL_SECONDS = 0.05
 _PRELOAD = ["chaplab.service.tasks"]
+logger = logging.getLogger("chaplab.service.jobs")
 
 
 def worker_context() -> multiprocessing.context.ForkServerContext:
@@ -64,6 +77,35 @@ def fail_interrupted_jobs(factory: sessionmaker[Session]) -> int:
         return int(outcome.rowcount or 0)
 
 
+def fail_if_active(factory: sessionmaker[Session], job_id: str, error: str) -> bool:
+    """Mark the job FAILURE with ``error`` unless it has already ended; whether it was marked.
+
+    One conditional UPDATE, so a final status its worker committed meanwhile is never
+    overwritten."""
+    with transaction(factory) as session:
+        outcome = session.execute(
+            update(JobRow)
+            .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
+            .values(status=FAILURE, error=error, end_time=utc_now())
+        )
+        marked = bool(outcome.rowcount)
+        if marked:
+            session.add(JobLogRow(job_id=job_id, line=error))
+        return marked
+
+
+def ended_without_result(exit_code: int | None) -> str:
+    """The error of a job whose worker process ended without recording how the job ended."""
+    if exit_code is not None and exit_code < 0:
+        how = f"was killed by {signal.Signals(-exit_code).name}"
+    else:
+        how = f"ended with exit code {exit_code}"
+    return (
+        f"the worker process {how} without recording a result (it may have failed to start, "
+        "e.g. a script serving the app in-process needs an `if __name__ == \"__main__\":` guard)"
+    )
+
+
 class JobRunner:
     """Starts queued jobs in worker processes and watches them until they end."""
 
@@ -78,11 +120,12 @@ class JobRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._lifeline: tuple[Connection, Connection] | None = None
 
     def start(self) -> None:
         """Begin watching (call from the service's event loop); the fork server, which imports
         the forecasting code once, starts in the background so the first job starts fast."""
-        worker_context()
+        self._lifeline = worker_context().Pipe(duplex=False)
         threading.Thread(
             target=forkserver.ensure_running, name="chaplab-forkserver", daemon=True
         ).start()
@@ -105,6 +148,10 @@ class JobRunner:
             process.terminate()
         for process in processes:
             process.join(timeout=5)
+        if self._lifeline is not None:
+            for end in self._lifeline:
+                end.close()
+            self._lifeline = None
 
     def wake(self) -> None:
         """A job was queued: start it as soon as a worker is free (thread-safe)."""
@@ -130,7 +177,10 @@ class JobRunner:
     async def _watch(self) -> None:
         assert self._wake is not None
         while True:
-            await asyncio.to_thread(self._step)
+            try:
+                await asyncio.to_thread(self._step)
+            except Exception:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
+                logger.exception("job runner: a round of starting and reaping workers failed")
             try:
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
             except TimeoutError:
@@ -146,19 +196,9 @@ class JobRunner:
             free = self.workers - len(self._processes)
         for job_id, process in ended.items():
             process.join()
-            self._fail_if_unfinished(job_id, process.exitcode)
+            fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
         if free > 0:
             self._start_queued(free)
-
-    def _fail_if_unfinished(self, job_id: str, exit_code: int | None) -> None:
-        with transaction(self._factory) as session:
-            job = session.get(JobRow, job_id)
-            if job is not None and job.status in ACTIVE_STATUSES:
-                job.status = FAILURE
-                job.end_time = utc_now()
-                job.error = (
-                    f"the worker process ended (exit code {exit_code}) without recording a result"
-                )
 
     def _start_queued(self, free: int) -> None:
         with transaction(self._factory) as session:
@@ -169,14 +209,20 @@ class JobRunner:
                 job.status = STARTED
                 job.start_time = utc_now()
             job_ids = [job.id for job in jobs]
+        assert self._lifeline is not None, "start() the runner before it starts jobs"
         context = worker_context()
         for job_id in job_ids:
             process = context.Process(
                 target=run_job,
-                args=(self.database_url, job_id),
+                args=(self.database_url, job_id, self._lifeline[0]),
                 name=f"chaplab-job-{job_id[:8]}",
                 daemon=True,
             )
             with self._lock:  # a cancel waits until the process is started and known
-                process.start()
+                try:
+                    process.start()
+                except Exception as error:  # noqa: BLE001 - recorded on the job
+                    reason = f"the worker process could not start: {type(error).__name__}: {error}"
+                    fail_if_active(self._factory, job_id, reason)
+                    continue
                 self._processes[job_id] = process

@@ -3,16 +3,25 @@
 A worker opens its own database session and writes its result (the new row, its samples and
 the job's SUCCESS with the row's id) in ONE transaction, so a half-written evaluation is never
 listed. An exception becomes FAILURE with a readable error and the traceback in the job's logs.
+
+The final write is fenced: it ends the job with one conditional UPDATE that matches only while
+the job is still STARTED with the start time this worker read at its beginning (the attempt).
+When the job was ended meanwhile (cancelled, or failed by a restarted service as interrupted),
+the UPDATE matches no row and the whole transaction, result rows included, is rolled back.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import traceback
 from collections.abc import Callable
+from datetime import datetime
+from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import (
@@ -36,6 +45,8 @@ from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
 
 N_SAMPLES = 100
+SERVICE_GONE_EXIT_CODE = 70
+"""A worker's exit code when it ended because the service that started it is gone."""
 
 Log = Callable[[str], None]
 Write = Callable[[Session], int]
@@ -159,8 +170,34 @@ def finite_metrics(metrics: dict[str, float]) -> dict[str, float | None]:
     return {name: (float(value) if np.isfinite(value) else None) for name, value in metrics.items()}
 
 
-def run_job(database_url: str, job_id: str) -> None:
-    """Worker-process entry point: do the job's work and record how it ended."""
+class JobEndedElsewhere(Exception):
+    """The job was ended by someone else (cancelled, or failed by a restarted service) while
+    this worker ran; raised inside the final transaction to roll all of it back."""
+
+
+def exit_with_service(lifeline: Connection) -> None:
+    """End this process as soon as the service that started it is gone.
+
+    ``lifeline`` is the read end of a pipe whose only write end the service holds and never
+    writes to: a read returns only at end-of-file, when the service has ended (however it
+    ended). A daemon thread waits for it and leaves with ``os._exit``, without cleanup: an
+    uncommitted write transaction is simply never committed."""
+
+    def wait_for_the_service() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(SERVICE_GONE_EXIT_CODE)
+
+    threading.Thread(target=wait_for_the_service, name="chaplab-lifeline", daemon=True).start()
+
+
+def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) -> None:
+    """Worker-process entry point: do the job's work and record how it ended. With a
+    ``lifeline`` (from the job runner) the process ends when the service does."""
+    if lifeline is not None:
+        exit_with_service(lifeline)
     engine = make_engine(database_url)
     factory = session_factory(engine)
 
@@ -168,38 +205,52 @@ def run_job(database_url: str, job_id: str) -> None:
         with transaction(factory) as session:
             session.add(JobLogRow(job_id=job_id, line=line))
 
+    attempt: datetime | None = None
     try:
         with factory() as session:
             job = session.get_one(JobRow, job_id)
             job_type, payload, status = job.type, dict(job.payload), job.status
-        if status != STARTED:  # cancelled before the worker began: do no work
+            attempt = job.start_time
+        if status != STARTED or attempt is None:  # ended before the worker began: do no work
             return
         log(f"worker process {os.getpid()} started")
         write = TASKS[job_type](factory, payload, log)
         with transaction(factory) as session:
-            job = session.get_one(JobRow, job_id)
-            if job.status != STARTED:  # cancelled meanwhile: record nothing
-                return
             result_id = write(session)
-            finish(job, SUCCESS, result=str(result_id))
+            finish(session, job_id, attempt, SUCCESS, result=str(result_id))
         log(f"finished: created row {result_id}")
+    except JobEndedElsewhere:
+        log("the job had already ended when its work was done: the result was not stored")
     except Exception as error:  # noqa: BLE001 - every failure is recorded on the job
         for line in traceback.format_exc().rstrip().splitlines():
             log(line)
-        with transaction(factory) as session:
-            job = session.get_one(JobRow, job_id)
-            if job.status == STARTED:
-                finish(job, FAILURE, error=readable_error(error))
+        if attempt is not None:
+            try:
+                with transaction(factory) as session:
+                    finish(session, job_id, attempt, FAILURE, error=readable_error(error))
+            except JobEndedElsewhere:
+                pass
     finally:
         engine.dispose()
 
 
-def finish(job: JobRow, status: str, result: str | None = None, error: str | None = None) -> None:
-    """Record the end of a job."""
-    job.status = status
-    job.end_time = utc_now()
-    job.result = result
-    job.error = error
+def finish(
+    session: Session,
+    job_id: str,
+    attempt: datetime,
+    status: str,
+    result: str | None = None,
+    error: str | None = None,
+) -> None:
+    """Record the end of the job in ``session`` if this attempt still runs it; otherwise raise
+    :class:`JobEndedElsewhere` (so the caller's transaction rolls back)."""
+    outcome = session.execute(
+        update(JobRow)
+        .where(JobRow.id == job_id, JobRow.status == STARTED, JobRow.start_time == attempt)
+        .values(status=status, end_time=utc_now(), result=result, error=error)
+    )
+    if not outcome.rowcount:
+        raise JobEndedElsewhere(job_id)
 
 
 def readable_error(error: BaseException) -> str:
