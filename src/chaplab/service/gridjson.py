@@ -52,20 +52,19 @@ def number_field(key: str, values: np.ndarray, axes: tuple[int, ...]) -> GridFie
     """A numeric member with one value per cell of ``axes`` (``values`` has their shape); float32
     values are written with float32's shortest round-trip text, NaN as null."""
     flat = np.ascontiguousarray(values).reshape(-1)
-    text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
-    numbers = _fixed(text[1:-1].split(b",") if flat.size else [], values.shape)
-    lead = np.bytes_(_member(key))
-    return GridField(
-        np.char.add(lead, numbers) if flat.size < 4096 else _prefixed(lead, numbers), axes
-    )
-
-
-def _prefixed(lead: np.bytes_, numbers: np.ndarray) -> np.ndarray:
-    """``lead`` + each number, as one fixed-width array (vectorised for large arrays)."""
-    joined = np.empty(numbers.shape, dtype=[("lead", f"S{len(lead)}"), ("text", numbers.dtype)])
-    joined["lead"] = lead
-    joined["text"] = numbers
-    return joined.view(f"S{joined.dtype.itemsize}")
+    lead = np.frombuffer(_member(key), dtype=np.uint8)
+    text = np.frombuffer(orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY), dtype=np.uint8)
+    # orjson writes "[a,b,...]": number k spans from after the k-th separator to the next one.
+    separators = np.flatnonzero(text == ord(","))
+    starts = np.concatenate(([1], separators + 1)) if flat.size else np.empty(0, np.intp)
+    lengths = np.concatenate((separators, [text.size - 1]))[: flat.size] - starts
+    width = lead.size + (int(lengths.max()) if flat.size else 0)
+    texts = np.empty((flat.size, width), dtype=np.uint8)
+    texts[:, : lead.size] = lead
+    for offset in range(width - lead.size):  # one dense gather per character position
+        characters = text[np.minimum(starts + offset, text.size - 1)]
+        texts[:, lead.size + offset] = np.where(lengths > offset, characters, SPACE)
+    return GridField(texts.view(f"S{width}").reshape(values.shape), axes)
 
 
 def _broadcastable(field: GridField, rank: int, shape: tuple[int, ...]) -> np.ndarray:
@@ -103,13 +102,14 @@ def grid_json(shape: tuple[int, ...], fields: Sequence[GridField]) -> bytes:
     row_type = np.dtype(
         [(f"f{index}", group.texts.dtype) for index, group in enumerate(groups)] + [("end", "S2")]
     )
-    rows = np.empty(shape, dtype=row_type)
+    body = np.empty(1 + n_rows * row_type.itemsize, dtype=np.uint8)
+    body[0] = ord("[")
+    rows = body[1:].view(row_type).reshape(shape)  # fixed-width rows after the opening bracket
     for index, group in enumerate(groups):
         rows[f"f{index}"] = _broadcastable(group, rank, shape)
     rows["end"] = b"},"
-    body = rows.reshape(-1).view(np.uint8)
     body[-1] = ord("]")  # the last row's trailing comma closes the array
-    return b"[" + body.tobytes()
+    return body.tobytes()
 
 
 def _opening(field: GridField) -> GridField:
