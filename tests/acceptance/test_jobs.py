@@ -29,11 +29,13 @@ def test_evaluation_is_listed_only_once_its_job_is_success(
     http: httpx.Client, unique: str
 ) -> None:
     dataset = next(d for d in http.get("/v1/crud/datasets").json() if d["type"] == "evaluation")
-    model_name = http.get("/v1/crud/configured-models").json()[0]["name"]
+    # the slowest model over many splits, so that the job is seen before it ends
+    model_name = next(m["name"] for m in http.get("/v1/crud/configured-models").json()
+                      if m["name"].startswith("regression_model"))
     name = f"visible {unique}"
     created = http.post(
         "/v1/analytics/create-backtest",
-        json={"name": name, "modelId": model_name, "datasetId": dataset["id"], "nSplits": 2},
+        json={"name": name, "modelId": model_name, "datasetId": dataset["id"], "nSplits": 12},
     )
     assert created.status_code < 300, created.text
     job_id = created.json()["id"]
