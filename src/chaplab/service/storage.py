@@ -17,8 +17,7 @@ from chaplab.service import periods as period_math
 from chaplab.service.db import DatasetFeatureRow, DatasetRow
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
-
-POLYGON_TYPES = ("Polygon", "MultiPolygon")
+from chaplab.service.geometry import check_polygon_geometry
 
 
 @dataclass(frozen=True)
@@ -114,11 +113,7 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
         where = f"{field}.features[{index}]"
         if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
             raise FieldProblem(where, 'must be an object with "type": "Feature"')
-        geometry = feature.get("geometry")
-        if not isinstance(geometry, Mapping) or geometry.get("type") not in POLYGON_TYPES:
-            raise FieldProblem(f"{where}.geometry", "must be a Polygon or MultiPolygon geometry")
-        if not isinstance(geometry.get("coordinates"), list) or not geometry["coordinates"]:
-            raise FieldProblem(f"{where}.geometry.coordinates", "must be a non-empty list of rings")
+        check_polygon_geometry(feature.get("geometry"), f"{where}.geometry")
         properties = feature.get("properties")
         identifier = (properties or {}).get("id") if isinstance(properties, Mapping) else None
         identifier = identifier if identifier is not None else feature.get("id")

@@ -25,16 +25,24 @@ class WireModel(BaseModel):
     )
 
 
+class WireRequest(WireModel):
+    """A request body, validated strictly: a number where an id is wanted (never ``true`` or
+    ``"3"``), a string where a name is wanted. A value of the wrong type is a 422 naming the
+    field, not something quietly converted."""
+
+    model_config = ConfigDict(strict=True)
+
+
 class SnakeModel(BaseModel):
     """snake_case on the wire (jobs, system information)."""
 
 
-class DataSource(WireModel):
+class DataSource(WireRequest):
     covariate: str
     data_element_id: str
 
 
-class Observation(WireModel):
+class Observation(WireRequest):
     """One value of one feature for one org unit and period; ``null`` marks a missing value."""
 
     feature_name: str = Field(min_length=1)
@@ -61,7 +69,7 @@ class DatasetWithObservations(DatasetRead):
     geojson: dict[str, Any] | None = None
 
 
-class DatasetCreate(WireModel):
+class DatasetCreate(WireRequest):
     """``POST /v1/crud/datasets``: a dataset from inline JSON; the observations may also be
     sent as ``providedData``."""
 
@@ -74,7 +82,7 @@ class DatasetCreate(WireModel):
     data_sources: list[DataSource] = []
 
 
-class MakeDatasetRequest(WireModel):
+class MakeDatasetRequest(WireRequest):
     """``POST /v1/analytics/make-dataset``: a dataset from provided data and org-unit polygons."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -123,7 +131,7 @@ class ModelSpecRead(WireModel):
     archived: bool = False
 
 
-class ConfiguredModelCreate(WireModel):
+class ConfiguredModelCreate(WireRequest):
     name: str = Field(min_length=1, max_length=100)
     model_template_id: int
     user_option_values: dict[str, Any] = {}
@@ -158,7 +166,7 @@ class BacktestRead(WireModel):
     dataset: DatasetRead
 
 
-class CreateBacktestRequest(WireModel):
+class CreateBacktestRequest(WireRequest):
     """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -169,7 +177,7 @@ class CreateBacktestRequest(WireModel):
     stride: PositiveInt = 1
 
 
-class PredictionRequest(WireModel):
+class PredictionRequest(WireRequest):
     name: str = Field(min_length=1, max_length=200)
     geojson: dict[str, Any] | None = None
     provided_data: list[Observation] = Field(min_length=1)

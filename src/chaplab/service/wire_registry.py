@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chaplab.service.wire import WireModel
+from chaplab.service.wire import WireModel, WireRequest
 
 
-class ModelTemplateCreate(WireModel):
+class ModelTemplateCreate(WireRequest):
     """``POST /v1/crud/models``: a template described by its name, period type, covariates and
     configuration schema (the JSON form of ``chaplab.schema``)."""
 
@@ -32,7 +32,7 @@ class ModelTemplateCreate(WireModel):
 class RunnerRegistration(BaseModel):
     """``POST /v2/services/$register``: where an external model runner answers, and its info."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     url: str = Field(min_length=1, max_length=2000, description="http(s) URL of the runner")
     info: dict[str, Any] = Field(
         default_factory=dict, description="what the runner says about itself"
@@ -50,7 +50,7 @@ class RunnerRead(BaseModel):
     stale_after_seconds: float
 
 
-class DebugEntryCreate(WireModel):
+class DebugEntryCreate(WireRequest):
     message: str = Field(min_length=1, max_length=10_000)
     details: dict[str, Any] = {}
 

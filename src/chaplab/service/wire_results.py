@@ -17,10 +17,11 @@ from chaplab.service.wire import (
     Observation,
     PredictionEntry,
     WireModel,
+    WireRequest,
 )
 
 
-class BacktestRowCreate(WireModel):
+class BacktestRowCreate(WireRequest):
     """``POST /v1/crud/backtests``: an evaluation row without forecasts (no job runs)."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -29,7 +30,7 @@ class BacktestRowCreate(WireModel):
     n_periods: PositiveInt = 3
 
 
-class BacktestUpdate(WireModel):
+class BacktestUpdate(WireRequest):
     """``PATCH /v1/crud/backtests/{id}``: the editable fields; others are refused."""
 
     model_config = ConfigDict(extra="forbid")
@@ -65,7 +66,7 @@ class BacktestOverlap(WireModel):
     periods: list[str]
 
 
-class CreateBacktestWithDataRequest(WireModel):
+class CreateBacktestWithDataRequest(WireRequest):
     """``POST /v1/analytics/create-backtest-with-data/``: an evaluation on data sent inline."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -152,7 +153,7 @@ class PredictionFull(PredictionRead):
     forecasts: list[PredictionEntry]
 
 
-class PredictionRowCreate(WireModel):
+class PredictionRowCreate(WireRequest):
     """``POST /v1/crud/predictions``: a prediction row without forecasts (no job runs)."""
 
     name: str = Field(min_length=1, max_length=200)
@@ -160,7 +161,7 @@ class PredictionRowCreate(WireModel):
     configured_model_with_data_source_id: int
 
 
-class LegacyPredictionRequest(WireModel):
+class LegacyPredictionRequest(WireRequest):
     """``POST /v1/analytics/make-prediction``: the older submit naming the configured model."""
 
     name: str = Field(min_length=1, max_length=200)
