@@ -132,6 +132,61 @@ class TestRefusedWithoutChange:
             with pytest.raises(UnprocessableEntityError, match=field):
                 client.create_dataset("bad geojson", frame, geojson=geojson)
 
+    def test_an_unclosed_polygon_is_422_naming_the_ring(self, client: ChapClient) -> None:
+        frame = small_frame(n_years=1)
+        org_unit = str(frame["location"].iloc[0])
+        open_ring = [[0, 0], [1, 0], [1, 1], [0, 1]]
+        geojson = {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {"id": org_unit},
+                    "geometry": {"type": "Polygon", "coordinates": [open_ring]},
+                }
+            ],
+        }
+        with pytest.raises(UnprocessableEntityError, match="not closed") as refused:
+            client.create_dataset("open ring", frame, geojson=geojson)
+        assert "geojson.features[0].geometry.coordinates[0]" in str(refused.value)
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"name": "x", "modelTemplateId": True}, "modelTemplateId"),
+            ({"name": "x", "modelTemplateId": "1"}, "modelTemplateId"),
+            ({"name": 7, "modelTemplateId": 1}, "name"),
+        ],
+    )
+    def test_a_value_of_the_wrong_type_is_not_converted(
+        self, http: httpx.Client, body: dict, field: str
+    ) -> None:
+        answer = http.post("/v1/crud/configured-models", json=body)
+        assert answer.status_code == 422, answer.text
+        assert any(problem["loc"][-1] == field for problem in answer.json()["errors"])
+
+    def test_a_boolean_count_is_refused(self, client: ChapClient, http: httpx.Client) -> None:
+        body = {"name": "x", "modelId": "naive_model", "datasetId": demo_dataset_id(client),
+                "nSplits": True}
+        answer = http.post("/v1/analytics/create-backtest", json=body)
+        assert answer.status_code == 422, answer.text
+        assert any(problem["loc"][-1] == "nSplits" for problem in answer.json()["errors"])
+
+    def test_more_quantile_levels_than_the_limit_are_422(self, http: httpx.Client) -> None:
+        from chaplab.service.routes._deps import MAX_QUANTILE_LEVELS
+
+        evaluation_id = http.get("/v1/crud/backtests").json()[0]["id"]
+        levels = [("quantiles", 0.5)] * (MAX_QUANTILE_LEVELS + 1)
+        answer = http.get("/v1/analytics/evaluation-entry",
+                          params=[("backtestId", evaluation_id), *levels])
+        assert answer.status_code == 422
+        assert "quantiles" in answer.json()["detail"]
+        every_percentile = [("quantiles", level / 100) for level in range(1, 100)]
+        answered = http.get("/v1/analytics/evaluation-entry",
+                            params=[("backtestId", evaluation_id), *every_percentile])
+        assert answered.status_code == 200
+        assert {entry["quantile"] for entry in answered.json()} == {q for _, q in every_percentile}
+
     def test_periods_that_do_not_parse_are_422(self, http: httpx.Client) -> None:
         body = {
             "name": "bad period",

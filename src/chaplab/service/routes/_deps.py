@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import Base
@@ -36,6 +36,22 @@ def database_session(request: Request) -> Iterator[Session]:
 
 State = Annotated[ServiceState, Depends(service_state)]
 DB = Annotated[Session, Depends(database_session)]
+
+MAX_QUANTILE_LEVELS = 99
+"""The most quantile levels one request may ask for (every percentile)."""
+QUANTILES_HELP = (
+    f"quantile levels strictly between 0 and 1, repeated (at most {MAX_QUANTILE_LEVELS})"
+)
+QuantileLevels = Annotated[
+    list[float], Query(max_length=MAX_QUANTILE_LEVELS, description=QUANTILES_HELP)
+]
+OptionalQuantileLevels = Annotated[
+    list[float] | None,
+    Query(
+        max_length=MAX_QUANTILE_LEVELS,
+        description=f"{QUANTILES_HELP}; default 0.1, 0.25, 0.5, 0.75, 0.9",
+    ),
+]
 
 Row = TypeVar("Row", bound=Base)
 MAX_ROW_ID = 2**63 - 1

@@ -15,7 +15,13 @@ from chaplab.service.db import ConfiguredModelWithDataSourceRow, EvaluationRow, 
 from chaplab.service.entries import evaluation_entries_json, prediction_entries_json
 from chaplab.service.errors import FieldProblem
 from chaplab.service.jobs import create_job
-from chaplab.service.routes._deps import DB, State, get_or_404
+from chaplab.service.routes._deps import (
+    DB,
+    OptionalQuantileLevels,
+    QuantileLevels,
+    State,
+    get_or_404,
+)
 from chaplab.service.storage import dataset_content, panel_of, samples_from_bytes
 from chaplab.service.validation import check_model_fits, check_prediction_history
 from chaplab.service.views import spec_of
@@ -30,7 +36,6 @@ from chaplab.service.wire import (
 
 router = APIRouter(tags=["analytics"])
 DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
-Quantiles = Annotated[list[float], Query(description="quantile levels in (0, 1), repeated")]
 OrgUnits = Annotated[
     list[str] | None, Query(alias="orgUnits", description="org units, repeated; adm0 = their sum")
 ]
@@ -44,7 +49,7 @@ def _json(body: bytes) -> Response:
 def evaluation_entries(
     session: DB,
     backtest_id: Annotated[int, Query(alias="backtestId")],
-    quantiles: Quantiles,
+    quantiles: QuantileLevels,
     split_period: Annotated[str | None, Query(alias="splitPeriod")] = None,
     org_units: OrgUnits = None,
 ) -> Response:
@@ -137,12 +142,7 @@ def make_prediction(request: PredictionRequest, session: DB, state: State) -> Jo
 def prediction_entries(
     prediction_id: int,
     session: DB,
-    quantiles: Annotated[
-        list[float] | None,
-        Query(
-            description="quantile levels in (0, 1), repeated; " "default 0.1, 0.25, 0.5, 0.75, 0.9"
-        ),
-    ] = None,
+    quantiles: OptionalQuantileLevels = None,
     org_units: OrgUnits = None,
 ) -> Response:
     """Quantiles of every (org unit, period) of a prediction."""

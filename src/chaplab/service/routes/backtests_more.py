@@ -15,7 +15,13 @@ from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import ModelTemplateSpec, Panel
 from chaplab.service.jobs import create_job
 from chaplab.service.result_views import DEFAULT_QUANTILES, ROW_ONLY_SAMPLES, backtest_full_json
-from chaplab.service.routes._deps import DB, MAX_ROW_ID, State, get_or_404
+from chaplab.service.routes._deps import (
+    DB,
+    MAX_ROW_ID,
+    OptionalQuantileLevels,
+    State,
+    get_or_404,
+)
 from chaplab.service.routes.backtests import configured_model_by_name
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.storage import (
@@ -98,9 +104,7 @@ def update_backtest(backtest_id: int, request: BacktestUpdate, session: DB) -> B
 def get_backtest_full(
     backtest_id: int,
     session: DB,
-    quantiles: Annotated[
-        list[float] | None, Query(description="quantile levels, repeated; default 0.1 ... 0.9")
-    ] = None,
+    quantiles: OptionalQuantileLevels = None,
 ) -> Response:
     """The evaluation with its configuration, configured model, dataset and predicted entries."""
     row = get_or_404(session, EvaluationRow, backtest_id, "backtest")

@@ -3,9 +3,7 @@ created. A job that has not succeeded gets 409 with the reason, never a 500."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Response
 from sqlalchemy.orm import Session
 
 from chaplab.service.db import (
@@ -22,7 +20,7 @@ from chaplab.service.result_views import (
     prediction_full_json,
     prediction_read,
 )
-from chaplab.service.routes._deps import DB, get_or_404
+from chaplab.service.routes._deps import DB, OptionalQuantileLevels, get_or_404
 from chaplab.service.views import backtest_read, dataset_read
 from chaplab.service.wire_results import BacktestFull, JobDatabaseResult, PredictionFull
 from chaplab.toolkit import ProblemError
@@ -33,9 +31,6 @@ RESULT_TABLES = {
     "make_prediction": ("prediction", PredictionRow),
     "create_dataset": ("dataset", DatasetRow),
 }
-QuantileLevels = Annotated[
-    list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")
-]
 
 
 @router.delete("/v1/jobs/{job_id}", status_code=204, response_class=Response)
@@ -68,7 +63,9 @@ def job_database_result(job_id: str, session: DB) -> JobDatabaseResult:
 
 
 @router.get("/v1/jobs/{job_id}/evaluation_result", response_model=BacktestFull)
-def job_evaluation_result(job_id: str, session: DB, quantiles: QuantileLevels = None) -> Response:
+def job_evaluation_result(
+    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
+) -> Response:
     """The full evaluation a successful evaluation job created, with its entries."""
     row = _created_row(
         session, _succeeded(session, job_id, "create_backtest"), "backtest", EvaluationRow
@@ -79,7 +76,9 @@ def job_evaluation_result(job_id: str, session: DB, quantiles: QuantileLevels = 
 
 
 @router.get("/v1/jobs/{job_id}/prediction_result", response_model=PredictionFull)
-def job_prediction_result(job_id: str, session: DB, quantiles: QuantileLevels = None) -> Response:
+def job_prediction_result(
+    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
+) -> Response:
     """The full prediction a successful prediction job created, with its entries."""
     row = _created_row(
         session, _succeeded(session, job_id, "make_prediction"), "prediction", PredictionRow

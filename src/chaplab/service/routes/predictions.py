@@ -21,7 +21,7 @@ from chaplab.service.result_views import (
     prediction_read,
     prediction_samples,
 )
-from chaplab.service.routes._deps import DB, State, get_or_404
+from chaplab.service.routes._deps import DB, OptionalQuantileLevels, State, get_or_404
 from chaplab.service.routes.analytics import make_prediction
 from chaplab.service.routes.backtests import configured_model_by_name
 from chaplab.service.storage import panel_from_observations
@@ -87,9 +87,7 @@ def all_prediction_entries(
     prediction_id: Annotated[
         int | None, Query(alias="predictionId", description="one prediction only")
     ] = None,
-    quantiles: Annotated[
-        list[float] | None, Query(description="levels, repeated; default 0.1 ... 0.9")
-    ] = None,
+    quantiles: OptionalQuantileLevels = None,
     org_units: Annotated[
         list[str] | None, Query(alias="orgUnits", description="repeated; adm0 = their sum")
     ] = None,
