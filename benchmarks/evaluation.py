@@ -43,7 +43,7 @@ def direct_rows() -> list[Result]:
             for size in SIZES
         }
         rows.append(at_most(f"3 run_backtest {model}, 100 org units", seconds[100], limit, "s"))
-        for small, large in zip(SIZES, SIZES[1:]):
+        for small, large in zip(SIZES, SIZES[1:], strict=False):
             rows.append(
                 within(
                     f"3 growth {model}, {small} -> {large} org units",

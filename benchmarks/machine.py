@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -46,7 +46,7 @@ def describe_machine() -> dict[str, object]:
     """Everything the table needs to be read against."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     return {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "memory_gib": memory_gib(),

@@ -104,8 +104,11 @@ def run() -> list[Result]:
         long_wait.join()
     return [
         at_most(
-            "4 wait_for_job latency after job end, 1-10 s jobs", statistics.median(latencies) * 1000,
-            LATENCY_LIMIT_MS, "ms", note=f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} jobs",
+            "4 wait_for_job latency after job end, 1-10 s jobs",
+            statistics.median(latencies) * 1000,
+            LATENCY_LIMIT_MS,
+            "ms",
+            note=f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} jobs",
         ),
         at_most("4 status requests for a 60 s job", long_job.status_requests, REQUEST_LIMIT,
                 "requests"),

@@ -94,7 +94,10 @@ def table_cells(row: Result) -> tuple[str, ...]:
 def text_table(rows: Sequence[Result]) -> str:
     cells = [COLUMNS, *(table_cells(row) for row in rows)]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)) for line in cells]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True))
+        for line in cells
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
@@ -113,7 +116,8 @@ def machine_lines(machine: Mapping[str, object]) -> str:
     return "\n".join(
         [
             f"- date: {machine['date']}",
-            f"- CPU: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB memory",
+            f"- CPU: {machine['cpu']}, {machine['cores']} cores, "
+            f"{machine['memory_gib']} GiB memory",
             f"- OS: {machine['os']}; Python {machine['python']}",
             f"- load average at start: {machine['load_average_at_start']}",
             "- libraries: " + ", ".join(f"{name} {version}" for name, version in libraries.items()),

@@ -22,7 +22,6 @@ from chaplab.service.demo import generate_demo
 from chaplab.service.storage import DatasetContent, new_dataset_row
 from chaplab.toolkit import BackgroundServer
 
-
 _SHARED: list[BenchService] = []
 
 

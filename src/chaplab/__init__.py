@@ -22,8 +22,11 @@ _LAZY: dict[str, str] = {
 __all__ = [*_LAZY, "__version__"]
 
 if TYPE_CHECKING:
-    from chaplab._connect import connect
-    from chaplab.client import AsyncChapClient, ChapClient, ChapError, JobFailedError
+    from chaplab._connect import connect as connect
+    from chaplab.client import AsyncChapClient as AsyncChapClient
+    from chaplab.client import ChapClient as ChapClient
+    from chaplab.client import ChapError as ChapError
+    from chaplab.client import JobFailedError as JobFailedError
 
 
 def __getattr__(name: str) -> Any:

@@ -57,9 +57,8 @@ def served(**auth: Any) -> Iterator[httpx.Client]:
 
 def start_failure(**auth: Any) -> BaseException:
     """The error raised while building and starting a service with these settings."""
-    with pytest.raises(Exception) as raised:
-        with BackgroundServer(build(**auth)):
-            pass
+    with pytest.raises(Exception) as raised, BackgroundServer(build(**auth)):
+        pass
     return raised.value
 
 
@@ -361,11 +360,10 @@ def test_only_seven_characters_of_a_key_are_ever_logged(
     caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     wrong = "sk_live_Lm3nB4vC5xZ6aS7dF8"
-    with caplog.at_level(logging.DEBUG):
-        with served(api_keys=[KEY, OTHER_KEY]) as http:
-            http.get("/v1/things", headers={"X-API-Key": KEY})
-            http.get("/v1/things", headers={"X-API-Key": wrong})
-            http.get("/health", headers={"X-API-Key": OTHER_KEY})
+    with caplog.at_level(logging.DEBUG), served(api_keys=[KEY, OTHER_KEY]) as http:
+        http.get("/v1/things", headers={"X-API-Key": KEY})
+        http.get("/v1/things", headers={"X-API-Key": wrong})
+        http.get("/health", headers={"X-API-Key": OTHER_KEY})
     prefixes = [getattr(r, "key_prefix", None) for r in caplog.records if r.name == AUTH_LOGGER]
     assert KEY[:7] in prefixes and wrong[:7] in prefixes
     for record in caplog.records:

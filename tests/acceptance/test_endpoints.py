@@ -46,9 +46,12 @@ def test_system_info_on_an_unreachable_service_raises_a_connection_error() -> No
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         free_port = probe.getsockname()[1]
-    with ChapClient(f"http://127.0.0.1:{free_port}", retry=RetryPolicy(max_retries=0)) as client:
-        with pytest.raises(ChapConnectionError):
-            client.system_info()
+    unreachable = f"http://127.0.0.1:{free_port}"
+    with (
+        ChapClient(unreachable, retry=RetryPolicy(max_retries=0)) as client,
+        pytest.raises(ChapConnectionError),
+    ):
+        client.system_info()
 
 
 def test_datasets_list_and_one_dataset(http: httpx.Client) -> None:

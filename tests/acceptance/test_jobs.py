@@ -104,9 +104,11 @@ def test_client_polls_through_every_non_terminal_status() -> None:
 @pytest.mark.parametrize("terminal", ["FAILURE", "revoked", "CANCELLED"])
 def test_client_stops_polling_outside_the_non_terminal_set(terminal: str) -> None:
     transport, served = scripted_jobs(["PENDING", terminal])
-    with ChapClient("http://chap.test", transport=transport) as client:
-        with pytest.raises(JobFailedError):
-            client.wait_for_job(JOB_ID, timeout=60, poll_interval=0.01)
+    with (
+        ChapClient("http://chap.test", transport=transport) as client,
+        pytest.raises(JobFailedError),
+    ):
+        client.wait_for_job(JOB_ID, timeout=60, poll_interval=0.01)
     assert len(served) == 2, f"polled {served}"
 
 

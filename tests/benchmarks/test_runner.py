@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from benchmarks.results import Result, at_most, faster, within
 from benchmarks.runner import main, report, run_figures, write_docs
 
@@ -51,14 +50,17 @@ def test_a_figure_that_raises_becomes_a_failed_row() -> None:
     def broken() -> list[Result]:
         raise RuntimeError("service did not start")
 
-    rows = run_figures({"ok": lambda: [at_most("ok", 1.0, 2.0, "s")], "broken": broken}, io.StringIO())
+    figures = {"ok": lambda: [at_most("ok", 1.0, 2.0, "s")], "broken": broken}
+    rows = run_figures(figures, io.StringIO())
     assert [row.passed for row in rows] == [True, False]
     assert "service did not start" in rows[1].note
 
 
 def test_docs_table_is_replaced_between_markers(tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
-    docs.write_text("# Title\n<!-- benchmark table start -->\nold\n<!-- benchmark table end -->\nend\n")
+    docs.write_text(
+        "# Title\n<!-- benchmark table start -->\nold\n<!-- benchmark table end -->\nend\n"
+    )
     write_docs([at_most("7 fan chart", 0.4, 1.0, "s")], MACHINE, docs)
     text = docs.read_text()
     assert "old" not in text and "| 7 fan chart | 0.4 s | <= 1 s |" in text

@@ -1,4 +1,5 @@
-"""Drive JupyterLab in headless Chromium: start a lab server, open a notebook, run it, screenshot it.
+"""Drive JupyterLab in headless Chromium: start a lab server, open a notebook, run it, take a
+screenshot.
 
 The pieces:
 - `JupyterLab.start(root_dir, ...)` runs `jupyter lab` on a free loopback port with a random token
@@ -133,7 +134,9 @@ class JupyterLab:
         status_url = f"{self.base_url}/api/status?token={self.token}"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}: {self.log()}")
+                raise RuntimeError(
+                    f"jupyter lab exited with {self.process.returncode}: {self.log()}"
+                )
             try:
                 with urllib.request.urlopen(status_url, timeout=2) as response:
                     if response.status == 200:
@@ -269,7 +272,8 @@ class NotebookPage:
         return self.page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output")
 
     def screenshot(self, path: Path) -> Path:
-        """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are made)."""
+        """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are
+        made)."""
         self.wait_until_idle()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(path))

@@ -1,7 +1,9 @@
-"""binder/start: the service comes up on loopback, kernels learn CHAP_URL, the command takes over."""
+"""binder/start: the service comes up on loopback, kernels learn CHAP_URL, and the command it is
+given takes over."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -48,10 +50,8 @@ class StartScript:
 
     def kill_all(self) -> None:
         for group in self.groups:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(group, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
 
 
 @pytest.fixture

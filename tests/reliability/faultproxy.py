@@ -5,7 +5,8 @@ forwards each request to the upstream service over a fresh connection. Rules dec
 request, what happens instead of a clean pass-through:
 
 - ``Reset(before_forwarding=True)``: reset the client's connection (TCP RST) without forwarding;
-- ``Reset(before_forwarding=False)``: forward, let the upstream act, then reset instead of answering;
+- ``Reset(before_forwarding=False)``: forward, let the upstream act, then reset instead of
+  answering;
 - ``Delay(seconds)``: forward, then hold the answer for ``seconds`` (a slow service);
 - ``Answer(status, retry_after=...)``: answer itself (a 502/503 from a gateway), not forwarding;
 - ``Truncate(keep_bytes, honest_length=False)``: forward, then send only the first ``keep_bytes``
@@ -20,6 +21,7 @@ Every request the proxy receives is recorded (``received``) with the fault appli
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import struct
 import threading
@@ -266,7 +268,9 @@ class FaultProxy:
 
     # -- the proxying ---------------------------------------------------------------------
 
-    async def _handle_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _handle_client(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
@@ -339,10 +343,8 @@ def _reset(writer: asyncio.StreamWriter) -> None:
     """Abort the connection with a TCP RST (SO_LINGER 0), not an orderly close."""
     sock = writer.get_extra_info("socket")
     if sock is not None:
-        try:
+        with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        except OSError:
-            pass
     writer.transport.abort()
 
 
@@ -372,7 +374,9 @@ async def _read_request(
     return event, b"".join(chunks)
 
 
-async def _read_response(connection: h11.Connection, reader: asyncio.StreamReader) -> _UpstreamAnswer:
+async def _read_response(
+    connection: h11.Connection, reader: asyncio.StreamReader
+) -> _UpstreamAnswer:
     while not isinstance(head := await _next_event(connection, reader), h11.Response):
         if isinstance(head, h11.ConnectionClosed):
             raise ConnectionError("the upstream closed the connection without answering")

@@ -6,6 +6,7 @@ workers it forked, even after the service itself was killed and the workers were
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -78,9 +79,13 @@ class ServeProcess:
     def _check_alive(self, deadline: float) -> None:
         assert self.process is not None
         if self.process.poll() is not None:
-            raise RuntimeError(f"chaplab serve exited with {self.process.returncode}:\n{self.log()}")
+            raise RuntimeError(
+                f"chaplab serve exited with {self.process.returncode}:\n{self.log()}"
+            )
         if time.monotonic() > deadline:
-            raise RuntimeError(f"chaplab serve did not start within {STARTUP_SECONDS} s:\n{self.log()}")
+            raise RuntimeError(
+                f"chaplab serve did not start within {STARTUP_SECONDS} s:\n{self.log()}"
+            )
 
     @property
     def pid(self) -> int:
@@ -122,10 +127,8 @@ class ServeProcess:
     def end_group(self) -> None:
         """SIGKILL what is left of every run's process group (orphaned workers included)."""
         for group in self.groups:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(group, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         if self.process is not None:
             self.process.wait(30)
 
@@ -142,7 +145,9 @@ class ServeProcess:
 
     def log(self) -> str:
         """Everything every run of this service wrote to stdout and stderr."""
-        return "\n".join(path.read_text(errors="replace") for path in self.log_paths if path.exists())
+        return "\n".join(
+            path.read_text(errors="replace") for path in self.log_paths if path.exists()
+        )
 
     def __enter__(self) -> Self:
         return self

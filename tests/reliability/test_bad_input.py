@@ -54,7 +54,10 @@ def polygon_feature(org_unit: str, coordinates: Any, kind: str = "Polygon") -> d
 
 
 def csv_upload(text: str) -> dict[str, Any]:
-    return {"data": {"name": "csv probe"}, "files": {"csvFile": ("data.csv", text.encode(), "text/csv")}}
+    return {
+        "data": {"name": "csv probe"},
+        "files": {"csvFile": ("data.csv", text.encode(), "text/csv")},
+    }
 
 
 CSV_HEADER = "time_period,location,disease_cases\n"

@@ -28,7 +28,13 @@ from chaplab.client import (
     RetryPolicy,
 )
 
-from .crash_data import dataset_body, evaluation_named, missing_or_changed, observations_of, snapshot
+from .crash_data import (
+    dataset_body,
+    evaluation_named,
+    missing_or_changed,
+    observations_of,
+    snapshot,
+)
 from .serve_process import ServeProcess, free_port
 from .settings import BOUNDS
 
@@ -105,7 +111,9 @@ def prepare_content(client: ChapClient, url: str) -> dict[str, Any]:
     return dataset_body(demo, "uploaded during the crash", 4)
 
 
-def crash_round(service: ServeProcess, client: ChapClient, upload: dict[str, Any], round_: int) -> None:
+def crash_round(
+    service: ServeProcess, client: ChapClient, upload: dict[str, Any], round_: int
+) -> None:
     """One kill and restart, with the checks of the module docstring."""
     before = snapshot(client)
     big = client.list_datasets()[-1]

@@ -64,9 +64,8 @@ def test_a_database_of_another_schema_version_is_refused_and_left_untouched(
         connection.execute("UPDATE schema_version SET version = ?", (version,))
     connection.close()
     before = digest(new_database)
-    with ServeProcess(new_database, tmp_path) as service:
-        with pytest.raises(RuntimeError) as caught:
-            service.start()
+    with ServeProcess(new_database, tmp_path) as service, pytest.raises(RuntimeError) as caught:
+        service.start()
     message = str(caught.value)
     assert f"schema version {version}" in message and reason in message
     assert "Traceback" not in message
@@ -82,8 +81,7 @@ def test_a_file_that_is_not_a_chaplab_database_is_refused_and_left_untouched(
         connection.execute("INSERT INTO patients (name) VALUES ('kept')")
     connection.close()
     before = digest(foreign)
-    with ServeProcess(foreign, tmp_path) as service:
-        with pytest.raises(RuntimeError) as caught:
-            service.start()
+    with ServeProcess(foreign, tmp_path) as service, pytest.raises(RuntimeError) as caught:
+        service.start()
     assert "not a chaplab database" in str(caught.value)
     assert digest(foreign) == before, "refusing the file changed it (journal mode set to WAL?)"

@@ -13,7 +13,6 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -154,5 +153,6 @@ async def check_jobs(url: str, record: LoadRecord) -> None:
             assert evaluation.name == name and evaluation.dataset_id == 1
             assert evaluation.n_splits == EVALUATION["n_splits"]
             entries = await client.evaluation_entries(evaluation.id, QUANTILES)
-            expected = (evaluation.n_splits or 0) * len(evaluation.org_units) * EVALUATION["n_periods"] * len(QUANTILES)
+            cells = (evaluation.n_splits or 0) * len(evaluation.org_units)
+            expected = cells * EVALUATION["n_periods"] * len(QUANTILES)
             assert len(entries) == expected

@@ -27,9 +27,11 @@ def test_with_keys_every_resource_needs_one_but_health_does_not(tmp_path: Path) 
             assert anonymous.health().status == "success"
             with pytest.raises(AuthenticationError):
                 anonymous.list_datasets()
-        with ChapClient(server.url, api_key="sk_test_wrong_key_000000") as wrong:
-            with pytest.raises(AuthenticationError):
-                wrong.list_models()
+        with (
+            ChapClient(server.url, api_key="sk_test_wrong_key_000000") as wrong,
+            pytest.raises(AuthenticationError),
+        ):
+            wrong.list_models()
         with ChapClient(server.url, api_key=KEY) as keyed:
             assert [t.name for t in keyed.list_model_templates()]
             assert keyed.list_datasets() == []

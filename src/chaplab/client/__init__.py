@@ -23,8 +23,8 @@ from chaplab.client._errors import (
 )
 from chaplab.client._models import (
     ConfiguredModelWithDataSource,
-    DataSource,
     Dataset,
+    DataSource,
     Evaluation,
     EvaluationEntry,
     Health,
@@ -38,6 +38,7 @@ from chaplab.client._models import (
     SystemInfo,
 )
 from chaplab.client._operations import DEFAULT_QUANTILES
+from chaplab.client._polling import NON_TERMINAL_STATUSES, PollSchedule
 from chaplab.client._result_models import (
     DataImportReport,
     DataSourceKind,
@@ -54,7 +55,6 @@ from chaplab.client._result_models import (
     PredictionDetail,
     RejectedOrgUnit,
 )
-from chaplab.client._polling import NON_TERMINAL_STATUSES, PollSchedule
 from chaplab.client._steps import RetryPolicy
 from chaplab.client._sync import ChapClient
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -576,7 +576,7 @@ def _decode(response: httpx.Response) -> Any:
         raise _decode_failure(response, f"a body that is not valid JSON ({exc})") from exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter(shape: Any) -> TypeAdapter[Any]:
     return TypeAdapter(shape)
 

@@ -122,7 +122,7 @@ def test_the_dataset_builder_job_stores_the_dataset(client: ChapClient, unique: 
 def test_dataset_csv_export_neutralises_formula_like_text(client: ChapClient, unique: str) -> None:
     frame = small_frame(n_years=1)
     frame["location"] = frame["location"].map(
-        {u: n for u, n in zip(sorted(set(frame.location)), ["=SUM(A1)", "-OU"])}
+        {u: n for u, n in zip(sorted(set(frame.location)), ["=SUM(A1)", "-OU"], strict=True)}
     )
     frame["rainfall"] = -frame["rainfall"]  # negative numbers stay numbers
     dataset = client.create_dataset(f"formula {unique}", frame)

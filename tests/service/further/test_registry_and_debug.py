@@ -82,9 +82,11 @@ def test_a_database_of_schema_version_1_gains_the_new_tables(tmp_path) -> None:
         for table in ("registered_templates", "model_runners", "debug_entries"):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("UPDATE schema_version SET version = 1")
-    with BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server:
-        with ChapClient(server.url) as chap:
-            assert chap.list_model_runners() == []
-            assert chap.create_debug_entry("migrated").id == 1
+    with (
+        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
+        ChapClient(server.url) as chap,
+    ):
+        assert chap.list_model_runners() == []
+        assert chap.create_debug_entry("migrated").id == 1
     with sqlite3.connect(database) as connection:
         assert connection.execute("SELECT version FROM schema_version").fetchone() == (2,)

@@ -9,7 +9,8 @@ with ``l = 1..n_lags``, an intercept per org unit and coefficients pooled over o
 fitted by iteratively reweighted least squares on all org units at once: the intercepts are
 absorbed by a weighted within-org-unit centring, so each step solves one small ``K x K`` system
 whatever the number of org units. The over-dispersion ``phi`` (``Var = mu + phi mu^2``) is
-re-estimated by moments at every step. Covariates are standardised with the training means and spreads.
+re-estimated by moments at every step. Covariates are standardised with the training means and
+spreads.
 
 Missing values: periods whose target is missing are left out of the fit; a missing lagged case or
 covariate value is replaced by the org unit's climatology (its mean of that month or ISO week).
