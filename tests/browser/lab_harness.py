@@ -5,7 +5,8 @@ The pieces:
 - `JupyterLab.start(root_dir, ...)` runs `jupyter lab` on a free loopback port with a random token
   and private Jupyter config, runtime and settings folders, and waits until it answers;
   `stop()` shuts it down (and the kernels it started).
-- `launch_chromium(profile_dir)` opens Debian's Chromium through Playwright with a fresh profile.
+- `launch_chromium(profile_dir)` opens Chromium (the system's, else Playwright's) with a fresh
+  profile.
 - `NotebookPage` wraps a Playwright page showing one notebook: `run_all_cells()` runs every cell and
   waits until the kernel is idle, failing with the error of any cell that raised.
 """
@@ -51,16 +52,14 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def chromium_path() -> str:
-    """Debian's Chromium; a clear error when it is missing (scripts/ensure-chromium installs it)."""
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).exists():
-        raise RuntimeError("Chromium not found at /usr/bin/chromium: run scripts/ensure-chromium")
-    return path
+def chromium_path() -> str | None:
+    """The system's Chromium (Debian's, installed by scripts/ensure-chromium as root), or None
+    for the browser Playwright installed for this user (scripts/ensure-chromium otherwise)."""
+    return shutil.which("chromium")
 
 
 def launch_chromium(playwright: Playwright, profile_dir: Path) -> BrowserContext:
-    """Headless Chromium with a fresh user-data-dir; Playwright never downloads a browser here."""
+    """Headless Chromium with a fresh user-data-dir."""
     context = playwright.chromium.launch_persistent_context(
         user_data_dir=str(profile_dir),
         executable_path=chromium_path(),
