@@ -16,6 +16,8 @@ from datetime import date
 MONTH = "month"
 WEEK = "week"
 PERIOD_TYPES = (MONTH, WEEK)
+FIRST_YEAR, LAST_YEAR = date.min.year, date.max.year
+"""Periods lie in years 1 to 9999, the calendar's (and four digits') range."""
 
 _MONTH_PATTERN = re.compile(r"^(\d{4})-?(\d{2})$")
 _WEEK_PATTERN = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
@@ -40,6 +42,8 @@ def parse_period(value: str) -> tuple[str, int]:
     month_match = _MONTH_PATTERN.match(text)
     if month_match:
         year, month = int(month_match.group(1)), int(month_match.group(2))
+        if year < FIRST_YEAR:
+            raise ValueError(f"period {value!r} is in year 0; years run from 0001 to 9999")
         if not 1 <= month <= 12:
             raise ValueError(f"period {value!r} has month {month}, expected 01 to 12")
         return MONTH, year * 12 + month - 1
@@ -50,12 +54,18 @@ def parse_period(value: str) -> tuple[str, int]:
 
 
 def format_period(period_type: str, ordinal: int) -> str:
-    """Canonical string of the period with this ordinal: ``202101`` or ``2021W05``."""
+    """Canonical string of the period with this ordinal: ``202101`` or ``2021W05``; ValueError
+    for a period outside the years 0001 to 9999."""
     if period_type == MONTH:
         year, month_index = divmod(ordinal, 12)
+        if not FIRST_YEAR <= year <= LAST_YEAR:
+            raise ValueError(f"a period in year {year} is outside the years 0001 to 9999")
         return f"{year:04d}{month_index + 1:02d}"
     if period_type == WEEK:
-        year, week, _ = date.fromordinal(ordinal * 7 + 1).isocalendar()
+        try:
+            year, week, _ = date.fromordinal(ordinal * 7 + 1).isocalendar()
+        except (ValueError, OverflowError):
+            raise ValueError("a period outside the years 0001 to 9999") from None
         return f"{year:04d}W{week:02d}"
     raise ValueError(f"period type {period_type!r} is not one of {', '.join(PERIOD_TYPES)}")
 

@@ -23,6 +23,7 @@ from fastapi import Response
 
 from chaplab.service import periods as period_math
 from chaplab.service.errors import FieldProblem
+from chaplab.service.text import control_character_problem
 from chaplab.service.wire import Observation
 
 TIME_PERIOD, LOCATION = "time_period", "location"
@@ -98,6 +99,9 @@ def parse_dataset_csv(content: bytes, field: str) -> ParsedCsv:
         for column, value in ((LOCATION, location), (TIME_PERIOD, raw_period)):
             if not value:
                 raise FieldProblem(f"{where}, column {column}", "is empty")
+            problem = control_character_problem(value)
+            if problem is not None:
+                raise FieldProblem(f"{where}, column {column}", problem)
             if looks_like_formula(value):
                 raise FieldProblem(
                     f"{where}, column {column}", f"{value[:20]!r} looks like a spreadsheet formula"
@@ -150,6 +154,10 @@ def _checked_header(header: list[str], field: str) -> list[str]:
         raise FieldProblem(
             f"{field} header", "has no feature column besides time_period and location"
         )
+    for name in features:
+        problem = control_character_problem(name)
+        if problem is not None:
+            raise FieldProblem(f"{field} header", f"column {name!r} {problem}")
     formula = next((name for name in features if looks_like_formula(name)), None)
     if formula is not None:
         raise FieldProblem(

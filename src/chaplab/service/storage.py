@@ -19,6 +19,10 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.geometry import check_polygon_geometry
 
+MAX_PERIOD_SPAN = 10_000
+"""The most periods one dataset covers (about 190 years of weeks): every feature is stored
+densely over the span, so one stray period far away would otherwise blow it up."""
+
 
 @dataclass(frozen=True)
 class DatasetContent:
@@ -79,6 +83,14 @@ def panel_from_observations(observations: Sequence[Any], field: str = "observati
         ordinals.append(ordinal)
     assert period_type is not None
     first, last = min(ordinals), max(ordinals)
+    if last - first >= MAX_PERIOD_SPAN:
+        raise FieldProblem(
+            field,
+            f"spans {last - first + 1} {period_type}s from "
+            f"{period_math.format_period(period_type, first)} to "
+            f"{period_math.format_period(period_type, last)}; a dataset covers at most "
+            f"{MAX_PERIOD_SPAN} periods",
+        )
     periods = [period_math.format_period(period_type, o) for o in range(first, last + 1)]
     org_units = list(dict.fromkeys(observation.org_unit for observation in observations))
     unit_index = {unit: i for i, unit in enumerate(org_units)}

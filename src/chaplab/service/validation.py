@@ -10,7 +10,12 @@ from typing import Any
 import numpy as np
 
 from chaplab.service.errors import FieldProblem
-from chaplab.service.forecasting import ModelTemplateSpec, Panel, split_indices
+from chaplab.service.forecasting import (
+    InsufficientHistoryError,
+    ModelTemplateSpec,
+    Panel,
+    check_history,
+)
 
 
 def check_model_fits(
@@ -52,21 +57,17 @@ def check_backtest_history(
 ) -> None:
     """The dataset has enough periods to train before the first split and to score every split."""
     training = template.history_needed(options, panel.period_type)
-    first_split = split_indices(panel.n_periods, n_periods, n_splits, stride)[0]
-    if first_split + 1 < training:
-        needed = training + n_periods + (n_splits - 1) * stride
-        raise FieldProblem(
-            "nPeriods",
-            f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least "
-            f"{needed} periods ({training} to train {template.name!r} before the first split), "
-            f"the dataset has {panel.n_periods}",
-        )
+    try:
+        check_history(training, panel, n_periods, n_splits, stride)
+    except InsufficientHistoryError as error:
+        raise FieldProblem("nPeriods", str(error)) from None
 
 
 def check_prediction_history(
-    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel
+    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, n_periods: int
 ) -> None:
-    """The provided data is long enough to fit the model on."""
+    """The provided data is long enough to fit the model on, and the ``n_periods`` periods after
+    it are periods (they end by the year 9999)."""
     training = template.history_needed(options, panel.period_type)
     if panel.n_periods < training:
         raise FieldProblem(
@@ -74,3 +75,10 @@ def check_prediction_history(
             f"model {template.name!r} needs at least {training} periods of history, "
             f"the provided data has {panel.n_periods}",
         )
+    try:
+        panel.periods_after(n_periods)
+    except ValueError as error:
+        raise FieldProblem(
+            "nPeriods",
+            f"the {n_periods} periods after {panel.periods[-1]} would pass the year 9999 ({error})",
+        ) from None

@@ -8,10 +8,25 @@ so that ``/openapi.json`` describes real schemas.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from chaplab.service.text import printable
+
+MAX_HORIZON = 520
+"""The most periods one forecast reaches ahead: ten years of weeks."""
+MAX_SPLITS = 1000
+"""The most split points of one evaluation."""
+
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
+"""A name a person gave (dataset, evaluation, prediction): printable text."""
+Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
+"""An org unit or feature id: printable text."""
+Horizon = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods ahead")]
+SplitCount = Annotated[int, Field(gt=0, le=MAX_SPLITS, description="split points")]
+Stride = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods between splits")]
 
 
 class WireModel(BaseModel):
@@ -38,15 +53,15 @@ class SnakeModel(BaseModel):
 
 
 class DataSource(WireRequest):
-    covariate: str
-    data_element_id: str
+    covariate: Identifier
+    data_element_id: Identifier
 
 
 class Observation(WireRequest):
     """One value of one feature for one org unit and period; ``null`` marks a missing value."""
 
-    feature_name: str = Field(min_length=1)
-    org_unit: str = Field(min_length=1)
+    feature_name: Identifier
+    org_unit: Identifier
     period: str
     value: float | None = Field(allow_inf_nan=False)
 
@@ -73,7 +88,7 @@ class DatasetCreate(WireRequest):
     """``POST /v1/crud/datasets``: a dataset from inline JSON; the observations may also be
     sent as ``providedData``."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     type: str = Field(default="evaluation", pattern="^(evaluation|prediction)$")
     observations: list[Observation] = Field(
         min_length=1, validation_alias=AliasChoices("observations", "providedData", "provided_data")
@@ -85,7 +100,7 @@ class DatasetCreate(WireRequest):
 class MakeDatasetRequest(WireRequest):
     """``POST /v1/analytics/make-dataset``: a dataset from provided data and org-unit polygons."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     type: str = Field(default="evaluation", pattern="^(evaluation|prediction)$")
     geojson: dict[str, Any] | None = None
     provided_data: list[Observation] = Field(min_length=1)
@@ -132,7 +147,7 @@ class ModelSpecRead(WireModel):
 
 
 class ConfiguredModelCreate(WireRequest):
-    name: str = Field(min_length=1, max_length=100)
+    name: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(printable)]
     model_template_id: int
     user_option_values: dict[str, Any] = {}
     additional_continuous_covariates: list[str] = []
@@ -169,22 +184,22 @@ class BacktestRead(WireModel):
 class CreateBacktestRequest(WireRequest):
     """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     model_id: str | int
     dataset_id: int
-    n_periods: PositiveInt = 3
-    n_splits: PositiveInt = 7
-    stride: PositiveInt = 1
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
 
 
 class PredictionRequest(WireRequest):
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     geojson: dict[str, Any] | None = None
     provided_data: list[Observation] = Field(min_length=1)
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
     configured_model_with_data_source_id: int
-    n_periods: PositiveInt = 3
+    n_periods: Horizon = 3
 
 
 class JobReference(WireModel):

@@ -7,15 +7,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field
 
 from chaplab.service.wire import (
     BacktestRead,
     DatasetRead,
     DataSource,
     EvaluationEntry,
+    Horizon,
+    Name,
     Observation,
     PredictionEntry,
+    SplitCount,
+    Stride,
     WireModel,
     WireRequest,
 )
@@ -24,17 +28,17 @@ from chaplab.service.wire import (
 class BacktestRowCreate(WireRequest):
     """``POST /v1/crud/backtests``: an evaluation row without forecasts (no job runs)."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     model_id: str = Field(min_length=1, description="the configured model's NAME")
     dataset_id: int
-    n_periods: PositiveInt = 3
+    n_periods: Horizon = 3
 
 
 class BacktestUpdate(WireRequest):
     """``PATCH /v1/crud/backtests/{id}``: the editable fields; others are refused."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
 
 
 class DeletedIds(WireModel):
@@ -69,14 +73,14 @@ class BacktestOverlap(WireModel):
 class CreateBacktestWithDataRequest(WireRequest):
     """``POST /v1/analytics/create-backtest-with-data/``: an evaluation on data sent inline."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     model_id: str = Field(min_length=1, description="the configured model's NAME")
     provided_data: list[Observation] = Field(min_length=1)
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
-    n_periods: PositiveInt = 3
-    n_splits: PositiveInt = 7
-    stride: PositiveInt = 1
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
 
 
 class RejectedOrgUnit(WireModel):
@@ -156,7 +160,7 @@ class PredictionFull(PredictionRead):
 class PredictionRowCreate(WireRequest):
     """``POST /v1/crud/predictions``: a prediction row without forecasts (no job runs)."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     dataset_id: int
     configured_model_with_data_source_id: int
 
@@ -164,13 +168,13 @@ class PredictionRowCreate(WireRequest):
 class LegacyPredictionRequest(WireRequest):
     """``POST /v1/analytics/make-prediction``: the older submit naming the configured model."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     model_id: str = Field(min_length=1, description="the configured model's NAME")
     geojson: dict[str, Any] | None = None
     provided_data: list[Observation] = Field(min_length=1)
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
-    n_periods: PositiveInt = 3
+    n_periods: Horizon = 3
 
 
 class PredictionEntryWithId(PredictionEntry):

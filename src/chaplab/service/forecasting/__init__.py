@@ -10,6 +10,7 @@ from __future__ import annotations
 from chaplab.service.forecasting.backtest import (
     BacktestResult,
     InsufficientHistoryError,
+    check_history,
     run_backtest,
     split_indices,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "InsufficientHistoryError",
     "ModelTemplateSpec",
     "Panel",
+    "check_history",
     "run_backtest",
     "split_indices",
 ]

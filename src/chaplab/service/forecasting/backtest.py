@@ -90,7 +90,7 @@ def run_backtest(
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{field_name} must be a positive integer, got {value!r}")
     filled = template.options_with_defaults(options)
-    _check_history(
+    check_history(
         template.history_needed(filled, panel.period_type), panel, n_periods, n_splits, stride
     )
     report = progress or (lambda fraction, message: None)
@@ -126,7 +126,9 @@ def run_backtest(
     return result
 
 
-def _check_history(training: int, panel: Panel, n_periods: int, n_splits: int, stride: int) -> None:
+def check_history(training: int, panel: Panel, n_periods: int, n_splits: int, stride: int) -> None:
+    """InsufficientHistoryError unless ``panel`` has ``training`` periods before the first split
+    and every split's horizon; plain arithmetic, so any count is checked without building it."""
     needed = training + n_periods + (n_splits - 1) * stride
     if panel.n_periods < needed:
         raise InsufficientHistoryError(

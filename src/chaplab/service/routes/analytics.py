@@ -121,7 +121,7 @@ def make_prediction(request: PredictionRequest, session: DB, state: State) -> Jo
     model = bundle.configured_model
     template = spec_of(model.template)
     check_model_fits(template, model.user_option_values, content.panel, "providedData")
-    check_prediction_history(template, model.user_option_values, content.panel)
+    check_prediction_history(template, model.user_option_values, content.panel, request.n_periods)
     job = create_job(
         session,
         "make_prediction",

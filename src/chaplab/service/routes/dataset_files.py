@@ -8,6 +8,7 @@ from typing import Annotated
 
 import numpy as np
 from fastapi import APIRouter, File, Form, Response, UploadFile
+from pydantic import AfterValidator
 from sqlalchemy import select
 
 from chaplab.service.db import (
@@ -27,6 +28,7 @@ from chaplab.service.storage import (
     new_dataset_row,
     panel_of,
 )
+from chaplab.service.text import printable
 from chaplab.service.views import dataset_read, display_name, spec_of
 from chaplab.service.wire import DatasetRead
 from chaplab.service.wire_registry import DataSourceKind
@@ -45,7 +47,7 @@ KNOWN_FEATURES = {
 @router.post("/v1/crud/datasets/csvFile")
 async def create_dataset_from_csv(
     session: DB,
-    name: Annotated[str, Form(min_length=1, max_length=200)],
+    name: Annotated[str, Form(min_length=1, max_length=200), AfterValidator(printable)],
     csv_file: Annotated[
         UploadFile,
         File(alias="csvFile", description="time_period, location, one column per feature"),
@@ -64,6 +66,8 @@ async def create_dataset_from_csv(
             geojson = json.loads(await geojson_file.read())
         except (UnicodeDecodeError, ValueError) as error:
             raise FieldProblem("geojsonFile", f"is not valid JSON ({error})") from None
+        except RecursionError:
+            raise FieldProblem("geojsonFile", "is nested too deeply to be GeoJSON") from None
     content = dataset_content(parsed.observations, None, [], "csvFile")
     if geojson is not None:
         check_geojson(geojson, content.panel.org_units, "geojsonFile")

@@ -50,10 +50,34 @@ def list_models(session: DB) -> list[ModelSpecRead]:
     return [model_spec(row) for row in _configured_models(session)]
 
 
+def check_same_configuration(existing: ConfiguredModelRow, request: ConfiguredModelCreate) -> None:
+    """A 409 naming what differs when a stored configured model of the same name was made
+    with other options or covariates: a name stands for one configuration."""
+    differences = [
+        f"{label} {stored!r} (asked for {asked!r})"
+        for label, stored, asked in (
+            ("userOptionValues", existing.user_option_values, request.user_option_values),
+            (
+                "additionalContinuousCovariates",
+                existing.additional_continuous_covariates,
+                request.additional_continuous_covariates,
+            ),
+        )
+        if stored != asked
+    ]
+    if differences:
+        raise ProblemError(
+            409,
+            detail=f"configured model {existing.name!r} exists with "
+            + " and ".join(differences)
+            + "; choose another name for other options",
+        )
+
+
 @router.post("/v1/crud/configured-models")
 def create_configured_model(request: ConfiguredModelCreate, session: DB) -> ModelSpecRead:
-    """Create ``{template}:{name}`` (``default`` is the bare template name); an existing name
-    returns the existing record."""
+    """Create ``{template}:{name}`` (``default`` is the bare template name). The same name with
+    the same options returns the existing record; with other options it is a 409."""
     template = get_or_404(
         session, ModelTemplateRow, request.model_template_id, "model template", "modelTemplateId"
     )
@@ -87,6 +111,7 @@ def create_configured_model(request: ConfiguredModelCreate, session: DB) -> Mode
     name = spec.name if request.name == DEFAULT_NAME else f"{spec.name}:{request.name}"
     existing = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == name))
     if existing is not None:
+        check_same_configuration(existing, request)
         if existing.archived:  # creating an archived name again brings it back into the lists
             existing.archived = False
             session.commit()
