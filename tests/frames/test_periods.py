@@ -21,6 +21,11 @@ def test_weekly_periods_are_iso_weeks_starting_on_monday() -> None:
     assert index[2] < index[0]
 
 
+def test_a_single_digit_week_is_the_same_week_as_the_service_and_client_read_it() -> None:
+    assert list(parse_periods(["2021W5", "2021-W5"])) == list(parse_periods(["2021W05"] * 2))
+    assert format_period("2021W5") == "2021W05"
+
+
 def test_format_period_gives_canonical_wire_strings() -> None:
     assert format_period(pd.Period("2021-01", "M")) == "202101"
     assert format_period("2021-W05") == "2021W05"

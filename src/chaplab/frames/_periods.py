@@ -21,7 +21,7 @@ MONTHLY = "M"
 WEEKLY = "W-SUN"
 
 _MONTH = re.compile(r"^(\d{4})-?(\d{2})$")
-_WEEK = re.compile(r"^(\d{4})-?W(\d{2})$")
+_WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$")
 
 
 def _parse_one(text: str) -> pd.Period:
@@ -77,7 +77,7 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
     if not parsed:
         return pd.PeriodIndex([], freq=MONTHLY)
     freq = parsed[0].freqstr
-    for raw, period in zip(uniques, parsed):
+    for raw, period in zip(uniques, parsed, strict=True):
         if period.freqstr != freq:
             kind = {MONTHLY: "monthly", WEEKLY: "weekly"}
             raise ValueError(
@@ -89,7 +89,8 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
 
 
 def format_period(period: pd.Period | str) -> str:
-    """A Period (or any accepted period string) -> the canonical wire string, 202101 or 2021W05."""
+    """A Period (or any accepted period string) -> the canonical wire string, 202101 or
+    2021W05."""
     period = _as_period(period)
     if period.freqstr == MONTHLY:
         return f"{period.year:04d}{period.month:02d}"
