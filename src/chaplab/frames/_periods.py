@@ -99,7 +99,8 @@ def format_period(period: pd.Period | str) -> str:
 
 
 def format_periods(periods: pd.PeriodIndex | pd.Series) -> np.ndarray:
-    """Many periods -> canonical wire strings (an object array), formatting each distinct one once."""
+    """Many periods -> canonical wire strings (an object array), formatting each distinct one
+    once."""
     codes, uniques = pd.factorize(pd.PeriodIndex(periods))
     texts = np.array([format_period(period) for period in uniques], dtype=object)
     return texts[codes]
