@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from matplotlib import colormaps
@@ -65,13 +66,19 @@ class Palette:
 
     def band(self, index: int, count: int) -> tuple[float, ...]:
         """The RGBA colour of band ``index`` (0 = outermost) of ``count`` bands."""
-        position = 0.3 + 0.35 * (index + 1) / max(count, 1)
-        return colormaps[self.colormap](position)
+        return _colour(self.colormap, 0.3 + 0.35 * (index + 1) / max(count, 1))
 
     @property
     def median(self) -> tuple[float, ...]:
         """The RGBA colour of the median line."""
-        return colormaps[self.colormap](0.9)
+        return _colour(self.colormap, 0.9)
+
+
+@cache
+def _colour(colormap: str, position: float) -> tuple[float, ...]:
+    """A colormap's colour, looked up once: ``colormaps[name]`` is a fresh copy that builds its
+    lookup table again on every call."""
+    return colormaps[colormap](position)
 
 
 FORECAST = Palette("Blues")

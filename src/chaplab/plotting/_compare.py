@@ -96,7 +96,7 @@ def compare_chart(
     ]
 
     x_limits = time_limits(limit_frames)
-    figure, axes, owns_figure = make_panels(len(shown), ax)
+    figure, axes, owns_figure = make_panels(len(shown), ax, x_limits)
     palettes = (FORECAST, SECOND)
     for org_unit, panel in zip(shown, axes, strict=True):
         for label, table, palette in zip(labels, tables, palettes, strict=True):
@@ -110,7 +110,7 @@ def compare_chart(
                     name=f"{label}: ",
                     alpha=OVERLAY_ALPHA,
                 )
-        finish_panel(panel, org_unit, drawn[0], actuals, x_limits, limit_frames)
+        finish_panel(panel, org_unit, drawn[0], actuals, limit_frames)
     handles = [
         handle
         for label, palette in zip(labels, palettes, strict=True)

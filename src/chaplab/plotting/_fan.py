@@ -56,11 +56,11 @@ def fan_chart(
     forecasts = dict(list(table.groupby(level=ORG_UNIT, observed=True, sort=False)))
 
     x_limits = time_limits(limit_frames)
-    figure, axes, owns_figure = make_panels(len(shown), ax)
+    figure, axes, owns_figure = make_panels(len(shown), ax, x_limits)
     for org_unit, panel in zip(shown, axes, strict=True):
         if org_unit in forecasts:
             draw_forecast(panel, forecasts[org_unit].droplevel(ORG_UNIT), bands, median, FORECAST)
-        finish_panel(panel, org_unit, drawn, actuals, x_limits, limit_frames)
+        finish_panel(panel, org_unit, drawn, actuals, limit_frames)
     handles = legend_handles(
         bands,
         median,

@@ -1,0 +1,94 @@
+"""The fixed layout of the charts' own figures and their time ticks."""
+
+from __future__ import annotations
+
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
+
+from chaplab.plotting import compare_chart, fan_chart
+from chaplab.plotting._time import MAX_TICKS, TimeLocator
+
+from .cases import evaluation
+
+
+def _boxes(figure: Figure) -> tuple[list[Bbox], Bbox, Bbox]:
+    """Each panel's extent with its tick labels and title, the legend's, the figure's."""
+    renderer = figure.canvas.get_renderer()
+    figure.draw_without_rendering()
+    panels = [ax.get_tightbbox(renderer) for ax in figure.axes]
+    return panels, figure.legends[0].get_window_extent(renderer), figure.bbox
+
+
+@pytest.mark.parametrize("count", [1, 2, 5, 12])
+def test_panels_legend_and_titles_fit_the_figure_without_overlapping(count: int) -> None:
+    frame, actuals = evaluation([f"OU_{i:02d}" for i in range(count)])
+    figure = fan_chart(frame, actuals.assign(value=actuals["value"] * 1000), title="Backtest")
+    assert figure.get_layout_engine() is None  # margins are fixed, no extra layout pass
+    panels, legend, whole = _boxes(figure)
+    for box in [*panels, legend]:
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1
+        assert whole.y0 <= box.y0 and box.y1 <= whole.y1
+    for index, box in enumerate(panels):
+        assert box.x1 < legend.x0
+        assert not any(box.overlaps(other) for other in panels[index + 1 :])
+    title, label = (_text(figure, text) for text in ("Backtest", "cases"))
+    assert title.y0 > max(box.y1 for box in panels)
+    assert label.x1 < min(box.x0 for box in panels)
+
+
+def _text(figure: Figure, text: str) -> Bbox:
+    """The extent of the figure's own text (title, y label) that reads ``text``."""
+    found = next(t for t in figure.texts if t.get_text() == text)
+    return found.get_window_extent(figure.canvas.get_renderer())
+
+
+def test_a_long_legend_label_widens_the_figure_not_narrows_the_panels() -> None:
+    frame, actuals = evaluation(("OU_A", "OU_B"))
+    short = compare_chart(frame, frame, actuals, labels=("a long model name", "b"))
+    long = compare_chart(frame, frame, actuals, labels=("a much longer model name", "b"))
+    assert long.get_figwidth() > short.get_figwidth()
+    widths = [{round(ax.bbox.width) for ax in figure.axes} for figure in (short, long)]
+    assert widths[0] == widths[1]
+    panels, legend, whole = _boxes(long)
+    assert max(box.x1 for box in panels) < legend.x0 and legend.x1 <= whole.x1
+
+
+def test_only_panels_with_none_below_label_the_time_axis() -> None:
+    frame, _ = evaluation([f"OU_{i}" for i in range(5)], n_splits=1)
+    figure = fan_chart(frame)
+    shown = [ax.xaxis.get_tick_params()["labelbottom"] for ax in figure.axes]
+    assert shown == [False, False, True, True, True]
+
+
+def _ticks(first: str, last: str) -> list[pd.Timestamp]:
+    low, high = mdates.date2num(np.array([first, last], dtype="datetime64[D]"))
+    values = TimeLocator().tick_values(low, high)
+    assert len(values) <= MAX_TICKS
+    assert all(low <= value <= high for value in values)
+    return [pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in values]
+
+
+def test_time_ticks_fall_on_whole_years_months_or_weeks() -> None:
+    assert _ticks("2015-01-01", "2024-12-01") == [
+        pd.Timestamp(f"{year}-01-01") for year in range(2016, 2025, 2)
+    ]
+    assert _ticks("2021-01-01", "2023-06-01") == [
+        pd.Timestamp(day) for day in ("2021-01-01", "2021-07-01", "2022-01-01", "2022-07-01",
+                                      "2023-01-01")
+    ]
+    weeks = _ticks("2023-12-20", "2024-01-20")
+    assert weeks == [pd.Timestamp(day) for day in ("2023-12-25", "2024-01-01", "2024-01-08",
+                                                   "2024-01-15")]
+    assert all(day.day_name() == "Monday" for day in weeks)
+
+
+def test_bands_with_a_missing_value_are_drawn_around_the_gap() -> None:
+    frame, _ = evaluation(("OU_A",), n_splits=1)
+    gap = frame.index[(frame["quantile"] == 0.9)][1]
+    ax = fan_chart(frame.drop(index=gap)).axes[0]
+    bands = [c for c in ax.collections if c.get_gid().startswith("band 0.1-0.9")]
+    assert len(bands) == 1 and len(bands[0].get_paths()) == 2  # before and after the gap
