@@ -1,16 +1,20 @@
-"""The frame-returning methods hand the response to ``chaplab.frames``; ``create_dataset``
-sends the frame as wire observations."""
+"""The frame-returning methods hand the response to ``chaplab.frames`` (the async client in a
+worker thread, off its event loop); ``create_dataset`` sends the frame as wire observations."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from chaplab.client import ChapDecodeError
+import chaplab.frames
+from chaplab.client import AsyncChapClient, ChapDecodeError
 
+from .conftest import BASE_URL
 from .fake_service import FakeService
 
 
@@ -45,6 +49,32 @@ def test_truncated_entries_are_a_decode_error(client: Any, fake: FakeService) ->
               httpx.Response(200, content=b'[{"orgUnit": "OU_A", "per'))
     with pytest.raises(ChapDecodeError, match="evaluation-entry"):
         client.evaluation_frame(1)
+
+
+def test_the_async_client_builds_frames_off_its_event_loop(
+    fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builders: list[int] = []  # the threads the frames were built on
+
+    def recording(build: Any) -> Any:
+        def wrapper(body: bytes) -> pd.DataFrame:
+            builders.append(threading.get_ident())
+            return build(body)
+
+        return wrapper
+
+    for name in ("entries_to_frame", "actuals_to_frame"):
+        monkeypatch.setattr(chaplab.frames, name, recording(getattr(chaplab.frames, name)))
+
+    async def frames() -> tuple[int, pd.DataFrame, pd.DataFrame]:
+        async with AsyncChapClient(BASE_URL, transport=fake.transport()) as client:
+            entries = await client.evaluation_frame(1)
+            actuals = await client.actual_cases(1)
+        return threading.get_ident(), entries, actuals
+
+    loop_thread, entries, actuals = asyncio.run(frames())
+    assert len(builders) == 2 and loop_thread not in builders
+    assert len(entries) and len(actuals)
 
 
 def test_create_dataset(client: Any, fake: FakeService) -> None:

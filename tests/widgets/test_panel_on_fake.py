@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import html
+import threading
+from collections.abc import Iterable
 
 import httpx
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
-from chaplab.widgets import ChapPanel, results
+from chaplab.widgets import ChapPanel, _preload, _render, results
 from chaplab.widgets._render import Chart, Rendered
 from chaplab.widgets.connection import as_async_client
 from client.fake_service import TEMPLATE, FakeService
@@ -340,9 +342,9 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
     drawn: list[int] = []
     render = results.render_chart
 
-    async def counting_render(chart: Chart, count: int) -> Rendered:
-        drawn.append(count)
-        return await render(chart, count)
+    async def counting_render(chart: Chart) -> Rendered:
+        drawn.append(chart.panel_count())
+        return await render(chart)
 
     monkeypatch.setattr(results, "render_chart", counting_render)
     for split in ("202307", "202308", "202309", "202308"):
@@ -380,3 +382,49 @@ async def test_losing_the_service_while_following_shows_error_in_the_row(
     assert row.status == "ERROR"
     assert "Cannot reach the service" in html.unescape(row.error_label.value)
     assert "color:#b00020" in row.status_label.value
+
+
+async def test_slow_modules_are_imported_in_a_worker_thread_before_the_form_is_built(
+    make_panel: MakePanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    imports: list[tuple[int, tuple[str, ...]]] = []
+
+    def recording(names: Iterable[str]) -> None:
+        imports.append((threading.get_ident(), tuple(names)))
+
+    monkeypatch.setattr(_preload, "import_modules", recording)
+    panel = await make_panel()
+    ((thread, names),) = imports
+    assert thread != threading.get_ident()
+    assert {"chaplab.plotting", "jsonschema"} <= set(names)
+    assert panel.model_form.templates  # built once the imports were done
+
+
+async def test_charts_are_drawn_one_at_a_time_off_the_loop_skipping_superseded_ones(
+    make_panel: MakePanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    release = threading.Event()
+    drawn: list[tuple[str | None, int]] = []  # (org unit, thread) of each chart drawn
+    draw = _render.draw_chart
+
+    def held_draw(chart: results.ChartView) -> Rendered:
+        drawn.append((chart.org_unit, threading.get_ident()))
+        release.wait(timeout=60)
+        return draw(chart)
+
+    monkeypatch.setattr(_render, "draw_chart", held_draw)
+    panel.results.org_unit.value = "OU_A"
+    while not drawn:  # the chart thread has started drawing OU_A and holds it
+        await asyncio.sleep(0.01)
+    panel.results.org_unit.value = "OU_B"  # waits for the chart thread ...
+    await asyncio.sleep(0)
+    panel.results.org_unit.value = "all org units"  # ... and is superseded before its turn
+    await asyncio.sleep(0)
+    release.set()
+    await panel.results.settled()
+    assert [unit for unit, _ in drawn] == ["OU_A", None]
+    assert threading.get_ident() not in {thread for _, thread in drawn}
+    assert panel.results.shown_panels == ["OU_A", "OU_B"]

@@ -82,9 +82,12 @@ def test_an_empty_table_says_so() -> None:
     assert labels == ["No datasets yet."]
 
 
-def test_replaced_rows_close_their_widgets() -> None:
+def test_shown_rows_keep_their_widgets_and_removed_rows_close_theirs() -> None:
     table = _table()
-    old_toggle = table.toggle(1)
-    table.set_rows(ROWS)
-    assert old_toggle.comm is None  # closed: no longer registered in the kernel
-    assert table.toggle(1).comm is not None
+    kept, removed = table.toggle(1), table.toggle(2)
+    table.set_rows([{"id": 1, "name": "beta", "periods": 48}, ROWS[2], {"id": 4, "name": "delta"}])
+    assert table.toggle(1) is kept and kept.comm is not None  # no new comm for a shown row
+    assert removed.comm is None  # closed: no longer registered in the kernel
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[2:]]
+    assert texts == ["beta", "48", "gamma", "12", "delta", "–"]

@@ -1,5 +1,6 @@
 """``AsyncChapClient``: drives the shared operations with ``httpx.AsyncClient`` and
-``asyncio.sleep``."""
+``asyncio.sleep``; CPU-bound steps (building frames) run in a worker thread
+(``asyncio.to_thread``), so the event loop, a notebook kernel's included, keeps running."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from chaplab.client._driver import ClientBase, bind_operations
-from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+from chaplab.client._steps import Compute, Now, Operation, RetryPolicy, Send, Sleep
 
 if TYPE_CHECKING:
     from chaplab.client._sync import ChapClient
@@ -63,6 +64,13 @@ class AsyncChapClient(ClientBase):
                     step = operation.send(None)
                 elif isinstance(step, Now):
                     step = operation.send(self._clock())
+                elif isinstance(step, Compute):
+                    try:
+                        result = await asyncio.to_thread(step.function, *step.args)
+                    except Exception as exc:
+                        step = operation.throw(exc)
+                        continue
+                    step = operation.send(result)
                 else:
                     raise TypeError(f"unknown step {step!r}")
         except StopIteration as stop:

@@ -48,6 +48,7 @@ from chaplab.client._polling import (
     normalize_status,
 )
 from chaplab.client._steps import (
+    Compute,
     Now,
     Operation,
     RequestBuilder,
@@ -328,7 +329,7 @@ class Operations:
 
         params = _entry_params(evaluation_id, quantiles, split_period, org_units)
         response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
-        return _convert(entries_to_frame, response.content, response)
+        return (yield from _convert(entries_to_frame, response.content, response))
 
     @operation
     def actual_cases(
@@ -342,7 +343,7 @@ class Operations:
         params = [("orgUnits", unit) for unit in _org_units(org_units)]
         path = f"/v1/analytics/actualCases/{evaluation_id}"
         response = yield from self._request("GET", path, params=params)
-        return _convert(actuals_to_frame, response.content, response)
+        return (yield from _convert(actuals_to_frame, response.content, response))
 
     # -- predictions ----------------------------------------------------------------------
 
@@ -380,7 +381,7 @@ class Operations:
         params = [("quantiles", q) for q in _quantiles(quantiles)]
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
         response = yield from self._request("GET", path, params=params)
-        return _convert(entries_to_frame, response.content, response)
+        return (yield from _convert(entries_to_frame, response.content, response))
 
     # -- jobs -----------------------------------------------------------------------------
 
@@ -589,9 +590,13 @@ def _parse(shape: Any, response: httpx.Response) -> Any:
         raise _decode_failure(response, f"JSON of an unexpected shape: {exc}") from exc
 
 
-def _convert(converter: Callable[[Any], T], payload: Any, response: httpx.Response) -> T:
+def _convert(
+    converter: Callable[[Any], T], payload: Any, response: httpx.Response
+) -> Operation[T]:
+    """``converter(payload)`` as a ``Compute`` step (off the event loop for the async client);
+    a ``ValueError`` becomes a ``ChapDecodeError`` naming the request."""
     try:
-        return converter(payload)
+        return (yield Compute(converter, (payload,)))
     except ValueError as exc:
         raise _decode_failure(response, f"data that cannot be turned into a frame: {exc}") from exc
 

@@ -98,9 +98,9 @@ class DatasetOperations(Operations):
 
         dataset_id = _require_id("dataset_id", dataset_id)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
-        return _convert(
+        return (yield from _convert(
             lambda records: pd.DataFrame.from_records(records), _decode(response), response
-        )
+        ))
 
     @operation
     def list_data_sources(self) -> Operation[list[DataSourceKind]]:

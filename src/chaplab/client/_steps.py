@@ -5,7 +5,10 @@ An operation is a generator that yields steps and gets an answer for each:
 - ``Send(request)``: the driver sends the request and answers with the ``httpx.Response``
   (body read), or throws the ``httpx.TransportError`` it got into the generator;
 - ``Sleep(seconds)``: the driver sleeps and answers ``None``;
-- ``Now()``: the driver answers with its monotonic clock, in seconds.
+- ``Now()``: the driver answers with its monotonic clock, in seconds;
+- ``Compute(function, args)``: the driver answers with ``function(*args)``, or throws the
+  exception it raised into the generator. CPU-bound work (building a frame) is a step so that
+  the async driver can run it in a worker thread and keep the event loop free.
 
 The generator's return value is the operation's result.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -22,7 +25,14 @@ from typing import Any, TypeVar
 
 import httpx
 
-from chaplab.client._errors import ChapConnectionError, ChapTimeoutError
+from chaplab._secrets import key_prefix
+from chaplab.client._errors import (
+    SECRET_HEADERS,
+    ChapConnectionError,
+    ChapTimeoutError,
+    public_url,
+    scrub,
+)
 
 logger = logging.getLogger("chaplab.client")
 
@@ -48,7 +58,15 @@ class Now:
     """Ask the driver's monotonic clock; answered with seconds as a float."""
 
 
-Step = Send | Sleep | Now
+@dataclass(frozen=True)
+class Compute:
+    """Call ``function(*args)``; answered with its result (its exception is thrown in)."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+Step = Send | Sleep | Now | Compute
 Operation = Generator[Step, Any, T]
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
@@ -58,13 +76,34 @@ _NOT_SENT_ERRORS: tuple[type[httpx.TransportError], ...] = (
     httpx.ConnectTimeout,
     httpx.PoolTimeout,
 )
-# Retrying these cannot help.
-_PERMANENT_ERRORS: tuple[type[httpx.TransportError], ...] = (httpx.UnsupportedProtocol,)
+# Retrying these cannot help: the URL or the request itself is wrong.
+_PERMANENT_ERRORS: tuple[type[httpx.TransportError], ...] = (
+    httpx.UnsupportedProtocol,
+    httpx.LocalProtocolError,
+)
 
 
 def mask_key(api_key: str | None) -> str | None:
-    """At most the first 7 characters of a key, for reprs and messages."""
-    return None if api_key is None else api_key[:7] + "..."
+    """The shown part of a key (see ``key_prefix``) and ``...``, for reprs and messages."""
+    return None if api_key is None else key_prefix(api_key) + "..."
+
+
+def check_api_key(api_key: object) -> None:
+    """Refuse a key that cannot go in a header as it is. A key read from a file often ends in a
+    newline, and the HTTP library would quote the whole value in its error; so the key is
+    checked here, and the message names the problem, never the key."""
+    if api_key is None:
+        return
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ValueError("api_key must be a non-empty string or None")
+    if api_key != api_key.strip():
+        raise ValueError(
+            "api_key has surrounding whitespace (a trailing newline from a file?); strip it"
+        )
+    if not all(" " <= char <= "~" for char in api_key):
+        raise ValueError(
+            "api_key holds a control or non-ASCII character, which an HTTP header cannot carry"
+        )
 
 
 @dataclass(frozen=True)
@@ -132,17 +171,19 @@ class RequestBuilder:
     ) -> None:
         url = httpx.URL(base_url)
         if url.scheme not in ("http", "https") or not url.host:
-            raise ValueError(f"base_url must be an http(s) URL with a host, got {base_url!r}")
-        if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
-            raise ValueError("api_key must be a non-empty string or None")
+            shown = public_url(url)
+            raise ValueError(f"base_url must be an http(s) URL with a host, got {shown!r}")
+        check_api_key(api_key)
         if not api_key_header:
             raise ValueError("api_key_header must be a header name, got an empty value")
         self.base_url = str(url).rstrip("/")
         self.proxy_prefix = normalize_prefix(proxy_prefix)
         self.api_key_header = api_key_header
         self._headers = {"Accept": "application/json"}
+        self._extensions: dict[str, Any] = {}
         if api_key is not None:
             self._headers[api_key_header] = api_key
+            self._extensions[SECRET_HEADERS] = (api_key_header,)
         self.key_prefix = mask_key(api_key)
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
 
@@ -175,7 +216,7 @@ class RequestBuilder:
             params=params,
             json=json,
             headers={**self._headers, **(headers or {})},
-            extensions={"timeout": timeout.as_dict()},
+            extensions={**self._extensions, "timeout": timeout.as_dict()},
         )
 
 
@@ -189,24 +230,27 @@ def send_with_retry(request: httpx.Request, policy: RetryPolicy) -> Operation[ht
     """Send ``request``, retrying per ``policy``; return the last response (any status).
 
     Transport errors that are not retried (or keep happening) become ``ChapConnectionError``
-    (``ChapTimeoutError`` for time-outs), naming the method and path.
+    (``ChapTimeoutError`` for time-outs), naming the method and path. A DELETE of one resource
+    that may have arrived before its connection broke, and whose retry finds the resource gone
+    (404), is answered with a 204: the resource is gone either way.
     """
     idempotent = request.method in IDEMPOTENT_METHODS
     retry = 0
+    may_have_arrived = False
     while True:
         try:
             response: httpx.Response = yield Send(request)
         except httpx.TransportError as exc:
-            retriable = not isinstance(exc, _PERMANENT_ERRORS) and (
-                idempotent or isinstance(exc, _NOT_SENT_ERRORS)
-            )
-            if not retriable or retry >= policy.max_retries:
+            if not _retriable(exc, idempotent) or retry >= policy.max_retries:
                 raise _connection_error(request, exc, retry) from exc
+            may_have_arrived |= not isinstance(exc, _NOT_SENT_ERRORS)
             retry += 1
             delay = policy.delay(retry)
             _log_retry(request, retry, policy, delay, type(exc).__name__)
             yield Sleep(delay)
             continue
+        if may_have_arrived and _gone_on_retry(request, response):
+            return httpx.Response(204, request=request)
         if not (idempotent and response.status_code in policy.retry_statuses):
             return response
         if retry >= policy.max_retries:
@@ -215,6 +259,25 @@ def send_with_retry(request: httpx.Request, policy: RetryPolicy) -> Operation[ht
         delay = policy.delay(retry, response)
         _log_retry(request, retry, policy, delay, f"HTTP {response.status_code}")
         yield Sleep(delay)
+
+
+def _retriable(exc: httpx.TransportError, idempotent: bool) -> bool:
+    """Whether sending again may help and cannot do anything twice."""
+    if isinstance(exc, _PERMANENT_ERRORS):
+        return False
+    return idempotent or isinstance(exc, _NOT_SENT_ERRORS)
+
+
+def _gone_on_retry(request: httpx.Request, response: httpx.Response) -> bool:
+    """A 404 to the retry of a DELETE of one resource (no query: a bulk delete by ids deletes
+    nothing when one id is unknown, so its 404 does not show that the others are gone)."""
+    gone = request.method == "DELETE" and not request.url.query and response.status_code == 404
+    if gone:
+        logger.info(
+            "%s %s: HTTP 404 on a retry after a broken connection; the first attempt deleted it",
+            request.method, request.url.path,
+        )
+    return gone
 
 
 def _log_retry(
@@ -229,10 +292,14 @@ def _log_retry(
 def _connection_error(
     request: httpx.Request, exc: httpx.TransportError, retries: int
 ) -> ChapConnectionError:
+    """The error to raise for a transport error; its text is scrubbed of the request's
+    credentials (the HTTP library quotes header values it refuses)."""
     tried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
     where = f"{request.method} {request.url.path}"
-    reason = str(exc) or type(exc).__name__
+    reason = scrub(str(exc), request) or type(exc).__name__
     if isinstance(exc, httpx.TimeoutException):
         return ChapTimeoutError(f"{where} timed out{tried}: {reason}")
+    if isinstance(exc, httpx.LocalProtocolError):
+        return ChapConnectionError(f"{where}: the request could not be formed{tried}: {reason}")
     host = request.url.host + (f":{request.url.port}" if request.url.port else "")
     return ChapConnectionError(f"{where} could not reach {host}{tried}: {reason}")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from chaplab.client._driver import ClientBase, bind_operations
-from chaplab.client._steps import Now, Operation, RetryPolicy, Send, Sleep
+from chaplab.client._steps import Compute, Now, Operation, RetryPolicy, Send, Sleep
 
 if TYPE_CHECKING:
     from chaplab.client._async import AsyncChapClient
@@ -66,6 +66,13 @@ class ChapClient(ClientBase):
                     step = operation.send(None)
                 elif isinstance(step, Now):
                     step = operation.send(self._clock())
+                elif isinstance(step, Compute):
+                    try:
+                        result = step.function(*step.args)
+                    except Exception as exc:
+                        step = operation.throw(exc)
+                        continue
+                    step = operation.send(result)
                 else:
                     raise TypeError(f"unknown step {step!r}")
         except StopIteration as stop:

@@ -3,20 +3,22 @@
 A PNG in an Image widget shows the same in JupyterLab, in an executed notebook and in a
 browser test (an ``<img>``), whatever matplotlib backend the kernel has selected.
 
-Building and rasterising a chart of a dozen panels takes about a second on a busy machine, so
-it runs in a worker thread (:func:`render_chart`) and the kernel's event loop keeps running.
-The thread never touches pyplot or a widget: the chart is drawn on a ``Figure`` of its own
-(with an Agg canvas) through the ``ax`` argument of :mod:`chaplab.plotting`, and the caller
-puts the bytes into the Image widget on the loop.
+Preparing the frames, building and rasterising a chart of a dozen panels takes about a second
+on a busy machine, so it all runs in the panel's chart thread (:func:`render_chart`) and the
+kernel's event loop keeps running. There is one chart thread: two charts drawn at once would
+only compete for the interpreter with each other and with the loop, and a chart superseded
+before its turn is skipped. The thread never touches pyplot or a widget: the chart is drawn on
+a ``Figure`` of its own (with an Agg canvas) through the ``ax`` argument of
+:mod:`chaplab.plotting`, and the caller puts the bytes into the Image widget on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import ipywidgets as widgets
 
@@ -29,8 +31,20 @@ PANEL_SIZE = (4.4, 2.6)  # inches per panel
 MAX_COLUMNS = 3
 EXTRA_WIDTH = 0.4  # inches beside the grid; the legend sits inside the first panel
 
-Chart = Callable[..., "Figure"]
-"""A plotting call that takes the panels as its ``ax`` keyword argument."""
+_CHART_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chaplab-chart")
+
+
+class Chart(Protocol):
+    """A chart to draw in the chart thread: how many panels it needs, and the plotting call
+    that fills them."""
+
+    def panel_count(self) -> int:
+        """How many panels the chart draws."""
+        ...
+
+    def draw(self, ax: list[Axes]) -> Figure:
+        """Draw the chart on the panels ``ax``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -68,13 +82,15 @@ def png_bytes(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def draw_chart(chart: Chart, count: int) -> Rendered:
-    """Draw ``chart`` (a plotting call taking ``ax``) on ``count`` panels and rasterise it."""
-    figure, axes = chart_axes(count)
-    chart(ax=axes)
+def draw_chart(chart: Chart) -> Rendered:
+    """Draw ``chart`` on a figure of its own and rasterise it."""
+    figure, axes = chart_axes(chart.panel_count())
+    chart.draw(axes)
     return Rendered(png_bytes(figure), [ax.get_title() for ax in axes])
 
 
-async def render_chart(chart: Chart, count: int) -> Rendered:
-    """:func:`draw_chart` in a worker thread; the loop keeps running meanwhile."""
-    return await asyncio.to_thread(draw_chart, chart, count)
+async def render_chart(chart: Chart) -> Rendered:
+    """:func:`draw_chart` in the chart thread; the loop keeps running meanwhile. Cancelled
+    before the thread starts it, the chart is not drawn at all."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_CHART_THREAD, draw_chart, chart)

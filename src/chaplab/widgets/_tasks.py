@@ -1,8 +1,8 @@
 """Background work on the kernel's event loop: kept-alive tasks and a debouncer.
 
-The panel never uses threads. Every network call runs in an asyncio task on the loop the
-kernel (or the test) is running; the tasks are held in a set so they are not garbage-collected
-half-way, and a task that fails reports its exception to a callback that shows it in the panel.
+Every network call runs in an asyncio task on the loop the kernel (or the test) is running;
+the tasks are held in a set so they are not garbage-collected half-way, and a task that fails
+reports its exception to a callback that shows it in the panel.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ class EvaluationLauncher(widgets.VBox):
         super().__init__()
         self.dataset: Any = None
         self.model: Any = None
+        self._periods: int | None = None  # the dataset's, counted once per choice
         self.taken_names: set[str] = set()
         self._suggested = ""
         self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name")
@@ -87,6 +88,7 @@ class EvaluationLauncher(widgets.VBox):
         """Use ``dataset`` and ``model`` (either may be None); a name the person has not
         edited follows the choice."""
         self.dataset, self.model = dataset, model
+        self._periods = dataset_period_count(dataset)
         self.choice.value = (
             f"dataset: <b>{html.escape(_title(dataset))}</b> · "
             f"model: <b>{html.escape(_title(model))}</b>"
@@ -110,12 +112,11 @@ class EvaluationLauncher(widgets.VBox):
             found.append("name: give the evaluation a name")
         elif name in self.taken_names:
             found.append(f"name: {name!r} is already used")
-        periods = dataset_period_count(self.dataset)
         needed = self.n_periods.value + (self.n_splits.value - 1) * self.stride.value
-        if periods is not None and needed >= periods:
+        if self._periods is not None and needed >= self._periods:
             found.append(
                 f"nPeriods + (nSplits - 1) × stride = {needed} leaves no history in a dataset "
-                f"of {periods} periods"
+                f"of {self._periods} periods"
             )
         return found
 

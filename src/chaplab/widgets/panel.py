@@ -4,9 +4,10 @@ From top to bottom: the connection bar; the datasets and configured models (sort
 selectable); the "new configured model" form; the evaluation launcher; the jobs followed in the
 background; the finished evaluations with their charts; and "copy code".
 
-Every request runs in an asyncio task on the kernel's running event loop (never a thread), so
-the kernel stays free while jobs are followed. Tasks are kept referenced and their failures are
-shown in the panel; :meth:`ChapPanel.close` cancels them.
+Every request runs in an asyncio task on the kernel's running event loop, so the kernel stays
+free while jobs are followed; the slow imports (plotting, jsonschema), building frames and
+drawing charts happen in worker threads, which never touch a widget. Tasks are kept referenced
+and their failures are shown in the panel; :meth:`ChapPanel.close` cancels them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ipywidgets as widgets
 
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
 from chaplab.widgets._closing import close_all
+from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.codegen import CodeView, ViewState
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
@@ -87,6 +89,7 @@ class ChapPanel(widgets.VBox):
         self._owns_client = self.client is not given  # made here: closed with the panel
         self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
+        self._preloader = Preloader(self._keeper)
         self.datasets = SortableTable(DATASET_COLUMNS, caption="Datasets")
         self.models = SortableTable(MODEL_COLUMNS, caption="Configured models")
         self.model_form = NewModelForm()
@@ -220,6 +223,7 @@ class ChapPanel(widgets.VBox):
     # -- loading ----------------------------------------------------------------------
 
     async def _load_all(self) -> None:
+        self._preloader.start()
         info = await self.client.system_info()
         self.connection.show_connected(info.chap_core_version)
         datasets, templates, models, evaluations = await asyncio.gather(
@@ -230,11 +234,12 @@ class ChapPanel(widgets.VBox):
         )
         self.dataset_list, self.template_list = datasets, templates
         self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
-        self.model_form.set_templates(templates)
         self._show_models(models)
         self.results.set_evaluations(evaluations)
         self._preselect()
         self._update_taken_names()
+        await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
+        self.model_form.set_templates(templates)
         self._loaded = True
 
     def _show_models(self, models: list[Any]) -> None:

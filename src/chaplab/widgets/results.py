@@ -4,6 +4,10 @@ The list shows every evaluation with its aggregate metrics. Selecting one loads 
 the chosen quantiles (and the actual cases) into frames and draws the fan chart; the org-unit
 selector and the split-period slider redraw only the image (the slider debounced). Selecting
 two draws the comparison chart beside a table of both evaluations' metrics.
+
+Only widget values are read and written on the event loop: the frames are built by the async
+client in a worker thread, and the chart (with the pandas work it needs) and the metrics table
+are made in worker threads from a :class:`ChartView` of plain values.
 """
 
 from __future__ import annotations
@@ -11,19 +15,21 @@ from __future__ import annotations
 import asyncio
 import html
 from collections.abc import Sequence
-from functools import partial
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from chaplab.widgets._markup import message
-from chaplab.widgets._render import Chart, image_widget, render_chart
+from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.tables import Column, SortableTable, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -53,6 +59,38 @@ def evaluation_row(evaluation: Any) -> dict[str, Any]:
         "dataset": dataset or evaluation.dataset_id,
         **{metric: evaluation.aggregate_metrics.get(metric) for metric in _METRICS_SHOWN},
     }
+
+
+@dataclass(frozen=True)
+class ChartView:
+    """What the chart shows, read from the controls on the loop; :func:`render_chart` draws it
+    in the chart thread (a :class:`chaplab.widgets._render.Chart`)."""
+
+    frames: tuple[pd.DataFrame, ...]
+    actuals: pd.DataFrame | None
+    names: tuple[str, ...]
+    org_unit: str | None
+    split_period: str | None
+
+    def panel_count(self) -> int:
+        """One panel, or one per org unit all frames share (at most ``MAX_PANELS``)."""
+        return _panel_count(self.frames, self.org_unit)
+
+    def draw(self, ax: list[Axes]) -> Figure:
+        """The fan chart of one evaluation, or the comparison of two, on the panels ``ax``."""
+        from chaplab.plotting import compare_chart, fan_chart
+
+        first = self.frames[0]
+        actuals = _recent(self.actuals, first)
+        where = {"org_units": self.org_unit, "split_period": self.split_period}
+        if len(self.frames) == 1:
+            return fan_chart(
+                first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0], ax=ax
+            )
+        return compare_chart(
+            first, self.frames[1], actuals, labels=self.names[:2], **where,
+            max_panels=MAX_PANELS, ax=ax,
+        )
 
 
 class ResultsView(widgets.VBox):
@@ -88,6 +126,7 @@ class ResultsView(widgets.VBox):
         self.message = widgets.HTML()
         self._generation = 0
         self._draw_task: asyncio.Task[Any] | None = None
+        self._rendering: asyncio.Task[Rendered] | None = None
         self._split_redraw = Debouncer(
             SPLIT_DEBOUNCE_SECONDS, self.redraw, keeper, on_error=self.show_error
         )
@@ -147,20 +186,24 @@ class ResultsView(widgets.VBox):
         return self._draw_task
 
     async def redraw(self) -> None:
-        """Draw the chart of the selected evaluations (built and rasterised in a worker
-        thread); a newer redraw supersedes this one."""
+        """Draw the chart of the selected evaluations (built and rasterised in the chart
+        thread); a newer redraw supersedes this one, and its chart is skipped when the thread
+        has not started it yet."""
         self._generation += 1
         generation = self._generation
+        if self._rendering is not None:
+            self._rendering.cancel()
         self.message.value = ""
         selected = self.selected
         if not selected or any(item.id not in self.frames for item in selected):
             self.image.value, self.shown_panels, self.metrics.value = b"", [], ""
             return
-        chart, count = self._chart(selected)
-        rendered = await render_chart(chart, count)
+        self._rendering = asyncio.ensure_future(render_chart(self._view(selected)))
+        rendered = await self._rendering
+        metrics = await asyncio.to_thread(_metrics_table, selected) if len(selected) == 2 else ""
         if generation == self._generation:
             self.image.value, self.shown_panels = rendered.png, rendered.panels
-            self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
+            self.metrics.value = metrics
 
     def show_error(self, error: BaseException) -> None:
         """Show a loading or drawing problem above the chart."""
@@ -205,25 +248,15 @@ class ResultsView(widgets.VBox):
         if not self._offering_choices:
             self._split_redraw.trigger()
 
-    def _chart(self, selected: list[Any]) -> tuple[Chart, int]:
-        """The plotting call for the current view, and how many panels it draws."""
-        from chaplab.plotting import compare_chart, fan_chart
-
-        org_unit = None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value
-        split = None if self.split.value == ALL_SPLITS else self.split.value
-        frames = [self.frames[item.id] for item in selected]
-        actuals = _recent(self.actuals_by_id.get(selected[0].id), frames[0])
-        count = _panel_count(frames, org_unit)
-        names = [item.name or str(item.id) for item in selected]
-        if len(selected) == 1:
-            return partial(
-                fan_chart, frames[0], actuals, org_units=org_unit, split_period=split,
-                max_panels=MAX_PANELS, title=names[0],
-            ), count
-        return partial(
-            compare_chart, frames[0], frames[1], actuals, labels=tuple(names[:2]),
-            org_units=org_unit, split_period=split, max_panels=MAX_PANELS,
-        ), count
+    def _view(self, selected: list[Any]) -> ChartView:
+        """The chart of the current view, from the controls and the loaded frames."""
+        return ChartView(
+            frames=tuple(self.frames[item.id] for item in selected),
+            actuals=self.actuals_by_id.get(selected[0].id),
+            names=tuple(item.name or str(item.id) for item in selected),
+            org_unit=None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value,
+            split_period=None if self.split.value == ALL_SPLITS else self.split.value,
+        )
 
 
 def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
@@ -235,7 +268,7 @@ def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame |
     return actuals[actuals["period"] >= start]
 
 
-def _panel_count(frames: list[pd.DataFrame], org_unit: str | None) -> int:
+def _panel_count(frames: Sequence[pd.DataFrame], org_unit: str | None) -> int:
     """How many org-unit panels the chart has: one, or the org units all frames share."""
     if org_unit is not None:
         return 1

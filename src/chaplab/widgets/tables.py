@@ -3,6 +3,10 @@
 The header cells are buttons that sort (a second click reverses the order); the first cell
 of each row is a toggle button labelled with the row's name, so a row is selected by pressing
 its name, and screen readers announce a labelled, pressed button. The other cells are labels.
+
+A row keeps its widgets for as long as its key is shown: new rows get new widgets, changed
+rows new texts, removed rows' widgets are closed. Creating a widget opens a comm to the
+front end, so rebuilding every row on each change would hold up the kernel's event loop.
 """
 
 from __future__ import annotations
@@ -132,15 +136,20 @@ class SortableTable(widgets.VBox):
         raise KeyError(f"no column {column_key!r}; columns: {[c.key for c in self.columns]}")
 
     def set_rows(self, rows: Sequence[Row]) -> None:
-        """Show ``rows`` (kept in the current sort order); selections of rows still present stay."""
-        replaced = [cell for cells in self._cells.values() for cell in cells]
+        """Show ``rows`` (kept in the current sort order); selections of rows still present
+        stay. Rows already shown keep their widgets, with their texts updated."""
         self._rows = list(rows)
-        self._toggles = {}
-        self._cells = {}
+        keys = {row[self.key] for row in self._rows}
+        for key in [key for key in self._cells if key not in keys]:
+            del self._toggles[key]
+            close_all(self._cells.pop(key))
         for row in self._rows:
-            self._cells[row[self.key]] = self._row_cells(row)
+            cells = self._cells.get(row[self.key])
+            if cells is None:
+                self._cells[row[self.key]] = self._row_cells(row)
+            else:
+                self._show_texts(cells, row)
         self._apply_sort()
-        close_all(replaced)
         self.selected = tuple(key for key in self.selected if key in self._toggles)
         self._show_selection()
 
@@ -171,18 +180,28 @@ class SortableTable(widgets.VBox):
         button.on_click(clicked)
         return button
 
+    def _texts(self, row: Row) -> list[str]:
+        return [format_cell(row.get(column.key)) for column in self.columns]
+
     def _row_cells(self, row: Row) -> list[widgets.Widget]:
         key = row[self.key]
-        first, *others = self.columns
+        name, *others = self._texts(row)
         toggle = widgets.ToggleButton(
-            description=format_cell(row.get(first.key)),
-            tooltip=f"select {format_cell(row.get(first.key))}",
+            description=name,
+            tooltip=f"select {name}",
             value=key in self.selected,
             layout=widgets.Layout(width="auto"),
         )
         toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
         self._toggles[key] = toggle
-        return [toggle, *(widgets.Label(format_cell(row.get(column.key))) for column in others)]
+        return [toggle, *(widgets.Label(text) for text in others)]
+
+    def _show_texts(self, cells: list[widgets.Widget], row: Row) -> None:
+        """Update a shown row's cells (a trait set to its own value sends nothing)."""
+        (name, *others), (toggle, *labels) = self._texts(row), cells
+        toggle.description, toggle.tooltip = name, f"select {name}"
+        for label, text in zip(labels, others, strict=True):
+            label.value = text
 
     def _toggled(self, key: Any, pressed: bool) -> None:
         if self._syncing:
