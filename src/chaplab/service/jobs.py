@@ -4,7 +4,9 @@ Jobs are rows first (PENDING, committed before the creating request is answered)
 lives only in memory. The runner's asyncio task starts queued jobs in processes of a
 ``forkserver`` context whose server has the forecasting code preloaded (a new worker is a cheap
 fork), marks them STARTED, and marks FAILURE any job whose process could not start or ended
-without recording a final status. A job is cancelled by terminating its process.
+without recording a final status. A job is cancelled by terminating its process. A worker
+first lowers its own CPU priority (``tasks.lower_priority``), so the API stays responsive while
+jobs keep every core busy.
 
 Workers die with the service. The fork server ends by itself when the service's end of its
 pipe closes; the workers are its children, not the service's, so each also gets the read end of
@@ -19,6 +21,7 @@ cannot overwrite what the restarted service decided: its final write is fenced (
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import signal
@@ -137,10 +140,8 @@ class JobRunner:
         """Stop watching and end running workers; their jobs are failed at the next start."""
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
         with self._lock:
             processes = list(self._processes.values())
             self._processes.clear()
@@ -181,10 +182,8 @@ class JobRunner:
                 await asyncio.to_thread(self._step)
             except Exception:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
                 logger.exception("job runner: a round of starting and reaping workers failed")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
-            except TimeoutError:
-                pass
             self._wake.clear()
 
     def _step(self) -> None:

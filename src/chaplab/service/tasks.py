@@ -12,6 +12,7 @@ the UPDATE matches no row and the whole transaction, result rows included, is ro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import traceback
@@ -47,6 +48,8 @@ from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, s
 N_SAMPLES = 100
 SERVICE_GONE_EXIT_CODE = 70
 """A worker's exit code when it ended because the service that started it is gone."""
+WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the service's (added to its nice value)."""
 
 Log = Callable[[str], None]
 Write = Callable[[Session], int]
@@ -184,19 +187,29 @@ def exit_with_service(lifeline: Connection) -> None:
     uncommitted write transaction is simply never committed."""
 
     def wait_for_the_service() -> None:
-        try:
+        with contextlib.suppress(EOFError, OSError):
             lifeline.recv_bytes()
-        except (EOFError, OSError):
-            pass
         os._exit(SERVICE_GONE_EXIT_CODE)
 
     threading.Thread(target=wait_for_the_service, name="chaplab-lifeline", daemon=True).start()
 
 
+def lower_priority() -> None:
+    """Lower this process's CPU priority by :data:`WORKER_NICENESS` (at most to nice 19).
+
+    Jobs are CPU-bound and the service starts as many as there are cores, so at the service's
+    priority they would share the cores evenly with the API and every request would wait for a
+    scheduling slice. A nice-10 process weighs about a tenth of a nice-0 one: a request wakes
+    the service, which takes a core at once. Threads inherit the value, so it is set first."""
+    os.nice(WORKER_NICENESS)
+
+
 def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) -> None:
     """Worker-process entry point: do the job's work and record how it ended. With a
-    ``lifeline`` (from the job runner) the process ends when the service does."""
+    ``lifeline`` (from the job runner) this is a worker process: it runs at a lower CPU
+    priority than the service and ends when the service does."""
     if lifeline is not None:
+        lower_priority()
         exit_with_service(lifeline)
     engine = make_engine(database_url)
     factory = session_factory(engine)
@@ -213,7 +226,8 @@ def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) 
             attempt = job.start_time
         if status != STARTED or attempt is None:  # ended before the worker began: do no work
             return
-        log(f"worker process {os.getpid()} started")
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        log(f"worker process {os.getpid()} started at niceness {niceness}")
         write = TASKS[job_type](factory, payload, log)
         with transaction(factory) as session:
             result_id = write(session)

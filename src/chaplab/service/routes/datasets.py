@@ -7,11 +7,14 @@ Both ways of creating validate the request at once (422 naming the field). ``POS
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from itertools import groupby
+from typing import Any
 
-from chaplab.service.db import DatasetRow
+from fastapi import APIRouter
+from sqlalchemy import Row, select
+from sqlalchemy.orm import Session
+
+from chaplab.service.db import DatasetFeatureRow, DatasetRow
 from chaplab.service.errors import FieldProblem
 from chaplab.service.jobs import create_job
 from chaplab.service.routes._deps import DB, State, get_or_404
@@ -28,12 +31,57 @@ from chaplab.service.wire import (
 router = APIRouter(tags=["datasets"])
 
 
+LISTED_COLUMNS = (
+    DatasetRow.id,
+    DatasetRow.name,
+    DatasetRow.type,
+    DatasetRow.created,
+    DatasetRow.period_type,
+    DatasetRow.periods,
+    DatasetRow.org_units,
+    DatasetRow.data_sources,
+)
+
+
+def listed_datasets(session: Session) -> list[DatasetRead]:
+    """Every dataset as the list shows it, read in one statement of the columns it shows.
+
+    A dataset's feature values and polygons are never read: for 1,000 org units they are
+    megabytes, which the list used to load, parse and drop on every request. One statement
+    (the datasets outer-joined with their feature names) sees one snapshot, so a dataset
+    created or deleted meanwhile is listed whole or not at all."""
+    statement = (
+        select(*LISTED_COLUMNS, DatasetFeatureRow.name.label("feature"))
+        .outerjoin(DatasetFeatureRow, DatasetFeatureRow.dataset_id == DatasetRow.id)
+        .order_by(DatasetRow.id, DatasetFeatureRow.id)
+    )
+    return [
+        listed_dataset(list(rows))
+        for _, rows in groupby(session.execute(statement), key=lambda row: row.id)
+    ]
+
+
+def listed_dataset(rows: list[Row[Any]]) -> DatasetRead:
+    """One dataset from its joined rows (one per feature, or one without any feature)."""
+    first = rows[0]
+    return DatasetRead(
+        id=first.id,
+        name=first.name,
+        type=first.type,
+        created=first.created,
+        first_period=first.periods[0],
+        last_period=first.periods[-1],
+        period_type=first.period_type,
+        org_units=first.org_units,
+        covariates=[row.feature for row in rows if row.feature is not None],
+        data_sources=first.data_sources,
+    )
+
+
 @router.get("/v1/crud/datasets")
 def list_datasets(session: DB) -> list[DatasetRead]:
-    rows = session.scalars(
-        select(DatasetRow).options(selectinload(DatasetRow.features)).order_by(DatasetRow.id)
-    )
-    return [dataset_read(row) for row in rows]
+    """Every stored dataset with its org units and covariates (no observations)."""
+    return listed_datasets(session)
 
 
 @router.get("/v1/crud/datasets/{dataset_id}")
