@@ -26,7 +26,7 @@ def _boxes(figure: Figure) -> tuple[list[Bbox], Bbox, Bbox]:
 @pytest.mark.parametrize("count", [1, 2, 5, 12])
 def test_panels_legend_and_titles_fit_the_figure_without_overlapping(count: int) -> None:
     frame, actuals = evaluation([f"OU_{i:02d}" for i in range(count)])
-    figure = fan_chart(frame, actuals.assign(value=actuals["value"] * 1000), title="Backtest")
+    figure = fan_chart(frame, actuals.assign(value=actuals["value"] * 10_000), title="Backtest")
     assert figure.get_layout_engine() is None  # margins are fixed, no extra layout pass
     panels, legend, whole = _boxes(figure)
     for box in [*panels, legend]:
