@@ -39,17 +39,26 @@ def connect(
 ) -> ChapClient | AsyncChapClient:
     """A client for ``url`` (default ``$CHAP_URL``, with ``$CHAP_API_KEY`` and
     ``$CHAP_PROXY_PREFIX``); without either, for the embedded service. ``async_=True`` gives an
-    ``AsyncChapClient``."""
+    ``AsyncChapClient``.
+
+    Surrounding whitespace of ``$CHAP_API_KEY`` is stripped (a key copied with a line end, or
+    read from a file with its newline), and a blank one means no key. An ``api_key`` argument
+    is used as given: the client refuses one with surrounding whitespace."""
     from chaplab.client import AsyncChapClient, ChapClient
 
     target = url or os.environ.get(URL_VARIABLE)
     if target:
-        key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE)
+        key = api_key if api_key is not None else _environment_key()
         prefix = os.environ.get(PROXY_PREFIX_VARIABLE, "")
     else:
         target, key, prefix = embedded_service().url, None, ""
     client_type = AsyncChapClient if async_ else ChapClient
     return client_type(target, proxy_prefix=prefix, api_key=key)
+
+
+def _environment_key() -> str | None:
+    """``$CHAP_API_KEY`` without surrounding whitespace; ``None`` when unset or blank."""
+    return os.environ.get(API_KEY_VARIABLE, "").strip() or None
 
 
 def connect_async(url: str | None = None, api_key: str | None = None) -> AsyncChapClient:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from chaplab.client._errors import public_url
 from chaplab.client._ops_catalog import ClientOperations, client_operations
 from chaplab.client._steps import Operation, RequestBuilder, RetryPolicy
 
@@ -90,6 +91,8 @@ class ClientBase:
         )
 
     def __repr__(self) -> str:
+        """Settings without secrets: no user name or password of the URL, no whole key."""
+        url = public_url(httpx.URL(self.base_url))
         key = f", api_key={self._builder.key_prefix!r}" if self._builder.key_prefix else ""
         prefix = f", proxy_prefix={self.proxy_prefix!r}" if self.proxy_prefix else ""
-        return f"{type(self).__name__}({self.base_url!r}{prefix}{key})"
+        return f"{type(self).__name__}({url!r}{prefix}{key})"

@@ -2,7 +2,8 @@
 
 HTTP errors are built from a response by :func:`error_from_response`, which understands both
 RFC 9457 problem details (``application/problem+json``) and the ``{"detail": ...}`` bodies that
-other servers send. Messages name the method, the path and what went wrong, never credentials.
+other servers send. Messages name the method, the path and what went wrong, never credentials:
+:func:`scrub` takes the request's credentials out of any text a message quotes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     from chaplab.client._models import Job
 
 _MAX_BODY_IN_MESSAGE = 300
+SECRET_HEADERS = "chaplab.secret_headers"
+"""Request extension naming the headers that carry a secret, besides the usual credentials."""
+_CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
+_REDACTED = "[redacted]"
 
 
 class ChapError(Exception):
@@ -76,8 +81,11 @@ class AuthenticationError(ChapHTTPError):
     """401: the API key (or gateway credentials) is missing or not accepted."""
 
 
-class PermissionDeniedError(ChapHTTPError):
-    """403: the credentials are valid but not allowed to do this."""
+class PermissionDeniedError(AuthenticationError):
+    """403: the credentials are valid but not allowed to do this.
+
+    A subclass of :class:`AuthenticationError`, so ``except AuthenticationError`` catches both.
+    """
 
 
 class NotFoundError(ChapHTTPError):
@@ -150,6 +158,26 @@ def public_url(url: httpx.URL) -> str:
     return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
 
 
+def _secrets_of(request: httpx.Request) -> list[str]:
+    """The credentials a request carries: its key and credential headers, its URL password."""
+    names = (*_CREDENTIAL_HEADERS, *request.extensions.get(SECRET_HEADERS, ()))
+    values = [value for name in names for value in request.headers.get_list(name)]
+    return [value for value in (*values, request.url.password) if value]
+
+
+def scrub(text: str, request: httpx.Request) -> str:
+    """``text`` with every credential of ``request`` replaced, also in its escaped forms
+    (``b'...'`` reprs), so that quoting a transport error or a body cannot leak a key."""
+    forms = {
+        form
+        for secret in _secrets_of(request)
+        for form in (secret, repr(secret)[1:-1], repr(secret.encode())[2:-1])
+    }
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, _REDACTED)
+    return text
+
+
 def error_from_response(response: httpx.Response) -> ChapHTTPError:
     """Build the fitting :class:`ChapHTTPError` subclass for an error response."""
     status = response.status_code
@@ -157,7 +185,8 @@ def error_from_response(response: httpx.Response) -> ChapHTTPError:
     parsed = _parse_json(body)
     problem = parsed if isinstance(parsed, dict) else None
     errors = _field_problems(problem)
-    message = _readable_message(problem, errors, body, response.reason_phrase)
+    readable = _readable_message(problem, errors, body, response.reason_phrase)
+    message = scrub(readable, response.request)
     cls = _BY_STATUS.get(status, ServerError if status >= 500 else ChapHTTPError)
     kwargs: dict[str, Any] = dict(
         status_code=status,

@@ -2,22 +2,44 @@
 
 Attributes are snake_case; stored resources are camelCase on the wire (alias generator, and
 either spelling is accepted on input). Job descriptions and system info are snake_case on the
-wire. Every model keeps fields it does not know (``model_extra``) and never fails on them.
+wire. Every model keeps fields it does not know (``model_extra``) and never fails on them, and
+reads an explicit ``null`` in a list or dict field as empty (``NullableList``, ``NullableDict``).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from chaplab.client._polling import is_terminal_status, normalize_status
 
 _PERIOD = re.compile(r"^(\d{4})-?(W?)(\d{1,2})$")
+Item = TypeVar("Item")
+
+
+def _empty_if_none(empty: Callable[[], Any]) -> BeforeValidator:
+    """Read ``None`` as ``empty()``: servers send ``null`` for an empty collection, and one such
+    field must not fail a whole list call."""
+    return BeforeValidator(lambda value: empty() if value is None else value)
+
+
+NullableList = Annotated[list[Item], _empty_if_none(list)]
+"""A list field that reads ``null`` as ``[]``."""
+NullableDict = Annotated[dict[str, Item], _empty_if_none(dict)]
+"""A dict field (string keys) that reads ``null`` as ``{}``."""
 
 
 def period_sort_key(period: str) -> tuple[int, int, str]:
@@ -73,9 +95,9 @@ class Dataset(WireModel):
     first_period: str | None = None
     last_period: str | None = None
     period_type: str | None = None
-    org_units: list[str] = Field(default_factory=list)
-    covariates: list[str] = Field(default_factory=list)
-    data_sources: list[DataSource] = Field(default_factory=list)
+    org_units: NullableList[str] = Field(default_factory=list)
+    covariates: NullableList[str] = Field(default_factory=list)
+    data_sources: NullableList[DataSource] = Field(default_factory=list)
     observations: list[Observation] | None = None
 
 
@@ -89,18 +111,13 @@ class ModelTemplate(WireModel):
     author: str | None = None
     supported_period_type: str | None = None
     target: Any = None
-    required_covariates: list[str] = Field(default_factory=list)
-    user_options: dict[str, Any] = Field(default_factory=dict)
+    required_covariates: NullableList[str] = Field(default_factory=list)
+    user_options: NullableDict[Any] = Field(default_factory=dict)
     hpo_search_space: Any = None
     allow_free_additional_continuous_covariates: bool | None = None
     requires_geo: bool | None = None
     version: str | None = None
     archived: bool | None = None
-
-    @field_validator("user_options", mode="before")
-    @classmethod
-    def _none_is_empty(cls, value: Any) -> Any:
-        return {} if value is None else value
 
 
 class ModelSpec(WireModel):
@@ -115,9 +132,9 @@ class ModelSpec(WireModel):
     display_name: str | None = None
     model_template_id: int | None = None
     supported_period_type: str | None = None
-    user_option_values: dict[str, Any] = Field(default_factory=dict)
-    additional_continuous_covariates: list[str] = Field(default_factory=list)
-    covariates: list[Any] = Field(default_factory=list)
+    user_option_values: NullableDict[Any] = Field(default_factory=dict)
+    additional_continuous_covariates: NullableList[str] = Field(default_factory=list)
+    covariates: NullableList[Any] = Field(default_factory=list)
     target: Any = None
     archived: bool | None = None
 
@@ -132,11 +149,6 @@ class ModelSpec(WireModel):
                 return {**data, "modelTemplateId": nested["id"]}
         return data
 
-    @field_validator("user_option_values", mode="before")
-    @classmethod
-    def _none_is_empty(cls, value: Any) -> Any:
-        return {} if value is None else value
-
 
 class ConfiguredModelWithDataSource(WireModel):
     """A configured model bundled with the data sources used for predictions."""
@@ -147,8 +159,8 @@ class ConfiguredModelWithDataSource(WireModel):
     configured_model: ModelSpec | None = None
     period_type: str | None = None
     start_period: str | None = None
-    org_units: list[str] = Field(default_factory=list)
-    data_sources: list[DataSource] = Field(default_factory=list)
+    org_units: NullableList[str] = Field(default_factory=list)
+    data_sources: NullableList[DataSource] = Field(default_factory=list)
 
 
 class Evaluation(WireModel):
@@ -159,13 +171,13 @@ class Evaluation(WireModel):
     created: datetime | None = None
     dataset_id: int | None = None
     model_id: str | None = None
-    org_units: list[str] = Field(default_factory=list)
-    split_periods: list[str] = Field(default_factory=list)
+    org_units: NullableList[str] = Field(default_factory=list)
+    split_periods: NullableList[str] = Field(default_factory=list)
     max_horizon_distance: int | None = None
     n_periods: int | None = None
     n_splits: int | None = None
     stride: int | None = None
-    aggregate_metrics: dict[str, float] = Field(default_factory=dict)
+    aggregate_metrics: NullableDict[float] = Field(default_factory=dict)
     configured_model: ModelSpec | None = None
     dataset: Dataset | None = None
 
@@ -179,7 +191,7 @@ class Evaluation(WireModel):
     def _missing_metric_is_nan(cls, value: Any) -> Any:
         if isinstance(value, dict):
             return {key: math.nan if metric is None else metric for key, metric in value.items()}
-        return {} if value is None else value
+        return value
 
 
 class EvaluationEntry(WireModel):
@@ -206,9 +218,9 @@ class PredictionRequest(WireModel):
 
     name: str
     geojson: dict[str, Any] | None = None
-    provided_data: list[Observation] = Field(default_factory=list)
-    data_sources: list[DataSource] = Field(default_factory=list)
-    data_to_be_fetched: list[Any] = Field(default_factory=list)
+    provided_data: NullableList[Observation] = Field(default_factory=list)
+    data_sources: NullableList[DataSource] = Field(default_factory=list)
+    data_to_be_fetched: NullableList[Any] = Field(default_factory=list)
     configured_model_with_data_source_id: int
     n_periods: int = Field(gt=0)
 

@@ -13,17 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from chaplab._secrets import key_prefix as key_prefix
 from chaplab.toolkit.logs import log_event
 
 DEFAULT_ENV_VAR = "SERVICE_API_KEYS"
 PREFIX_LENGTH = 7
 
 logger = logging.getLogger("chaplab.toolkit.auth")
-
-
-def key_prefix(key: str) -> str:
-    """The loggable part of a key: its first 7 characters (at most half of a very short key)."""
-    return key[: min(PREFIX_LENGTH, len(key) // 2)]
 
 
 def _clean(keys: Iterable[str]) -> tuple[str, ...]:
