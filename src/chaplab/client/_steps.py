@@ -274,7 +274,7 @@ def _gone_on_retry(request: httpx.Request, response: httpx.Response) -> bool:
     gone = request.method == "DELETE" and not request.url.query and response.status_code == 404
     if gone:
         logger.info(
-            "%s %s: HTTP 404 on a retry after a broken connection; the first attempt deleted it",
+            "%s %s: HTTP 404 on a retry after a broken connection; taken as deleted",
             request.method, request.url.path,
         )
     return gone
