@@ -24,6 +24,7 @@ from chaplab.client import (
     PermissionDeniedError,
 )
 from chaplab.client import _models as models
+from chaplab.client import _result_models as result_models
 
 from .fake_service import CMWDS, DATASET, EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
 
@@ -305,3 +306,19 @@ def test_null_collections_do_not_fail_list_calls(client: Any, fake: FakeService)
     assert (evaluation.split_periods, evaluation.aggregate_metrics) == ([], {})
     assert client.list_model_templates()[0].user_options == {}
     assert client.list_configured_models_with_data_source()[0].data_sources == []
+
+
+def test_every_list_and_dict_field_of_the_further_payloads_reads_null_as_empty() -> None:
+    samples = {int: 1, str: "x", float: 0.5}
+    checked = 0
+    for model in vars(result_models).values():
+        if not (isinstance(model, type) and issubclass(model, BaseModel)
+                and model.__module__ == result_models.__name__):
+            continue
+        minimal = {field.alias or name: samples[field.annotation]
+                   for name, field in model.model_fields.items() if field.is_required()}
+        for name, field in _collection_fields(model).items():
+            parsed = model.model_validate({**minimal, field.alias or name: None})
+            assert getattr(parsed, name) == field.default_factory(), (model, name)
+            checked += 1
+    assert checked >= 30

@@ -1,6 +1,7 @@
 """Typed views of the further endpoints' payloads: full evaluations and predictions, overlaps,
 imports, metrics breakdowns, job results, model runners, debug entries, data-source kinds and
-chart images. Same conventions as ``_models``: snake_case attributes, extra fields kept."""
+chart images. Same conventions as ``_models``: snake_case attributes, extra fields kept, a
+``null`` list or dict read as empty."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from chaplab.client._models import (
     Dataset,
     Evaluation,
     EvaluationEntry,
+    NullableDict,
+    NullableList,
     PredictionEntry,
     SnakeModel,
     WireModel,
@@ -25,9 +28,9 @@ from chaplab.client._models import (
 class EvaluationDetail(Evaluation):
     """An evaluation with its configuration and predicted entries (``/full``)."""
 
-    configuration: dict[str, Any] = Field(default_factory=dict)
-    quantiles: list[float] = Field(default_factory=list)
-    forecasts: list[EvaluationEntry] = Field(default_factory=list)
+    configuration: NullableDict[Any] = Field(default_factory=dict)
+    quantiles: NullableList[float] = Field(default_factory=list)
+    forecasts: NullableList[EvaluationEntry] = Field(default_factory=list)
 
 
 class Prediction(WireModel):
@@ -39,8 +42,8 @@ class Prediction(WireModel):
     dataset_id: int | None = None
     configured_model_with_data_source_id: int | None = None
     model_id: str | None = None
-    org_units: list[str] = Field(default_factory=list)
-    periods: list[str] = Field(default_factory=list)
+    org_units: NullableList[str] = Field(default_factory=list)
+    periods: NullableList[str] = Field(default_factory=list)
     n_periods: int | None = None
 
 
@@ -48,8 +51,8 @@ class PredictionDetail(Prediction):
     """A prediction with its dataset and forecast entries."""
 
     dataset: Dataset | None = None
-    quantiles: list[float] = Field(default_factory=list)
-    forecasts: list[PredictionEntry] = Field(default_factory=list)
+    quantiles: NullableList[float] = Field(default_factory=list)
+    forecasts: NullableList[PredictionEntry] = Field(default_factory=list)
 
 
 class ListedPredictionEntry(PredictionEntry):
@@ -59,17 +62,17 @@ class ListedPredictionEntry(PredictionEntry):
 
 
 class DeletedIds(WireModel):
-    deleted_ids: list[int] = Field(default_factory=list)
+    deleted_ids: NullableList[int] = Field(default_factory=list)
 
 
 class EvaluationOverlap(WireModel):
     """What two evaluations share."""
 
-    backtest_ids: list[int] = Field(default_factory=list)
+    backtest_ids: NullableList[int] = Field(default_factory=list)
     same_dataset: bool | None = None
-    org_units: list[str] = Field(default_factory=list)
-    split_periods: list[str] = Field(default_factory=list)
-    periods: list[str] = Field(default_factory=list)
+    org_units: NullableList[str] = Field(default_factory=list)
+    split_periods: NullableList[str] = Field(default_factory=list)
+    periods: NullableList[str] = Field(default_factory=list)
 
 
 class RejectedOrgUnit(WireModel):
@@ -84,9 +87,9 @@ class DataImportReport(WireModel):
     dry_run: bool = False
     id: str | None = None
     dataset_id: int | None = None
-    imported_org_units: list[str] = Field(default_factory=list)
-    rejected: list[RejectedOrgUnit] = Field(default_factory=list)
-    periods: list[str] = Field(default_factory=list)
+    imported_org_units: NullableList[str] = Field(default_factory=list)
+    rejected: NullableList[RejectedOrgUnit] = Field(default_factory=list)
+    periods: NullableList[str] = Field(default_factory=list)
 
 
 class EvaluationMetrics(WireModel):
@@ -94,17 +97,17 @@ class EvaluationMetrics(WireModel):
     per metric, ``by_horizon`` rows ``horizon`` (1 = the period after the split) likewise."""
 
     backtest_id: int
-    metric_names: list[str] = Field(default_factory=list)
-    aggregate: dict[str, float | None] = Field(default_factory=dict)
-    by_org_unit: list[dict[str, Any]] = Field(default_factory=list)
-    by_horizon: list[dict[str, Any]] = Field(default_factory=list)
+    metric_names: NullableList[str] = Field(default_factory=list)
+    aggregate: NullableDict[float | None] = Field(default_factory=dict)
+    by_org_unit: NullableList[dict[str, Any]] = Field(default_factory=list)
+    by_horizon: NullableList[dict[str, Any]] = Field(default_factory=list)
 
 
 class MetricPlotCatalog(SnakeModel):
     """The metric chart names and the metric ids they can draw."""
 
-    visualizations: list[str] = Field(default_factory=list)
-    metrics: list[str] = Field(default_factory=list)
+    visualizations: NullableList[str] = Field(default_factory=list)
+    metrics: NullableList[str] = Field(default_factory=list)
 
 
 class JobResult(WireModel):
@@ -114,7 +117,7 @@ class JobResult(WireModel):
     job_id: str
     result_type: str
     id: int
-    row: dict[str, Any] = Field(default_factory=dict)
+    row: NullableDict[Any] = Field(default_factory=dict)
 
 
 class ModelRunner(SnakeModel):
@@ -122,7 +125,7 @@ class ModelRunner(SnakeModel):
 
     id: int
     url: str
-    info: dict[str, Any] = Field(default_factory=dict)
+    info: NullableDict[Any] = Field(default_factory=dict)
     registered_at: datetime | None = None
     last_ping_at: datetime | None = None
     ping_count: int | None = None
@@ -138,7 +141,7 @@ class ModelRunner(SnakeModel):
 class DebugEntry(WireModel):
     id: int
     message: str | None = None
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: NullableDict[Any] = Field(default_factory=dict)
     created: datetime | None = None
 
 
@@ -148,8 +151,8 @@ class DataSourceKind(WireModel):
     name: str
     display_name: str | None = None
     description: str | None = None
-    period_types: list[str] = Field(default_factory=list)
-    used_by: list[str] = Field(default_factory=list)
+    period_types: NullableList[str] = Field(default_factory=list)
+    used_by: NullableList[str] = Field(default_factory=list)
     role: str | None = None
 
 
