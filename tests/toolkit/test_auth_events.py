@@ -56,6 +56,15 @@ def test_absent_header_logs_auth_missing_key_with_path_and_method(
     assert not hasattr(record, "key_prefix")
 
 
+def test_empty_header_logs_auth_missing_key(authed, caplog: pytest.LogCaptureFixture) -> None:
+    client = authed()
+    caplog.set_level(logging.DEBUG)
+    client.get("/v1/items", headers={"X-API-Key": ""})
+    [record] = auth_events(caplog)
+    assert (record.event, record.path, record.method) == ("auth.missing_key", "/v1/items", "GET")
+    assert not hasattr(record, "key_prefix")
+
+
 def test_unauthenticated_paths_log_no_auth_event(
     authed, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -97,6 +97,13 @@ def test_refused_key_answer_is_the_exact_problem(
     }
 
 
+@pytest.mark.parametrize("value", ["", "   ", "\t"], ids=["empty", "spaces", "tab"])
+def test_an_empty_key_header_counts_as_a_missing_key(authed, value: str) -> None:
+    response = authed().get("/v1/items", headers={"X-API-Key": value})
+    assert response.status_code == 401
+    assert response.json()["detail"] == "Missing authentication header: X-API-Key"
+
+
 def test_401_names_the_scheme_and_header_in_www_authenticate(authed) -> None:
     response = authed(header_name="X-Service-Key").get("/v1/items")
     assert response.headers["www-authenticate"] == 'ApiKey header="X-Service-Key"'

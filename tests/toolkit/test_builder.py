@@ -10,7 +10,7 @@ from fastapi import APIRouter, FastAPI, Request
 
 from chaplab.toolkit import ServiceBuilder
 
-from .helpers import TestClient, make_builder
+from .helpers import KEY_A, TestClient, make_builder
 
 
 def test_landing_page_names_the_service_and_version_and_links_the_docs(client_for) -> None:
@@ -124,3 +124,38 @@ def test_bad_builder_arguments_name_the_parameter(call, error, message: str) -> 
 def test_a_title_is_required() -> None:
     with pytest.raises(ValueError, match="title must name the service"):
         ServiceBuilder(title=" ")
+
+
+@pytest.mark.parametrize(
+    ("header_name", "wrong"), [("X-Ключ", "К"), ("X API Key", " "), ("X-API-Key:", ":")]
+)
+def test_a_header_name_that_is_not_an_http_token_is_refused(header_name: str, wrong: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        ServiceBuilder(title="S").with_auth(api_keys=["k"], header_name=header_name)
+    assert str(raised.value).startswith(
+        f"header_name {header_name!r} is not a valid HTTP header name: it holds {wrong!r}"
+    )
+
+
+def test_a_header_name_that_is_not_a_string_is_refused() -> None:
+    with pytest.raises(TypeError, match="header_name must be a string, got bytes"):
+        ServiceBuilder(title="S").with_auth(api_keys=["k"], header_name=b"X-API-Key")
+
+
+def test_header_names_may_use_every_token_character(authed) -> None:
+    name = "X-Key_1.2!#$%&'*+^`|~"
+    client = authed(header_name=name)
+    assert client.get("/v1/items", headers={name: KEY_A}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"title": 123}, "title must be a string, got int"),
+        ({"title": "S", "version": 1.0}, "version must be a string, got float"),
+        ({"title": "S", "description": None}, "description must be a string, got NoneType"),
+    ],
+)
+def test_service_texts_must_be_strings(arguments: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        ServiceBuilder(**arguments)

@@ -95,6 +95,35 @@ def test_a_deleted_file_keeps_the_old_keys_and_warns_once(
     assert "API key file not found" in warnings[0].reason
 
 
+def test_a_file_that_is_no_longer_utf8_keeps_the_old_keys_and_warns(
+    key_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock()
+    store = ApiKeyStore(KeyFileKeys(key_file), clock=clock)
+    key_file.write_bytes(KEY_B.encode("utf-16"))
+    os.utime(key_file, (1_000_010, 1_000_010))
+    clock.now += 2
+    with caplog.at_level(logging.WARNING, logger="chaplab.toolkit.auth"):
+        assert store.refresh_if_changed() is False
+    assert store.match(KEY_A.encode()) and len(store) == 1
+    [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.event == "auth.reload_failed"
+    assert warning.reason.startswith(f"API key file {key_file} is not UTF-8 text")
+
+
+def test_reload_of_a_file_turned_folder_keeps_the_old_keys_and_warns(
+    key_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = ApiKeyStore(KeyFileKeys(key_file))
+    key_file.unlink()
+    key_file.mkdir()
+    with caplog.at_level(logging.WARNING, logger="chaplab.toolkit.auth"):
+        assert store.reload() is False
+    assert store.match(KEY_A.encode())
+    [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.reason == f"API key file {key_file} is a folder, not a file"
+
+
 def test_a_service_keeps_serving_when_its_key_file_turns_unreadable(
     authed, key_file: Path
 ) -> None:

@@ -99,6 +99,25 @@ def test_missing_key_file_fails_at_build_naming_the_path(tmp_path: Path) -> None
     assert str(raised.value) == f"API key file not found: {missing}"
 
 
+def test_key_file_that_is_not_utf8_fails_at_build_naming_the_path(tmp_path: Path) -> None:
+    key_file = tmp_path / "keys"
+    key_file.write_bytes(KEY_A.encode() + b"\n\xff\xfe\n")
+    with pytest.raises(ValueError) as raised:
+        make_builder().with_auth(api_key_file=key_file).build()
+    assert str(raised.value).startswith(f"API key file {key_file} is not UTF-8 text")
+
+
+def test_key_file_that_is_a_folder_fails_at_build_naming_the_path(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as raised:
+        make_builder().with_auth(api_key_file=tmp_path).build()
+    assert str(raised.value) == f"API key file {tmp_path} is a folder, not a file"
+
+
+def test_empty_key_file_path_fails_at_build() -> None:
+    with pytest.raises(ValueError, match="^API key file path is empty: api_key_file must name"):
+        make_builder().with_auth(api_key_file="").build()
+
+
 def test_unset_environment_variable_fails_at_build(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV, raising=False)
     with pytest.raises(ValueError) as raised:

@@ -9,6 +9,7 @@ decision is logged on ``chaplab.toolkit.auth`` as ``auth.success``, ``auth.inval
 from __future__ import annotations
 
 import logging
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,6 +24,29 @@ DEFAULT_UNAUTHENTICATED_PATHS: frozenset[str] = frozenset(
     {"/", "/docs", "/redoc", "/openapi.json", "/health"}
 )
 WEBSOCKET_POLICY_VIOLATION = 1008
+TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "!#$%&'*+-.^_`|~")
+"""The characters of an RFC 9110 token, the grammar of an HTTP field (header) name."""
+
+
+def _checked_header_name(header_name: object) -> str:
+    """``header_name`` without surrounding whitespace, if it is an RFC 9110 token.
+
+    Checked when the service is configured: any other name could never be sent (spaces, a
+    colon) or could not even be encoded (non-ASCII letters), failing every request later.
+    """
+    if not isinstance(header_name, str):
+        raise TypeError(f"header_name must be a string, got {type(header_name).__name__}")
+    name = header_name.strip()
+    if not name:
+        raise ValueError("header_name must name an HTTP header")
+    wrong = next((char for char in name if char not in TOKEN_CHARACTERS), None)
+    if wrong is not None:
+        raise ValueError(
+            f"header_name {name!r} is not a valid HTTP header name: it holds {wrong!r}; "
+            "a header name (an RFC 9110 token) holds only ASCII letters, digits "
+            "and !#$%&'*+-.^_`|~"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -35,13 +59,12 @@ class AuthPolicy:
     @classmethod
     def create(cls, header_name: str, unauthenticated_paths: Iterable[str] | None) -> AuthPolicy:
         """``None`` keeps the default paths; a list replaces them (an empty list: none)."""
-        if not header_name or not header_name.strip():
-            raise ValueError("header_name must name an HTTP header")
+        name = _checked_header_name(header_name)
         if isinstance(unauthenticated_paths, str):
             raise TypeError("unauthenticated_paths must be a list of paths, not a single string")
         paths = (DEFAULT_UNAUTHENTICATED_PATHS if unauthenticated_paths is None
                  else frozenset(unauthenticated_paths))
-        return cls(header_name=header_name.strip(), unauthenticated_paths=paths)
+        return cls(header_name=name, unauthenticated_paths=paths)
 
     @property
     def www_authenticate(self) -> str:
@@ -59,9 +82,10 @@ class ApiKeyMiddleware:
         self._header = policy.header_name.lower().encode("latin-1")
 
     def _presented_key(self, scope: Scope) -> bytes | None:
+        """The key in the first key header; None without one or when it is empty (blank)."""
         for name, value in scope.get("headers", ()):
             if name.lower() == self._header:
-                return value.strip()
+                return value.strip() or None
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

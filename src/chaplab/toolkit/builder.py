@@ -55,7 +55,11 @@ class ServiceBuilder:
     """
 
     def __init__(self, title: str, version: str = "0.1.0", description: str = "") -> None:
-        if not title or not title.strip():
+        for name, value in (("title", title), ("version", version),
+                            ("description", description)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+        if not title.strip():
             raise ValueError("title must name the service")
         self.title = title
         self.version = version

@@ -75,14 +75,24 @@ class KeyFileKeys:
         return f"key file {self.path}"
 
     def load(self) -> tuple[str, ...]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise FileNotFoundError(f"API key file not found: {self.path}") from None
-        keys = parse_key_file_text(text)
+        keys = parse_key_file_text(self._read())
         if not keys:
             raise ValueError(f"No API keys configured: the key file {self.path} holds no key")
         return keys
+
+    def _read(self) -> str:
+        """The file's text; the errors name the file and say what is wrong with it."""
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"API key file not found: {self.path}") from None
+        except IsADirectoryError:
+            raise ValueError(f"API key file {self.path} is a folder, not a file") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"API key file {self.path} is not UTF-8 text "
+                f"(byte {error.start}: {error.reason})"
+            ) from None
 
     def version(self) -> Hashable:
         try:
@@ -127,6 +137,8 @@ def key_source(
             raise TypeError(f"api_keys must hold strings; got {type(wrong[0]).__name__}")
         return StaticKeys(keys)
     if api_key_file is not None:
+        if not os.fspath(api_key_file):
+            raise ValueError("API key file path is empty: api_key_file must name a key file")
         return KeyFileKeys(Path(api_key_file))
     if not env_var:
         raise ValueError("env_var must name an environment variable")
@@ -189,7 +201,7 @@ class ApiKeyStore:
             self._version = self.source.version()
             try:
                 keys = self._encode(self.source.load())
-            except (OSError, ValueError, UnicodeDecodeError) as error:
+            except (OSError, ValueError) as error:
                 log_event(logger, logging.WARNING, "auth.reload_failed",
                           source=self.source.description, reason=str(error),
                           key_count=len(self._keys))
