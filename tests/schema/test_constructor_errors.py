@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from chaplab.schema import (
@@ -36,6 +37,14 @@ from chaplab.schema import (
             "schema_integer: default must be an integer, got True",
         ),
         (lambda: schema_integer(default="3"), "schema_integer: default must be an integer"),
+        (
+            lambda: schema_integer(default=np.True_),
+            "schema_integer: default must be an integer, got np.True_",
+        ),
+        (
+            lambda: schema_integer(default=np.float64(2.5)),
+            r"schema_integer: default must be an integer, got np.float64\(2.5\)",
+        ),
         (lambda: schema_integer(minimum=0.5), "schema_integer: minimum must be an integer"),
         (lambda: schema_integer(maximum=False), "schema_integer: maximum must be an integer"),
         (lambda: schema_integer(exclusive_minimum=0.1), "exclusive_minimum must be an integer"),
@@ -52,6 +61,9 @@ from chaplab.schema import (
         (lambda: schema_number(default=float("nan")), "default must be a finite number"),
         (lambda: schema_number(maximum=float("inf")), "maximum must be a finite number"),
         (lambda: schema_number(default=True), "default must be a number"),
+        (lambda: schema_number(default=np.False_), "default must be a number"),
+        (lambda: schema_number(default=np.float64("nan")), "default must be a finite number"),
+        (lambda: schema_number(default=np.int64(3), maximum=np.int64(2)), "default 3 does not fit"),
         (lambda: schema_number(default=1.5, maximum=1.0), "default 1.5 does not fit"),
         (
             lambda: schema_number(exclusive_minimum=2, exclusive_maximum=1),
@@ -134,3 +146,24 @@ def test_whole_real_bounds_of_an_integer_are_stored_as_integers() -> None:
     prop = schema_integer(default=4.0, minimum=0.0, maximum=1e3)
     assert prop == {"type": "integer", "default": 4, "minimum": 0, "maximum": 1000}
     assert all(type(prop[key]) is int for key in ("default", "minimum", "maximum"))
+
+
+def test_numpy_integers_are_integers_stored_as_int() -> None:
+    prop = schema_integer(default=np.int64(5), minimum=np.uint8(1), maximum=np.float32(10.0))
+    assert prop == {"type": "integer", "default": 5, "minimum": 1, "maximum": 10}
+    assert all(type(prop[key]) is int for key in ("default", "minimum", "maximum"))
+
+
+def test_numpy_reals_are_reals_stored_as_int_or_float() -> None:
+    prop = schema_number(default=np.float64(0.1), minimum=np.int64(0), maximum=np.float32(0.5))
+    assert prop == {"type": "number", "default": 0.1, "minimum": 0, "maximum": 0.5}
+    assert [type(prop[key]) for key in ("default", "minimum", "maximum")] == [float, int, float]
+
+
+def test_numpy_numbers_in_a_plain_dict_are_stored_as_python_numbers() -> None:
+    schema = create_config_schema(
+        properties={"n": {"type": "array", "default": [np.int64(1), np.float64(0.5)]}}
+    )
+    default = schema.properties["n"]["default"]
+    assert default == [1, 0.5] and [type(item) for item in default] == [int, float]
+    assert repr(schema) == "<ConfigSchema: n (array = [1, 0.5])>"

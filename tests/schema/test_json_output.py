@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from textwrap import dedent
 from typing import Any
 
+import numpy as np
 import pytest
 
 from chaplab.schema import (
@@ -163,6 +165,61 @@ def test_property_keys_appear_only_when_given_and_in_order(
     prop: dict[str, Any], expected: str
 ) -> None:
     assert _one(prop) == _expected_one(expected)
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        (lambda: schema_integer(default=np.int64(5)), '{"type":"integer","default":5}'),
+        (
+            lambda: schema_integer(default=np.uint8(3), minimum=np.int32(-2)),
+            '{"type":"integer","default":3,"minimum":-2}',
+        ),
+        (lambda: schema_integer(maximum=np.float64(100.0)), '{"type":"integer","maximum":100}'),
+        (lambda: schema_number(default=np.int64(7)), '{"type":"number","default":7}'),
+        (lambda: schema_number(default=np.float64(2.0)), '{"type":"number","default":2}'),
+        (lambda: schema_number(default=np.float64(0.1)), '{"type":"number","default":0.1}'),
+        (lambda: schema_number(default=np.float64(1e-7)), '{"type":"number","default":1e-07}'),
+        (lambda: schema_number(default=np.float32(0.5)), '{"type":"number","default":0.5}'),
+        (
+            lambda: schema_array(schema_integer(), default=[np.int64(1), np.int16(2)]),
+            '{"type":"array","items":{"type":"integer"},"default":[1,2]}',
+        ),
+        (
+            lambda: {"type": "number", "default": np.float64(1 / 3)},
+            '{"type":"number","default":0.3333333333333333}',
+        ),
+    ],
+)
+def test_numpy_numbers_are_written_plainly(build: Callable[[], Any], expected: str) -> None:
+    assert _one(build()) == _expected_one(expected)
+
+
+def test_numpy_numbers_are_written_plainly_in_pretty_output() -> None:
+    schema = create_config_schema(
+        properties={
+            "n": schema_integer(default=np.int64(5)),
+            "x": schema_number(default=np.float64(0.25)),
+        }
+    )
+    assert schema_to_json(schema) == dedent(
+        """\
+        {
+          "$schema": "http://json-schema.org/draft-07/schema#",
+          "type": "object",
+          "properties": {
+            "n": {
+              "type": "integer",
+              "default": 5
+            },
+            "x": {
+              "type": "number",
+              "default": 0.25
+            }
+          },
+          "additionalProperties": true
+        }"""
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,21 +26,33 @@ def check_text(where: str, value: Any) -> str:
 
 
 def check_integral(where: str, value: Any) -> int:
-    """A whole number, returned as ``int`` (``100.0`` becomes ``100``); booleans are refused."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A whole number (any ``numbers.Real``, such as ``numpy.int64(5)`` or ``100.0``),
+    returned as ``int``; booleans are refused."""
+    if not _is_number(value):
         raise InvalidSchemaError(f"{where} must be an integer, got {value!r}")
-    if isinstance(value, float) and not value.is_integer():
+    if not isinstance(value, numbers.Integral) and not float(value).is_integer():
         raise InvalidSchemaError(f"{where} must be an integer, got {value!r}")
     return int(value)
 
 
 def check_real(where: str, value: Any) -> int | float:
-    """A finite number; booleans are refused."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A finite number (any ``numbers.Real``, such as ``numpy.float64``), returned as a plain
+    ``int`` or ``float``; booleans are refused."""
+    if not _is_number(value):
         raise InvalidSchemaError(f"{where} must be a number, got {value!r}")
-    if isinstance(value, float) and not math.isfinite(value):
+    if not isinstance(value, numbers.Integral) and not math.isfinite(value):
         raise InvalidSchemaError(f"{where} must be a finite number, got {value!r}")
-    return value
+    return _plain_number(value)
+
+
+def _plain_number(value: numbers.Real) -> int | float:
+    """``value`` as a built-in ``int`` or ``float``, so that its JSON text is plain."""
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number; ``True`` and ``False`` are not numbers here."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_count(where: str, value: Any) -> int:
@@ -90,11 +103,12 @@ def check_order(where: str, low_name: str, low: Any, high_name: str, high: Any) 
 
 def check_property(where: str, prop: Any) -> dict[str, Any]:
     """A property schema: a dict that is valid draft-07, has a JSON form, and whose default
-    fits it."""
+    fits it; returned as a copy whose numbers are built-in ``int`` and ``float``."""
     if not isinstance(prop, Mapping):
         raise InvalidSchemaError(
             f"{where} must be a dict holding a JSON Schema, got {type(prop).__name__}"
         )
+    prop = _plain_copy(prop)
     try:
         encode_json(prop, pretty=False)
     except (TypeError, ValueError) as error:
@@ -116,4 +130,18 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
             raise InvalidSchemaError(
                 f"{where}: default {prop['default']!r} does not fit the property: {problem.message}"
             )
-    return copy.deepcopy(dict(prop))
+    return prop
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of ``value`` in which every number (``numpy.int64(5)``, ``numpy.float64``)
+    is a built-in ``int`` or ``float``, as JSON writers and validators expect."""
+    if _is_number(value):
+        return _plain_number(value)
+    if isinstance(value, Mapping):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_plain_copy(item) for item in value)
+    return copy.deepcopy(value)
