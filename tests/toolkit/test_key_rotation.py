@@ -148,3 +148,38 @@ def test_replace_swaps_keys_and_refuses_an_empty_set() -> None:
     with pytest.raises(ValueError, match="No API keys configured"):
         store.replace(["  "])
     assert store.match(KEY_B.encode())
+
+
+def test_a_requested_reload_happens_at_the_next_request_whatever_the_mtime(
+    authed, key_file: Path
+) -> None:
+    client = authed(api_keys=None, api_key_file=key_file)
+    store = client.app.state.api_key_store
+    write_keys(key_file, f"{KEY_B}\n", 1_000_000)  # same modification time as before
+    assert client.get("/v1/items", headers={"X-API-Key": KEY_B}).status_code == 401
+    store.request_reload()
+    assert client.get("/v1/items", headers={"X-API-Key": KEY_B}).status_code == 200
+    assert client.get("/v1/items", headers={"X-API-Key": KEY_A}).status_code == 401
+
+
+def test_a_reload_requested_during_a_reload_does_not_wait_for_it(key_file: Path) -> None:
+    """As a SIGHUP arriving while the same thread reloads: the request only sets a flag."""
+
+    class InterruptedKeys(KeyFileKeys):
+        def load(self) -> tuple[str, ...]:
+            store.request_reload()
+            return super().load()
+
+    store = ApiKeyStore(KeyFileKeys(key_file), check_interval=3600.0)
+    store.source = InterruptedKeys(key_file)
+    assert store.reload() is True
+    write_keys(key_file, f"{KEY_B}\n", 1_000_000)
+    assert store.refresh_if_changed() is True
+    assert store.match(KEY_B.encode())
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path: Path) -> None:
+    path = tmp_path / "keys"
+    path.write_bytes(b"\xef\xbb\xbf" + KEY_A.encode() + b"\n")
+    store = ApiKeyStore(KeyFileKeys(path))
+    assert store.match(KEY_A.encode())

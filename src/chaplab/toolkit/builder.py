@@ -173,7 +173,7 @@ class ServiceBuilder:
         """The FastAPI app. Raises when auth is enabled and no API key is found.
 
         With auth, the app's ``state.api_key_store`` is the :class:`ApiKeyStore` (call its
-        ``reload()`` on SIGHUP).
+        ``request_reload()`` on SIGHUP).
         """
         store = self._key_store()
         app = FastAPI(

@@ -17,7 +17,6 @@ from chaplab._secrets import key_prefix as key_prefix
 from chaplab.toolkit.logs import log_event
 
 DEFAULT_ENV_VAR = "SERVICE_API_KEYS"
-PREFIX_LENGTH = 7
 
 logger = logging.getLogger("chaplab.toolkit.auth")
 
@@ -83,7 +82,7 @@ class KeyFileKeys:
     def _read(self) -> str:
         """The file's text; the errors name the file and say what is wrong with it."""
         try:
-            return self.path.read_text(encoding="utf-8")
+            return self.path.read_text(encoding="utf-8-sig")  # a byte-order mark is no key
         except FileNotFoundError:
             raise FileNotFoundError(f"API key file not found: {self.path}") from None
         except IsADirectoryError:
@@ -149,8 +148,9 @@ class ApiKeyStore:
     """The active keys of a service.
 
     Several keys are active at once so that keys rotate without downtime. ``match`` compares a
-    presented key with every active key in constant time. ``reload()`` re-reads the source (hook
-    it to SIGHUP), ``refresh_if_changed()`` re-reads it when its version (a key file's mtime)
+    presented key with every active key in constant time. ``reload()`` re-reads the source now;
+    ``request_reload()`` (for a SIGHUP handler) has the next request re-read it;
+    ``refresh_if_changed()`` re-reads it when asked to or when its version (a key file's mtime)
     changed, checking at most once per ``check_interval`` seconds; ``replace(keys)`` swaps the
     set directly. A reload that finds no key or cannot read the source keeps the old keys and
     logs a warning. Creating the store loads the keys and raises when none is found.
@@ -170,6 +170,7 @@ class ApiKeyStore:
         self._version = source.version()
         self._keys = self._encode(source.load())
         self._last_check = clock()
+        self._reload_requested = False
         log_event(logger, logging.INFO, "auth.keys_loaded", key_count=len(self._keys),
                   source=source.description)
 
@@ -211,8 +212,19 @@ class ApiKeyStore:
                   source=self.source.description)
         return True
 
+    def request_reload(self) -> None:
+        """Have the next request re-read the source, whatever its version says.
+
+        Safe in a signal handler: it only sets a flag. A handler that reloaded itself could
+        interrupt a reload in progress on the same thread and wait forever for its lock."""
+        self._reload_requested = True
+
     def refresh_if_changed(self) -> bool:
-        """Reload if the source changed since the last look (looking at most once a second)."""
+        """Reload if asked to, or if the source changed since the last look (looking at most once
+        per ``check_interval``)."""
+        if self._reload_requested:
+            self._reload_requested = False
+            return self.reload()
         now = self._clock()
         if now - self._last_check < self.check_interval:
             return False
