@@ -1,13 +1,21 @@
-"""Evaluation and prediction entries, and actual cases, -> tidy frames, built column-wise."""
+"""Evaluation and prediction entries, and actual cases, -> tidy frames, built column-wise.
+
+Entries bytes laid out regularly (what our service writes, see ``_columns.regular_columns``)
+become columns without a Python object per row; the frame is then built from the distinct
+values' codes and put in order with one sort key (a single scatter when the entries are a full
+grid). Any other input goes through orjson's rows.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from chaplab.frames._columns import (
+    Coded,
     Raw,
     category_column,
     column,
@@ -15,9 +23,11 @@ from chaplab.frames._columns import (
     has_field,
     load_json,
     load_rows,
+    regular_columns,
 )
 from chaplab.frames._periods import parse_periods
 from chaplab.frames._tidy import (
+    KEY_COLUMNS,
     ORG_UNIT,
     PERIOD,
     QUANTILE,
@@ -49,6 +59,10 @@ def entries_to_frame(
     entries carry one (evaluation entries); ``with_split_period`` forces the choice, which matters
     for an empty response. Empty input gives an empty frame with the right dtypes.
     """
+    if isinstance(entries, Raw):
+        frame = _regular_frame(entries, with_split_period)
+        if frame is not None:
+            return frame
     rows = load_rows(entries, "entries")
     if with_split_period is None:
         with_split_period = bool(rows) and has_field(rows[0], _ENTRY_FIELDS[SPLIT_PERIOD])
@@ -88,8 +102,65 @@ def _build(rows: list[Any], fields: Mapping[str, Sequence[str]], what: str) -> p
     return sort_tidy(pd.DataFrame(columns, copy=False))
 
 
-def _periods(values: list[Any], field: str) -> pd.arrays.PeriodArray:
+def _periods(values: Sequence[Any], field: str) -> pd.arrays.PeriodArray:
     try:
         return parse_periods(values).array
     except ValueError as error:
         raise ValueError(f"{field}: {error}") from None
+
+
+def _regular_frame(body: Raw, with_split_period: bool | None) -> pd.DataFrame | None:
+    """The frame of a regularly laid out entries body, or None to parse it in full."""
+    for split in (True, False) if with_split_period is None else (with_split_period,):
+        fields = [name for name in _ENTRY_FIELDS if split or name != SPLIT_PERIOD]
+        keys = {name: _ENTRY_FIELDS[name][0] for name in fields}
+        numbers = [keys[QUANTILE], keys[VALUE]]
+        texts = [key for key in keys.values() if key not in numbers]
+        columns = regular_columns(body, texts, numbers)
+        if columns is not None:
+            return _sorted_frame({name: columns[key] for name, key in keys.items()})
+    return None
+
+
+def _sorted_frame(columns: Mapping[str, Coded]) -> pd.DataFrame:
+    """The tidy frame of coded columns, sorted as ``sort_tidy`` sorts: each key column's codes
+    are ranked, and the ranks combined into one sort key."""
+    built = {name: _built(name, column) for name, column in columns.items()}
+    order = _order([built[name][1][columns[name].codes] for name in KEY_COLUMNS if name in built])
+    return pd.DataFrame(
+        {name: values.take(columns[name].codes[order]) for name, (values, _) in built.items()},
+        copy=False,
+    )
+
+
+def _built(name: str, column: Coded) -> tuple[Any, np.ndarray]:
+    """The distinct values of a column, typed for the frame, and each one's dense rank in the
+    frame's order (equal values share a rank)."""
+    if name == ORG_UNIT:
+        labels = np.asarray(column.uniques, dtype=object).astype(str)
+        ranks = np.argsort(np.argsort(labels, kind="stable"))
+        categories = pd.Index(np.sort(labels))
+        return pd.Categorical.from_codes(ranks, categories=categories), ranks
+    if name in (PERIOD, SPLIT_PERIOD):
+        periods = _periods(column.uniques, _ENTRY_FIELDS[name][0])
+        return periods, np.unique(periods.asi8, return_inverse=True)[1]
+    values = np.asarray(column.uniques, dtype=np.float64)
+    return values, np.unique(values, return_inverse=True)[1]
+
+
+def _order(ranks: list[np.ndarray]) -> np.ndarray:
+    """The stable order of rows by ``ranks`` (the first most significant): one integer key, its
+    order a single scatter when every row has its own key (a full grid)."""
+    sizes = [int(rank.max()) + 1 for rank in ranks]
+    if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
+        return np.lexsort(ranks[::-1])
+    key = np.zeros(ranks[0].size, dtype=np.int64)
+    for rank, size in zip(ranks, sizes, strict=True):
+        key *= size
+        key += rank
+    if int(np.prod(sizes, dtype=np.int64)) == key.size:
+        order = np.full(key.size, -1, dtype=np.intp)
+        order[key] = np.arange(key.size)
+        if int(order.min()) >= 0:
+            return order
+    return np.argsort(key, kind="stable")

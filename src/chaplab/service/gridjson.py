@@ -1,119 +1,305 @@
-"""Write a JSON array of flat objects laid out on a grid, without one Python object per row.
+"""Write a compact JSON array of flat objects laid out on a grid, without one Python object per row.
 
 Forecast entries are a full grid (split x org unit x period x quantile): every member of a row
-depends on some of the grid's axes. Each member's JSON text (with its key) is encoded once per
-distinct value, padded with spaces to a fixed width (whitespace between JSON tokens is allowed)
-and copied by numpy broadcasting into a structured array of fixed-width rows, whose bytes are the
-response. Consecutive members over few distinct combinations are merged first, so that the big
-copy touches few columns. Numbers are written by orjson (float32 with its shortest text).
+depends on some of the grid's axes. A *segment* holds JSON text for each combination of its axes:
+few texts for an org unit or a period, one per cell for a value (orjson's text of the whole
+array, float32 with its shortest text). A row is its segments' texts back to back, without
+padding. Rows are written a block at a time, each segment with one numpy assignment of
+fixed-width items (``V{width}`` views with a stride of one byte) at the rows' offsets; the bytes
+that a shorter text copies past its end land in the next segment, which is written afterwards.
+Adjacent segments over few combinations are merged first (their texts concatenated the same way),
+so each block copies only a few segments. Blocks can be sent as they are written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import orjson
 
-SPACE = 0x20
+BLOCK_ROWS = 1 << 16
+"""Rows written at a time (whole slices of the leading axis; at least one)."""
 
 
 @dataclass(frozen=True)
-class GridField:
-    """Object members over ``axes`` of the grid: ``texts`` (``bytes_`` array shaped like those
-    axes) holds the JSON text of the members, ``,"key":value``, for each combination."""
+class Segment:
+    """JSON text for each combination of ``axes``: ``text[starts[i]:starts[i] + lengths[i]]``,
+    ``starts`` and ``lengths`` shaped like those axes; ``width`` and ``shortest`` are the longest
+    and shortest lengths. ``text`` has ``width`` bytes of slack at its end, so that a fixed-width
+    read from any start stays inside it."""
 
-    texts: np.ndarray
+    text: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    axes: tuple[int, ...]
+    width: int
+    shortest: int
+
+
+def _make(
+    text: np.ndarray, starts: np.ndarray, lengths: np.ndarray, axes: tuple[int, ...]
+) -> Segment:
+    """A segment, its longest and shortest lengths measured once."""
+    width, shortest = (int(lengths.max()), int(lengths.min())) if lengths.size else (0, 0)
+    return Segment(text, starts, lengths, axes, width, shortest)
+
+
+@dataclass(frozen=True)
+class BlockNumbers:
+    """Numbers over ``axes`` (the leading axis among them) computed when a block is written:
+    ``values(lead)`` has the shape of ``axes`` with the leading axis sliced by ``lead``."""
+
+    values: Callable[[slice], np.ndarray]
     axes: tuple[int, ...]
 
 
-def _fixed(texts: Sequence[bytes], shape: tuple[int, ...]) -> np.ndarray:
-    """``bytes_`` array of ``shape``, each text right-padded with spaces (not NULs)."""
-    fixed = np.asarray(texts, dtype=np.bytes_).reshape(shape)
-    raw = fixed.view(np.uint8)
-    raw[raw == 0] = SPACE
-    return fixed
+Part = Segment | BlockNumbers
+Member = list[Part]
+"""The parts of one object member (``"key":value``)."""
 
 
-def _member(key: str) -> bytes:
-    return b"," + orjson.dumps(key) + b":"
+@dataclass(frozen=True)
+class JsonStream:
+    """A JSON body produced by ``chunks`` as it is written; its ``length`` in bytes when known
+    before (``None`` when numbers are computed block by block)."""
+
+    length: int | None
+    chunks: Iterator[memoryview]
+
+
+def _segment(texts: Sequence[bytes], axes: tuple[int, ...], shape: tuple[int, ...]) -> Segment:
+    """A segment from one text per combination of ``axes`` (C order over sizes ``shape``)."""
+    lengths = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+    width = int(lengths.max()) if len(texts) else 0
+    text = np.frombuffer(b"".join(texts) + bytes(width), dtype=np.uint8)
+    starts = np.cumsum(lengths) - lengths
+    return _make(text, starts.reshape(shape), lengths.reshape(shape), axes)
+
+
+def literal(text: bytes) -> Segment:
+    """The same text in every row."""
+    return _segment([text], (), ())
 
 
 def string_field(
     key: str, values: Sequence[str], axes: tuple[int, ...], shape: tuple[int, ...]
-) -> GridField:
+) -> Member:
     """A string member; ``values`` in C order over ``axes`` with sizes ``shape``."""
-    lead = _member(key)
-    return GridField(_fixed([lead + orjson.dumps(value) for value in values], shape), axes)
+    lead = orjson.dumps(key) + b":"
+    return [_segment([lead + orjson.dumps(value) for value in values], axes, shape)]
 
 
-def number_field(key: str, values: np.ndarray, axes: tuple[int, ...]) -> GridField:
+def number_field(key: str, values: np.ndarray, axes: tuple[int, ...]) -> Member:
     """A numeric member with one value per cell of ``axes`` (``values`` has their shape); float32
     values are written with float32's shortest round-trip text, NaN as null."""
+    return [_key(key), _numbers(values, axes)]
+
+
+def block_number_field(
+    key: str, values: Callable[[slice], np.ndarray], axes: tuple[int, ...]
+) -> Member:
+    """A numeric member like :func:`number_field` whose values are computed a block at a time:
+    ``values(lead)`` gives those of the leading axis' slice ``lead`` (``axes`` include it)."""
+    if not axes or axes[0] != 0:
+        raise ValueError("a block number field must vary along the leading axis")
+    return [_key(key), BlockNumbers(values, axes)]
+
+
+def _key(key: str) -> Segment:
+    return literal(orjson.dumps(key) + b":")
+
+
+def _numbers(values: np.ndarray, axes: tuple[int, ...]) -> Segment:
+    """The JSON text of each number of ``values`` (shaped like ``axes``), as orjson writes it."""
     flat = np.ascontiguousarray(values).reshape(-1)
-    lead = np.frombuffer(_member(key), dtype=np.uint8)
-    text = np.frombuffer(orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY), dtype=np.uint8)
+    text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
     # orjson writes "[a,b,...]": number k spans from after the k-th separator to the next one.
-    separators = np.flatnonzero(text == ord(","))
-    starts = np.concatenate(([1], separators + 1)) if flat.size else np.empty(0, np.intp)
-    lengths = np.concatenate((separators, [text.size - 1]))[: flat.size] - starts
-    width = lead.size + (int(lengths.max()) if flat.size else 0)
-    texts = np.empty((flat.size, width), dtype=np.uint8)
-    texts[:, : lead.size] = lead
-    for offset in range(width - lead.size):  # one dense gather per character position
-        characters = text[np.minimum(starts + offset, text.size - 1)]
-        texts[:, lead.size + offset] = np.where(lengths > offset, characters, SPACE)
-    return GridField(texts.view(f"S{width}").reshape(values.shape), axes)
+    array = np.frombuffer(text, dtype=np.uint8)
+    ends = np.append(np.flatnonzero(array == ord(",")), array.size - 1)[: flat.size]
+    starts = np.concatenate(([1], ends[:-1] + 1)) if flat.size else np.empty(0, np.intp)
+    lengths = ends - starts
+    slack = int(lengths.max()) if flat.size else 0
+    return _make(
+        np.frombuffer(text + bytes(slack), dtype=np.uint8),
+        starts.reshape(values.shape),
+        lengths.reshape(values.shape),
+        axes,
+    )
 
 
-def _broadcastable(field: GridField, rank: int, shape: tuple[int, ...]) -> np.ndarray:
-    return field.texts.reshape([shape[axis] if axis in field.axes else 1 for axis in range(rank)])
+def _fixed_width(buffer: np.ndarray, width: int) -> np.ndarray:
+    """Every ``width``-byte run of ``buffer`` (uint8, contiguous) as one item: item i starts at
+    byte i. Assigning to items writes into ``buffer``."""
+    return np.ndarray((buffer.size - width + 1,), dtype=f"V{width}", buffer=buffer, strides=(1,))
 
 
-def _merged(first: GridField, second: GridField, shape: tuple[int, ...]) -> GridField:
-    axes = tuple(sorted(set(first.axes) | set(second.axes)))
+def _broadcast(table: np.ndarray, segment: Segment, shape: tuple[int, ...]) -> np.ndarray:
+    """A per-combination ``table`` of ``segment`` for every cell of ``shape``, flat."""
+    expanded = table.reshape([shape[a] if a in segment.axes else 1 for a in range(len(shape))])
+    return np.broadcast_to(expanded, shape).reshape(-1)
+
+
+def _copy(
+    out: np.ndarray,
+    positions: np.ndarray,
+    segment: Segment,
+    sources: np.ndarray,
+    lengths: np.ndarray,
+    spill: bool,
+) -> None:
+    """Copy each cell's text of ``segment`` to its position in ``out``. With ``spill`` a shorter
+    text may write up to the segment's width (the next segment overwrites the excess); without,
+    texts are copied exactly, one assignment per distinct length."""
+    width = segment.width
+    if spill or segment.shortest == width:
+        _fixed_width(out, width)[positions] = _fixed_width(segment.text, width)[sources]
+        return
+    for length in np.unique(segment.lengths):
+        chosen = lengths == length
+        target = _fixed_width(out, int(length))
+        target[positions[chosen]] = _fixed_width(segment.text, int(length))[sources[chosen]]
+
+
+def _spills(segments: Sequence[Segment]) -> list[bool]:
+    """Whether each segment may copy past its texts: never the last; the others when the
+    excess (width minus shortest text) fits in the next segment's shortest text."""
+    flags = []
+    for current, following in zip(segments[:-1], segments[1:], strict=True):
+        flags.append(current.width - current.shortest <= following.shortest)
+    return [*flags, False]
+
+
+def _write_block(
+    segments: Sequence[Segment], shape: tuple[int, ...], offset: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the grid ``shape`` written after ``offset`` free bytes: the buffer (with at
+    least a row's length of slack at its end) and each row's end."""
+    lengths = [_broadcast(segment.lengths, segment, shape) for segment in segments]
+    row_lengths = lengths[0].copy()
+    for cell_lengths in lengths[1:]:
+        row_lengths += cell_lengths
+    ends = np.cumsum(row_lengths) + offset
+    slack = sum(segment.width for segment in segments)  # at least any row's length
+    out = np.empty(int(ends[-1]) + slack, dtype=np.uint8)
+    positions = ends - row_lengths
+    for segment, cell_lengths, spill in zip(segments, lengths, _spills(segments), strict=True):
+        sources = _broadcast(segment.starts, segment, shape)
+        _copy(out, positions, segment, sources, cell_lengths, spill)
+        positions += cell_lengths
+    return out, ends
+
+
+def _combinations(axes: Sequence[int], shape: tuple[int, ...]) -> int:
+    return int(np.prod([shape[axis] for axis in axes], dtype=np.int64))
+
+
+def _merged(segments: Sequence[Segment], shape: tuple[int, ...]) -> Segment:
+    """One segment whose texts are ``segments``' texts concatenated, over the union of axes."""
+    axes = tuple(sorted({axis for segment in segments for axis in segment.axes}))
     sub_shape = tuple(shape[axis] for axis in axes)
-    rank = len(shape)
-    combined = np.empty(
-        tuple(shape[a] if a in axes else 1 for a in range(rank)),
-        dtype=[("a", first.texts.dtype), ("b", second.texts.dtype)],
+    if not axes:
+        return literal(b"".join(_only_text(segment) for segment in segments))
+    local = [
+        replace(segment, axes=tuple(axes.index(a) for a in segment.axes)) for segment in segments
+    ]
+    out, ends = _write_block(local, sub_shape)
+    lengths = np.diff(ends, prepend=0)
+    return _make(out, (ends - lengths).reshape(sub_shape), lengths.reshape(sub_shape), axes)
+
+
+def _only_text(segment: Segment) -> bytes:
+    """The text of a segment without axes."""
+    start = int(segment.starts)
+    return segment.text[start : start + segment.width].tobytes()
+
+
+def _grouped(parts: Sequence[Part], shape: tuple[int, ...], limit: int) -> list[Part]:
+    """Merge adjacent segments with at most ``limit`` combinations together: first those whose
+    axes one contains (no more texts than the larger has), then any."""
+    groups = list(parts)
+    for growing in (False, True):
+        merged: list[Part] = [groups[0]]
+        for part in groups[1:]:
+            previous = merged[-1]
+            union = set(previous.axes) | set(part.axes)
+            nested = union in (set(previous.axes), set(part.axes))
+            if (
+                isinstance(previous, Segment)
+                and isinstance(part, Segment)
+                and (growing or nested)
+                and _combinations(sorted(union), shape) <= limit
+            ):
+                merged[-1] = _merged([previous, part], shape)
+            else:
+                merged.append(part)
+        groups = merged
+    return groups
+
+
+def _row_parts(shape: tuple[int, ...], members: Sequence[Member]) -> list[Part]:
+    """The parts of a row, ``{``, members separated by ``,``, and ``},``, merged."""
+    parts: list[Part] = [literal(b"{")]
+    for index, member in enumerate(members):
+        parts.extend([literal(b",")] if index else [])
+        parts.extend(member)
+    parts.append(literal(b"},"))
+    n_rows = _combinations(range(len(shape)), shape)
+    return _grouped(parts, shape, max(1, n_rows // 4))
+
+
+def _blocks(shape: tuple[int, ...]) -> list[slice]:
+    """Slices of the leading axis of about ``BLOCK_ROWS`` rows each."""
+    step = max(1, BLOCK_ROWS // max(1, _combinations(range(1, len(shape)), shape)))
+    return [slice(start, min(start + step, shape[0])) for start in range(0, shape[0], step)]
+
+
+def _in_block(part: Part, lead: slice) -> Segment:
+    """The segment of ``part`` for the leading axis' slice ``lead``."""
+    if isinstance(part, BlockNumbers):
+        return _numbers(part.values(lead), part.axes)
+    if 0 not in part.axes:
+        return part
+    return _make(part.text, part.starts[lead], part.lengths[lead], part.axes)
+
+
+def _body_length(parts: Sequence[Part], shape: tuple[int, ...]) -> int | None:
+    if any(isinstance(part, BlockNumbers) for part in parts):
+        return None
+    n_rows = _combinations(range(len(shape)), shape)
+    texts = sum(
+        int(part.lengths.sum()) * (n_rows // max(1, _combinations(part.axes, shape)))
+        for part in parts
+        if isinstance(part, Segment)
     )
-    combined["a"] = _broadcastable(first, rank, shape)
-    combined["b"] = _broadcastable(second, rank, shape)
-    return GridField(combined.reshape(sub_shape).view(f"S{combined.dtype.itemsize}"), axes)
+    return 1 + texts  # "[" and the rows; the last row's "," becomes "]"
 
 
-def grid_json(shape: tuple[int, ...], fields: Sequence[GridField]) -> bytes:
-    """The JSON array of ``prod(shape)`` objects in C order of the grid, members in field order."""
-    n_rows = int(np.prod(shape, dtype=np.int64))
-    if n_rows == 0 or not fields:
-        return b"[]" if n_rows == 0 else b"[" + b",".join([b"{}"] * n_rows) + b"]"
-    merge_limit = max(1, n_rows // 8)
-    groups: list[GridField] = [fields[0]]
-    for field in fields[1:]:
-        union = set(groups[-1].axes) | set(field.axes)
-        if int(np.prod([shape[axis] for axis in union], dtype=np.int64)) <= merge_limit:
-            groups[-1] = _merged(groups[-1], field, shape)
-        else:
-            groups.append(field)
-    groups[0] = _opening(groups[0])
-    rank = len(shape)
-    row_type = np.dtype(
-        [(f"f{index}", group.texts.dtype) for index, group in enumerate(groups)] + [("end", "S2")]
-    )
-    body = np.empty(1 + n_rows * row_type.itemsize, dtype=np.uint8)
-    body[0] = ord("[")
-    rows = body[1:].view(row_type).reshape(shape)  # fixed-width rows after the opening bracket
-    for index, group in enumerate(groups):
-        rows[f"f{index}"] = _broadcastable(group, rank, shape)
-    rows["end"] = b"},"
-    body[-1] = ord("]")  # the last row's trailing comma closes the array
-    return body.tobytes()
+def _chunks(parts: Sequence[Part], shape: tuple[int, ...]) -> Iterator[memoryview]:
+    blocks = _blocks(shape)
+    for index, lead in enumerate(blocks):
+        first, last = index == 0, index == len(blocks) - 1
+        segments = [_in_block(part, lead) for part in parts]
+        block_shape = (lead.stop - lead.start, *shape[1:])
+        out, ends = _write_block(segments, block_shape, offset=int(first))
+        if first:
+            out[0] = ord("[")
+        if last:
+            out[ends[-1] - 1] = ord("]")
+        yield memoryview(out)[: int(ends[-1])]
 
 
-def _opening(field: GridField) -> GridField:
-    """The first member opens its object: its leading comma becomes ``{``."""
-    texts = field.texts.copy()
-    texts.reshape(-1).view(np.uint8).reshape(texts.size, -1)[:, 0] = ord("{")
-    return GridField(texts, field.axes)
+def grid_json_stream(shape: tuple[int, ...], members: Sequence[Member]) -> JsonStream:
+    """The JSON array of ``prod(shape)`` objects in C order of the grid (every member's axes in
+    increasing order), members in the given order, written block by block as the chunks are
+    taken."""
+    if _combinations(range(len(shape)), shape) == 0:
+        return JsonStream(2, iter([memoryview(b"[]")]))
+    parts = _row_parts(shape, members)
+    return JsonStream(_body_length(parts, shape), _chunks(parts, shape))
+
+
+def grid_json(shape: tuple[int, ...], members: Sequence[Member]) -> bytes:
+    """The whole JSON array of :func:`grid_json_stream` as bytes."""
+    return b"".join(grid_json_stream(shape, members).chunks)

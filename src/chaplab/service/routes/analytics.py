@@ -1,22 +1,33 @@
 """Forecast entries, actual cases and forward predictions.
 
 Entries are written straight to JSON bytes from the stored sorted samples (see
-``chaplab.service.gridjson``), so a million entries never become a million Python objects.
+``chaplab.service.gridjson``), so a million entries never become a million Python objects, and
+are sent block by block while the next block is written.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated
 
 import numpy as np
 from fastapi import APIRouter, Query, Response
+from fastapi.responses import StreamingResponse
+from sqlalchemy.orm import defer
 
 from chaplab.service.db import ConfiguredModelWithDataSourceRow, EvaluationRow, PredictionRow
-from chaplab.service.entries import evaluation_entries_json, prediction_entries_json
-from chaplab.service.errors import FieldProblem
+from chaplab.service.entries import (
+    StoredSplits,
+    evaluation_entries_stream,
+    prediction_entries_stream,
+)
+from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.gridjson import JsonStream
 from chaplab.service.jobs import create_job
 from chaplab.service.routes._deps import (
     DB,
+    MAX_ROW_ID,
     OptionalQuantileLevels,
     QuantileLevels,
     State,
@@ -41,8 +52,25 @@ OrgUnits = Annotated[
 ]
 
 
-def _json(body: bytes) -> Response:
-    return Response(content=body, media_type="application/json")
+def _streamed(stream: JsonStream) -> StreamingResponse:
+    """A JSON body sent chunk by chunk as it is written (with its length when known first)."""
+    length = {} if stream.length is None else {"Content-Length": str(stream.length)}
+    return StreamingResponse(_ahead(stream.chunks), media_type="application/json", headers=length)
+
+
+async def _ahead(chunks: Iterator[memoryview]) -> AsyncIterator[memoryview]:
+    """The chunks, each written in a worker thread while the one before is being sent (the
+    response waits for a chunk to drain before it asks for the next)."""
+    loop = asyncio.get_running_loop()
+    pending = loop.run_in_executor(None, next, chunks, None)
+    try:
+        while (chunk := await pending) is not None:
+            pending = loop.run_in_executor(None, next, chunks, None)
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            pending.add_done_callback(lambda _: close())
 
 
 @router.get("/v1/analytics/evaluation-entry", response_model=list[EvaluationEntry])
@@ -53,12 +81,24 @@ def evaluation_entries(
     split_period: Annotated[str | None, Query(alias="splitPeriod")] = None,
     org_units: OrgUnits = None,
 ) -> Response:
-    """Quantiles of every (split, org unit, period) of an evaluation."""
-    row = get_or_404(session, EvaluationRow, backtest_id, "backtest", "backtestId")
+    """Quantiles of every (split, org unit, period) of an evaluation.
+
+    The samples are not loaded with the row: on SQLite they are read split by split while the
+    entries are sent (see ``StoredSplits``)."""
+    if not -MAX_ROW_ID <= backtest_id <= MAX_ROW_ID:
+        raise NotFound("backtest", backtest_id, "backtestId")
+    row = session.get(EvaluationRow, backtest_id, options=[defer(EvaluationRow.samples)])
+    if row is None:
+        raise NotFound("backtest", backtest_id, "backtestId")
     shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
-    samples = samples_from_bytes(row.samples, shape)
-    return _json(
-        evaluation_entries_json(
+    engine = session.get_bind()
+    samples = (
+        StoredSplits(engine, EvaluationRow.__tablename__, row.id, shape)
+        if StoredSplits.usable(engine)
+        else samples_from_bytes(row.samples, shape)
+    )
+    return _streamed(
+        evaluation_entries_stream(
             samples,
             row.org_units,
             row.split_periods,
@@ -148,8 +188,8 @@ def prediction_entries(
     """Quantiles of every (org unit, period) of a prediction."""
     row = get_or_404(session, PredictionRow, prediction_id, "prediction", "predictionId")
     samples = samples_from_bytes(row.samples, (len(row.org_units), row.n_periods, row.n_samples))
-    return _json(
-        prediction_entries_json(
+    return _streamed(
+        prediction_entries_stream(
             samples, row.org_units, row.periods, quantiles or list(DEFAULT_QUANTILES), org_units
         )
     )
