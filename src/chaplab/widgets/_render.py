@@ -1,15 +1,14 @@
-"""Charts -> PNG bytes for a ``widgets.Image``, built off the event loop.
+"""Charts -> PNG bytes for a ``widgets.Image``, drawn in the chart process.
 
 A PNG in an Image widget shows the same in JupyterLab, in an executed notebook and in a
 browser test (an ``<img>``), whatever matplotlib backend the kernel has selected.
 
-Preparing the frames, building and rasterising a chart of a dozen panels takes about a second
-on a busy machine, so it all runs in the panel's chart thread (:func:`render_chart`) and the
-kernel's event loop keeps running. There is one chart thread: two charts drawn at once would
-only compete for the interpreter with each other and with the loop, and a chart superseded
-before its turn is skipped. The thread never touches pyplot or a widget: the chart is drawn on
-a ``Figure`` of its own (with an Agg canvas) through the ``ax`` argument of
-:mod:`chaplab.plotting`, and the caller puts the bytes into the Image widget on the loop.
+:func:`draw_chart` runs in the chart process (see :mod:`chaplab.widgets._chart_process` for
+why not in the kernel's): the chart prepares its frames and is drawn on a ``Figure`` of its own
+(with an Agg canvas, no pyplot) through the ``ax`` argument of :mod:`chaplab.plotting`.
+:func:`render_chart` is the kernel's side: one chart thread sends the charts there one at a
+time and waits for the bytes, a chart superseded before its turn is skipped, and the caller
+puts the bytes into the Image widget on the event loop.
 """
 
 from __future__ import annotations
@@ -22,6 +21,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import ipywidgets as widgets
 
+from chaplab.widgets._chart_process import ChartProcess
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -31,12 +32,13 @@ PANEL_SIZE = (4.4, 2.6)  # inches per panel
 MAX_COLUMNS = 3
 EXTRA_WIDTH = 0.4  # inches beside the grid; the legend sits inside the first panel
 
+CHART_PROCESS = ChartProcess()
 _CHART_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chaplab-chart")
 
 
 class Chart(Protocol):
-    """A chart to draw in the chart thread: how many panels it needs, and the plotting call
-    that fills them."""
+    """A chart to draw in the chart process (picklable): how many panels it needs, and the
+    plotting call that fills them."""
 
     def panel_count(self) -> int:
         """How many panels the chart draws."""
@@ -90,7 +92,7 @@ def draw_chart(chart: Chart) -> Rendered:
 
 
 async def render_chart(chart: Chart) -> Rendered:
-    """:func:`draw_chart` in the chart thread; the loop keeps running meanwhile. Cancelled
-    before the thread starts it, the chart is not drawn at all."""
+    """:func:`draw_chart` in the chart process, waited for in the chart thread; the loop keeps
+    running meanwhile. Cancelled before the thread takes it, the chart is not drawn at all."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_CHART_THREAD, draw_chart, chart)
+    return await loop.run_in_executor(_CHART_THREAD, CHART_PROCESS.draw, chart)

@@ -5,9 +5,9 @@ the chosen quantiles (and the actual cases) into frames and draws the fan chart;
 selector and the split-period slider redraw only the image (the slider debounced). Selecting
 two draws the comparison chart beside a table of both evaluations' metrics.
 
-Only widget values are read and written on the event loop: the frames are built by the async
-client in a worker thread, and the chart (with the pandas work it needs) and the metrics table
-are made in worker threads from a :class:`ChartView` of plain values.
+Only widgets are read and written on the event loop: the frames are built by the async client
+in a worker thread, and the chart, with the pandas work it needs, is drawn in the chart process
+from a :class:`ChartView` of the loaded frames and the chosen controls.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def evaluation_row(evaluation: Any) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ChartView:
     """What the chart shows, read from the controls on the loop; :func:`render_chart` draws it
-    in the chart thread (a :class:`chaplab.widgets._render.Chart`)."""
+    in the chart process (a :class:`chaplab.widgets._render.Chart`)."""
 
     frames: tuple[pd.DataFrame, ...]
     actuals: pd.DataFrame | None
@@ -186,9 +186,8 @@ class ResultsView(widgets.VBox):
         return self._draw_task
 
     async def redraw(self) -> None:
-        """Draw the chart of the selected evaluations (built and rasterised in the chart
-        thread); a newer redraw supersedes this one, and its chart is skipped when the thread
-        has not started it yet."""
+        """Draw the chart of the selected evaluations (in the chart process); a newer redraw
+        supersedes this one, and its chart is skipped when it has not been sent yet."""
         self._generation += 1
         generation = self._generation
         if self._rendering is not None:
@@ -200,10 +199,9 @@ class ResultsView(widgets.VBox):
             return
         self._rendering = asyncio.ensure_future(render_chart(self._view(selected)))
         rendered = await self._rendering
-        metrics = await asyncio.to_thread(_metrics_table, selected) if len(selected) == 2 else ""
         if generation == self._generation:
             self.image.value, self.shown_panels = rendered.png, rendered.panels
-            self.metrics.value = metrics
+            self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
 
     def show_error(self, error: BaseException) -> None:
         """Show a loading or drawing problem above the chart."""
@@ -277,17 +275,16 @@ def _panel_count(frames: Sequence[pd.DataFrame], org_unit: str | None) -> int:
 
 
 def _metrics_table(evaluations: list[Any]) -> str:
-    """Both evaluations' aggregate metrics, one column each, as an HTML table."""
-    from chaplab.plotting import metrics_frame
-
-    table = metrics_frame(evaluations).set_index("name").T
-    header = "".join(f'<th scope="col">{html.escape(str(name))}</th>' for name in table.columns)
-    body = "".join(
-        f'<tr><th scope="row">{html.escape(str(metric))}</th>'
-        + "".join(f"<td>{format_cell(value)}</td>" for value in values)
-        + "</tr>"
-        for metric, values in zip(table.index, table.to_numpy().tolist(), strict=True)
-    )
+    """Both evaluations' aggregate metrics, one column each, as an HTML table (a metric an
+    evaluation lacks is a dash)."""
+    names = [item.name or str(item.id) for item in evaluations]
+    metrics = dict.fromkeys(key for item in evaluations for key in item.aggregate_metrics)
+    header = "".join(f'<th scope="col">{html.escape(name)}</th>' for name in names)
+    body = ""
+    for metric in metrics:
+        values = (item.aggregate_metrics.get(metric) for item in evaluations)
+        cells = "".join(f"<td>{format_cell(value)}</td>" for value in values)
+        body += f'<tr><th scope="row">{html.escape(metric)}</th>{cells}</tr>'
     return (
         '<table style="border-collapse:collapse"><caption>aggregate metrics</caption>'
         f"<thead><tr><th></th>{header}</tr></thead><tbody>{body}</tbody></table>"
