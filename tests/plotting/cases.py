@@ -14,6 +14,7 @@ from chaplab.frames import actuals_to_frame, entries_to_frame, format_period
 
 LEVELS = (0.1, 0.25, 0.5, 0.75, 0.9)
 Z_SCORES = (-1.2816, -0.6745, 0.0, 0.6745, 1.2816)
+OUTER_Z_SCORES = {0.05: -1.6449, 0.95: 1.6449}
 
 
 def periods(count: int, weekly: bool) -> list[str]:
@@ -32,7 +33,7 @@ def evaluation(
     """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon."""
     rng = np.random.default_rng(7)
     labels = periods(history + n_splits + horizon, weekly)
-    z = dict(zip(LEVELS, Z_SCORES, strict=True))
+    z = dict(zip(LEVELS, Z_SCORES, strict=True)) | OUTER_Z_SCORES
     entries: list[dict] = []
     actuals: list[dict] = []
     for number, org_unit in enumerate(org_units):

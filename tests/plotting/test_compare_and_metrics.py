@@ -52,6 +52,18 @@ def test_metrics_frame_has_one_row_per_evaluation() -> None:
     assert metrics_frame([]).empty
 
 
+def test_metrics_named_like_the_identity_columns_do_not_replace_them() -> None:
+    table = metrics_frame(
+        [{"id": 7, "name": "naive", "aggregate_metrics": {"name": 1.0, "crps": 0.5, "id": 2.0}}]
+    )
+    assert list(table.index) == [7]
+    assert table.index.name == "id"
+    assert list(table.columns) == ["name", "name (metric)", "crps", "id (metric)"]
+    assert table.loc[7, "name"] == "naive"
+    assert table.loc[7, "name (metric)"] == 1.0
+    assert table.loc[7, "id (metric)"] == 2.0
+
+
 def test_metrics_frame_rejects_non_numbers_and_missing_fields() -> None:
     with pytest.raises(ValueError, match="'crps' is 'low'"):
         metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": {"crps": "low"}}])

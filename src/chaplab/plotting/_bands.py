@@ -11,34 +11,65 @@ from matplotlib import colormaps
 
 Band = tuple[float, float]
 
+LEVEL_TOLERANCE = 1e-9
+"""Levels this close are the same level: 1 - 0.3 may come back as 0.7000000000000001."""
 
-def derive_bands(levels: np.ndarray, requested: Sequence[Band] | None = None) -> list[Band]:
-    """Nested bands from the outermost quantile pair inwards.
 
-    By default the levels present are paired from both ends (0.1 with 0.9, 0.25 with 0.75, ...);
-    ``requested`` pairs must be among the levels present. Bands are returned outermost first.
+def derive_bands(
+    levels: np.ndarray,
+    requested: Sequence[Band] | None = None,
+    source: str = "the frame's quantiles",
+) -> list[Band]:
+    """Nested bands, outermost first, on the quantile levels present.
+
+    By default each level q below 0.5 is paired with 1 - q (0.1 with 0.9, 0.25 with 0.75);
+    a level without that partner is left out of the bands (the median line does not need one).
+    ``requested`` pairs, checked by ``check_quantile_bands``, must be among the levels present.
+    ``source`` names the levels in errors.
     """
     present = [float(level) for level in levels]
-    if requested is None:
-        bands = [(present[i], present[-1 - i]) for i in range(len(present) // 2)]
-    else:
-        bands = []
-        for pair in requested:
-            low, high = sorted(float(q) for q in pair)
-            absent = [q for q in (low, high) if not np.isclose(present, q).any()]
-            if absent:
-                raise ValueError(
-                    f"quantile band {pair}: level(s) {absent} are not in the frame, "
-                    f"which has quantiles {present}"
-                )
-            if low == high:
-                raise ValueError(f"quantile band {pair} has no width: give two different levels")
-            bands.append((_match(present, low), _match(present, high)))
+    bands = _symmetric(present, source) if requested is None else [
+        _present_band(present, band, source) for band in requested
+    ]
     return sorted(bands, key=lambda band: band[0] - band[1])
 
 
-def _match(present: list[float], level: float) -> float:
-    return present[int(np.argmin(np.abs(np.asarray(present) - level)))]
+def _symmetric(present: list[float], source: str) -> list[Band]:
+    """Every level below 0.5 with its mirror 1 - level; ValueError when none has one."""
+    bands = [
+        (low, high)
+        for low in present
+        if low < 0.5 - LEVEL_TOLERANCE and (high := _find(present, 1 - low)) is not None
+    ]
+    if not bands:
+        raise ValueError(
+            f"no quantile band can be drawn: {source} ({_levels_text(present)}) "
+            "include no symmetric pair; a band needs a level q below 0.5 and 1 - q above it "
+            "(e.g. 0.1 and 0.9), or choose bands with quantile_bands"
+        )
+    return bands
+
+
+def _present_band(present: list[float], band: Band, source: str) -> Band:
+    """``band`` on the levels present; ValueError naming the levels that are missing."""
+    found = [_find(present, level) for level in band]
+    missing = [level for level, hit in zip(band, found, strict=True) if hit is None]
+    if missing:
+        raise ValueError(
+            f"quantile_bands: level(s) {_levels_text(missing)} of the band "
+            f"({_levels_text(band)}) are not among {source} ({_levels_text(present)})"
+        )
+    low, high = (hit for hit in found if hit is not None)
+    return low, high
+
+
+def _find(present: list[float], level: float) -> float | None:
+    """The present level equal to ``level`` within LEVEL_TOLERANCE, if there is one."""
+    return next((q for q in present if abs(q - level) <= LEVEL_TOLERANCE), None)
+
+
+def _levels_text(levels: Sequence[float]) -> str:
+    return ", ".join(f"{level:g}" for level in levels)
 
 
 def median_level(levels: np.ndarray) -> float | None:

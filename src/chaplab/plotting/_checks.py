@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
 
 from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE, parse_periods
+from chaplab.plotting._bands import Band
 
 QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
 ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
@@ -41,6 +45,72 @@ def check_quantile_frame(frame: pd.DataFrame, what: str = "frame") -> np.ndarray
             "ask for at least two quantiles, e.g. 0.1 and 0.9"
         )
     return levels
+
+
+def check_quantile_bands(bands: object) -> list[Band] | None:
+    """The requested bands as ``(low, high)`` float pairs, or None for the default bands.
+
+    ValueError naming ``quantile_bands`` for a flat list of levels, an item that is not a pair,
+    a level that is not a number in [0, 1] (percentages such as 90 included) or a band without
+    width; a bare ``TypeError`` deep in the drawing would not say which argument is wrong.
+    """
+    if bands is None:
+        return None
+    if isinstance(bands, (str, bytes)) or not isinstance(bands, Iterable):
+        raise ValueError(
+            "quantile_bands must be a list of (low, high) pairs such as [(0.1, 0.9)], "
+            f"got {bands!r}"
+        )
+    pairs = [_band(item) for item in bands]
+    if not pairs:
+        raise ValueError(
+            "quantile_bands is empty: give at least one (low, high) pair, or None for the "
+            "bands of the quantiles present"
+        )
+    return pairs
+
+
+def _band(item: object) -> Band:
+    """One requested band, checked, with its levels in ascending order."""
+    if isinstance(item, numbers.Real):
+        raise ValueError(
+            "quantile_bands must hold (low, high) pairs such as [(0.1, 0.9)], "
+            f"not single levels: {item:g}"
+        )
+    if not _is_collection(item):
+        raise ValueError(f"quantile_bands: {item!r} is not a (low, high) pair")
+    levels = tuple(item)
+    if len(levels) != 2:
+        raise ValueError(f"quantile_bands: {_text(levels)} is not a (low, high) pair")
+    for level in levels:
+        _check_level(level, levels)
+    low, high = sorted(float(level) for level in levels)
+    if low == high:
+        raise ValueError(
+            f"quantile_bands: the band {_text(levels)} has no width: give two different levels"
+        )
+    return low, high
+
+
+def _is_collection(item: object) -> TypeGuard[Iterable[object]]:
+    return isinstance(item, Iterable) and not isinstance(item, (str, bytes))
+
+
+def _check_level(level: object, band: tuple[object, ...]) -> None:
+    """ValueError unless ``level`` is a quantile level: a number from 0 to 1."""
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise ValueError(f"quantile_bands: level {level!r} of {_text(band)} is not a number")
+    if not (math.isfinite(level) and 0 <= level <= 1):
+        hint = "; levels are fractions (0.9, not 90)" if 1 < level < math.inf else ""
+        raise ValueError(
+            f"quantile_bands: level {level:g} of {_text(band)} is outside [0, 1]{hint}"
+        )
+
+
+def _text(band: tuple[object, ...]) -> str:
+    """A band as written in messages: ``(0.1, 0.9)``, numbers in short form."""
+    parts = (f"{x:g}" if isinstance(x, numbers.Real) else repr(x) for x in band)
+    return f"({', '.join(parts)})"
 
 
 def check_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:

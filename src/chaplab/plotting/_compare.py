@@ -20,6 +20,7 @@ from chaplab.plotting._bands import (
 )
 from chaplab.plotting._checks import (
     check_actuals,
+    check_quantile_bands,
     check_quantile_frame,
     first_panels,
     select_org_units,
@@ -72,6 +73,7 @@ def compare_chart(
     """
     if len(labels) != 2:
         raise ValueError(f"labels must name the two evaluations, got {list(labels)}")
+    requested = check_quantile_bands(quantile_bands)
     levels_a = check_quantile_frame(frame_a, f"frame_a ({labels[0]})")
     levels_b = check_quantile_frame(frame_b, f"frame_b ({labels[1]})")
     common = np.intersect1d(levels_a, levels_b)
@@ -80,7 +82,7 @@ def compare_chart(
             f"the evaluations share fewer than two quantile levels ({list(levels_a)} vs "
             f"{list(levels_b)}): no common band can be drawn"
         )
-    bands = derive_bands(common, quantile_bands)
+    bands = derive_bands(common, requested, "the quantiles both evaluations have")
     median = median_level(common)
     actuals = check_actuals(actuals, frame_a)
     shared_a, shared_b = _shared_rows(frame_a, frame_b)

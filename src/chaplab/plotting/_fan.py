@@ -12,6 +12,7 @@ from chaplab.frames import ORG_UNIT, QUANTILE, SPLIT_PERIOD, wide
 from chaplab.plotting._bands import FORECAST, Band, derive_bands, drawn_levels, median_level
 from chaplab.plotting._checks import (
     check_actuals,
+    check_quantile_bands,
     check_quantile_frame,
     first_panels,
     select_org_units,
@@ -39,12 +40,14 @@ def fan_chart(
     ``actuals`` a frame of ``org_unit``, ``period``, ``value`` drawn over its whole history.
     ``split_period=None`` draws every split's horizon, a split period (``"202306"`` or a Period)
     that split alone; an org unit's axis limits do not depend on the split shown.
-    ``quantile_bands`` are ``(low, high)`` pairs; by default the quantiles present are paired
-    from the outermost inwards. More org units than ``max_panels`` are cut, with a note in the
-    title. Returns the Figure and never shows it.
+    ``quantile_bands`` are ``(low, high)`` pairs of levels in [0, 1], e.g. ``[(0.05, 0.95)]``;
+    by default each quantile q below 0.5 is paired with 1 - q and the bands are nested from the
+    outermost inwards (a level without its partner gets no band). More org units than
+    ``max_panels`` are cut, with a note in the title. Returns the Figure and never shows it.
     """
+    requested = check_quantile_bands(quantile_bands)
     levels = check_quantile_frame(frame)
-    bands = derive_bands(levels, quantile_bands)
+    bands = derive_bands(levels, requested)
     median = median_level(levels)
     actuals = check_actuals(actuals, frame)
     chosen = select_org_units(frame, org_units)

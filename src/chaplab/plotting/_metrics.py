@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+_IDENTITY = ("id", "name")
 _FIELDS = {"id": ("id",), "name": ("name",), "metrics": ("aggregate_metrics", "aggregateMetrics")}
 
 
@@ -26,23 +27,27 @@ def metrics_frame(evaluations: Iterable[Any]) -> pd.DataFrame:
 
     Evaluations are objects with ``id``, ``name`` and ``aggregate_metrics`` (the client's
     Evaluation) or dicts with those keys (``aggregateMetrics`` too). A metric an evaluation
-    lacks is NaN; metric columns keep the order in which they first appear.
+    lacks is NaN; metric columns keep the order in which they first appear. A metric called
+    ``id`` or ``name`` becomes ``id (metric)`` or ``name (metric)``, so it never replaces the
+    columns that say which evaluation a row is.
     """
     rows: list[dict[str, Any]] = []
     for position, evaluation in enumerate(evaluations):
         metrics = _field(evaluation, "metrics", position) or {}
         if not isinstance(metrics, Mapping):
             raise ValueError(f"evaluation {position}: aggregate_metrics must be a mapping")
-        rows.append(
-            {
-                "id": _field(evaluation, "id", position),
-                "name": _field(evaluation, "name", position),
-                **{str(key): _number(value, key, position) for key, value in metrics.items()},
-            }
-        )
+        row = {field: _field(evaluation, field, position) for field in _IDENTITY}
+        for key, value in metrics.items():
+            row[_metric_column(str(key))] = _number(value, key, position)
+        rows.append(row)
     if not rows:
         return pd.DataFrame({"name": pd.Series([], dtype=str)}, index=pd.Index([], name="id"))
     return pd.DataFrame(rows).set_index("id")
+
+
+def _metric_column(key: str) -> str:
+    """The column of metric ``key``: its own name unless that is an identity column's."""
+    return f"{key} (metric)" if key in _IDENTITY else key
 
 
 def _number(value: Any, key: str, position: int) -> float:
