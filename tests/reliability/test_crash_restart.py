@@ -1,10 +1,11 @@
 """Crash and restart: ``chaplab serve`` on a file database is killed with SIGKILL while an
 evaluation runs and while datasets are being uploaded, then started again on the same file.
 
-Checks: every row a client had read is back unchanged; the interrupted job is FAILURE with an
-error naming the restart (also after its orphaned worker process ends); no half-written
-evaluation or dataset is listed; new jobs run; a client waiting on the job meanwhile reports a
-connection error, or, told to retry long enough, resumes and reports the true final status.
+Checks: every row a client had read is back unchanged; no job worker outlives the killed
+service; the interrupted job is FAILURE with an error naming the restart and no evaluation is
+stored for it; no half-written evaluation or dataset is listed; new jobs run; a client waiting
+on the job meanwhile reports a connection error, or, told to retry long enough, resumes and
+reports that FAILURE.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from .serve_process import ServeProcess, free_port
 from .settings import BOUNDS
 
 RUNNING_EVALUATION = dict(n_periods=3, n_splits=60)  # runs for seconds on the enlarged dataset
-ORPHAN_WAIT_SECONDS = 120.0
 ORPHAN_GRACE_SECONDS = 5.0
 STARTED_WAIT_SECONDS = 60.0
 PATIENT = RetryPolicy(max_retries=400, backoff=0.1, max_backoff=0.25, jitter=False)
@@ -132,11 +132,11 @@ def crash_round(
     service.kill()
     half_sent.close()
     fully_sent.close()
+    assert_no_orphans(service, old_group)
     assert isinstance(impatient.result(), ChapConnectionError), impatient.outcome
     service.start()
 
     outcome = patient.result()
-    wait_for_orphans(service, old_group)
     final = client.get_job(job.id)
     check_reported_status(client, outcome, final)
     after = snapshot(client)
@@ -145,38 +145,39 @@ def crash_round(
 
 
 def check_reported_status(client: ChapClient, outcome: Any, final: Any) -> None:
-    """The resumed client reports the status on record: FAILURE naming the restart, or (when
-    the killed service's worker finished the job) SUCCESS with a complete evaluation."""
-    if final.status == "FAILURE":
-        assert isinstance(outcome, JobFailedError), f"the resumed client got {outcome!r}"
-        assert outcome.status == "FAILURE"
-        assert outcome.error is not None and "restart" in outcome.error
-        assert evaluation_named(client, final.name) == []
-        return
-    assert final.status == "SUCCESS", final
-    assert not isinstance(outcome, Exception), f"the resumed client got {outcome!r}"
-    assert outcome.status == "SUCCESS" and outcome.result == final.result
-    evaluation = client.get_evaluation(int(final.result))
-    expected = evaluation.n_splits * len(evaluation.org_units) * evaluation.n_periods * 3
-    assert len(client.evaluation_entries(evaluation.id, (0.1, 0.5, 0.9))) == expected
+    """The interrupted job is FAILURE naming the restart, with no result and no evaluation
+    stored, and the resumed client reports just that. The killed service's worker ended with it
+    (lifeline) and a worker's final write only lands while its attempt is the job's, so SUCCESS
+    would mean a worker finished a job its service no longer runs."""
+    assert final.status == "FAILURE", f"the interrupted job is {final.status}: {final}"
+    assert final.error is not None and "restart" in final.error, final.error
+    assert final.result is None, final
+    assert isinstance(outcome, JobFailedError), f"the resumed client got {outcome!r}"
+    assert outcome.status == "FAILURE" and outcome.error == final.error
+    assert evaluation_named(client, final.name) == []
 
 
 def check_no_half_written_rows(
     before: dict[str, Any], after: dict[str, Any], upload: dict[str, Any]
 ) -> None:
+    assert set(after["evaluations"]) == set(before["evaluations"]), "an evaluation appeared"
     for dataset_id in set(after["datasets"]) - set(before["datasets"]):
         # Only the fully sent upload may have been stored, and then completely.
         assert after["datasets"][dataset_id]["name"].startswith(upload["name"])
         assert len(after["observations"][dataset_id]) == len(upload["observations"])
 
 
-def wait_for_orphans(
-    service: ServeProcess, group: int, seconds: float = ORPHAN_WAIT_SECONDS
-) -> None:
-    """Wait (at most ``seconds``) until no process of the killed service's group runs."""
-    deadline = time.monotonic() + seconds
+def assert_no_orphans(service: ServeProcess, group: int) -> None:
+    """No process of the killed service's group (a job worker) outlives it by more than
+    ``ORPHAN_GRACE_SECONDS``: workers hold a lifeline to the service and end with it."""
+    deadline = time.monotonic() + ORPHAN_GRACE_SECONDS
     while service.group_alive(group) and time.monotonic() < deadline:
         time.sleep(0.2)
+    assert not service.group_alive(group), (
+        "job worker processes of the killed service still run after "
+        f"{ORPHAN_GRACE_SECONDS} s: they outlive the service and finish its jobs on their own "
+        f"({service.group_members(group)})"
+    )
 
 
 def test_kill_during_an_evaluation_and_uploads_loses_nothing_committed(
@@ -210,14 +211,9 @@ def test_a_job_interrupted_by_a_kill_ends_as_failure_naming_the_restart(
     old_group = service.pid
 
     service.kill()
-    wait_for_orphans(service, old_group, ORPHAN_GRACE_SECONDS)
-    assert not service.group_alive(old_group), (
-        "job worker processes of the killed service still run after "
-        f"{ORPHAN_GRACE_SECONDS} s: they outlive the service and finish its jobs on their own "
-        f"({service.group_members(old_group)})"
-    )
+    assert_no_orphans(service, old_group)
     service.start()
     failed = client.get_job(job.id)
     assert failed.status == "FAILURE", failed
-    assert "restart" in (failed.error or "")
+    assert "restart" in (failed.error or "") and failed.result is None, failed
     assert evaluation_named(client, "interrupted") == []
