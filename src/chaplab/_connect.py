@@ -1,8 +1,11 @@
 """``chaplab.connect()``: a client for ``$CHAP_URL``, or for an embedded service started on demand.
 
-Without ``CHAP_URL`` the first call starts ``chaplab serve`` as a child process on a free
-loopback port (data in ``$CHAPLAB_DATA_DIR`` or the per-user data folder); later calls in the
-same process reuse it, and it stops when the interpreter exits.
+Without ``CHAP_URL`` the client is for the service on the per-user database (``chaplab.db`` in
+``$CHAPLAB_DATA_DIR`` or the per-user data folder), which one service serves at a time. When a
+chaplab service already serves it (started by another kernel, say), that service is reused; it
+then lives as long as the process that started it. Otherwise the first call starts ``chaplab
+serve`` as a child process on a free loopback port; later calls in the same process reuse it,
+and it stops when the interpreter exits.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ def connect(
     url: str | None = None, api_key: str | None = None, *, async_: bool = False
 ) -> ChapClient | AsyncChapClient:
     """A client for ``url`` (default ``$CHAP_URL``, with ``$CHAP_API_KEY`` and
-    ``$CHAP_PROXY_PREFIX``); without either, for the embedded service. ``async_=True`` gives an
+    ``$CHAP_PROXY_PREFIX``); without either, for the embedded service: the running chaplab
+    service of the per-user database if there is one (it lives as long as the process that
+    started it), else a child service of this process. ``async_=True`` gives an
     ``AsyncChapClient``.
 
     Surrounding whitespace of ``$CHAP_API_KEY`` is stripped (a key copied with a line end, or
@@ -67,12 +72,13 @@ def connect_async(url: str | None = None, api_key: str | None = None) -> AsyncCh
 
 
 def embedded_service() -> EmbeddedService:
-    """The process's embedded service, started on first use and stopped at exit."""
+    """The service on the per-user database: the one already running there, else a child of
+    this process started on first use and stopped at exit. Looked up again once it has gone."""
     global _embedded
     with _lock:
-        if _embedded is None or _embedded.process.poll() is not None:
-            from chaplab.service.embedded import start_embedded
+        if _embedded is None or not _embedded.running():
+            from chaplab.service.embedded import connect_embedded
 
-            _embedded = start_embedded()
+            _embedded = connect_embedded()
             atexit.register(_embedded.stop)
         return _embedded

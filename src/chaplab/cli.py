@@ -14,6 +14,10 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chaplab.service.instance_lock import InstanceLock
 
 API_KEY_VARIABLES = ("SERVICE_API_KEY_FILE", "SERVICE_API_KEYS")
 MIB = 1024 * 1024
@@ -85,19 +89,44 @@ def _is_loopback(host: str) -> bool:
 
 
 def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    import uvicorn
+    from chaplab.service.app import service_database_url
+    from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock
 
-    from chaplab.service.app import auth_configured, create_app
-    from chaplab.service.db import SchemaVersionError
+    max_body_bytes = _max_body_bytes(arguments, parser)
+    _check_auth(arguments, parser)
+    _log_toolkit_events_to_stderr()
+    lock = InstanceLock.for_url(service_database_url(arguments.database))
+    try:
+        if lock is not None:
+            lock.acquire()
+    except DatabaseInUseError as error:
+        print(f"chaplab serve: {error}", file=sys.stderr)
+        return 1
+    try:
+        return _serve_holding(arguments, max_body_bytes, lock)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _max_body_bytes(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The body limit in bytes from ``--max-body-mb``; also checks ``--workers``."""
     from chaplab.toolkit import DEFAULT_MAX_BODY_BYTES
 
     if arguments.workers is not None and arguments.workers < 1:
         parser.error(f"--workers must be at least 1, got {arguments.workers}")
-    max_body_bytes = DEFAULT_MAX_BODY_BYTES
-    if arguments.max_body_mb is not None:
-        if not 0 < arguments.max_body_mb < float("inf"):
-            parser.error(f"--max-body-mb must be a positive number, got {arguments.max_body_mb}")
-        max_body_bytes = int(arguments.max_body_mb * MIB)
+    if arguments.max_body_mb is None:
+        return DEFAULT_MAX_BODY_BYTES
+    if not 0 < arguments.max_body_mb < float("inf"):
+        parser.error(f"--max-body-mb must be a positive number, got {arguments.max_body_mb}")
+    return int(arguments.max_body_mb * MIB)
+
+
+def _check_auth(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuse contradicting options and a non-loopback address without keys; ``--no-auth``
+    clears the key variables."""
+    from chaplab.service.app import auth_configured
+
     if arguments.no_auth:
         if arguments.api_key_file:
             parser.error("--no-auth and --api-key-file contradict each other")
@@ -108,7 +137,25 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             f"refusing to serve on {arguments.host} without API keys: give --api-key-file "
             "(or set SERVICE_API_KEY_FILE / SERVICE_API_KEYS), or pass --no-auth explicitly"
         )
-    _log_toolkit_events_to_stderr()
+
+
+def _serve_holding(
+    arguments: argparse.Namespace, max_body_bytes: int, lock: InstanceLock | None
+) -> int:
+    """Listen, record the URL in the database's lock (held, or None where none applies), build
+    the app and serve until stopped."""
+    import uvicorn
+
+    from chaplab.service.app import create_app
+    from chaplab.service.db import SchemaVersionError
+
+    listener = _listen(arguments.host, arguments.port)
+    if listener is None:
+        return 1
+    host = f"[{arguments.host}]" if listener.family == socket.AF_INET6 else arguments.host
+    url = f"http://{host}:{listener.getsockname()[1]}"
+    if lock is not None:
+        lock.record(url)
     try:
         app = create_app(
             database_url=arguments.database,
@@ -116,34 +163,39 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             workers=arguments.workers,
             seed_demo=not arguments.no_demo,
             max_body_bytes=max_body_bytes,
+            instance_lock=lock,
         )
     except (SchemaVersionError, FileNotFoundError, ValueError) as error:
+        listener.close()
         print(f"chaplab serve: {error}", file=sys.stderr)
         return 1
-    family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((arguments.host, arguments.port))
-    except OSError as error:
-        listener.close()
-        print(
-            f"chaplab serve: cannot listen on {arguments.host}:{arguments.port}: "
-            f"{error.strerror or error} (is another service using this port? try --port 0)",
-            file=sys.stderr,
-        )
-        return 1
-    port = listener.getsockname()[1]
     _reload_keys_on_sighup(app)
-    host = f"[{arguments.host}]" if family == socket.AF_INET6 else arguments.host
     server = uvicorn.Server(uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=5))
     if arguments.exit_with_stdin:
         threading.Thread(target=_stop_on_stdin_eof, args=(server,), daemon=True).start()
     if arguments.ready_file:
-        _write_atomically(Path(arguments.ready_file), f"http://{host}:{port}")
-    print(f"chaplab service on http://{host}:{port}", flush=True)
+        _write_atomically(Path(arguments.ready_file), url)
+    print(f"chaplab service on {url}", flush=True)
     server.run(sockets=[listener])
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket | None:
+    """A socket bound to ``host:port``, or None after saying why it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        print(
+            f"chaplab serve: cannot listen on {host}:{port}: "
+            f"{error.strerror or error} (is another service using this port? try --port 0)",
+            file=sys.stderr,
+        )
+        return None
+    return listener
 
 
 def _log_toolkit_events_to_stderr() -> None:
@@ -204,13 +256,14 @@ def _root_flag(jupyter_args: Sequence[str]) -> list[str]:
 
 
 def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from chaplab.service.embedded import start_embedded
+    from chaplab.service.embedded import connect_embedded
 
     folder = Path(arguments.notebooks) if arguments.notebooks else notebooks_folder()
     if not folder.is_dir():
         parser.error(f"--notebooks {folder} is not a folder")
-    service = start_embedded()
-    print(f"chaplab service on {service.url} (data in {service.data_dir})", flush=True)
+    service = connect_embedded()
+    reused = "" if service.process is not None else "; already running, it stops with its starter"
+    print(f"chaplab service on {service.url} (data in {service.data_dir}{reused})", flush=True)
     environment = {**os.environ, "CHAP_URL": service.url}
     try:
         command = [

@@ -1,9 +1,10 @@
 """``create_app``: the embedded modeling service as an ASGI app.
 
 Built with the toolkit's :class:`ServiceBuilder` (landing page, docs, ``/health``, API keys,
-problem details). At start-up the database is created or its schema version checked, jobs a
-stopped service left unfinished are failed, templates are synchronised, a new database gets the
-demo content, and the job runner starts.
+problem details). When the app is created the database is created or its schema version checked.
+At start-up the service takes the database file's lock (one service per file, see
+:mod:`chaplab.service.instance_lock`), then jobs a stopped service left unfinished are failed,
+templates are synchronised, a new database gets the demo content, and the job runner starts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from chaplab import __version__
 from chaplab.service.db import database_url as to_database_url
 from chaplab.service.db import make_engine, prepare_database, session_factory
 from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.instance_lock import InstanceLock, holding
 from chaplab.service.jobs import DEFAULT_WORKERS, JobRunner, fail_interrupted_jobs
 from chaplab.service.paths import default_data_dir
 from chaplab.service.routes import ROUTERS
@@ -49,6 +51,12 @@ def auth_configured(
     )
 
 
+def service_database_url(database: str | os.PathLike[str] | None) -> str:
+    """The SQLAlchemy URL of ``database`` (a URL or a SQLite file path); by default
+    ``chaplab.db`` in the data folder."""
+    return to_database_url(database, None if database is not None else default_data_dir())
+
+
 def create_app(
     database_url: str | os.PathLike[str] | None = None,
     api_keys: Sequence[str] | None = None,
@@ -56,13 +64,21 @@ def create_app(
     workers: int | None = None,
     seed_demo: bool = True,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    *,
+    instance_lock: InstanceLock | None = None,
 ) -> FastAPI:
     """The service on ``database_url`` (a SQLAlchemy URL or a SQLite file path; default
     ``chaplab.db`` in the data folder). Auth is on when keys are given (``api_keys``,
     ``api_key_file``, ``$SERVICE_API_KEY_FILE`` or ``$SERVICE_API_KEYS``). A request body over
     ``max_body_bytes`` (default 512 MiB, room for a national weekly dataset) is answered 413.
-    Raises ``SchemaVersionError`` for a database of another schema version."""
-    url = to_database_url(database_url, None if database_url is not None else default_data_dir())
+    Raises ``SchemaVersionError`` for a database of another schema version.
+
+    A SQLite file is served by one service at a time: the app takes the file's lock at start-up
+    and refuses to start (``DatabaseInUseError``) while another service holds it, and lets it go
+    at shutdown. ``instance_lock`` is that lock already taken by the caller (``chaplab serve``
+    takes it before preparing the database and records its URL in it); it stays the caller's."""
+    url = service_database_url(database_url)
+    lock = _database_lock(url, instance_lock)
     worker_count = DEFAULT_WORKERS if workers is None else workers
     engine = make_engine(url)
     is_new = prepare_database(engine)
@@ -76,16 +92,17 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        fail_interrupted_jobs(factory)
-        sync_templates(factory)
-        if is_new and seed_demo:
-            await run_in_threadpool(store_demo_content, url, factory)
-        state.runner.start()
-        try:
-            yield
-        finally:
-            await state.runner.stop()
-            engine.dispose()
+        with holding(lock):
+            fail_interrupted_jobs(factory)
+            sync_templates(factory)
+            if is_new and seed_demo:
+                await run_in_threadpool(store_demo_content, url, factory)
+            state.runner.start()
+            try:
+                yield
+            finally:
+                await state.runner.stop()
+                engine.dispose()
 
     def database_answers() -> bool:
         with factory() as session:
@@ -113,6 +130,16 @@ def create_app(
     app = builder.build()
     app.state.service = state
     return app
+
+
+def _database_lock(url: str, given: InstanceLock | None) -> InstanceLock | None:
+    """The lock of the database at ``url`` (None where none applies), ``given`` if it is that."""
+    own = InstanceLock.for_url(url)
+    if given is None:
+        return own
+    if own is None or own.database != given.database:
+        raise ValueError(f"instance_lock is the lock of {given.database}, not of {url}")
+    return given
 
 
 async def _field_problem(request: Request, error: Exception) -> JSONResponse:

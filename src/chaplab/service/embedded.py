@@ -1,9 +1,12 @@
-"""A service in a child process for ``chaplab.connect()`` and ``chaplab lab``.
+"""The service on the data folder's database for ``chaplab.connect()`` and ``chaplab lab``.
 
-The child runs ``python -m chaplab serve --port 0`` on loopback, writes its URL to a ready file
-once its socket is bound, and stops when its standard input closes, which happens when the
-parent exits for any reason. Its output goes to ``service.log`` in the data folder, whose tail
-is shown when the service does not come up.
+One service serves a database file at a time (``instance_lock``). When a chaplab service
+already holds the data folder's database (another kernel's, say) and answers ``/health``, it is
+reused: it then lives as long as the process that started it. Otherwise a child runs
+``python -m chaplab serve --port 0`` on loopback, writes its URL to a ready file once its
+socket is bound, and stops when its standard input closes, which happens when the parent exits
+for any reason. Its output goes to ``service.log`` in the data folder, whose tail is shown when
+the service does not come up.
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from pathlib import Path
 
 import httpx
 
+from chaplab.service.instance_lock import current_owner
 from chaplab.service.paths import default_data_dir
 
 START_TIMEOUT_SECONDS = 60.0
 LOG_NAME = "service.log"
+DATABASE_NAME = "chaplab.db"
+POLL_SECONDS = 0.05
 
 
 class EmbeddedServiceError(RuntimeError):
@@ -29,15 +35,24 @@ class EmbeddedServiceError(RuntimeError):
 
 @dataclass
 class EmbeddedService:
-    """A running child service."""
+    """A running service on the data folder's database: a child (``process``), or one another
+    process started (``process`` None), which this one neither stops nor keeps alive."""
 
     url: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | None
     data_dir: Path
 
+    def running(self) -> bool:
+        """Whether the child is alive, or the reused service still holds the database."""
+        if self.process is not None:
+            return self.process.poll() is None
+        owner = current_owner(self.data_dir / DATABASE_NAME)
+        return owner is not None and owner.url == self.url
+
     def stop(self, timeout: float = 10.0) -> None:
-        """Ask the child to shut down (closing its stdin), then terminate or kill it if needed."""
-        if self.process.poll() is not None:
+        """Ask the child to shut down (closing its stdin), then terminate or kill it if needed;
+        a reused service is left running."""
+        if self.process is None or self.process.poll() is not None:
             return
         if self.process.stdin is not None:
             self.process.stdin.close()
@@ -50,6 +65,42 @@ class EmbeddedService:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def connect_embedded(
+    data_dir: Path | None = None, timeout: float = START_TIMEOUT_SECONDS
+) -> EmbeddedService:
+    """The service on the data folder's database: the running one when a chaplab service holds
+    it, else a new child (:func:`start_embedded`)."""
+    folder = data_dir or default_data_dir()
+    database = folder / DATABASE_NAME
+    deadline = time.monotonic() + timeout
+    url = running_service_url(database, deadline)
+    if url is None:
+        try:
+            return start_embedded(folder, timeout)
+        except EmbeddedServiceError:
+            url = running_service_url(database, deadline)  # another process started one first
+            if url is None:
+                raise
+    return EmbeddedService(url=url, process=None, data_dir=folder)
+
+
+def running_service_url(database: Path, deadline: float) -> str | None:
+    """The URL of the service holding ``database`` once its ``/health`` answers (waiting for
+    one still starting until ``deadline``); None when no service holds the database."""
+    with httpx.Client(timeout=2.0) as http:
+        while (owner := current_owner(database)) is not None:
+            if owner.url is not None and _healthy(http, owner.url):
+                return owner.url
+            if time.monotonic() > deadline:
+                raise EmbeddedServiceError(
+                    f"database {database} is in use by another chaplab service "
+                    f"({owner.describe()}) that does not answer /health; stop it, or set "
+                    "CHAP_URL to a service to use"
+                )
+            time.sleep(POLL_SECONDS)
+    return None
 
 
 def start_embedded(
@@ -70,7 +121,7 @@ def start_embedded(
         "--port",
         "0",
         "--database",
-        str(folder / "chaplab.db"),
+        str(folder / DATABASE_NAME),
         "--ready-file",
         str(ready_file),
         "--exit-with-stdin",
@@ -112,15 +163,19 @@ def _wait_for_health(
     with httpx.Client(timeout=2.0) as http:
         while time.monotonic() < deadline:
             _check_alive(process, log_path)
-            try:
-                if http.get(f"{url}/health").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
+            if _healthy(http, url):
+                return
+            time.sleep(POLL_SECONDS)
     raise EmbeddedServiceError(
         f"the chaplab service at {url} did not become healthy in time{_tail(log_path)}"
     )
+
+
+def _healthy(http: httpx.Client, url: str) -> bool:
+    try:
+        return http.get(f"{url}/health").status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 def _check_alive(process: subprocess.Popen[bytes], log_path: Path) -> None:

@@ -1,0 +1,195 @@
+"""One service per SQLite database file: a second service on the file refuses to start and leaves
+the first one's jobs alone; a stopped or killed service lets a new one start; ``connect()``
+reuses the service already running on the per-user database."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from chaplab import _connect
+from chaplab.service import create_app
+from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock, current_owner
+from chaplab.toolkit import BackgroundServer
+
+pytestmark = pytest.mark.integration
+STARTUP_SECONDS = 90.0
+RUNNING_JOB = "running-job"
+
+
+class Serve:
+    """``chaplab serve --no-demo --port 0 --database <file>`` in its own process group."""
+
+    def __init__(self, database: Path, workdir: Path) -> None:
+        ready = workdir / f"ready-{time.monotonic_ns()}"
+        self.log = workdir / f"{ready.name}.log"
+        command = [
+            sys.executable, "-m", "chaplab", "serve", "--port", "0", "--workers", "1",
+            "--no-demo", "--database", str(database), "--ready-file", str(ready),
+        ]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self.url = self._wait_until_healthy(ready)
+
+    def _wait_until_healthy(self, ready: Path) -> str:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.log.read_text(errors="replace")
+            if ready.exists():
+                url = ready.read_text(encoding="utf-8").strip()
+                try:
+                    if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                        return url
+                except httpx.TransportError:
+                    pass
+            time.sleep(0.05)
+        raise AssertionError(f"chaplab serve did not start: {self.log.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL the whole group (the service and anything it started)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[list[Serve]]:
+    """The ``chaplab serve`` processes a test starts, killed at its end."""
+    started: list[Serve] = []
+    yield started
+    for service in started:
+        service.kill()
+
+
+def test_a_second_app_on_the_file_refuses_to_start_and_leaves_the_jobs_alone(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "shared.db"
+    first = create_app(database, workers=1, seed_demo=False)
+    with BackgroundServer(first, "127.0.0.1") as server:
+        _leave_a_job_running(database)
+        second = create_app(database, workers=1, seed_demo=False)
+        with pytest.raises(DatabaseInUseError) as refused:
+            _start_and_stop(second)
+        assert str(refused.value) == (
+            f"database {database} is in use by another chaplab service "
+            f"(pid {os.getpid()}, address unknown); stop it or choose another --database"
+        )
+        assert _job(database) == ("STARTED", None)
+        assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
+    with BackgroundServer(create_app(database, workers=1, seed_demo=False), "127.0.0.1"):
+        status, error = _job(database)
+        assert status == "FAILURE" and "service restarted" in error
+
+
+def test_a_stopped_app_lets_the_next_one_start_on_the_same_file(tmp_path: Path) -> None:
+    database = tmp_path / "restarted.db"
+    app = create_app(database, workers=1, seed_demo=False)
+    for _ in range(2):
+        with BackgroundServer(app, "127.0.0.1") as server:
+            assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
+            assert current_owner(database) is not None
+        assert current_owner(database) is None
+    with BackgroundServer(create_app(database, workers=1, seed_demo=False), "127.0.0.1") as server:
+        assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
+
+
+def test_a_killed_serve_process_leaves_no_lock_that_blocks_a_restart(
+    tmp_path: Path, served: list[Serve]
+) -> None:
+    database = tmp_path / "killed.db"
+    served.append(Serve(database, tmp_path))
+    owner = current_owner(database)
+    assert owner is not None
+    assert (owner.pid, owner.url) == (served[0].process.pid, served[0].url)
+
+    served[0].kill()
+
+    assert current_owner(database) is None
+    served.append(Serve(database, tmp_path))
+    assert httpx.get(f"{served[1].url}/health", timeout=5).status_code == 200
+
+
+def test_serve_on_a_locked_database_exits_non_zero_with_the_message(tmp_path: Path) -> None:
+    database = tmp_path / "locked.db"
+    lock = InstanceLock(database)
+    lock.acquire("http://127.0.0.1:8123")
+    try:
+        finished = subprocess.run(
+            [sys.executable, "-m", "chaplab", "serve", "--port", "0", "--database", str(database)],
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )
+    finally:
+        lock.release()
+    assert finished.returncode != 0
+    assert finished.stderr.strip() == (
+        f"chaplab serve: database {database} is in use by another chaplab service "
+        f"(pid {os.getpid()}, http://127.0.0.1:8123); stop it or choose another --database"
+    )
+    assert not database.exists(), "the database is not touched while another service holds it"
+
+
+def test_connect_reuses_the_service_running_on_the_per_user_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[Serve]
+) -> None:
+    monkeypatch.setenv("CHAPLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("CHAP_URL", raising=False)
+    monkeypatch.setattr(_connect, "_embedded", None)
+    served.append(Serve(tmp_path / "chaplab.db", tmp_path))
+
+    with _connect.connect() as client:
+        assert client.base_url == served[0].url
+        assert client.list_datasets() == []
+    service = _connect.embedded_service()
+    assert service.process is None and service.running()
+
+    served[0].kill()
+    assert not service.running(), "a reused service that has gone is looked up again"
+
+
+def test_databases_without_a_file_get_no_lock() -> None:
+    assert InstanceLock.for_url("sqlite://") is None
+    assert InstanceLock.for_url("sqlite:///:memory:") is None
+    assert InstanceLock.for_url("postgresql+psycopg://user@host/chap") is None
+
+
+def _start_and_stop(app: FastAPI) -> None:
+    """Run the app's start-up and shutdown, as a server does, raising what start-up raises."""
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            pass
+
+    asyncio.run(run())
+
+
+def _leave_a_job_running(database: Path) -> None:
+    """Write the row of a job the first service is running."""
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "INSERT INTO jobs (id, type, name, status, created, start_time, payload) "
+            f"VALUES ('{RUNNING_JOB}', 'create_backtest', 'running', 'STARTED', "
+            "'2026-01-01 10:00:00', '2026-01-01 10:00:01', '{}')"
+        )
+
+
+def _job(database: Path) -> tuple[str, str | None]:
+    with sqlite3.connect(database) as connection:
+        row = connection.execute(
+            "SELECT status, error FROM jobs WHERE id = ?", (RUNNING_JOB,)
+        ).fetchone()
+    return row[0], row[1]
