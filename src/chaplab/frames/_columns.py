@@ -111,7 +111,7 @@ class Coded:
     uniques: list[str] | np.ndarray
 
 
-QUOTE, COLON, BACKSLASH = ord('"'), ord(":"), ord("\\")
+QUOTE, COLON = ord('"'), ord(":")
 MAX_TEXT_WIDTH = 256
 """Longer values (in bytes) send a body to the full parse."""
 _NUMBER_START = np.zeros(256, dtype=bool)
@@ -127,21 +127,20 @@ class _Layout:
 
     def literal(self, index: int) -> bytes:
         """The text from the end of value ``index - 1`` to the start of value ``index``."""
-        return self._close(index - 1) + b"," + self.keys[index] + b":" + self._open(index)
+        return self._quote(index - 1) + b"," + self.keys[index] + b":" + self._quote(index)
 
     def between_rows(self) -> bytes:
-        return self._close(len(self.keys) - 1) + b"},{" + self.keys[0] + b":" + self._open(0)
+        return self._quote(-1) + b"},{" + self.keys[0] + b":" + self._quote(0)
 
     def head(self) -> bytes:
-        return b"[{" + self.keys[0] + b":" + self._open(0)
+        return b"[{" + self.keys[0] + b":" + self._quote(0)
 
     def tail(self) -> bytes:
-        return self._close(len(self.keys) - 1) + b"}]"
+        return self._quote(-1) + b"}]"
 
-    def _open(self, index: int) -> bytes:
+    def _quote(self, index: int) -> bytes:
+        """The quote around value ``index``, if it is a string."""
         return b'"' if self.texts[index] else b""
-
-    _close = _open
 
 
 def regular_columns(
@@ -207,11 +206,11 @@ def _spans(data: np.ndarray, layout: _Layout) -> list[tuple[np.ndarray, np.ndarr
     colons = np.flatnonzero(data == COLON)
     if colons.size == 0 or colons.size % n_keys:
         return None
-    at = colons.reshape(-1, n_keys)
+    at = np.ascontiguousarray(colons.reshape(-1, n_keys).T)  # row i: the colons of key i
     quoted = [int(text) for text in layout.texts]
-    starts = [at[:, i] + 1 + quoted[i] for i in range(n_keys)]
-    ends = [at[:, i + 1] - len(layout.keys[i + 1]) - 1 - quoted[i] for i in range(n_keys - 1)]
-    after_last = np.append(at[1:, 0] - len(layout.keys[0]) - 3, data.size - 2)
+    starts = [at[i] + 1 + quoted[i] for i in range(n_keys)]
+    ends = [at[i + 1] - len(layout.keys[i + 1]) - 1 - quoted[i] for i in range(n_keys - 1)]
+    after_last = np.append(at[0, 1:] - len(layout.keys[0]) - 3, data.size - 2)
     ends.append(after_last - quoted[-1])
     checks = [(ends[i - 1], layout.literal(i)) for i in range(1, n_keys)]
     checks.append((ends[-1][:-1], layout.between_rows()))
@@ -225,7 +224,7 @@ def _spans(data: np.ndarray, layout: _Layout) -> list[tuple[np.ndarray, np.ndarr
     for i in range(n_keys):
         if int((ends[i] - starts[i]).min()) < 1 - quoted[i]:  # a number is never empty
             return None
-    rows = at.shape[0]
+    rows = at.shape[1]
     if np.count_nonzero(data == QUOTE) != rows * 2 * (n_keys + sum(quoted)):
         return None  # a quote inside a value
     return list(zip(starts, ends, strict=True))
@@ -255,10 +254,9 @@ def _windows(data: np.ndarray, width: int) -> np.ndarray:
     return np.ndarray((data.size - width + 1,), dtype=f"V{width}", buffer=data, strides=(1,))
 
 
-def _words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The texts at ``starts`` as rows of 64-bit words, zero-padded: shape (rows, words)."""
-    n_words = max(1, -(-int(lengths.max()) // 8))
-    width = 8 * n_words
+def _words(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes (a multiple of 8) from each of ``starts`` as rows of 64-bit words,
+    zeros past the end of ``data``: shape (rows, width / 8)."""
     last = int(np.searchsorted(starts, data.size - width, side="right"))
     items = np.empty(starts.size, dtype=f"V{width}")
     if last:
@@ -266,20 +264,24 @@ def _words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndar
     if last < starts.size:  # windows that would run past the end: from a padded copy
         tail = np.concatenate([data[starts[last] :], np.zeros(width, np.uint8)])
         items[last:] = _windows(tail, width)[starts[last:] - starts[last]]
-    words = items.view(np.uint64).reshape(starts.size, n_words)
-    if int(lengths.min()) < width:
-        kept = np.arange(width) < np.arange(width + 1)[:, None]  # bytes kept, by text length
-        words &= (kept * np.uint8(0xFF)).view(np.uint64)[lengths]
-    return words
+    return items.view(np.uint64).reshape(starts.size, width // 8)
+
+
+def _cut(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Rows of words with the bytes past each row's length set to zero."""
+    width = words.shape[1] * 8
+    kept = np.arange(width) < np.arange(width + 1)[:, None]  # bytes kept, by text length
+    return words & (kept * np.uint8(0xFF)).view(np.uint64)[lengths]
 
 
 def _codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of the rows of ``words`` (numbered in order of first appearance) and the first row
     of each code. Runs of equal rows (an org unit's entries) are coded once."""
-    changed = np.ones(words.shape[0], dtype=bool)
+    same = np.ones(words.shape[0], dtype=bool)  # as the row before
+    same[0] = False
     for column in words.T:
-        changed[1:] &= column[1:] == column[:-1]
-    heads = np.flatnonzero(~changed | (np.arange(words.shape[0]) == 0))
+        same[1:] &= column[1:] == column[:-1]
+    heads = np.flatnonzero(~same)
     if heads.size > words.shape[0] // 2:
         codes = _factorized_rows(words)
         return codes, _first_rows(codes)
@@ -308,13 +310,23 @@ def _distinct(
     data: np.ndarray, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Each row's code and the distinct texts as rows of zero-padded words; None when a text
-    is longer than ``MAX_TEXT_WIDTH``."""
+    is longer than ``MAX_TEXT_WIDTH``.
+
+    Rows are coded by the whole words from their start (a text and what follows it): rows with
+    the same words and the same length have the same text. Only the distinct ones are cut to
+    their length, and coded again where what followed made equal texts look different."""
     lengths = ends - starts
     if int(lengths.max()) > MAX_TEXT_WIDTH:
         return None
-    words = _words(data, starts, lengths)
+    words = _words(data, starts, 8 * max(1, -(-int(lengths.max()) // 8)))
     codes, firsts = _codes(words)
-    return codes, words[firsts]
+    if not np.array_equal(lengths[firsts][codes], lengths):
+        codes, firsts = _codes(_cut(words, lengths))
+    texts = _cut(words[firsts], lengths[firsts])
+    merged, first_texts = _codes(texts)
+    if first_texts.size < texts.shape[0]:
+        codes, texts = merged[codes], texts[first_texts]
+    return codes, texts
 
 
 def _text_column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Coded | None:

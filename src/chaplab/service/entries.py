@@ -81,7 +81,8 @@ SplitSamples = Callable[[int, int], np.ndarray]
 
 
 class StoredSplits:
-    """An evaluation's sorted float32 samples read split by split from its SQLite blob.
+    """An evaluation's sorted float32 samples (its ``samples`` blob, one row of ``table``) read
+    split by split from SQLite.
 
     The blob is opened on the first read, on a connection of its own (a read snapshot while the
     blob is open); :meth:`close` gives the connection back.
@@ -104,8 +105,10 @@ class StoredSplits:
             self._connection = self._engine.raw_connection()
             driver = self._connection.driver_connection
             query = f"SELECT rowid FROM {self._table} WHERE id = ?"
-            (rowid,) = driver.execute(query, (self._row_id,)).fetchone()
-            self._blob = driver.blobopen(self._table, "samples", rowid, readonly=True)
+            found = driver.execute(query, (self._row_id,)).fetchone()
+            if found is None:
+                raise LookupError(f"{self._table} {self._row_id} was deleted while being sent")
+            self._blob = driver.blobopen(self._table, "samples", found[0], readonly=True)
             if len(self._blob) != int(np.prod(self._shape, dtype=np.int64)) * 4:
                 raise ValueError(
                     f"the samples of {self._table} {self._row_id} are not {self._shape}"
@@ -123,8 +126,9 @@ class StoredSplits:
 
     @staticmethod
     def usable(engine: Engine) -> bool:
-        """Whether the engine's database is SQLite, whose blobs can be read in parts."""
-        return engine.dialect.name == "sqlite"
+        """Whether the engine's database is a SQLite file (whose blobs can be read in parts, and
+        which a second connection sees as it is)."""
+        return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
 
 
 def evaluation_entries_json(

@@ -2,13 +2,14 @@
 
 Forecast entries are a full grid (split x org unit x period x quantile): every member of a row
 depends on some of the grid's axes. A *segment* holds JSON text for each combination of its axes:
-few texts for an org unit or a period, one per cell for a value (orjson's text of the whole
-array, float32 with its shortest text). A row is its segments' texts back to back, without
-padding. Rows are written a block at a time, each segment with one numpy assignment of
-fixed-width items (``V{width}`` views with a stride of one byte) at the rows' offsets; the bytes
-that a shorter text copies past its end land in the next segment, which is written afterwards.
-Adjacent segments over few combinations are merged first (their texts concatenated the same way),
-so each block copies only a few segments. Blocks can be sent as they are written.
+few texts for an org unit or a period, one per cell for a value (orjson's text of the values,
+float32 with its shortest text). A row is its segments' texts back to back, without padding:
+the body is exactly what ``orjson.dumps`` writes for the same rows. Rows are written a block of
+the leading axis at a time, each segment with one numpy assignment of fixed-width items
+(``V{width}`` views with a stride of one byte) at the rows' offsets; the bytes that a shorter
+text copies past its end land in the next segment, which is written afterwards. Key and
+separator literals are merged into the texts beside them first, so a row is a few segments.
+Values can be computed block by block (:func:`block_number_field`), and blocks sent as written.
 """
 
 from __future__ import annotations
@@ -216,26 +217,23 @@ def _only_text(segment: Segment) -> bytes:
 
 
 def _grouped(parts: Sequence[Part], shape: tuple[int, ...], limit: int) -> list[Part]:
-    """Merge adjacent segments with at most ``limit`` combinations together: first those whose
-    axes one contains (no more texts than the larger has), then any."""
-    groups = list(parts)
-    for growing in (False, True):
-        merged: list[Part] = [groups[0]]
-        for part in groups[1:]:
-            previous = merged[-1]
-            union = set(previous.axes) | set(part.axes)
-            nested = union in (set(previous.axes), set(part.axes))
-            if (
-                isinstance(previous, Segment)
-                and isinstance(part, Segment)
-                and (growing or nested)
-                and _combinations(sorted(union), shape) <= limit
-            ):
-                merged[-1] = _merged([previous, part], shape)
-            else:
-                merged.append(part)
-        groups = merged
-    return groups
+    """Merge adjacent segments when one's axes contain the other's (the merged texts are no
+    more than the larger one's) and they have at most ``limit`` combinations: mostly the key
+    and separator literals into the values' texts."""
+    merged: list[Part] = [parts[0]]
+    for part in parts[1:]:
+        previous = merged[-1]
+        union = set(previous.axes) | set(part.axes)
+        if (
+            isinstance(previous, Segment)
+            and isinstance(part, Segment)
+            and union in (set(previous.axes), set(part.axes))
+            and _combinations(sorted(union), shape) <= limit
+        ):
+            merged[-1] = _merged([previous, part], shape)
+        else:
+            merged.append(part)
+    return merged
 
 
 def _row_parts(shape: tuple[int, ...], members: Sequence[Member]) -> list[Part]:

@@ -7,8 +7,6 @@ are sent block by block while the next block is written.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
 from typing import Annotated
 
 import numpy as np
@@ -55,22 +53,7 @@ OrgUnits = Annotated[
 def _streamed(stream: JsonStream) -> StreamingResponse:
     """A JSON body sent chunk by chunk as it is written (with its length when known first)."""
     length = {} if stream.length is None else {"Content-Length": str(stream.length)}
-    return StreamingResponse(_ahead(stream.chunks), media_type="application/json", headers=length)
-
-
-async def _ahead(chunks: Iterator[memoryview]) -> AsyncIterator[memoryview]:
-    """The chunks, each written in a worker thread while the one before is being sent (the
-    response waits for a chunk to drain before it asks for the next)."""
-    loop = asyncio.get_running_loop()
-    pending = loop.run_in_executor(None, next, chunks, None)
-    try:
-        while (chunk := await pending) is not None:
-            pending = loop.run_in_executor(None, next, chunks, None)
-            yield chunk
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            pending.add_done_callback(lambda _: close())
+    return StreamingResponse(stream.chunks, media_type="application/json", headers=length)
 
 
 @router.get("/v1/analytics/evaluation-entry", response_model=list[EvaluationEntry])
