@@ -29,8 +29,6 @@ from chaplab.service.wire import (
 )
 
 router = APIRouter(tags=["datasets"])
-
-
 LISTED_COLUMNS = (
     DatasetRow.id,
     DatasetRow.name,
@@ -41,6 +39,13 @@ LISTED_COLUMNS = (
     DatasetRow.org_units,
     DatasetRow.data_sources,
 )
+"""What the list shows of a dataset, beside its feature names (never values or polygons)."""
+LIST_STATEMENT = (
+    select(*LISTED_COLUMNS, DatasetFeatureRow.name.label("feature"))
+    .outerjoin(DatasetFeatureRow, DatasetFeatureRow.dataset_id == DatasetRow.id)
+    .order_by(DatasetRow.id, DatasetFeatureRow.id)
+)
+"""The datasets outer-joined with their feature names: one row per feature, in order."""
 
 
 def listed_datasets(session: Session) -> list[DatasetRead]:
@@ -48,16 +53,11 @@ def listed_datasets(session: Session) -> list[DatasetRead]:
 
     A dataset's feature values and polygons are never read: for 1,000 org units they are
     megabytes, which the list used to load, parse and drop on every request. One statement
-    (the datasets outer-joined with their feature names) sees one snapshot, so a dataset
-    created or deleted meanwhile is listed whole or not at all."""
-    statement = (
-        select(*LISTED_COLUMNS, DatasetFeatureRow.name.label("feature"))
-        .outerjoin(DatasetFeatureRow, DatasetFeatureRow.dataset_id == DatasetRow.id)
-        .order_by(DatasetRow.id, DatasetFeatureRow.id)
-    )
+    sees one snapshot, so a dataset created or deleted meanwhile is listed whole or not at
+    all."""
     return [
         listed_dataset(list(rows))
-        for _, rows in groupby(session.execute(statement), key=lambda row: row.id)
+        for _, rows in groupby(session.execute(LIST_STATEMENT), key=lambda row: row.id)
     ]
 
 
