@@ -219,11 +219,12 @@ def _log_toolkit_events_to_stderr() -> None:
 def _reload_keys_on_sighup(app: object) -> None:
     """Re-read the API keys on SIGHUP, so an operator rotates keys without a restart.
 
-    The key file is also re-read by itself when it changes; SIGHUP makes it happen at once.
+    The key file is also re-read by itself when it changes; after SIGHUP the next request
+    re-reads it whatever its modification time says.
     """
     store = getattr(getattr(app, "state", None), "api_key_store", None)
     if store is not None:
-        signal.signal(signal.SIGHUP, lambda _signum, _frame: store.reload())
+        signal.signal(signal.SIGHUP, lambda _signum, _frame: store.request_reload())
 
 
 def _stop_on_stdin_eof(server: object) -> None:
