@@ -5,12 +5,12 @@ of objects with snake_case attributes (the client's pydantic models).
 
 JSON bytes laid out regularly (a compact array of flat objects, the same keys in the same order
 in every row, no escapes: what our service and ``orjson.dumps`` write) are cut into columns with
-numpy (:func:`regular_columns`): every key is followed by the only colons of the body, so the
-colons' positions give every value's span; the text between values is checked against the
-first row's, so the body is exactly that layout, and each column's distinct texts are parsed
-once. Anything else is parsed by orjson into rows; each column is then pulled out with one
-C-level ``map(itemgetter)`` pass, and a row that lacks the field is looked for only when that
-pass fails, to name it in the error.
+numpy (:func:`regular_columns`): the colons after the keys are then the body's only colons, so
+their positions give every value's span; the text between values is checked against the first
+row's, so the body is exactly that layout, and each column's distinct texts are parsed once.
+Anything else is parsed by orjson into rows; each column is then pulled out with one C-level
+``map(itemgetter)`` pass, and a row that lacks the field is looked for only when that pass
+fails, to name it in the error.
 """
 
 from __future__ import annotations
