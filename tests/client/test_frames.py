@@ -34,6 +34,18 @@ def test_prediction_frame(client: Any, fake: FakeService) -> None:
     assert fake.requests[-1].url.path == "/v1/analytics/prediction-entry/7"
 
 
+def test_empty_answers_give_frames_with_their_columns(client: Any, fake: FakeService) -> None:
+    import httpx
+
+    fake.fail("GET /v1/analytics/evaluation-entry", httpx.Response(200, json=[]))
+    fake.fail("GET /v1/analytics/prediction-entry/7", httpx.Response(200, json=[]))
+    evaluation = client.evaluation_frame(1)
+    assert list(evaluation.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert evaluation.empty
+    prediction = client.prediction_frame(7)
+    assert list(prediction.columns) == ["org_unit", "period", "quantile", "value"]
+
+
 def test_actual_cases(client: Any, fake: FakeService) -> None:
     frame = client.actual_cases(1, org_units=["OU_B"])
     assert frame["org_unit"].astype(str).tolist() == ["OU_B"]
@@ -57,9 +69,9 @@ def test_the_async_client_builds_frames_off_its_event_loop(
     builders: list[int] = []  # the threads the frames were built on
 
     def recording(build: Any) -> Any:
-        def wrapper(body: bytes) -> pd.DataFrame:
+        def wrapper(body: bytes, **options: Any) -> pd.DataFrame:
             builders.append(threading.get_ident())
-            return build(body)
+            return build(body, **options)
 
         return wrapper
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -329,7 +329,8 @@ class Operations:
 
         params = _entry_params(evaluation_id, quantiles, split_period, org_units)
         response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
-        return (yield from _convert(entries_to_frame, response.content, response))
+        to_frame = partial(entries_to_frame, with_split_period=True)  # an empty answer too
+        return (yield from _convert(to_frame, response.content, response))
 
     @operation
     def actual_cases(
@@ -381,7 +382,8 @@ class Operations:
         params = [("quantiles", q) for q in _quantiles(quantiles)]
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
         response = yield from self._request("GET", path, params=params)
-        return (yield from _convert(entries_to_frame, response.content, response))
+        to_frame = partial(entries_to_frame, with_split_period=False)
+        return (yield from _convert(to_frame, response.content, response))
 
     # -- jobs -----------------------------------------------------------------------------
 
