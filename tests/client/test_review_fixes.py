@@ -20,6 +20,7 @@ from chaplab.client import (
     AuthenticationError,
     ChapClient,
     ChapConnectionError,
+    ChapDecodeError,
     NotFoundError,
     PermissionDeniedError,
 )
@@ -150,6 +151,17 @@ def test_an_error_body_that_echoes_the_key_is_scrubbed(
         client.list_datasets()
     assert caught.value.message == "bad key [redacted]"
     assert KEY not in str(caught.value)
+
+
+def test_an_unreadable_answer_that_echoes_the_key_is_scrubbed(
+    make_client: Any, fake: FakeService
+) -> None:
+    fake.fail("GET /v1/jobs/job-1", httpx.Response(200, json={"status": {"key": KEY}}))
+    client = make_client(api_key=KEY)
+    with pytest.raises(ChapDecodeError) as caught:
+        client.job_status("job-1")
+    assert KEY not in str(caught.value)
+    assert "[redacted]" in str(caught.value)
 
 
 # -- reprs ---------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from chaplab.client._errors import (
     NotFoundError,
     error_from_response,
     public_url,
+    scrub,
 )
 from chaplab.client._models import (
     ConfiguredModelWithDataSource,
@@ -565,7 +566,7 @@ def _checked(response: httpx.Response) -> httpx.Response:
 def _decode_failure(response: httpx.Response, what: str) -> ChapDecodeError:
     request = response.request
     return ChapDecodeError(
-        f"{request.method} {request.url.path} answered {what}",
+        scrub(f"{request.method} {request.url.path} answered {what}", request),
         method=request.method,
         url=public_url(request.url),
         body=response.text[:2000],
