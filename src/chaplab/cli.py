@@ -182,20 +182,17 @@ def _serve_holding(
 
 def _listen(host: str, port: int) -> socket.socket | None:
     """A socket bound to ``host:port``, or None after saying why it cannot be."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    from chaplab.toolkit.server import bound_socket
+
     try:
-        listener.bind((host, port))
+        return bound_socket(host, port)
     except OSError as error:
-        listener.close()
         print(
             f"chaplab serve: cannot listen on {host}:{port}: "
             f"{error.strerror or error} (is another service using this port? try --port 0)",
             file=sys.stderr,
         )
         return None
-    return listener
 
 
 def _log_toolkit_events_to_stderr() -> None:

@@ -82,3 +82,30 @@ def test_streaming_responses_pass_auth_and_limits_unbuffered() -> None:
         assert next(lines) == "first"
         released.set()
         assert next(lines) == "released"
+
+
+def test_connections_to_a_bound_socket_send_without_waiting_for_acknowledgements() -> None:
+    """asyncio sets TCP_NODELAY on connections it accepts only when the listening socket was
+    made as IPPROTO_TCP; without it each answer waits for the client's delayed ACK."""
+    import socket
+
+    from chaplab.toolkit.server import bound_socket
+
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted = writer.get_extra_info("socket")
+            seen.set_result(accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        listener = bound_socket("127.0.0.1", 0)
+        server = await asyncio.start_server(accept, sock=listener)
+        async with server:
+            port = listener.getsockname()[1]
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            result = await asyncio.wait_for(seen, 30)
+            writer.close()
+        return result
+
+    assert asyncio.run(accepted_nodelay()) != 0
