@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from chaplab.widgets._chart_process import serve
+from chaplab.widgets._chart_process import NICENESS, serve
 from chaplab.widgets._render import CHART_PROCESS
 
 from .conftest import MakePanel
@@ -94,3 +94,14 @@ async def test_a_chart_process_that_died_is_replaced(make_panel: MakePanel) -> N
     await panel.results.settled()
     assert panel.results.shown_panels == ["OU_B"] and panel.results.message.value == ""
     assert CHART_PROCESS.pid not in (None, first)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here")
+async def test_the_chart_process_runs_at_a_lower_priority_than_the_kernel(
+    make_panel: MakePanel,
+) -> None:
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()  # a chart was drawn: the process has set its priority
+    kernel = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, CHART_PROCESS.pid) == min(19, kernel + NICENESS)

@@ -9,8 +9,10 @@ process keeps all of that apart: the kernel pickles the chart (its frames and ch
 process's input and reads the PNG back, waiting in a thread that holds no lock meanwhile.
 
 The process is started on first use (the panel starts it when it opens), draws one chart at a
-time, ignores the kernel's interrupts (Jupyter sends them to the whole process group) and ends
-when its input closes: when the kernel exits, or when a failed process is replaced.
+time at a lower priority than the kernel (nice +10 where there is ``os.nice``: on a busy
+machine the kernel's loop gets a core first), ignores the kernel's interrupts (Jupyter sends
+them to the whole process group) and ends when its input closes: when the kernel exits, or when
+a failed process is replaced.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
 # Not ``-m``: the package's __init__ imports this module before runpy would run it as __main__.
 COMMAND = "from chaplab.widgets._chart_process import main; main()"
+NICENESS = 10
 
 
 class ChartProcessError(RuntimeError):
@@ -137,6 +140,8 @@ def main() -> None:
     """Entry point of the process: replies go to the original stdout; anything printed while
     drawing goes to stderr, so it cannot corrupt them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     for name in ("chaplab.plotting", "matplotlib.backends.backend_agg"):
