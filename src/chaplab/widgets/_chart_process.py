@@ -4,7 +4,7 @@ Drawing a chart of a dozen matplotlib panels takes about a second of interpreter
 creates tens of thousands of objects that live through the draw. In the kernel's process that
 stops the kernel's event loop even from a worker thread: the thread holds the interpreter lock
 most of the time, and the objects it leaves behind trigger full garbage collections of the
-kernel's whole heap (100-400 ms each on a busy machine, the lock held throughout). The chart
+kernel's whole heap (150-900 ms each on a busy machine, the lock held throughout). The chart
 process keeps all of that apart: the kernel pickles the chart (its frames and choices) into the
 process's input and reads the PNG back, waiting in a thread that holds no lock meanwhile.
 
@@ -18,6 +18,7 @@ a failed process is replaced.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import os
 import pickle
@@ -103,7 +104,8 @@ class ChartProcess:
         child, self._child = self._child, None
         for stream in (child.stdin, child.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # a dead process's pipe is broken
+                    stream.close()
         try:
             child.wait(timeout=10)
         except subprocess.TimeoutExpired:

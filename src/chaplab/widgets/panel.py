@@ -5,9 +5,10 @@ selectable); the "new configured model" form; the evaluation launcher; the jobs 
 background; the finished evaluations with their charts; and "copy code".
 
 Every request runs in an asyncio task on the kernel's running event loop, so the kernel stays
-free while jobs are followed; the slow imports (plotting, jsonschema), building frames and
-drawing charts happen in worker threads, which never touch a widget. Tasks are kept referenced
-and their failures are shown in the panel; :meth:`ChapPanel.close` cancels them.
+free while jobs are followed; the slow import (jsonschema) and building frames happen in worker
+threads and charts are drawn in a process of their own, none of which touches a widget. Tasks
+are kept referenced and their failures are shown in the panel; :meth:`ChapPanel.close` cancels
+them.
 """
 
 from __future__ import annotations
