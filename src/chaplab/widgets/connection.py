@@ -34,13 +34,13 @@ def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
 
 def describe_error(error: BaseException) -> str:
     """One readable sentence about ``error`` for the panel, instead of a traceback."""
+    if isinstance(error, PermissionDeniedError):  # before its base class, AuthenticationError
+        return f"The API key is not allowed to do this (HTTP 403: {error.message})."
     if isinstance(error, AuthenticationError):
         return (
             f"The service refused the request (HTTP 401: {error.message}). "
             "Check the API key given to the client (header X-API-Key)."
         )
-    if isinstance(error, PermissionDeniedError):
-        return f"The API key is not allowed to do this (HTTP 403: {error.message})."
     if isinstance(error, ChapConnectionError):
         return f"Cannot reach the service: {error}"
     if isinstance(error, JobFailedError):
