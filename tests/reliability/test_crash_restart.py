@@ -40,7 +40,9 @@ from .serve_process import ServeProcess, free_port
 from .settings import BOUNDS
 
 RUNNING_EVALUATION = dict(n_periods=3, n_splits=60)  # runs for seconds on the enlarged dataset
-ORPHAN_GRACE_SECONDS = 5.0
+# A worker ends at once when its lifeline closes; on a loaded machine the fork server may still
+# be importing the job code when the service is killed, and only then fork the worker that ends.
+ORPHAN_GRACE_SECONDS = 20.0
 STARTED_WAIT_SECONDS = 60.0
 PATIENT = RetryPolicy(max_retries=400, backoff=0.1, max_backoff=0.25, jitter=False)
 IMPATIENT = RetryPolicy(max_retries=2, backoff=0.05, jitter=False)
