@@ -1,9 +1,11 @@
 """Bad input to the modeling service: each request gets a 4xx problem-details answer naming what
 is wrong, and nothing stored changes.
 
-Malformed JSON, wrong types, deep nesting, NaN and infinity, broken and formula-like CSV, invalid
-GeoJSON geometry, path characters in names, thousands of quantiles, negative and enormous ids,
-and bodies over the size limit.
+Malformed JSON, wrong types, deep nesting (of a JSON body and of a GeoJSON file), NaN and
+infinity, broken and formula-like CSV, invalid GeoJSON geometry, path characters in names,
+control characters in names and org unit ids, thousands of quantiles, negative and enormous ids,
+enormous split and period counts and strides, and bodies over the size limit. A request that
+could make the service work without end has a 30 s timeout, so that a hang fails its case.
 """
 
 from __future__ import annotations
@@ -19,8 +21,13 @@ import pytest
 
 from chaplab.toolkit import BackgroundServer
 
-LISTS = ("/v1/crud/datasets", "/v1/crud/configured-models", "/v1/crud/backtests", "/v1/jobs")
+LISTS = ("/v1/crud/datasets", "/v1/crud/configured-models", "/v1/crud/backtests",
+         "/v1/crud/predictions", "/v1/crud/configured-models-with-data-source", "/v1/jobs")
 ENORMOUS = 10**30
+HUGE = 10**9
+REQUEST_SECONDS = 60.0
+BOUNDED_SECONDS = 30.0  # an enormous size must be refused, not worked on, within this
+BUNDLE_ID = 1  # the configured model with data source the fixture makes from evaluation 1
 NESTING_DEPTH = 100_000
 NATIONAL_WEEKLY_DATASET_BYTES = 300 * 1024 * 1024
 QUANTILE_COUNT = 1000  # more would pass the server's 16 KiB limit of a request line
@@ -28,10 +35,14 @@ QUANTILE_COUNT = 1000  # more would pass the server's 16 KiB limit of a request 
 
 @dataclass(frozen=True)
 class BadRequest:
+    """A request, the time it may take, and a word its problem must hold (the field at fault)."""
+
     name: str
     method: str
     path: str
     options: dict[str, Any] = field(default_factory=dict)
+    timeout: float = REQUEST_SECONDS
+    names: str = ""
 
 
 def observation(value: Any = 1.0, org_unit: str = "OU_A", period: str = "202101") -> dict[str, Any]:
@@ -60,7 +71,76 @@ def csv_upload(text: str) -> dict[str, Any]:
     }
 
 
+def history(org_unit: str = "OU_A") -> list[dict[str, Any]]:
+    """Three years of monthly cases of one org unit: enough for an evaluation or a forecast."""
+    return [observation(float(month), org_unit, f"{year}{month:02d}")
+            for year in (2020, 2021, 2022) for month in range(1, 13)]
+
+
+def evaluation_on_dataset(**sizes: int) -> dict[str, Any]:
+    return {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, **sizes}}
+
+
+def evaluation_with_data(**changes: Any) -> dict[str, Any]:
+    return {"json": {"name": "x", "modelId": "naive_model", "providedData": history(), **changes}}
+
+
+def sized(name: str, path: str, body: dict[str, Any], field_name: str) -> BadRequest:
+    """A request of an enormous size, bounded in time and naming the field."""
+    return BadRequest(name, "POST", path, body, timeout=BOUNDED_SECONDS, names=field_name)
+
+
+def enormous_sizes(path: str, body_of: Any) -> list[BadRequest]:
+    """Each of nSplits, nPeriods and stride at 10^30 and at 10^9 on an evaluation route."""
+    return [sized(f"{size:.0e} {field_name} on {path}", path, body_of(**{field_name: size}),
+                  field_name)
+            for field_name in ("nSplits", "nPeriods", "stride") for size in (ENORMOUS, HUGE)]
+
+
+def deep_geojson_file() -> dict[str, Any]:
+    """A CSV upload whose GeoJSON file nests ``NESTING_DEPTH`` arrays."""
+    nested = "[" * NESTING_DEPTH + "]" * NESTING_DEPTH
+    geojson = '{"type": "FeatureCollection", "features": ' + nested + "}"
+    upload = csv_upload(CSV_HEADER + "202101,OU_A,3\n")
+    upload["files"]["geojsonFile"] = ("areas.geojson", geojson.encode(), "application/geo+json")
+    return upload
+
+
 CSV_HEADER = "time_period,location,disease_cases\n"
+SIZE_REQUESTS = [
+    *enormous_sizes("/v1/analytics/create-backtest", evaluation_on_dataset),
+    *enormous_sizes("/v1/analytics/create-backtest-with-data/", evaluation_with_data),
+    BadRequest("splits far beyond the dataset", "POST", "/v1/analytics/create-backtest",
+               evaluation_on_dataset(nPeriods=520, nSplits=1000, stride=520),
+               timeout=BOUNDED_SECONDS),
+    sized("enormous nPeriods of an evaluation row", "/v1/crud/backtests",
+          {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nPeriods": HUGE}},
+          "nPeriods"),
+    sized("enormous nPeriods of a prediction", "/v1/analytics/make-prediction",
+          {"json": {"name": "x", "modelId": "naive_model", "providedData": history(),
+                    "nPeriods": HUGE}}, "nPeriods"),
+    sized("enormous nPeriods of a prediction with a data source",
+          "/v1/analytics/make-prediction-with-data-source",
+          {"json": {"name": "x", "configuredModelWithDataSourceId": BUNDLE_ID,
+                    "providedData": history(), "nPeriods": HUGE}}, "nPeriods"),
+    sized("deeply nested GeoJSON file", "/v1/crud/datasets/csvFile", deep_geojson_file(),
+          "geojsonFile"),
+]
+CONTROL_CHARACTER_REQUESTS = [
+    BadRequest("escape character in a dataset name", "POST", "/v1/crud/datasets",
+               {"json": dataset(name="probe \x1b[31mred")}, names="name"),
+    BadRequest("NUL byte in an org unit id", "POST", "/v1/crud/datasets",
+               {"json": dataset(observations=[observation(org_unit="OU\x00A")])},
+               names="orgUnit"),
+    BadRequest("escape character in an org unit id of inline data", "POST",
+               "/v1/analytics/create-backtest-with-data/",
+               evaluation_with_data(providedData=history("OU_\x1bA")), names="orgUnit"),
+    BadRequest("NUL byte in a CSV location", "POST", "/v1/crud/datasets/csvFile",
+               csv_upload(CSV_HEADER + "202101,OU\x00A,3\n")),
+    BadRequest("escape character in a CSV dataset name", "POST", "/v1/crud/datasets/csvFile",
+               {**csv_upload(CSV_HEADER + "202101,OU_A,3\n"), "data": {"name": "csv \x1b"}},
+               names="name"),
+]
 BAD_REQUESTS = [
     BadRequest("malformed JSON", "POST", "/v1/crud/datasets", raw_json('{"name": "x", "observ')),
     BadRequest("JSON of trailing garbage", "POST", "/v1/crud/datasets", raw_json('{"name": 1}}]')),
@@ -123,16 +203,23 @@ BAD_REQUESTS = [
                {"json": {"name": "x", "modelId": "naive_model", "datasetId": ENORMOUS}}),
     BadRequest("negative split count", "POST", "/v1/analytics/create-backtest",
                {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nSplits": -3}}),
+    *SIZE_REQUESTS,
+    *CONTROL_CHARACTER_REQUESTS,
 ]
 
 
 @pytest.fixture(scope="module")
 def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A modeling service of its own, with the demo content (dataset 1, evaluation 1)."""
+    """A modeling service of its own, with the demo content (dataset 1, evaluation 1) and a
+    configured model with data source made from evaluation 1."""
     from chaplab.service import create_app
 
     database = tmp_path_factory.mktemp("badinput") / "chaplab.db"
     with BackgroundServer(create_app(database_url=str(database), workers=1)) as server:
+        bundle = httpx.post(
+            f"{server.url}/v1/crud/configured-models-with-data-source/from-backtest/1", timeout=60
+        )
+        assert bundle.status_code == 200 and bundle.json()["id"] == BUNDLE_ID, bundle.text
         yield server.url
 
 
@@ -154,10 +241,11 @@ def assert_problem(response: httpx.Response, *statuses: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("bad", BAD_REQUESTS, ids=[bad.name for bad in BAD_REQUESTS])
 def test_bad_input_gets_a_problem_and_changes_nothing(service_url: str, bad: BadRequest) -> None:
-    with httpx.Client(base_url=service_url, timeout=60) as http:
+    with httpx.Client(base_url=service_url, timeout=REQUEST_SECONDS) as http:
         before = stored_state(http)
-        response = http.request(bad.method, bad.path, **bad.options)
-        assert_problem(response)
+        response = http.request(bad.method, bad.path, timeout=bad.timeout, **bad.options)
+        problem = assert_problem(response)
+        assert bad.names in problem["detail"], problem["detail"]
         assert stored_state(http) == before
 
 
