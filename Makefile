@@ -32,7 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 stress: $(STAMP)
-	CHAPLAB_STRESS=1 $(BIN)/python -m pytest tests/reliability $(PYTEST_ARGS)
+	CHAPLAB_STRESS=1 $(BIN)/python -m pytest tests/reliability --timeout=1800 $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build dist
