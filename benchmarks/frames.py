@@ -14,8 +14,6 @@ Medians of 3 runs (1 run of the slow paths b and c at 1M).
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import orjson
 import pandas as pd
@@ -74,7 +72,9 @@ def rows_for(http: httpx.Client, setup: Evaluations, entries: int) -> tuple[list
     bytes_per_row = frame.memory_usage(deep=True).sum() / len(frame)
     rows = [
         faster(f"1a client frame vs naive, {label}", client_time, naive_time, 5, "s", "naive (b)"),
-        faster(f"1a client frame vs plain, {label}", client_time, plain_time, 1.5, "s", "plain (c)"),
+        faster(
+            f"1a client frame vs plain, {label}", client_time, plain_time, 1.5, "s", "plain (c)"
+        ),
         within(f"1a client frame vs floor, {label}", client_time, floor_time, 1.5, "s", "floor (d)",
                note="floor: transfer + orjson.loads + column-wise frame"),
         at_most(f"1 frame memory, {label}", bytes_per_row, BYTES_PER_ROW_LIMIT, "B/row"),

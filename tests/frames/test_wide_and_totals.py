@@ -4,8 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chaplab.frames import actuals_to_frame, entries_to_frame, national_total, tidy, wide
-from chaplab.frames import with_national_total
+from chaplab.frames import (
+    actuals_to_frame,
+    entries_to_frame,
+    national_total,
+    tidy,
+    wide,
+    with_national_total,
+)
 
 
 def _evaluation() -> pd.DataFrame:

@@ -51,7 +51,7 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
         observations.extend(
             {"featureName": str(feature), "orgUnit": ou, "period": pe, "value": value}
             for ou, pe, value in zip(
-                locations[present], periods[present], values[present].tolist()
+                locations[present], periods[present], values[present].tolist(), strict=True
             )
         )
     return observations
@@ -70,6 +70,8 @@ def _numeric(series: pd.Series, name: str) -> np.ndarray:
         bad = converted.isna() & series.notna()
         if pd.api.types.is_bool_dtype(series) or bad.any():
             example = series[bad].iloc[0] if bad.any() else series.iloc[0]
-            raise ValueError(f"feature column {name!r} holds non-numeric values such as {example!r}")
+            raise ValueError(
+                f"feature column {name!r} holds non-numeric values such as {example!r}"
+            )
         series = converted
     return series.to_numpy(dtype=np.float64, na_value=np.nan)

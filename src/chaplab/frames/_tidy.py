@@ -1,4 +1,5 @@
-"""The tidy frame layout: column order, dtypes and chronological sorting, shared by every builder."""
+"""The tidy frame layout: column order, dtypes and chronological sorting, shared by every
+builder."""
 
 from __future__ import annotations
 
