@@ -25,6 +25,7 @@ serve: $(STAMP)
 	$(BIN)/chaplab serve
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)
 

@@ -6,14 +6,15 @@ from fastapi import APIRouter, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from chaplab.service.db import ConfiguredModelRow, DatasetRow, EvaluationRow
+from chaplab.service.db import ConfiguredModelRow, DatasetRow, EvaluationRow, JobRow
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.jobs import create_job
-from chaplab.service.routes._deps import DB, State, get_or_404
+from chaplab.service.routes._deps import DB, ServiceState, State, get_or_404
 from chaplab.service.storage import panel_of
 from chaplab.service.validation import check_backtest_history, check_model_fits
 from chaplab.service.views import backtest_read, spec_of
 from chaplab.service.wire import BacktestRead, CreateBacktestRequest, JobReference
+from chaplab.service.wire_results import CreateBacktestWithDataRequest
 
 router = APIRouter(tags=["backtests"])
 
@@ -34,6 +35,19 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
         request.n_splits,
         request.stride,
     )
+    job = queue_evaluation(session, state, request, model, dataset)
+    return JobReference(id=job.id)
+
+
+def queue_evaluation(
+    session: Session,
+    state: ServiceState,
+    request: CreateBacktestRequest | CreateBacktestWithDataRequest,
+    model: ConfiguredModelRow,
+    dataset: DatasetRow,
+) -> JobRow:
+    """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, horizon,
+    splits and stride, and wake the job runner."""
     job = create_job(
         session,
         "create_backtest",
@@ -49,7 +63,7 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
     )
     session.commit()
     state.runner.wake()
-    return JobReference(id=job.id)
+    return job
 
 
 @router.get("/v1/crud/backtests")

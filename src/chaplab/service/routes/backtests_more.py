@@ -13,7 +13,6 @@ from sqlalchemy import select
 from chaplab.service.db import DatasetRow, EvaluationRow
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import ModelTemplateSpec, Panel
-from chaplab.service.jobs import create_job
 from chaplab.service.result_views import DEFAULT_QUANTILES, ROW_ONLY_SAMPLES, backtest_full_json
 from chaplab.service.routes._deps import (
     DB,
@@ -22,7 +21,7 @@ from chaplab.service.routes._deps import (
     State,
     get_or_404,
 )
-from chaplab.service.routes.backtests import configured_model_by_name
+from chaplab.service.routes.backtests import configured_model_by_name, queue_evaluation
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.storage import (
     DatasetContent,
@@ -159,21 +158,7 @@ def create_backtest_with_data(
     )
     session.add(dataset)
     session.flush()
-    job = create_job(
-        session,
-        "create_backtest",
-        request.name,
-        {
-            "name": request.name,
-            "configured_model_id": model.id,
-            "dataset_id": dataset.id,
-            "n_periods": request.n_periods,
-            "n_splits": request.n_splits,
-            "stride": request.stride,
-        },
-    )
-    session.commit()
-    state.runner.wake()
+    job = queue_evaluation(session, state, request, model, dataset)
     return report.model_copy(update={"id": job.id, "dataset_id": dataset.id})
 
 
