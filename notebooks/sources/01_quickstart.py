@@ -81,8 +81,11 @@ print("job", finished.id, finished.status)
 # (`client.run_evaluation(...)` does these three steps in one call.)
 
 # %%
+# NBVAL_CHECK_OUTPUT
 evaluation = client.get_evaluation(finished.result_id)
 print(evaluation.name, "- split periods:", ", ".join(evaluation.split_periods))
+
+# %%
 pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()
 
 # %% [markdown]

@@ -49,6 +49,7 @@ panel.launch();
 # sure the job succeeded; a failed job stops the notebook here with the service's error message.
 
 # %%
+# NBVAL_CHECK_OUTPUT
 await panel.wait_idle()
 assert panel.jobs.rows, f"no job was launched: {panel.launcher.problem.value}"
 job = panel.jobs.rows[0]

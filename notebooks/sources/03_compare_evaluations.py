@@ -24,6 +24,7 @@ print("configured models:", ", ".join(model_names))
 # for each and raises `JobFailedError` if one fails.
 
 # %%
+# NBVAL_CHECK_OUTPUT
 settings = {"n_periods": 3, "n_splits": 3}
 jobs = {
     model: client.create_evaluation(f"compare: {model}", model, dataset.id, **settings)

@@ -70,9 +70,11 @@ geojson = {"type": "FeatureCollection",
 # dataset, which now appears in every dataset list (and in the panel).
 
 # %%
+# NBVAL_CHECK_OUTPUT
 dataset = client.create_dataset("my districts", observations, geojson=geojson)
-print(f"dataset #{dataset.id}: {dataset.name}, {dataset.first_period} to {dataset.last_period},",
-      f"org units {dataset.org_units}, covariates {dataset.covariates}")
+print(f"{dataset.name}: {dataset.type} dataset, {dataset.first_period} to {dataset.last_period}")
+print("org units:", ", ".join(dataset.org_units))
+print("covariates:", ", ".join(dataset.covariates))
 
 # %% [markdown]
 # ## 4. Evaluate a model on your data

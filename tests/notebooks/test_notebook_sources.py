@@ -52,6 +52,13 @@ def test_outputs_are_stored_only_on_checked_cells(path: Path) -> None:
     assert all(output.output_type != "error" for cell in code_cells for output in cell.outputs)
 
 
+@pytest.mark.parametrize("path", NOTEBOOK_FILES, ids=lambda path: path.stem)
+def test_every_notebook_checks_at_least_one_result(path: Path) -> None:
+    """Each executed notebook compares some deterministic output, not only that cells ran."""
+    notebook = nbformat.read(path, as_version=4)
+    assert any(builder.is_checked(cell) for cell in notebook.cells), path.name
+
+
 def test_percent_source_splits_into_markdown_and_code_cells(tmp_path: Path) -> None:
     source = tmp_path / "07_example.py"
     source.write_text(
