@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from chaplab.client import (
@@ -90,6 +91,26 @@ def test_create_configured_model_returns_the_stored_name(client: Any, fake: Fake
     assert last_body(fake) == {"name": "weekly", "modelTemplateId": 1,
                                "userOptionValues": {"n_lags": 2},
                                "additionalContinuousCovariates": []}
+
+
+def test_numpy_option_values_go_on_the_wire_as_plain_json(client: Any, fake: FakeService) -> None:
+    client.create_configured_model(
+        "weekly", 1, {"n_lags": np.int64(2), "lags": np.arange(3), "alpha": np.float32(0.5),
+                      "trend": np.bool_(True), "missing": float("nan")},
+    )
+    assert fake.requests[-1].headers["content-type"] == "application/json"
+    assert last_body(fake)["userOptionValues"] == {
+        "n_lags": 2, "lags": [0, 1, 2], "alpha": 0.5, "trend": True, "missing": None,
+    }
+
+
+def test_a_body_that_cannot_be_json_is_refused_before_sending(
+    client: Any, fake: FakeService
+) -> None:
+    sent = len(fake.paths())
+    with pytest.raises(TypeError, match="cannot be written as JSON: Type is not JSON serializable"):
+        client.create_configured_model("weekly", 1, {"n_lags": object()})
+    assert len(fake.paths()) == sent
 
 
 def test_configured_models_with_data_source(client: Any, fake: FakeService) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from chaplab.schema import (
@@ -111,3 +112,22 @@ def test_defaults_keep_unknown_options_for_validation_to_judge() -> None:
 def test_apply_config_defaults_needs_a_dict() -> None:
     with pytest.raises(TypeError, match="config must be a dict, got list"):
         apply_config_defaults([], SCHEMA)  # type: ignore[arg-type]
+
+
+def test_numpy_values_are_judged_as_the_numbers_and_lists_they_hold() -> None:
+    validate_config(
+        {"alpha": np.float64(0.5), "n_lags": np.int64(2), "items": np.array([0, 4]),
+         "verbose": np.bool_(False)},
+        SCHEMA,
+    )
+    problems = _problems({"alpha": np.float64(-1.0), "n_lags": np.float64(2.5)})
+    assert problems == [
+        ConfigProblem("alpha", "-1.0 is less than the minimum of 0"),
+        ConfigProblem("n_lags", "2.5 is not of type 'integer'"),
+    ]
+
+
+def test_filled_defaults_hold_plain_values_ready_for_json() -> None:
+    filled = apply_config_defaults({"alpha": np.float64(0.5), "items": np.array([2])}, SCHEMA)
+    assert filled == {"alpha": 0.5, "items": [2], "n_lags": 3, "method": "ols"}
+    assert type(filled["alpha"]) is float and type(filled["items"][0]) is int

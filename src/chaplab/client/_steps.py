@@ -24,6 +24,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
+import orjson
 
 from chaplab._secrets import key_prefix
 from chaplab.client._errors import (
@@ -210,14 +211,25 @@ class RequestBuilder:
                 write=timeout.write,
                 pool=timeout.pool,
             )
+        body_headers = {} if json is None else {"Content-Type": "application/json"}
         return httpx.Request(
             method,
             self.url(path),
             params=params,
-            json=json,
-            headers={**self._headers, **(headers or {})},
+            content=None if json is None else encode_body(json),
+            headers={**self._headers, **body_headers, **(headers or {})},
             extensions={**self._extensions, "timeout": timeout.as_dict()},
         )
+
+
+def encode_body(value: Any) -> bytes:
+    """A request body as JSON bytes. numpy numbers and arrays (option values and coordinates
+    taken from a frame) are written as plain numbers and lists; NaN is written as null, which
+    JSON can carry, where ``json.dumps`` would write a ``NaN`` no JSON parser accepts."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
+    except orjson.JSONEncodeError as error:
+        raise TypeError(f"the request body cannot be written as JSON: {error}") from None
 
 
 def normalize_prefix(prefix: str) -> str:

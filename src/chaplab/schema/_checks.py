@@ -11,6 +11,7 @@ import copy
 import math
 import numbers
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -108,7 +109,7 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
         raise InvalidSchemaError(
             f"{where} must be a dict holding a JSON Schema, got {type(prop).__name__}"
         )
-    prop = _plain_copy(prop)
+    prop = plain_json_copy(prop)
     try:
         encode_json(prop, pretty=False)
     except (TypeError, ValueError) as error:
@@ -133,15 +134,22 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
     return prop
 
 
-def _plain_copy(value: Any) -> Any:
-    """A deep copy of ``value`` in which every number (``numpy.int64(5)``, ``numpy.float64``)
-    is a built-in ``int`` or ``float``, as JSON writers and validators expect."""
+def plain_json_copy(value: Any) -> Any:
+    """A deep copy of ``value`` in which every numpy value (``numpy.int64(5)``, ``numpy.bool_``,
+    an array) is its built-in counterpart (``int``, ``bool``, a list), as JSON writers and
+    validators expect. (A value can only be numpy's once numpy is imported, so the check does not
+    import it.)"""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        return plain_json_copy(value.tolist())
+    if numpy is not None and isinstance(value, numpy.generic):
+        return value.item()
     if _is_number(value):
         return _plain_number(value)
     if isinstance(value, Mapping):
-        return {key: _plain_copy(item) for key, item in value.items()}
+        return {key: plain_json_copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_plain_copy(item) for item in value]
+        return [plain_json_copy(item) for item in value]
     if isinstance(value, tuple):
-        return tuple(_plain_copy(item) for item in value)
+        return tuple(plain_json_copy(item) for item in value)
     return copy.deepcopy(value)

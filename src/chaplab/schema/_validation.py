@@ -6,6 +6,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chaplab.schema._checks import plain_json_copy
 from chaplab.schema._config_schema import ConfigSchema
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ def validate_config(
         )
     from jsonschema import Draft7Validator  # imported on first use: it is slow to import
 
+    config = plain_json_copy(config)
     rules = schema.to_dict()
     if require_options_without_default:
         undefaulted = [name for name, prop in schema.properties.items() if "default" not in prop]
@@ -61,12 +63,13 @@ def validate_config(
 def apply_config_defaults(config: Mapping[str, Any], schema: ConfigSchema) -> dict[str, Any]:
     """A new dict: ``config`` plus the default of every property it leaves out.
 
-    Defaults are copied, so changing the result never changes the schema."""
+    Defaults are copied, so changing the result never changes the schema; numpy values of
+    ``config`` become their built-in counterparts, so the result can be written as JSON."""
     if not isinstance(config, Mapping):
         raise TypeError(
             f"apply_config_defaults: config must be a dict, got {type(config).__name__}"
         )
-    filled = dict(config)
+    filled = plain_json_copy(dict(config))
     for name, prop in schema.properties.items():
         if name not in filled and "default" in prop:
             filled[name] = copy.deepcopy(prop["default"])
