@@ -46,17 +46,20 @@ def connect(
     started it), else a child service of this process. ``async_=True`` gives an
     ``AsyncChapClient``.
 
-    Surrounding whitespace of ``$CHAP_API_KEY`` is stripped (a key copied with a line end, or
-    read from a file with its newline), and a blank one means no key. An ``api_key`` argument
-    is used as given: the client refuses one with surrounding whitespace."""
+    The key (``api_key``, else ``$CHAP_API_KEY``) is sent to the embedded service too: a
+    service started with ``chaplab serve --api-key-file`` on the per-user database is reused
+    like any other and needs it. Surrounding whitespace of ``$CHAP_API_KEY`` is stripped (a key
+    copied with a line end, or read from a file with its newline), and a blank one means no
+    key. An ``api_key`` argument is used as given: the client refuses one with surrounding
+    whitespace."""
     from chaplab.client import AsyncChapClient, ChapClient
 
+    key = api_key if api_key is not None else _environment_key()
     target = url or os.environ.get(URL_VARIABLE)
     if target:
-        key = api_key if api_key is not None else _environment_key()
         prefix = os.environ.get(PROXY_PREFIX_VARIABLE, "")
     else:
-        target, key, prefix = embedded_service().url, None, ""
+        target, prefix = embedded_service().url, ""
     client_type = AsyncChapClient if async_ else ChapClient
     return client_type(target, proxy_prefix=prefix, api_key=key)
 

@@ -19,6 +19,7 @@ import pytest
 from fastapi import FastAPI
 
 from chaplab import _connect
+from chaplab.client import AuthenticationError
 from chaplab.service import create_app
 from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock, current_owner
 from chaplab.toolkit import BackgroundServer
@@ -29,14 +30,15 @@ RUNNING_JOB = "running-job"
 
 
 class Serve:
-    """``chaplab serve --no-demo --port 0 --database <file>`` in its own process group."""
+    """``chaplab serve --no-demo --port 0 --database <file> [options]`` in its own process
+    group."""
 
-    def __init__(self, database: Path, workdir: Path) -> None:
+    def __init__(self, database: Path, workdir: Path, *options: str) -> None:
         ready = workdir / f"ready-{time.monotonic_ns()}"
         self.log = workdir / f"{ready.name}.log"
         command = [
             sys.executable, "-m", "chaplab", "serve", "--port", "0", "--workers", "1",
-            "--no-demo", "--database", str(database), "--ready-file", str(ready),
+            "--no-demo", "--database", str(database), "--ready-file", str(ready), *options,
         ]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -159,6 +161,26 @@ def test_connect_reuses_the_service_running_on_the_per_user_database(
 
     served[0].kill()
     assert not service.running(), "a reused service that has gone is looked up again"
+
+
+def test_connect_sends_the_key_to_a_reused_service_that_requires_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[Serve]
+) -> None:
+    monkeypatch.setenv("CHAPLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("CHAP_URL", raising=False)
+    monkeypatch.delenv("CHAP_API_KEY", raising=False)
+    monkeypatch.setattr(_connect, "_embedded", None)
+    keys = tmp_path / "keys"
+    keys.write_text("local-key-0123456789\n", encoding="utf-8")
+    served.append(Serve(tmp_path / "chaplab.db", tmp_path, "--api-key-file", str(keys)))
+
+    with _connect.connect() as client, pytest.raises(AuthenticationError):
+        client.list_datasets()
+    with _connect.connect(api_key="local-key-0123456789") as client:
+        assert client.list_datasets() == []
+    monkeypatch.setenv("CHAP_API_KEY", "local-key-0123456789\n")
+    with _connect.connect() as client:
+        assert client.list_datasets() == []
 
 
 def test_databases_without_a_file_get_no_lock() -> None:
