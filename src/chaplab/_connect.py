@@ -11,7 +11,9 @@ and it stops when the interpreter exits.
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
+import sys
 import threading
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -52,16 +54,29 @@ def connect(
     copied with a line end, or read from a file with its newline), and a blank one means no
     key. An ``api_key`` argument is used as given: the client refuses one with surrounding
     whitespace."""
-    from chaplab.client import AsyncChapClient, ChapClient
-
     key = api_key if api_key is not None else _environment_key()
     target = url or os.environ.get(URL_VARIABLE)
     if target:
         prefix = os.environ.get(PROXY_PREFIX_VARIABLE, "")
     else:
         target, prefix = embedded_service().url, ""
+    from chaplab.client import AsyncChapClient, ChapClient
+
     client_type = AsyncChapClient if async_ else ChapClient
     return client_type(target, proxy_prefix=prefix, api_key=key)
+
+
+def _import_client_meanwhile() -> None:
+    """Import the client in a thread while this one starts or finds the embedded service: the
+    service's start-up runs in its own process and this one mostly waits, so the client's
+    imports (pydantic, the models) cost no time. Started once the service's own imports are
+    done, so that it does not delay starting the service; an import of the client in the
+    meantime waits for this one."""
+    if "chaplab.client" not in sys.modules:
+        threading.Thread(
+            target=importlib.import_module, args=("chaplab.client",),
+            name="chaplab-client-import", daemon=True,
+        ).start()
 
 
 def _environment_key() -> str | None:
@@ -82,6 +97,7 @@ def embedded_service() -> EmbeddedService:
         if _embedded is None or not _embedded.running():
             from chaplab.service.embedded import connect_embedded
 
+            _import_client_meanwhile()
             _embedded = connect_embedded()
             atexit.register(_embedded.stop)
         return _embedded

@@ -89,6 +89,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import chaplab.service.lean_imports  # noqa: F401 - before anything imports jsonschema
     from chaplab.service.app import service_database_url
     from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock
 

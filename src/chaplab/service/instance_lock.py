@@ -24,8 +24,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy.engine import make_url
-
 LOCK_SUFFIX = ".lock"
 # A lock held only for an instant (a reader checking who serves the file, or a new owner
 # between taking the lock and writing its pid) is waited out for this long before refusing.
@@ -60,6 +58,8 @@ class DatabaseInUseError(RuntimeError):
 
 def sqlite_file(database_url: str) -> Path | None:
     """The file of a SQLite URL; None for an in-memory SQLite database or another backend."""
+    from sqlalchemy.engine import make_url  # here: connect() looks up owners without SQLAlchemy
+
     parsed = make_url(database_url)
     if parsed.get_backend_name() != "sqlite":
         return None

@@ -51,7 +51,7 @@ from chaplab.service.tasks import run_job
 DEFAULT_WORKERS = 2
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
 WATCH_INTERVAL_SECONDS = 0.05
-_PRELOAD = ["chaplab.service.tasks"]
+_PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.tasks"]
 logger = logging.getLogger("chaplab.service.jobs")
 
 
