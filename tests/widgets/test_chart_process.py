@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 
 from chaplab.widgets._chart_process import NICENESS, serve
@@ -52,16 +53,16 @@ class LineChart:
     panels: int
     fail: bool = False
 
-    def panel_count(self) -> int:
-        return self.panels
+    def draw(self) -> object:
+        import matplotlib.pyplot as plt
 
-    def draw(self, ax: list) -> object:
         if self.fail:
             raise ValueError("no data to draw")
-        for number, axes in enumerate(ax):
+        figure, ax = plt.subplots(1, self.panels, squeeze=False)
+        for number, axes in enumerate(ax[0]):
             axes.plot([0, 1], [0, number])
             axes.set_title(f"panel {number}")
-        return ax[0].figure
+        return figure
 
 
 def test_served_charts_are_answered_in_order_with_problems_as_sentences() -> None:
@@ -72,6 +73,7 @@ def test_served_charts_are_answered_in_order_with_problems_as_sentences() -> Non
     drawn, failed = pickle.load(replies), pickle.load(replies)
     assert drawn.png.startswith(b"\x89PNG") and drawn.panels == ["panel 0", "panel 1"]
     assert failed == "drawing the chart failed: ValueError: no data to draw"
+    assert plt.get_fignums() == [], "every drawn figure is closed"
 
 
 def test_the_panels_process_draws_charts_without_importing_matplotlib() -> None:

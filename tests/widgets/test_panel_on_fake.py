@@ -13,8 +13,9 @@ import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
 from chaplab.widgets import ChapPanel, _preload, _render, results
-from chaplab.widgets._render import Chart, Rendered
+from chaplab.widgets._render import Rendered
 from chaplab.widgets.connection import as_async_client
+from chaplab.widgets.results import ChartView
 from client.fake_service import TEMPLATE, FakeService
 
 from .conftest import BASE_URL, MakePanel
@@ -335,21 +336,21 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
     panel = await make_panel()
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
-    drawn: list[int] = []
+    drawn: list[str | None] = []
     render = results.render_chart
 
-    async def counting_render(chart: Chart) -> Rendered:
-        drawn.append(chart.panel_count())
+    async def counting_render(chart: ChartView) -> Rendered:
+        drawn.append(chart.split_period)
         return await render(chart)
 
     monkeypatch.setattr(results, "render_chart", counting_render)
     for split in ("202307", "202308", "202309", "202308"):
         panel.results.split.value = split
     await panel.results.settled()
-    assert drawn == [2]
+    assert drawn == ["202308"]
     panel.results.split.value = "all splits"
     await panel.results.settled()
-    assert drawn == [2, 2]
+    assert drawn == ["202308", None]
 
 
 async def test_the_repr_says_loading_until_the_first_load_is_done(

@@ -12,6 +12,7 @@ import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
 from chaplab.widgets import ChapPanel
+from chaplab.widgets._render import png_bytes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -212,5 +213,7 @@ async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
     pandas.testing.assert_frame_equal(namespace["actuals"], panel.actuals)
     figure = namespace["figure"]
     assert [axes.get_title() for axes in figure.axes] == panel.results.shown_panels
+    pasted = png_bytes(figure)  # at the panel's resolution
     plt.close(figure)
     namespace["client"].close()
+    assert pasted == bytes(panel.results.image.value), "the pasted chart is the panel's"

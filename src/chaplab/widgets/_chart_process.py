@@ -146,6 +146,9 @@ def main() -> None:
         os.nice(NICENESS)
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    import matplotlib
+
+    matplotlib.use("Agg")  # whatever MPLBACKEND the kernel passed on: charts become PNG bytes
     for name in ("chaplab.plotting", "matplotlib.backends.backend_agg"):
         importlib.import_module(name)  # before the first chart comes
 

@@ -21,6 +21,7 @@ class ViewState:
     quantiles: Sequence[float] = ()
     org_unit: str | None = None
     split_period: str | None = None
+    history_periods: int | None = None  # actual cases shown before the first split (None: all)
     launch: Any = None  # the launcher's EvaluationRequest, when its inputs are valid
 
 
@@ -51,19 +52,30 @@ def view_code(state: ViewState) -> str:
     lines += [
         f"frame = client.evaluation_frame({first_id}, quantiles=[{quantiles}])",
         f"actuals = client.actual_cases({first_id})",
+        *_history_lines(state.history_periods),
     ]
     if not others:
-        lines.append(f"figure = fan_chart(frame, actuals{chart_options}, title={first_name!r})")
+        lines.append(f"figure = fan_chart(frame, recent{chart_options}, title={first_name!r})")
     else:
         second_id, second_name = others[0]
         lines += [
             f"frame_b = client.evaluation_frame({second_id}, quantiles=[{quantiles}])",
-            f"figure = compare_chart(frame, frame_b, actuals, "
+            f"figure = compare_chart(frame, frame_b, recent, "
             f"labels=({first_name!r}, {second_name!r}){chart_options})",
             f"metrics = metrics_frame([client.get_evaluation({first_id}), "
             f"client.get_evaluation({second_id})])",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _history_lines(history_periods: int | None) -> list[str]:
+    """``recent``: the actual cases the chart shows."""
+    if history_periods is None:
+        return ["recent = actuals"]
+    return [
+        f"# the chart shows the {history_periods} periods before the first split on",
+        f'recent = actuals[actuals["period"] >= frame["split_period"].min() - {history_periods}]',
+    ]
 
 
 def _imports(state: ViewState) -> list[str]:

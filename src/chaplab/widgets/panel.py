@@ -27,7 +27,7 @@ from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_
 from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
-from chaplab.widgets.results import ALL_ORG_UNITS, ALL_SPLITS, ResultsView
+from chaplab.widgets.results import ALL_ORG_UNITS, ALL_SPLITS, HISTORY_PERIODS, ResultsView
 from chaplab.widgets.tables import Column, SortableTable
 
 if TYPE_CHECKING:
@@ -333,6 +333,7 @@ class ChapPanel(widgets.VBox):
             quantiles=sorted(results.quantiles.value),
             org_unit=None if results.org_unit.value == ALL_ORG_UNITS else results.org_unit.value,
             split_period=None if results.split.value == ALL_SPLITS else results.split.value,
+            history_periods=HISTORY_PERIODS,
             launch=launch,
         ))
 

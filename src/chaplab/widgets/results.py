@@ -28,7 +28,6 @@ from chaplab.widgets.tables import Column, SortableTable, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
@@ -72,24 +71,17 @@ class ChartView:
     org_unit: str | None
     split_period: str | None
 
-    def panel_count(self) -> int:
-        """One panel, or one per org unit all frames share (at most ``MAX_PANELS``)."""
-        return _panel_count(self.frames, self.org_unit)
-
-    def draw(self, ax: list[Axes]) -> Figure:
-        """The fan chart of one evaluation, or the comparison of two, on the panels ``ax``."""
+    def draw(self) -> Figure:
+        """The fan chart of one evaluation, or the comparison of two, on a figure of its own."""
         from chaplab.plotting import compare_chart, fan_chart
 
         first = self.frames[0]
-        actuals = _recent(self.actuals, first)
+        actuals = recent_actuals(self.actuals, first)
         where = {"org_units": self.org_unit, "split_period": self.split_period}
         if len(self.frames) == 1:
-            return fan_chart(
-                first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0], ax=ax
-            )
+            return fan_chart(first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0])
         return compare_chart(
-            first, self.frames[1], actuals, labels=self.names[:2], **where,
-            max_panels=MAX_PANELS, ax=ax,
+            first, self.frames[1], actuals, labels=self.names[:2], **where, max_panels=MAX_PANELS
         )
 
 
@@ -257,21 +249,13 @@ class ResultsView(widgets.VBox):
         )
 
 
-def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
+def recent_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
     """The actual cases from ``HISTORY_PERIODS`` before the first split on: the chart shows
     the forecasts with recent history, not years of it (``panel.actuals`` keeps everything)."""
     if actuals is None or actuals.empty or frame.empty or "split_period" not in frame:
         return actuals
     start = frame["split_period"].min() - HISTORY_PERIODS
     return actuals[actuals["period"] >= start]
-
-
-def _panel_count(frames: Sequence[pd.DataFrame], org_unit: str | None) -> int:
-    """How many org-unit panels the chart has: one, or the org units all frames share."""
-    if org_unit is not None:
-        return 1
-    shared = set.intersection(*(set(frame["org_unit"].unique()) for frame in frames))
-    return max(1, min(MAX_PANELS, len(shared)))
 
 
 def _metrics_table(evaluations: list[Any]) -> str:
