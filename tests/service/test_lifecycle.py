@@ -192,3 +192,17 @@ def test_the_embedded_service_starts_answers_and_stops(tmp_path: Path) -> None:
         service.stop()
     assert service.process.returncode is not None
     assert (tmp_path / "chaplab.db").exists()
+
+
+def test_the_embedded_service_is_private_whatever_key_variables_are_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chaplab.service.embedded import start_embedded
+
+    monkeypatch.setenv("SERVICE_API_KEYS", "meant-for-another-service-0123")
+    service = start_embedded(tmp_path)
+    try:
+        with ChapClient(service.url) as client:
+            assert client.list_datasets()
+    finally:
+        service.stop()

@@ -3,10 +3,11 @@
 One service serves a database file at a time (``instance_lock``). When a chaplab service
 already holds the data folder's database (another kernel's, say) and answers ``/health``, it is
 reused: it then lives as long as the process that started it. Otherwise a child runs
-``python -m chaplab serve --port 0`` on loopback, writes its URL to a ready file once its
-socket is bound, and stops when its standard input closes, which happens when the parent exits
-for any reason. Its output goes to ``service.log`` in the data folder, whose tail is shown when
-the service does not come up.
+``python -m chaplab serve --port 0 --no-auth`` on loopback (key variables such as
+``SERVICE_API_KEYS`` are meant for other services and do not turn its authentication on),
+writes its URL to a ready file once its socket is bound, and stops when its standard input
+closes, which happens when the parent exits for any reason. Its output goes to ``service.log``
+in the data folder, whose tail is shown when the service does not come up.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ def start_embedded(
         "--ready-file",
         str(ready_file),
         "--exit-with-stdin",
+        "--no-auth",  # this user's own service on loopback; key variables are for others
     ]
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
