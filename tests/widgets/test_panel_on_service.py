@@ -4,15 +4,18 @@ click buttons, await the background tasks, and look at what the panel shows."""
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 import time
 from collections.abc import AsyncIterator
 
 import ipywidgets as widgets
 import pytest
 
+import chaplab.frames
 from chaplab.client import AsyncChapClient, ChapClient
 from chaplab.widgets import ChapPanel
-from chaplab.widgets._render import png_bytes
+from chaplab.widgets._render import CHART_PROCESS, png_bytes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -123,8 +126,19 @@ async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel)
 
 
 async def test_several_jobs_poll_while_the_event_loop_stays_responsive(
-    panel: ChapPanel, unique: str
+    panel: ChapPanel, unique: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The frames are built in threads and the charts drawn in the chart process, never on
+    the loop; the largest gap between ticks is printed (its target is benchmark figure 6)."""
+    loop_thread = threading.get_ident()
+    frames_built_on: list[int] = []
+    build = chaplab.frames.entries_to_frame
+
+    def recording_build(*args: object, **options: object) -> object:
+        frames_built_on.append(threading.get_ident())
+        return build(*args, **options)
+
+    monkeypatch.setattr(chaplab.frames, "entries_to_frame", recording_build)
     gaps: list[float] = []
     stop = asyncio.Event()
 
@@ -146,10 +160,10 @@ async def test_several_jobs_poll_while_the_event_loop_stays_responsive(
     await ticking
     assert [row.status for row in panel.jobs.rows] == ["SUCCESS"] * 3
     assert len(panel.results.selected) == 1 and panel.results.shown_panels
-    largest = max(gaps)
+    assert frames_built_on and loop_thread not in frames_built_on
+    assert CHART_PROCESS.pid not in (None, os.getpid())
     print(f"largest gap between ticks while 3 jobs polled and were drawn: "
-          f"{largest * 1000:.0f} ms over {len(gaps)} ticks")
-    assert largest < 1.0
+          f"{max(gaps) * 1000:.0f} ms over {len(gaps)} ticks")
 
 
 async def test_cancel_from_the_row_revokes_the_running_job(panel: ChapPanel, unique: str) -> None:
