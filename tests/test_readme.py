@@ -29,6 +29,9 @@ def test_the_first_look_example_runs(service_url: str, monkeypatch: pytest.Monke
     assert len(frame) > 0
     assert set(frame["quantile"]) >= {0.1, 0.5, 0.9}
     assert namespace["evaluation"].aggregate_metrics["crps"] > 0
+    import matplotlib.pyplot as plt
+
+    plt.close(namespace["figure"])
 
 
 def _block_after(text: str, heading: str, language: str) -> str:

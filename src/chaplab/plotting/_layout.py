@@ -56,9 +56,7 @@ def make_panels(
         return axes[0].figure, axes, False
     columns = _columns(count)
     figure = plt.figure()
-    cells = add_panel_grid(
-        figure, count, columns, (PANEL_WIDTH, PANEL_HEIGHT), LEGEND_WIDTH, sharex=True
-    )
+    cells = _add_panel_grid(figure, count, columns)
     set_time_axis(cells[0], x_limits)
     for index, cell in enumerate(cells):
         _fix_axis_labels(cell, index + columns >= count)
@@ -91,22 +89,14 @@ def _fix_axis_labels(ax: Axes, time_labels: bool) -> None:
     ax.yaxis.set_label_coords(-0.2, 0.5)
 
 
-def add_panel_grid(
-    figure: Figure,
-    count: int,
-    columns: int,
-    panel_size: tuple[float, float],
-    extra_width: float,
-    *,
-    sharex: bool = False,
-) -> list[Axes]:
-    """Size ``figure`` for ``count`` panels of ``panel_size`` inches in rows of ``columns`` (plus
-    ``extra_width`` for a legend or labels) and add them; cells the grid does not need are
-    removed. Serves the charts' own figures and the widget panel's pyplot-free ones."""
+def _add_panel_grid(figure: Figure, count: int, columns: int) -> list[Axes]:
+    """Size ``figure`` for ``count`` panels in rows of ``columns`` with room for the legend and
+    add them, sharing the time axis; cells the grid does not need are removed."""
     rows = math.ceil(count / columns)
-    width, height = panel_size
-    figure.set_size_inches(width * columns + extra_width, height * rows + TITLE_HEIGHT)
-    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=sharex).ravel())
+    figure.set_size_inches(
+        PANEL_WIDTH * columns + LEGEND_WIDTH, PANEL_HEIGHT * rows + TITLE_HEIGHT
+    )
+    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=True).ravel())
     for unused in cells[count:]:
         unused.remove()
     return cells[:count]
