@@ -69,7 +69,7 @@ def apply_config_defaults(config: Mapping[str, Any], schema: ConfigSchema) -> di
         raise TypeError(
             f"apply_config_defaults: config must be a dict, got {type(config).__name__}"
         )
-    filled = plain_json_copy(dict(config))
+    filled = plain_json_copy(config)
     for name, prop in schema.properties.items():
         if name not in filled and "default" in prop:
             filled[name] = copy.deepcopy(prop["default"])

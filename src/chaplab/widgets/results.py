@@ -76,7 +76,7 @@ class ChartView:
         from chaplab.plotting import compare_chart, fan_chart
 
         first = self.frames[0]
-        actuals = recent_actuals(self.actuals, first)
+        actuals = _recent(self.actuals, first)
         where = {"org_units": self.org_unit, "split_period": self.split_period}
         if len(self.frames) == 1:
             return fan_chart(first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0])
@@ -249,7 +249,7 @@ class ResultsView(widgets.VBox):
         )
 
 
-def recent_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
+def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
     """The actual cases from ``HISTORY_PERIODS`` before the first split on: the chart shows
     the forecasts with recent history, not years of it (``panel.actuals`` keeps everything)."""
     if actuals is None or actuals.empty or frame.empty or "split_period" not in frame:
