@@ -10,8 +10,8 @@ import httpx
 import numpy as np
 import pytest
 
+from chaplab import vocabulary as periods
 from chaplab.client import ChapClient, ConflictError
-from chaplab.service import periods
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting import TEMPLATES, Panel
 from chaplab.service.storage import MAX_PERIOD_SPAN

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.service import periods as period_math
+from chaplab import vocabulary as period_math
 from chaplab.service.forecasting.panel import Panel
 
 DEMO_SEED = 2024

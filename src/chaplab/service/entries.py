@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine
 
-from chaplab.service import periods as period_math
+from chaplab import vocabulary as period_math
 from chaplab.service.errors import FieldProblem
 from chaplab.service.gridjson import (
     JsonStream,

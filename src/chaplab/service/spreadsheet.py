@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import Response
 
-from chaplab.service import periods as period_math
+from chaplab import vocabulary as period_math
 from chaplab.service.errors import FieldProblem
 from chaplab.service.text import control_character_problem
 from chaplab.service.wire import Observation

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.service import periods as period_math
+from chaplab import vocabulary as period_math
 from chaplab.service.db import DatasetFeatureRow, DatasetRow
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel

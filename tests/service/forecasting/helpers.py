@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from chaplab.service.forecasting import Panel
-from chaplab.service.periods import periods_after, previous_period
+from chaplab.vocabulary import periods_after, previous_period
 
 
 def negative_binomial_panel(

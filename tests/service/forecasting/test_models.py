@@ -9,7 +9,7 @@ from chaplab.schema import ConfigValidationError
 from chaplab.service.demo import demo_dataset, generate_demo, weekly_demo_dataset
 from chaplab.service.forecasting import TEMPLATES, Panel, run_backtest
 from chaplab.service.metrics import quantiles_from_sorted
-from chaplab.service.periods import period_range
+from chaplab.vocabulary import period_range
 
 from .helpers import negative_binomial_panel
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chaplab.service import periods as period_math
+from chaplab import vocabulary as period_math
 
 
 @dataclass(frozen=True)

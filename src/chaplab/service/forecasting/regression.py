@@ -39,7 +39,7 @@ from chaplab.service.forecasting.counts import (
     seasonal_means,
 )
 from chaplab.service.forecasting.task import ForecastTask
-from chaplab.service.periods import periods_after, season_position
+from chaplab.vocabulary import periods_after, season_position
 
 CONFIG_SCHEMA: ConfigSchema = create_config_schema(
     title="Lagged climate regression",

@@ -16,7 +16,7 @@ import numpy as np
 from chaplab.schema import ConfigSchema, apply_config_defaults, validate_config
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.task import ForecastTask
-from chaplab.service.periods import season_length
+from chaplab.vocabulary import season_length
 
 TARGET = "disease_cases"
 

@@ -1,8 +1,11 @@
-"""Period strings of the service: parsing, canonical formatting and arithmetic.
+"""The words the wire and every layer share: periods, quantile levels and job statuses.
 
-Monthly periods arrive as ``202101`` or ``2021-01``, weekly ones as ``2021W05`` or ``2021-W05``
-(ISO 8601 weeks: a year has 52 or 53 weeks, week 1 holds the year's first Thursday). The service
-always writes the canonical forms ``202101`` and ``2021W05``.
+Written once, standard library only, and used by the client, frames, widgets and the service.
+
+Periods. Monthly periods arrive as ``202101`` or ``2021-01``, weekly ones as ``2021W05`` or
+``2021-W05`` (chap-core's spellings are the dashed ones; ISO 8601 weeks: a year has 52 or 53
+weeks, week 1 holds the year's first Thursday). Every layer writes the canonical forms ``202101``
+and ``2021W05``.
 
 Arithmetic works on an integer *ordinal* per period type (months since year 0, weeks since the
 proleptic Gregorian epoch), so that next/previous periods and ranges are exact across year ends.
@@ -11,7 +14,38 @@ proleptic Gregorian epoch), so that next/previous periods and ranges are exact a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date
+
+# -- quantile levels -------------------------------------------------------------------------
+
+DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+"""The quantile levels asked for when a caller names none."""
+
+# -- job statuses ----------------------------------------------------------------------------
+
+SUCCESS = "SUCCESS"
+FAILURE = "FAILURE"
+REVOKED = "REVOKED"
+PENDING = "PENDING"
+STARTED = "STARTED"
+NON_TERMINAL_STATUSES: frozenset[str] = frozenset(
+    {PENDING, "RUNNING", STARTED, "QUEUED", "PROCESSING"}
+)
+"""Statuses of a job that has not stopped yet (Celery's and ours); any other status is final."""
+
+
+def normalize_status(status: str) -> str:
+    """The status as compared: stripped and upper-cased."""
+    return status.strip().upper()
+
+
+def is_terminal_status(status: str) -> bool:
+    """True when the job has stopped: any status outside the non-terminal set."""
+    return normalize_status(status) not in NON_TERMINAL_STATUSES
+
+
+# -- periods ---------------------------------------------------------------------------------
 
 MONTH = "month"
 WEEK = "week"
@@ -68,6 +102,21 @@ def format_period(period_type: str, ordinal: int) -> str:
             raise ValueError("a period outside the years 0001 to 9999") from None
         return f"{year:04d}W{week:02d}"
     raise ValueError(f"period type {period_type!r} is not one of {', '.join(PERIOD_TYPES)}")
+
+
+def period_sort_key(value: str) -> tuple[int, int]:
+    """Chronological sort key of a period string; ValueError for a string that is no period.
+
+    Months sort before weeks of the same calendar position only when mixed, which no valid
+    series is; within one type the key is the ordinal.
+    """
+    period_type, ordinal = parse_period(value)
+    return (PERIOD_TYPES.index(period_type), ordinal)
+
+
+def sorted_periods(values: Iterable[str]) -> list[str]:
+    """Period strings in chronological order, each spelled as given."""
+    return sorted(values, key=period_sort_key)
 
 
 def canonical_period(value: str) -> str:
