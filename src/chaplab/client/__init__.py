@@ -37,8 +37,7 @@ from chaplab.client._models import (
     PredictionRequest,
     SystemInfo,
 )
-from chaplab.client._operations import DEFAULT_QUANTILES
-from chaplab.client._polling import NON_TERMINAL_STATUSES, PollSchedule
+from chaplab.client._polling import PollSchedule
 from chaplab.client._result_models import (
     DataImportReport,
     DataSourceKind,
@@ -57,6 +56,7 @@ from chaplab.client._result_models import (
 )
 from chaplab.client._steps import RetryPolicy
 from chaplab.client._sync import ChapClient
+from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [
     "DEFAULT_QUANTILES",

@@ -9,7 +9,6 @@ reads an explicit ``null`` in a list or dict field as empty (``NullableList``, `
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
@@ -24,9 +23,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from chaplab.client._polling import is_terminal_status, normalize_status
+from chaplab import vocabulary
 
-_PERIOD = re.compile(r"^(\d{4})-?(W?)(\d{1,2})$")
 Item = TypeVar("Item")
 
 
@@ -42,15 +40,17 @@ NullableDict = Annotated[dict[str, Item], _empty_if_none(dict)]
 """A dict field (string keys) that reads ``null`` as ``{}``."""
 
 
-def period_sort_key(period: str) -> tuple[int, int, str]:
+def period_sort_key(period: str) -> tuple[int, int, int, str]:
     """Chronological sort key of a period string (``202101``, ``2021-01``, ``2021W05``, ...).
 
-    Periods of an unknown form sort after the known ones, by their text.
+    A server string that is no period does not fail the model that holds it: it sorts after
+    the periods, by its text.
     """
-    match = _PERIOD.match(period.strip())
-    if match is None:
-        return (10**9, 0, period)
-    return (int(match.group(1)), int(match.group(3)), period)
+    try:
+        kind, ordinal = vocabulary.period_sort_key(period)
+    except ValueError:
+        return (1, 0, 0, period)
+    return (0, kind, ordinal, period)
 
 
 class WireModel(BaseModel):
@@ -260,7 +260,7 @@ class Job(SnakeModel):
     @field_validator("status", mode="before")
     @classmethod
     def _upper(cls, value: Any) -> Any:
-        return normalize_status(value) if isinstance(value, str) else value
+        return vocabulary.normalize_status(value) if isinstance(value, str) else value
 
     @property
     def result_id(self) -> int | None:
@@ -275,12 +275,12 @@ class Job(SnakeModel):
     @property
     def is_terminal(self) -> bool:
         """True once the job has stopped (successfully or not)."""
-        return is_terminal_status(self.status)
+        return vocabulary.is_terminal_status(self.status)
 
     @property
     def succeeded(self) -> bool:
         """True when the job ended with ``SUCCESS``."""
-        return self.status == "SUCCESS"
+        return self.status == vocabulary.SUCCESS
 
 
 class SystemInfo(SnakeModel):

@@ -41,13 +41,7 @@ from chaplab.client._models import (
     PredictionRequest,
     SystemInfo,
 )
-from chaplab.client._polling import (
-    SUCCESS,
-    PollSchedule,
-    StatusChanges,
-    is_terminal_status,
-    normalize_status,
-)
+from chaplab.client._polling import PollSchedule, StatusChanges
 from chaplab.client._steps import (
     Compute,
     Now,
@@ -57,6 +51,7 @@ from chaplab.client._steps import (
     Sleep,
     send_with_retry,
 )
+from chaplab.vocabulary import DEFAULT_QUANTILES, SUCCESS, is_terminal_status, normalize_status
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,7 +59,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 MAX_SERVER_WAIT = 10  # seconds asked for with ``Prefer: wait=N`` per status request
 _OPERATION_MARK = "__chap_operation__"
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from chaplab.client._models import Evaluation
 from chaplab.client._operations import (
-    DEFAULT_QUANTILES,
     Operations,
     _model_name,
     _quantiles,
@@ -22,6 +21,7 @@ from chaplab.client._result_models import (
     EvaluationOverlap,
 )
 from chaplab.client._steps import Operation
+from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chaplab.client._operations import (
-    DEFAULT_QUANTILES,
     Operations,
     _job_path,
     _quantiles,
@@ -13,6 +12,7 @@ from chaplab.client._operations import (
 )
 from chaplab.client._result_models import EvaluationDetail, JobResult, PredictionDetail
 from chaplab.client._steps import Operation
+from chaplab.vocabulary import DEFAULT_QUANTILES
 
 
 class JobResultOperations(Operations):

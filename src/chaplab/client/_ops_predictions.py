@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from chaplab.client._models import Job, JobRef
 from chaplab.client._operations import (
-    DEFAULT_QUANTILES,
     Operations,
     _model_name,
     _org_units,
@@ -18,6 +17,7 @@ from chaplab.client._operations import (
 )
 from chaplab.client._result_models import ListedPredictionEntry, Prediction
 from chaplab.client._steps import Operation
+from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,4 +1,4 @@
-"""Job statuses and the adaptive poll schedule used by ``wait_for_job``.
+"""The adaptive poll schedule and the status-change notices used by ``wait_for_job``.
 
 The schedule serves servers that ignore ``Prefer: wait``. It starts at 0.25 s and grows by
 0.08 s per elapsed second up to 0.6 s during the first 8 s (a job of 1-10 s is noticed about
@@ -11,22 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-NON_TERMINAL_STATUSES: frozenset[str] = frozenset(
-    {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
-)
-SUCCESS = "SUCCESS"
+from chaplab.vocabulary import normalize_status
 
 StatusCallback = Callable[[str], object]
-
-
-def normalize_status(status: str) -> str:
-    """The status as compared: stripped and upper-cased."""
-    return status.strip().upper()
-
-
-def is_terminal_status(status: str) -> bool:
-    """True when the job has stopped: any status outside the non-terminal set."""
-    return normalize_status(status) not in NON_TERMINAL_STATUSES
 
 
 @dataclass

@@ -3,44 +3,33 @@
 Monthly periods are ``202101`` or ``2021-01`` and become ``Period[M]``. Weekly periods are ISO
 weeks, ``2021W05`` or ``2021-W05``, and become ``Period[W-SUN]``: a week ending on Sunday starts on
 the ISO Monday, so the period's ordinal order is the chronological order across year ends.
-Each distinct string is parsed once and mapped back by its factorize code, so parsing a million
-values costs a hash pass, not a million regex matches.
+The grammar is ``chaplab.vocabulary``'s (the one every layer reads); this module only turns its
+periods into pandas ones. Each distinct string is parsed once and mapped back by its factorize
+code, so parsing a million values costs a hash pass, not a million regex matches.
 """
 
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from chaplab import vocabulary
+
 MONTHLY = "M"
 WEEKLY = "W-SUN"
-
-_MONTH = re.compile(r"^(\d{4})-?(\d{2})$")
-_WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$")
 
 
 def _parse_one(text: str) -> pd.Period:
     """One wire period string -> a monthly or ISO-weekly Period (ValueError naming the text)."""
-    if (match := _MONTH.match(text)) is not None:
-        year, month = int(match[1]), int(match[2])
-        if not 1 <= month <= 12:
-            raise ValueError(f"period {text!r}: month {month} is not between 01 and 12")
-        return pd.Period(year=year, month=month, freq=MONTHLY)
-    if (match := _WEEK.match(text)) is not None:
-        year, week = int(match[1]), int(match[2])
-        try:
-            monday = datetime.date.fromisocalendar(year, week, 1)
-        except ValueError:
-            raise ValueError(f"period {text!r}: {year} has no ISO week {week}") from None
-        return pd.Period(monday, freq=WEEKLY)
-    raise ValueError(
-        f"period {text!r} is not a monthly (202101, 2021-01) or weekly (2021W05, 2021-W05) period"
-    )
+    period_type, ordinal = vocabulary.parse_period(text)
+    if period_type == vocabulary.MONTH:
+        year, month_index = divmod(ordinal, 12)
+        return pd.Period(year=year, month=month_index + 1, freq=MONTHLY)
+    return pd.Period(datetime.date.fromordinal(ordinal * 7 + 1), freq=WEEKLY)
 
 
 def _as_period(value: Any) -> pd.Period:
@@ -93,9 +82,9 @@ def format_period(period: pd.Period | str) -> str:
     2021W05."""
     period = _as_period(period)
     if period.freqstr == MONTHLY:
-        return f"{period.year:04d}{period.month:02d}"
-    year, week, _ = period.start_time.date().isocalendar()
-    return f"{year:04d}W{week:02d}"
+        return vocabulary.format_period(vocabulary.MONTH, period.year * 12 + period.month - 1)
+    monday = period.start_time.date()
+    return vocabulary.format_period(vocabulary.WEEK, monday.toordinal() // 7)
 
 
 def format_periods(periods: pd.PeriodIndex | pd.Series) -> np.ndarray:

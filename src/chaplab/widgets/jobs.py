@@ -17,14 +17,22 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from chaplab.client import NON_TERMINAL_STATUSES, JobFailedError
+from chaplab.client import JobFailedError
+from chaplab.vocabulary import (
+    FAILURE,
+    NON_TERMINAL_STATUSES,
+    PENDING,
+    REVOKED,
+    SUCCESS,
+    is_terminal_status,
+)
 from chaplab.widgets._markup import AMBER, GREEN, RED, message
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
 
-_QUEUED = frozenset({"PENDING", "QUEUED"})
-_COLOURS = {"SUCCESS": GREEN, "FAILURE": RED, "ERROR": RED, "REVOKED": AMBER}
-_BAR_STYLES = {"SUCCESS": "success", "FAILURE": "danger", "ERROR": "danger", "REVOKED": "warning"}
+_QUEUED = frozenset({PENDING, "QUEUED"})
+_COLOURS = {SUCCESS: GREEN, FAILURE: RED, "ERROR": RED, REVOKED: AMBER}
+_BAR_STYLES = {SUCCESS: "success", FAILURE: "danger", "ERROR": "danger", REVOKED: "warning"}
 
 OnSuccess = Callable[[Any], Awaitable[None]]
 
@@ -54,7 +62,7 @@ class JobRow(widgets.VBox):
         self.job_id = job_id
         self.name = name
         self.kind = kind
-        self.status = "PENDING"
+        self.status = PENDING
         self.error: str | None = None
         self.bar = widgets.IntProgress(value=0, min=0, max=3, description="queued",
                                        layout=widgets.Layout(width="220px"))
@@ -76,12 +84,12 @@ class JobRow(widgets.VBox):
             self.error_label,
             self.logs,
         ]
-        self.show_status("PENDING")
+        self.show_status(PENDING)
 
     @property
     def finished(self) -> bool:
         """True once the job reached a terminal status (or following it failed)."""
-        return self.status not in NON_TERMINAL_STATUSES
+        return is_terminal_status(self.status)
 
     def show_status(self, status: str) -> None:
         """Move the phase bar and the status text to ``status``."""

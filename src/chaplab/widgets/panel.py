@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
+from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
@@ -200,7 +201,7 @@ class ChapPanel(widgets.VBox):
             parts.append("not loaded" if self.connection.error_text else "loading")
         running = self.jobs.running + len(self._launching)
         text = f"ChapPanel({', '.join(parts)}; jobs: {running} running"
-        failed = sum(row.status in ("FAILURE", "ERROR") for row in self.jobs.rows)
+        failed = sum(row.status in (FAILURE, "ERROR") for row in self.jobs.rows)
         if failed:
             text += f", {failed} failed"
         shown = [item.name or str(item.id) for item in self.results.selected]

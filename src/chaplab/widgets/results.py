@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.vocabulary import DEFAULT_QUANTILES
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
-DEFAULT_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 ALL_ORG_UNITS = "all org units"
 ALL_SPLITS = "all splits"
 SPLIT_DEBOUNCE_SECONDS = 0.2
