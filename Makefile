@@ -8,12 +8,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install lab serve test test-fast bench stress clean
+.PHONY: install lab serve test test-postgres test-fast bench stress clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(BIN)/python -m pip install --quiet -e ".[service,dev]"
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(BIN)/python -m pip install --quiet -e ".[service,postgres,dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -28,6 +28,12 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)
+
+# The service's integration tests, the wire tests and the crash test on a throwaway PostgreSQL
+# server (installed with apt-get when missing and run as root); a server that cannot start fails.
+test-postgres: $(STAMP)
+	scripts/postgres/with-postgres $(BIN)/python -m pytest tests/service tests/acceptance \
+		tests/reliability/test_crash_restart.py $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
