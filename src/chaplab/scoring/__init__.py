@@ -1,0 +1,30 @@
+"""Proper scores of quantile forecasts, on tidy frames from any modeling service.
+
+``score(forecasts, actuals)`` gives one row per model and forecast target with the weighted
+interval score and its parts, the absolute error of the median, bias and interval coverage;
+``summarise(scores, by=...)`` averages them per model and horizon, org unit, split period or
+calendar month; ``relative_skill(scores, baseline=...)`` ranks models with bootstrap intervals;
+``coverage``, ``pit_values`` and ``pit_histogram`` show calibration; ``quantile_loss`` scores
+every quantile. The array functions (``pinball_loss``, ``interval_score``,
+``weighted_interval_score``) score plain numpy arrays. Formulas: docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+from chaplab.scoring._calibration import coverage, pit_histogram, pit_values
+from chaplab.scoring._rules import interval_score, pinball_loss, weighted_interval_score
+from chaplab.scoring._score import quantile_loss, score, summarise
+from chaplab.scoring._skill import relative_skill
+
+__all__ = [
+    "coverage",
+    "interval_score",
+    "pinball_loss",
+    "pit_histogram",
+    "pit_values",
+    "quantile_loss",
+    "relative_skill",
+    "score",
+    "summarise",
+    "weighted_interval_score",
+]
