@@ -4,6 +4,7 @@ the proxy prefix and the key header go on every request; the key never leaks."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -234,3 +235,145 @@ def test_constructor_rejects_bad_settings() -> None:
         ChapClient("http://x", api_key="")
     with pytest.raises(ValueError, match="max_retries"):
         RetryPolicy(max_retries=-1)
+
+
+# -- no exception text holds the key -------------------------------------------------------
+
+Handler = Callable[[httpx.Request, FakeService], httpx.Response]
+
+
+def route_through(monkeypatch: pytest.MonkeyPatch, fake: FakeService, handler: Handler) -> None:
+    """Clients built after this call send their requests to ``handler(request, fake)``."""
+    transport = httpx.MockTransport(lambda request: handler(request, fake))
+    monkeypatch.setattr(fake, "transport", lambda: transport)
+
+
+def test_transport_error_text_is_scrubbed_of_the_key(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def quote_the_key(request: httpx.Request, fake: FakeService) -> httpx.Response:
+        fake.requests.append(request)
+        key = request.headers["X-Chap-Key"]
+        raise httpx.ReadError(f"connection broke while sending {key!r} ({key})", request=request)
+
+    route_through(monkeypatch, fake, quote_the_key)
+    client = make_client(api_key=KEY, api_key_header="X-Chap-Key")
+    with pytest.raises(ChapConnectionError, match="could not reach .* after 3 retries") as caught:
+        client.list_datasets()
+    assert KEY[7:] not in str(caught.value)
+    assert "sending '[redacted]' ([redacted])" in str(caught.value)
+
+def test_gateway_credentials_are_scrubbed_too(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def quote_the_credentials(request: httpx.Request, fake: FakeService) -> httpx.Response:
+        raise httpx.ReadError(request.headers["Authorization"], request=request)
+
+    route_through(monkeypatch, fake, quote_the_credentials)
+    client = make_client(auth=("gw", "pa55word"))
+    with pytest.raises(ChapConnectionError) as caught:
+        client.list_datasets()
+    assert str(caught.value).endswith(": [redacted]")
+
+def test_a_request_that_cannot_be_formed_is_not_retried(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse_the_header(request: httpx.Request, fake: FakeService) -> httpx.Response:
+        fake.requests.append(request)
+        value = request.headers["X-API-Key"].encode()
+        raise httpx.LocalProtocolError(f"Illegal header value {value!r}", request=request)
+
+    route_through(monkeypatch, fake, refuse_the_header)
+    client = make_client(api_key=KEY)
+    with pytest.raises(ChapConnectionError) as caught:
+        client.list_datasets()
+    message = str(caught.value)
+    assert message == (
+        "GET /v1/crud/datasets: the request could not be formed: "
+        "Illegal header value b'[redacted]'"
+    )
+    assert fake.paths() == ["GET /v1/crud/datasets"]
+
+def test_an_error_body_that_echoes_the_key_is_scrubbed(
+    make_client: Any, fake: FakeService
+) -> None:
+    fake.fail("GET /v1/crud/datasets", httpx.Response(401, json={"detail": f"bad key {KEY}"}))
+    client = make_client(api_key=KEY)
+    with pytest.raises(AuthenticationError) as caught:
+        client.list_datasets()
+    assert caught.value.message == "bad key [redacted]"
+    assert KEY not in str(caught.value)
+
+def test_an_unreadable_answer_that_echoes_the_key_is_scrubbed(
+    make_client: Any, fake: FakeService
+) -> None:
+    fake.fail("GET /v1/jobs/job-1", httpx.Response(200, json={"status": {"key": KEY}}))
+    client = make_client(api_key=KEY)
+    with pytest.raises(ChapDecodeError) as caught:
+        client.job_status("job-1")
+    assert KEY not in str(caught.value)
+    assert "[redacted]" in str(caught.value)
+
+
+# -- 403 -------------------------------------------------------------------------------------
+
+
+def test_403_is_caught_as_an_authentication_error(client: Any, fake: FakeService) -> None:
+    fake.fail("GET /v1/crud/datasets", 403)
+    with pytest.raises(AuthenticationError) as caught:
+        client.list_datasets()
+    assert isinstance(caught.value, PermissionDeniedError)
+    assert caught.value.status_code == 403
+
+
+# -- a retried DELETE ------------------------------------------------------------------------
+
+
+def arrive_then_drop(request_line: str) -> Handler:
+    """A handler that lets the first ``request_line`` request arrive, then drops its answer."""
+    dropped: list[httpx.Request] = []
+
+    def handler(request: httpx.Request, fake: FakeService) -> httpx.Response:
+        response = fake(request)
+        if f"{request.method} {request.url.path}" == request_line and not dropped:
+            dropped.append(request)
+            raise httpx.RemoteProtocolError("server disconnected", request=request)
+        return response
+
+    return handler
+
+def test_a_retried_delete_that_finds_the_evaluation_gone_succeeds(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    route_through(monkeypatch, fake, arrive_then_drop("DELETE /v1/crud/backtests/1"))
+    client = make_client()
+    assert client.delete_evaluation(1) is None
+    assert 1 not in fake.evaluations
+    assert fake.paths() == ["DELETE /v1/crud/backtests/1"] * 2
+    with pytest.raises(NotFoundError):
+        client.delete_evaluation(1)  # a 404 to a first attempt is still an error
+
+def test_a_retried_delete_that_finds_the_job_gone_succeeds(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.add_job(id="job-1")
+    route_through(monkeypatch, fake, arrive_then_drop("DELETE /v1/jobs/job-1"))
+    client = make_client()
+    client.delete_job("job-1")
+    assert fake.jobs == {}
+    assert fake.paths() == ["DELETE /v1/jobs/job-1"] * 2
+
+@pytest.mark.parametrize("first", [httpx.ConnectError, 503])
+def test_a_404_after_a_request_that_never_arrived_is_not_found(
+    client: Any, fake: FakeService, first: Any
+) -> None:
+    fake.fail("DELETE /v1/crud/backtests/99", first)
+    with pytest.raises(NotFoundError):
+        client.delete_evaluation(99)
+    assert fake.paths() == ["DELETE /v1/crud/backtests/99"] * 2
+
+def test_a_bulk_delete_keeps_its_404(client: Any, fake: FakeService) -> None:
+    fake.fail("DELETE /v1/crud/backtests", httpx.ReadError)
+    with pytest.raises(NotFoundError):
+        client.delete_evaluations([1, 2])  # some ids may be unknown: nothing was deleted
+    assert fake.paths() == ["DELETE /v1/crud/backtests"] * 2

@@ -11,16 +11,16 @@ from typing import Any
 import httpx
 import pytest
 
-from chaplab.client import AsyncChapClient, ChapClient, ConflictError
-from chaplab.client._ops_catalog import client_operations
-from chaplab.client._result_models import PngImage
+from chaplab.client import AsyncChapClient, ChapClient, ConflictError, PngImage
+from chaplab.client._driver import operations
 
 BASE_URL = "http://chap.test"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def test_both_drivers_have_every_further_operation() -> None:
-    for name, function in client_operations().items():
+    for name, entry in operations().items():
+        function = entry.function
         sync_method, async_method = getattr(ChapClient, name), getattr(AsyncChapClient, name)
         assert inspect.iscoroutinefunction(async_method) and not inspect.iscoroutinefunction(
             sync_method

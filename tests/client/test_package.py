@@ -9,7 +9,7 @@ import sys
 import httpx
 
 from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
-from chaplab.client._operations import public_operations
+from chaplab.client._driver import operations
 
 
 def test_import_does_not_load_pandas() -> None:
@@ -20,7 +20,8 @@ def test_import_does_not_load_pandas() -> None:
 
 
 def test_both_drivers_have_every_operation_with_its_signature() -> None:
-    for name, function in public_operations().items():
+    for name, entry in operations().items():
+        function = entry.function
         sync_method, async_method = getattr(ChapClient, name), getattr(AsyncChapClient, name)
         assert inspect.iscoroutinefunction(async_method)
         assert not inspect.iscoroutinefunction(sync_method)

@@ -1,11 +1,13 @@
 """The thin client of the modeling service: typed models, errors, retries, job polling.
 
-``ChapClient`` (blocking) and ``AsyncChapClient`` (asyncio) have the same methods, built from
-one set of sans-IO operations (``_operations``). ``import chaplab.client`` does not import
-pandas; the frame-returning methods load ``chaplab.frames`` when called.
+``ChapClient`` (blocking) and ``AsyncChapClient`` (asyncio) have the same methods, generated
+from one set of sans-IO operations, one module per resource (``_datasets``, ``_jobs``, ...).
+``import chaplab.client`` does not import pandas; the frame-returning methods load
+``chaplab.frames`` when called.
 """
 
-from chaplab.client._async import AsyncChapClient
+from chaplab.client._client import AsyncChapClient, ChapClient
+from chaplab.client._datasets import Dataset, DataSource, DataSourceKind, Observation
 from chaplab.client._errors import (
     AuthenticationError,
     ChapConnectionError,
@@ -21,41 +23,28 @@ from chaplab.client._errors import (
     ServerError,
     UnprocessableEntityError,
 )
-from chaplab.client._models import (
-    ConfiguredModelWithDataSource,
-    Dataset,
-    DataSource,
-    Evaluation,
-    EvaluationEntry,
-    Health,
-    Job,
-    JobRef,
-    ModelSpec,
-    ModelTemplate,
-    Observation,
-    PredictionEntry,
-    PredictionRequest,
-    SystemInfo,
-)
-from chaplab.client._polling import PollSchedule
-from chaplab.client._result_models import (
+from chaplab.client._evaluations import (
     DataImportReport,
-    DataSourceKind,
-    DebugEntry,
+    Evaluation,
     EvaluationDetail,
-    EvaluationMetrics,
+    EvaluationEntry,
     EvaluationOverlap,
-    JobResult,
-    ListedPredictionEntry,
-    MetricPlotCatalog,
-    ModelRunner,
-    PngImage,
-    Prediction,
-    PredictionDetail,
     RejectedOrgUnit,
 )
+from chaplab.client._jobs import Job, JobRef, JobResult
+from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
+from chaplab.client._model_runners import ModelRunner
+from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, PngImage
+from chaplab.client._polling import PollSchedule
+from chaplab.client._predictions import (
+    ListedPredictionEntry,
+    Prediction,
+    PredictionDetail,
+    PredictionEntry,
+    PredictionRequest,
+)
 from chaplab.client._steps import RetryPolicy
-from chaplab.client._sync import ChapClient
+from chaplab.client._system import DebugEntry, Health, SystemInfo
 from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""``AsyncChapClient``: drives the shared operations with ``httpx.AsyncClient`` and
+"""The asyncio driver behind ``AsyncChapClient``: runs the operations with ``httpx.AsyncClient`` and
 ``asyncio.sleep``; CPU-bound steps (building frames) run in a worker thread
 (``asyncio.to_thread``), so the event loop, a notebook kernel's included, keeps running."""
 
@@ -8,20 +8,20 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Self, TypeVar
 
 import httpx
 
-from chaplab.client._driver import ClientBase, bind_operations
+from chaplab.client._driver import ClientBase
 from chaplab.client._steps import Compute, Now, Operation, RetryPolicy, Send, Sleep
 
 if TYPE_CHECKING:
-    from chaplab.client._sync import ChapClient
+    from chaplab.client._client import ChapClient
 
 T = TypeVar("T")
 
 
-class AsyncChapClient(ClientBase):
+class AsyncDriver(ClientBase):
     """Asynchronous client of the modeling service: the methods of ``ChapClient``, as
     coroutines. ``sleep`` (an async function) and ``clock`` replace ``asyncio.sleep`` and
     ``time.monotonic`` (tests). Use it as an async context manager, or call ``aclose()``.
@@ -81,7 +81,7 @@ class AsyncChapClient(ClientBase):
     def as_sync(self, transport: httpx.BaseTransport | None = None) -> ChapClient:
         """A ``ChapClient`` with this client's settings (URL, prefix, key, auth, time limit,
         retry policy) and its own connections (``transport`` for tests)."""
-        from chaplab.client._sync import ChapClient
+        from chaplab.client._client import ChapClient
 
         return ChapClient(**self._settings(), auth=self._auth, transport=transport)
 
@@ -89,7 +89,7 @@ class AsyncChapClient(ClientBase):
         """Close the connection pool."""
         await self._http.aclose()
 
-    async def __aenter__(self) -> AsyncChapClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(
@@ -100,12 +100,3 @@ class AsyncChapClient(ClientBase):
     ) -> None:
         await self.aclose()
 
-
-def _async_method(function: Callable[..., Operation[Any]]) -> Callable[..., Any]:
-    async def method(self: AsyncChapClient, *args: Any, **kwargs: Any) -> Any:
-        return await self._drive(function(self._ops, *args, **kwargs))
-
-    return method
-
-
-bind_operations(AsyncChapClient, _async_method)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 if TYPE_CHECKING:
-    from chaplab.client._models import Job
+    from chaplab.client._jobs import Job
 
 _MAX_BODY_IN_MESSAGE = 300
 SECRET_HEADERS = "chaplab.secret_headers"

@@ -1,4 +1,4 @@
-"""The step protocol, the request builder and the retry policy shared by both drivers.
+"""The step protocol and the retry policy shared by both drivers.
 
 An operation is a generator that yields steps and gets an answer for each:
 
@@ -17,23 +17,15 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
-import orjson
 
-from chaplab._secrets import key_prefix
-from chaplab.client._errors import (
-    SECRET_HEADERS,
-    ChapConnectionError,
-    ChapTimeoutError,
-    public_url,
-    scrub,
-)
+from chaplab.client._errors import ChapConnectionError, ChapTimeoutError, scrub
 
 logger = logging.getLogger("chaplab.client")
 
@@ -82,29 +74,6 @@ _PERMANENT_ERRORS: tuple[type[httpx.TransportError], ...] = (
     httpx.UnsupportedProtocol,
     httpx.LocalProtocolError,
 )
-
-
-def mask_key(api_key: str | None) -> str | None:
-    """The shown part of a key (see ``key_prefix``) and ``...``, for reprs and messages."""
-    return None if api_key is None else key_prefix(api_key) + "..."
-
-
-def check_api_key(api_key: object) -> None:
-    """Refuse a key that cannot go in a header as it is. A key read from a file often ends in a
-    newline, and the HTTP library would quote the whole value in its error; so the key is
-    checked here, and the message names the problem, never the key."""
-    if api_key is None:
-        return
-    if not isinstance(api_key, str) or not api_key.strip():
-        raise ValueError("api_key must be a non-empty string or None")
-    if api_key != api_key.strip():
-        raise ValueError(
-            "api_key has surrounding whitespace (a trailing newline from a file?); strip it"
-        )
-    if not all(" " <= char <= "~" for char in api_key):
-        raise ValueError(
-            "api_key holds a control or non-ASCII character, which an HTTP header cannot carry"
-        )
 
 
 @dataclass(frozen=True)
@@ -156,86 +125,6 @@ def parse_retry_after(value: str | None) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-class RequestBuilder:
-    """Builds every request: base URL + proxy prefix + path, the key header, the time limit."""
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        proxy_prefix: str = "",
-        api_key: str | None = None,
-        api_key_header: str = "X-API-Key",
-        timeout: float | httpx.Timeout | None = 30.0,
-    ) -> None:
-        url = httpx.URL(base_url)
-        if url.scheme not in ("http", "https") or not url.host:
-            shown = public_url(url)
-            raise ValueError(f"base_url must be an http(s) URL with a host, got {shown!r}")
-        check_api_key(api_key)
-        if not api_key_header:
-            raise ValueError("api_key_header must be a header name, got an empty value")
-        self.base_url = str(url).rstrip("/")
-        self.proxy_prefix = normalize_prefix(proxy_prefix)
-        self.api_key_header = api_key_header
-        self._headers = {"Accept": "application/json"}
-        self._extensions: dict[str, Any] = {}
-        if api_key is not None:
-            self._headers[api_key_header] = api_key
-            self._extensions[SECRET_HEADERS] = (api_key_header,)
-        self.key_prefix = mask_key(api_key)
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-
-    def url(self, path: str) -> str:
-        """The full URL of an API path (``/v1/...``), with the proxy prefix."""
-        return f"{self.base_url}{self.proxy_prefix}{path}"
-
-    def build(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-        json: Any = None,
-        headers: Mapping[str, str] | None = None,
-        extra_read_timeout: float = 0.0,
-    ) -> httpx.Request:
-        """A ready-to-send request; ``extra_read_timeout`` lengthens the read limit (long polls)."""
-        timeout = self.timeout
-        if extra_read_timeout and timeout.read is not None:
-            timeout = httpx.Timeout(
-                connect=timeout.connect,
-                read=timeout.read + extra_read_timeout,
-                write=timeout.write,
-                pool=timeout.pool,
-            )
-        body_headers = {} if json is None else {"Content-Type": "application/json"}
-        return httpx.Request(
-            method,
-            self.url(path),
-            params=params,
-            content=None if json is None else encode_body(json),
-            headers={**self._headers, **body_headers, **(headers or {})},
-            extensions={**self._extensions, "timeout": timeout.as_dict()},
-        )
-
-
-def encode_body(value: Any) -> bytes:
-    """A request body as JSON bytes. numpy numbers and arrays (option values and coordinates
-    taken from a frame) are written as plain numbers and lists; NaN is written as null, which
-    JSON can carry, where ``json.dumps`` would write a ``NaN`` no JSON parser accepts."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
-    except orjson.JSONEncodeError as error:
-        raise TypeError(f"the request body cannot be written as JSON: {error}") from None
-
-
-def normalize_prefix(prefix: str) -> str:
-    """``"chap/"`` -> ``"/chap"``; ``""`` and ``"/"`` -> ``""``."""
-    stripped = prefix.strip().strip("/")
-    return f"/{stripped}" if stripped else ""
 
 
 def send_with_retry(request: httpx.Request, policy: RetryPolicy) -> Operation[httpx.Response]:

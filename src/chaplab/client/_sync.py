@@ -1,24 +1,25 @@
-"""``ChapClient``: drives the shared operations with ``httpx.Client`` and ``time.sleep``."""
+"""The blocking driver behind ``ChapClient``: runs operations with ``httpx.Client`` and
+``time.sleep``."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Self, TypeVar
 
 import httpx
 
-from chaplab.client._driver import ClientBase, bind_operations
+from chaplab.client._driver import ClientBase
 from chaplab.client._steps import Compute, Now, Operation, RetryPolicy, Send, Sleep
 
 if TYPE_CHECKING:
-    from chaplab.client._async import AsyncChapClient
+    from chaplab.client._client import AsyncChapClient
 
 T = TypeVar("T")
 
 
-class ChapClient(ClientBase):
+class SyncDriver(ClientBase):
     """Synchronous client of the modeling service.
 
     ``base_url`` is where the service answers; ``proxy_prefix`` is prepended to every path
@@ -83,7 +84,7 @@ class ChapClient(ClientBase):
     def as_async(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncChapClient:
         """An ``AsyncChapClient`` with this client's settings (URL, prefix, key, auth, time
         limit, retry policy) and its own connections (``transport`` for tests)."""
-        from chaplab.client._async import AsyncChapClient
+        from chaplab.client._client import AsyncChapClient
 
         return AsyncChapClient(**self._settings(), auth=self._auth, transport=transport)
 
@@ -91,7 +92,7 @@ class ChapClient(ClientBase):
         """Close the connection pool."""
         self._http.close()
 
-    def __enter__(self) -> ChapClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -102,12 +103,3 @@ class ChapClient(ClientBase):
     ) -> None:
         self.close()
 
-
-def _sync_method(function: Callable[..., Operation[Any]]) -> Callable[..., Any]:
-    def method(self: ChapClient, *args: Any, **kwargs: Any) -> Any:
-        return self._drive(function(self._ops, *args, **kwargs))
-
-    return method
-
-
-bind_operations(ChapClient, _sync_method)

@@ -1,0 +1,217 @@
+"""Datasets: stored observations per org unit and period, uploaded as JSON, CSV or built in a
+job, read back as models, CSV or frames; and the kinds of data the service's models read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from chaplab.client._jobs import Job, JobRef
+from chaplab.client._plumbing import (
+    Resource,
+    convert,
+    decode,
+    geojson_body,
+    require_id,
+    require_name,
+)
+from chaplab.client._steps import Operation
+from chaplab.client._wire import NullableList, WireModel
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DATASET_TYPES = ("evaluation", "prediction")
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+class DataSource(WireModel):
+    """Which data element feeds a covariate."""
+
+    covariate: str
+    data_element_id: str | None = None
+
+
+class Observation(WireModel):
+    """One observed value of a feature, for an org unit and a period."""
+
+    feature_name: str
+    org_unit: str
+    period: str
+    value: float | None = None
+
+
+class Dataset(WireModel):
+    """A stored dataset; ``observations`` is filled by ``get_dataset`` only."""
+
+    id: int
+    name: str | None = None
+    type: str | None = None
+    created: datetime | None = None
+    first_period: str | None = None
+    last_period: str | None = None
+    period_type: str | None = None
+    org_units: NullableList[str] = Field(default_factory=list)
+    covariates: NullableList[str] = Field(default_factory=list)
+    data_sources: NullableList[DataSource] = Field(default_factory=list)
+    observations: list[Observation] | None = None
+
+
+class DataSourceKind(WireModel):
+    """A kind of data the service's models read."""
+
+    name: str
+    display_name: str | None = None
+    description: str | None = None
+    period_types: NullableList[str] = Field(default_factory=list)
+    used_by: NullableList[str] = Field(default_factory=list)
+    role: str | None = None
+
+
+# -- operations ------------------------------------------------------------------------------
+
+
+class Datasets(Resource):
+    """``/v1/crud/datasets`` and the dataset builder and data-source list of
+    ``/v1/analytics``."""
+
+    def list_datasets(self) -> Operation[list[Dataset]]:
+        """All stored datasets."""
+        return (yield from self._get(list[Dataset], "/v1/crud/datasets"))
+
+    def get_dataset(self, dataset_id: int) -> Operation[Dataset]:
+        """One dataset, with its ``observations``."""
+        dataset_id = require_id("dataset_id", dataset_id)
+        return (yield from self._get(Dataset, f"/v1/crud/datasets/{dataset_id}"))
+
+    def create_dataset(
+        self,
+        name: str,
+        frame: pd.DataFrame,
+        geojson: Mapping[str, Any] | None = None,
+        type: str = "evaluation",
+    ) -> Operation[Dataset]:
+        """Store a dataset from a wide frame of observations.
+
+        ``frame`` has columns ``time_period``, ``location`` and one column per feature
+        (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
+        ``"prediction"``. Returns the stored dataset.
+        """
+        body = _dataset_body(name, frame, geojson, type)
+        return (yield from self._call(Dataset, "POST", "/v1/crud/datasets", json=body))
+
+    def upload_dataset_csv(
+        self,
+        name: str,
+        csv: str | bytes | PathLike[str] | pd.DataFrame,
+        geojson: Mapping[str, Any] | bytes | PathLike[str] | None = None,
+        type: str = "evaluation",
+    ) -> Operation[Dataset]:
+        """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
+        per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
+        file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
+        Cells that look like spreadsheet formulas are refused by the service."""
+        fields = {"name": require_name("name", name), "type": _dataset_type(type)}
+        files = {"csvFile": ("data.csv", _csv_bytes(csv), "text/csv")}
+        if geojson is not None:
+            files["geojsonFile"] = (
+                "org_units.geojson",
+                _geojson_bytes(geojson),
+                "application/geo+json",
+            )
+        path = "/v1/crud/datasets/csvFile"
+        return (yield from self._call(Dataset, "POST", path, files=files, data=fields))
+
+    def make_dataset(
+        self,
+        name: str,
+        frame: pd.DataFrame,
+        geojson: Mapping[str, Any] | None = None,
+        type: str = "evaluation",
+    ) -> Operation[Job]:
+        """Build a dataset in a job (the dataset builder); the job's result is the dataset id.
+        ``frame`` is a wide frame as for ``create_dataset``."""
+        body = _dataset_body(name, frame, geojson, type)
+        ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-dataset", json=body)
+        return ref.pending_job("create_dataset", body["name"])
+
+    def delete_dataset(self, dataset_id: int) -> Operation[None]:
+        """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""
+        dataset_id = require_id("dataset_id", dataset_id)
+        yield from self._request("DELETE", f"/v1/crud/datasets/{dataset_id}")
+
+    def dataset_csv(self, dataset_id: int) -> Operation[str]:
+        """The dataset's rows as CSV text (text cells that look like spreadsheet formulas come
+        prefixed with ``'``)."""
+        dataset_id = require_id("dataset_id", dataset_id)
+        response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/csv")
+        return response.text
+
+    def dataset_frame(self, dataset_id: int) -> Operation[pd.DataFrame]:
+        """The dataset's rows as a wide frame: ``time_period``, ``location``, one column per
+        feature (missing values NaN)."""
+        import pandas as pd
+
+        dataset_id = require_id("dataset_id", dataset_id)
+        response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
+        return (yield from convert(
+            lambda records: pd.DataFrame.from_records(records), decode(response), response
+        ))
+
+    def list_data_sources(self) -> Operation[list[DataSourceKind]]:
+        """The kinds of data the service's models read, and which templates use each."""
+        return (yield from self._get(list[DataSourceKind], "/v1/analytics/data-sources"))
+
+
+def _dataset_body(
+    name: str, frame: pd.DataFrame, geojson: Mapping[str, Any] | None, type: str
+) -> dict[str, Any]:
+    from chaplab.frames import frame_to_observations
+
+    return {
+        "name": require_name("name", name),
+        "type": _dataset_type(type),
+        "geojson": geojson_body(geojson),
+        "providedData": frame_to_observations(frame),
+        "dataSources": [],
+    }
+
+
+def _dataset_type(value: str) -> str:
+    if value not in DATASET_TYPES:
+        raise ValueError(f"type must be 'evaluation' or 'prediction', got {value!r}")
+    return value
+
+
+def _csv_bytes(csv: Any) -> bytes:
+    if isinstance(csv, bytes):
+        return csv
+    if isinstance(csv, str):
+        if "\n" not in csv:
+            raise ValueError(
+                f"csv is one line ({csv[:60]!r}): pass CSV text with a header and rows, or "
+                "pathlib.Path(...) to upload a file"
+            )
+        return csv.encode("utf-8")
+    if isinstance(csv, PathLike):
+        return Path(csv).read_bytes()
+    if hasattr(csv, "to_csv"):
+        return csv.to_csv(index=False).encode("utf-8")  # type: ignore[no-any-return]
+    raise TypeError(f"csv must be CSV text, bytes, a path or a DataFrame, got {type(csv).__name__}")
+
+
+def _geojson_bytes(geojson: Any) -> bytes:
+    if isinstance(geojson, bytes):
+        return geojson
+    if isinstance(geojson, PathLike):
+        return Path(geojson).read_bytes()
+    if isinstance(geojson, Mapping):
+        return json.dumps(geojson).encode("utf-8")
+    raise TypeError(f"geojson must be a dict, bytes or a path, got {type(geojson).__name__}")

@@ -1,0 +1,366 @@
+"""Evaluations (backtests): run a configured model over past splits of a dataset, read the
+forecasts, the observed cases and what two evaluations share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, field_validator
+
+from chaplab import vocabulary
+from chaplab.client._datasets import Dataset
+from chaplab.client._errors import ChapDecodeError
+from chaplab.client._jobs import Job, JobRef, Jobs, job_path
+from chaplab.client._model_catalog import ModelSpec
+from chaplab.client._plumbing import (
+    RequestBuilder,
+    Resource,
+    convert,
+    geojson_body,
+    model_name,
+    optional_counts,
+    org_unit_params,
+    quantile_params,
+    require_id,
+    require_name,
+)
+from chaplab.client._steps import Operation, RetryPolicy
+from chaplab.client._wire import NullableDict, NullableList, WireModel
+from chaplab.vocabulary import DEFAULT_QUANTILES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+def _chronological_key(period: str) -> tuple[int, int, int, str]:
+    """Sort key of a split period: chronological; a server string that is no period does not
+    fail the evaluation that holds it, it sorts after the periods, by its text."""
+    try:
+        kind, ordinal = vocabulary.period_sort_key(period)
+    except ValueError:
+        return (1, 0, 0, period)
+    return (0, kind, ordinal, period)
+
+
+class Evaluation(WireModel):
+    """A stored evaluation (a backtest); ``split_periods`` are sorted chronologically."""
+
+    id: int
+    name: str | None = None
+    created: datetime | None = None
+    dataset_id: int | None = None
+    model_id: str | None = None
+    org_units: NullableList[str] = Field(default_factory=list)
+    split_periods: NullableList[str] = Field(default_factory=list)
+    max_horizon_distance: int | None = None
+    n_periods: int | None = None
+    n_splits: int | None = None
+    stride: int | None = None
+    aggregate_metrics: NullableDict[float] = Field(default_factory=dict)
+    configured_model: ModelSpec | None = None
+    dataset: Dataset | None = None
+
+    @field_validator("split_periods", mode="after")
+    @classmethod
+    def _chronological(cls, value: list[str]) -> list[str]:
+        return sorted(value, key=_chronological_key)
+
+    @field_validator("aggregate_metrics", mode="before")
+    @classmethod
+    def _missing_metric_is_nan(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: math.nan if metric is None else metric for key, metric in value.items()}
+        return value
+
+
+class EvaluationEntry(WireModel):
+    """One forecast quantile of an evaluation, for an org unit, a period and a split period."""
+
+    org_unit: str
+    period: str
+    quantile: float
+    value: float
+    split_period: str | None = None
+
+
+class EvaluationDetail(Evaluation):
+    """An evaluation with its configuration and predicted entries (``/full``)."""
+
+    configuration: NullableDict[Any] = Field(default_factory=dict)
+    quantiles: NullableList[float] = Field(default_factory=list)
+    forecasts: NullableList[EvaluationEntry] = Field(default_factory=list)
+
+
+class DeletedIds(WireModel):
+    """The answer to a bulk delete: the ids it deleted."""
+
+    deleted_ids: NullableList[int] = Field(default_factory=list)
+
+
+class EvaluationOverlap(WireModel):
+    """What two evaluations share."""
+
+    backtest_ids: NullableList[int] = Field(default_factory=list)
+    same_dataset: bool | None = None
+    org_units: NullableList[str] = Field(default_factory=list)
+    split_periods: NullableList[str] = Field(default_factory=list)
+    periods: NullableList[str] = Field(default_factory=list)
+
+
+class RejectedOrgUnit(WireModel):
+    """An org unit of inline data that was left out, and why."""
+
+    org_unit: str
+    reason: str
+
+
+class DataImportReport(WireModel):
+    """Which org units of inline data were imported and why the others were rejected; ``id`` is
+    the evaluation job's id (``None`` for a dry run)."""
+
+    dry_run: bool = False
+    id: str | None = None
+    dataset_id: int | None = None
+    imported_org_units: NullableList[str] = Field(default_factory=list)
+    rejected: NullableList[RejectedOrgUnit] = Field(default_factory=list)
+    periods: NullableList[str] = Field(default_factory=list)
+
+
+# -- operations ------------------------------------------------------------------------------
+
+
+class Evaluations(Resource):
+    """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
+    job created."""
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy) -> None:
+        super().__init__(builder, retry)
+        self._jobs = Jobs(builder, retry)
+
+    def create_evaluation(
+        self,
+        name: str,
+        model: str | Any,
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+    ) -> Operation[Job]:
+        """Start an evaluation (a backtest) of a configured model on a dataset.
+
+        ``model`` is the configured model's NAME (``"naive_model:weekly"``) or an object with a
+        ``.name`` (a ``ModelSpec``). Returns the job (status ``PENDING``); see ``wait_for_job``
+        and ``run_evaluation``.
+        """
+        body: dict[str, Any] = {
+            "name": require_name("name", name),
+            "modelId": model_name(model),
+            "datasetId": require_id("dataset_id", dataset_id),
+            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
+        }
+        ref = yield from self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
+        return ref.pending_job("create_backtest", body["name"])
+
+    def run_evaluation(
+        self,
+        name: str,
+        model: str | Any,
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Operation[Evaluation]:
+        """Create an evaluation, wait for its job and return the stored evaluation.
+
+        Raises ``JobFailedError`` when the job fails and ``JobTimeoutError`` after ``timeout``
+        seconds (the job keeps running). ``on_status`` hears of each new job status, as in
+        ``wait_for_job``.
+        """
+        job = yield from self.create_evaluation(
+            name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
+        )
+        done = yield from self._jobs.wait_for_job(
+            job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
+        )
+        if done.result_id is None:
+            raise ChapDecodeError(
+                f"evaluation job {job.id!r} succeeded but its result {done.result!r} is not an "
+                "evaluation id",
+                method="GET",
+                url=self._builder.url("/v1/jobs"),
+                body=done.model_dump_json(),
+            )
+        return (yield from self.get_evaluation(done.result_id))
+
+    def create_evaluation_row(
+        self, name: str, model: str | Any, dataset_id: int, n_periods: int | None = None
+    ) -> Operation[Evaluation]:
+        """Store an evaluation row without running it (no splits, forecasts or metrics);
+        ``model`` is the configured model's NAME or an object with ``.name``."""
+        body: dict[str, Any] = {
+            "name": require_name("name", name),
+            "modelId": model_name(model),
+            "datasetId": require_id("dataset_id", dataset_id),
+            **optional_counts(n_periods=n_periods),
+        }
+        return (yield from self._call(Evaluation, "POST", "/v1/crud/backtests", json=body))
+
+    def create_evaluation_with_data(
+        self,
+        name: str,
+        model: str | Any,
+        frame: pd.DataFrame,
+        geojson: Mapping[str, Any] | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        dry_run: bool = False,
+    ) -> Operation[DataImportReport]:
+        """Evaluate a configured model on data sent inline (a wide frame: ``time_period``,
+        ``location``, one column per feature). Org units the model cannot use are left out and
+        reported; ``dry_run=True`` only validates and reports. The report's ``id`` is the job's."""
+        from chaplab.frames import frame_to_observations
+
+        body: dict[str, Any] = {
+            "name": require_name("name", name),
+            "modelId": model_name(model),
+            "providedData": frame_to_observations(frame),
+            "geojson": geojson_body(geojson),
+            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
+        }
+        params = {"dryRun": "true" if dry_run else "false"}
+        path = "/v1/analytics/create-backtest-with-data/"
+        return (yield from self._call(DataImportReport, "POST", path, json=body, params=params))
+
+    def list_evaluations(self) -> Operation[list[Evaluation]]:
+        """All stored evaluations."""
+        return (yield from self._get(list[Evaluation], "/v1/crud/backtests"))
+
+    def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
+        """One evaluation (its metrics, split periods, org units, ...)."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        return (yield from self._get(Evaluation, f"/v1/crud/backtests/{evaluation_id}/info"))
+
+    def get_evaluation_full(
+        self, evaluation_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES
+    ) -> Operation[EvaluationDetail]:
+        """The evaluation with its configuration, configured model, dataset and entries."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        path = f"/v1/crud/backtests/{evaluation_id}/full"
+        return (yield from self._get(EvaluationDetail, path, params=quantile_params(quantiles)))
+
+    def job_evaluation_result(
+        self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
+    ) -> Operation[EvaluationDetail]:
+        """The full evaluation a successful evaluation job created, with its entries."""
+        params = quantile_params(quantiles)
+        path = job_path(job_id) + "/evaluation_result"
+        return (yield from self._get(EvaluationDetail, path, params=params))
+
+    def update_evaluation(self, evaluation_id: int, name: str) -> Operation[Evaluation]:
+        """Rename a stored evaluation (its one editable field)."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        body = {"name": require_name("name", name)}
+        path = f"/v1/crud/backtests/{evaluation_id}"
+        return (yield from self._call(Evaluation, "PATCH", path, json=body))
+
+    def delete_evaluation(self, evaluation_id: int) -> Operation[None]:
+        """Delete a stored evaluation."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        yield from self._request("DELETE", f"/v1/crud/backtests/{evaluation_id}")
+
+    def delete_evaluations(self, evaluation_ids: Iterable[int]) -> Operation[list[int]]:
+        """Delete several evaluations; when any id is unknown nothing is deleted
+        (``NotFoundError``). Returns the deleted ids."""
+        ids = [require_id("evaluation_ids[]", value) for value in evaluation_ids]
+        if not ids:
+            raise ValueError("evaluation_ids must name at least one evaluation")
+        params = {"ids": ",".join(str(value) for value in ids)}
+        deleted = yield from self._call(DeletedIds, "DELETE", "/v1/crud/backtests", params=params)
+        return deleted.deleted_ids  # type: ignore[no-any-return]
+
+    def evaluation_entries(
+        self,
+        evaluation_id: int,
+        quantiles: Sequence[float] = DEFAULT_QUANTILES,
+        split_period: str | None = None,
+        org_units: Iterable[str] | str | None = None,
+    ) -> Operation[list[EvaluationEntry]]:
+        """The forecast quantiles of an evaluation, optionally for one split period and some
+        org units (``"adm0"`` asks for the sum over all org units)."""
+        params = _entry_params(evaluation_id, quantiles, split_period, org_units)
+        path = "/v1/analytics/evaluation-entry"
+        return (yield from self._get(list[EvaluationEntry], path, params=params))
+
+    def evaluation_frame(
+        self,
+        evaluation_id: int,
+        quantiles: Sequence[float] = DEFAULT_QUANTILES,
+        split_period: str | None = None,
+        org_units: Iterable[str] | str | None = None,
+    ) -> Operation[pd.DataFrame]:
+        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        from chaplab.frames import entries_to_frame
+
+        params = _entry_params(evaluation_id, quantiles, split_period, org_units)
+        response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
+        to_frame = partial(entries_to_frame, with_split_period=True)  # an empty answer too
+        return (yield from convert(to_frame, response.content, response))
+
+    def actual_cases(
+        self, evaluation_id: int, org_units: Iterable[str] | str | None = None
+    ) -> Operation[pd.DataFrame]:
+        """The observed cases an evaluation was scored against, as a frame
+        (``org_unit``, ``period``, ``value``)."""
+        from chaplab.frames import actuals_to_frame
+
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        path = f"/v1/analytics/actualCases/{evaluation_id}"
+        response = yield from self._request("GET", path, params=org_unit_params(org_units))
+        return (yield from convert(actuals_to_frame, response.content, response))
+
+    def evaluation_overlap(self, first_id: int, second_id: int) -> Operation[EvaluationOverlap]:
+        """The org units, split periods and forecast periods two evaluations share."""
+        first_id = require_id("first_id", first_id)
+        second_id = require_id("second_id", second_id)
+        path = f"/v1/analytics/backtest-overlap/{first_id}/{second_id}"
+        return (yield from self._get(EvaluationOverlap, path))
+
+    def compatible_evaluations(self, evaluation_id: int) -> Operation[list[Evaluation]]:
+        """Other evaluations on the same dataset whose split periods and org units overlap."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        path = f"/v1/analytics/compatible-backtests/{evaluation_id}"
+        return (yield from self._get(list[Evaluation], path))
+
+    def metrics_csv(self, evaluation_id: int | None = None) -> Operation[str]:
+        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric."""
+        params = (
+            {}
+            if evaluation_id is None
+            else {"backtestId": require_id("evaluation_id", evaluation_id)}
+        )
+        response = yield from self._request("GET", "/v1/crud/metric/csv", params=params)
+        return response.text
+
+
+def _entry_params(
+    evaluation_id: int,
+    quantiles: Sequence[float],
+    split_period: str | None,
+    org_units: Iterable[str] | str | None,
+) -> list[tuple[str, Any]]:
+    params: list[tuple[str, Any]] = [("backtestId", require_id("evaluation_id", evaluation_id))]
+    params += quantile_params(quantiles)
+    if split_period is not None:
+        params.append(("splitPeriod", require_name("split_period", split_period)))
+    params += org_unit_params(org_units)
+    return params

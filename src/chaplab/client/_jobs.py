@@ -1,0 +1,264 @@
+"""Jobs: the work the service runs in the background (evaluations, predictions, dataset
+builds), their statuses, logs and results, and waiting for one to stop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from pydantic import Field, field_validator
+
+from chaplab import vocabulary
+from chaplab.client._errors import (
+    ChapDecodeError,
+    ChapHTTPError,
+    JobFailedError,
+    JobTimeoutError,
+    NotFoundError,
+)
+from chaplab.client._plumbing import Resource, decode, decode_failure
+from chaplab.client._polling import PollSchedule, StatusChanges
+from chaplab.client._steps import Now, Operation, Sleep
+from chaplab.client._wire import NullableDict, SnakeModel, WireModel
+
+MAX_SERVER_WAIT = 10  # seconds asked for with ``Prefer: wait=N`` per status request
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+class Job(SnakeModel):
+    """A job as described by ``GET /v1/jobs`` (snake_case on the wire).
+
+    ``status`` is upper-cased. ``result`` is the text the server gives (for evaluation and
+    prediction jobs the created row's id); ``result_id`` is that id as an int, when it is one.
+    """
+
+    id: str
+    type: str | None = None
+    name: str | None = None
+    status: str = vocabulary.PENDING
+    start_time: datetime | None = None
+    end_time: datetime | None = None
+    result: str | None = None
+    error: str | None = None
+
+    @field_validator("id", "result", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return vocabulary.normalize_status(value) if isinstance(value, str) else value
+
+    @property
+    def result_id(self) -> int | None:
+        """The result as an integer id, or ``None`` when there is none or it is not an integer."""
+        if self.result is None:
+            return None
+        try:
+            return int(self.result.strip())
+        except ValueError:
+            return None
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the job has stopped (successfully or not)."""
+        return vocabulary.is_terminal_status(self.status)
+
+    @property
+    def succeeded(self) -> bool:
+        """True when the job ended with ``SUCCESS``."""
+        return self.status == vocabulary.SUCCESS
+
+
+class JobRef(WireModel):
+    """The reference returned when work is submitted: the job's id."""
+
+    id: str
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+    def pending_job(self, job_type: str, name: str | None) -> Job:
+        """The job just submitted, as a ``Job`` with status ``PENDING``."""
+        return Job(id=self.id, type=job_type, name=name, status=vocabulary.PENDING)
+
+
+class JobResult(WireModel):
+    """The row a successful job created: ``result_type`` is ``backtest``, ``prediction`` or
+    ``dataset``; ``row`` is its wire form."""
+
+    job_id: str
+    result_type: str
+    id: int
+    row: NullableDict[Any] = Field(default_factory=dict)
+
+
+# -- operations ------------------------------------------------------------------------------
+
+
+class Jobs(Resource):
+    """``/v1/jobs``: list, inspect, cancel, delete and wait for jobs."""
+
+    def job_status(self, job_id: str) -> Operation[str]:
+        """The job's status string, upper-cased (``GET /v1/jobs/{id}`` answers only that)."""
+        response = yield from self._request("GET", job_path(job_id))
+        return _status_from(response)
+
+    def list_jobs(self) -> Operation[list[Job]]:
+        """All jobs on record."""
+        return (yield from self._get(list[Job], "/v1/jobs"))
+
+    def get_job(self, job_id: str) -> Operation[Job]:
+        """The job with its status, result and error, found in ``GET /v1/jobs``.
+
+        Raises ``NotFoundError`` when the id is not on record.
+        """
+        job_id = require_job_id(job_id)
+        return (yield from self._listed_job(job_id))
+
+    def job_logs(self, job_id: str) -> Operation[str]:
+        """The job's output streams as text (``GET /v1/jobs/{id}/logs``)."""
+        response = yield from self._request("GET", job_path(job_id) + "/logs")
+        if "json" in response.headers.get("content-type", ""):
+            payload = decode(response)
+            return payload if isinstance(payload, str) else json.dumps(payload, indent=2)
+        return response.text
+
+    def cancel_job(self, job_id: str) -> Operation[None]:
+        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``)."""
+        yield from self._request("POST", job_path(job_id) + "/cancel")
+
+    def delete_job(self, job_id: str) -> Operation[None]:
+        """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""
+        yield from self._request("DELETE", job_path(job_id))
+
+    def job_database_result(self, job_id: str) -> Operation[JobResult]:
+        """The row a successful job created; ``ConflictError`` (with the reason) when the job has
+        not succeeded."""
+        return (yield from self._get(JobResult, job_path(job_id) + "/database_result"))
+
+    def wait_for_job(
+        self,
+        job_id: str,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Operation[Job]:
+        """Wait until the job stops; return it on ``SUCCESS``.
+
+        First confirms the id is on record (``NotFoundError`` otherwise: some servers answer an
+        unknown id with ``PENDING`` forever), then polls the status, asking the server to hold
+        the answer (``Prefer: wait=N``) and otherwise following an adaptive schedule (or every
+        ``poll_interval`` seconds). Raises ``JobFailedError`` (status, error, logs) for any other
+        terminal status and ``JobTimeoutError`` after ``timeout`` seconds; the job keeps running.
+
+        ``on_status(status)`` is called with the upper-cased status each time it changes (the
+        first status seen included, the final one before returning or raising). It runs on the
+        caller's thread, or on the event loop for ``AsyncChapClient``, between two requests, so
+        it must be quick; an exception it raises ends the wait and propagates.
+        """
+        job_id = require_job_id(job_id)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        schedule = PollSchedule(fixed=poll_interval)
+        changes = StatusChanges(on_status)
+        listed: Job | None = yield from self._listed_job(job_id)
+        status = listed.status
+        changes.seen(status)
+        if not vocabulary.is_terminal_status(status):
+            status = yield from self._poll_until_terminal(
+                job_id, status, timeout, schedule, changes
+            )
+            listed = None
+        if status == vocabulary.SUCCESS:
+            job = listed or (yield from self._listed_job(job_id))
+            return job if job.is_terminal else job.model_copy(update={"status": status})
+        if listed is None:
+            listed = yield from self._listed_job_or_none(job_id)
+        logs = yield from self._logs_or_none(job_id)
+        error = listed.error if listed is not None else None
+        raise JobFailedError(job_id, status, job=listed, error=error, logs=logs)
+
+    def _poll_until_terminal(
+        self,
+        job_id: str,
+        status: str,
+        timeout: float | None,
+        schedule: PollSchedule,
+        changes: StatusChanges,
+    ) -> Operation[str]:
+        start: float = yield Now()
+        deadline = None if timeout is None else start + timeout
+        while True:
+            before: float = yield Now()
+            remaining = None if deadline is None else deadline - before
+            wait = MAX_SERVER_WAIT if remaining is None else int(min(MAX_SERVER_WAIT, remaining))
+            headers = {"Prefer": f"wait={wait}"} if wait >= 1 else None
+            response = yield from self._request(
+                "GET", job_path(job_id), headers=headers, extra_read_timeout=float(wait)
+            )
+            previous, status = status, _status_from(response)
+            changes.seen(status)
+            if vocabulary.is_terminal_status(status):
+                return status
+            after: float = yield Now()
+            if deadline is not None and after >= deadline:
+                raise JobTimeoutError(job_id, status, float(timeout or 0))
+            held = wait >= 1 and "wait" in response.headers.get("Preference-Applied", "")
+            if held and (status != previous or after - before >= wait / 2):
+                continue
+            interval = schedule.next_interval(after - start)
+            if deadline is not None:
+                interval = min(interval, deadline - after)
+            yield Sleep(interval)
+
+    def _listed_job_or_none(self, job_id: str) -> Operation[Job | None]:
+        jobs = yield from self.list_jobs()
+        return next((job for job in jobs if job.id == job_id), None)
+
+    def _listed_job(self, job_id: str) -> Operation[Job]:
+        job = yield from self._listed_job_or_none(job_id)
+        if job is None:
+            raise NotFoundError(
+                f"job {job_id!r} is not on record (GET /v1/jobs does not list it)",
+                status_code=404,
+                method="GET",
+                url=self._builder.url(job_path(job_id)),
+            )
+        return job
+
+    def _logs_or_none(self, job_id: str) -> Operation[str | None]:
+        try:
+            return (yield from self.job_logs(job_id))
+        except (ChapHTTPError, ChapDecodeError):
+            return None
+
+
+def require_job_id(job_id: Any) -> str:
+    """A job id argument (a non-empty string), checked."""
+    if not isinstance(job_id, str) or not job_id.strip():
+        raise TypeError(f"job_id must be the job's id string, got {job_id!r}")
+    return job_id
+
+
+def job_path(job_id: str) -> str:
+    """``/v1/jobs/{id}`` with the id checked and quoted."""
+    return f"/v1/jobs/{quote(require_job_id(job_id), safe='')}"
+
+
+def _status_from(response: httpx.Response) -> str:
+    payload = decode(response)
+    if isinstance(payload, dict):
+        payload = payload.get("status")
+    if not isinstance(payload, str):
+        raise decode_failure(response, f"a job status that is not a string: {payload!r}")
+    return vocabulary.normalize_status(payload)

@@ -1,0 +1,212 @@
+"""Model templates and configured models (with and without data sources): what can be
+evaluated and how it is configured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from chaplab.client._datasets import DataSource
+from chaplab.client._plumbing import Resource, checked, parse, require_id, require_name
+from chaplab.client._steps import Operation
+from chaplab.client._wire import NullableDict, NullableList, WireModel
+
+SUPPORTED_PERIOD_TYPES = ("any", "month", "week")
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+class ModelTemplate(WireModel):
+    """A model template; ``user_options`` maps option names to their JSON-schema properties."""
+
+    id: int
+    name: str
+    display_name: str | None = None
+    description: str | None = None
+    author: str | None = None
+    supported_period_type: str | None = None
+    target: Any = None
+    required_covariates: NullableList[str] = Field(default_factory=list)
+    user_options: NullableDict[Any] = Field(default_factory=dict)
+    hpo_search_space: Any = None
+    allow_free_additional_continuous_covariates: bool | None = None
+    requires_geo: bool | None = None
+    version: str | None = None
+    archived: bool | None = None
+
+
+class ModelSpec(WireModel):
+    """A configured model (``GET /v1/crud/models`` and ``/v1/crud/configured-models``).
+
+    ``id`` is the configured model's id, never a template id. ``model_template_id`` is optional
+    because some servers leave it out; it is taken from a nested ``modelTemplate`` when given.
+    """
+
+    id: int
+    name: str
+    display_name: str | None = None
+    model_template_id: int | None = None
+    supported_period_type: str | None = None
+    user_option_values: NullableDict[Any] = Field(default_factory=dict)
+    additional_continuous_covariates: NullableList[str] = Field(default_factory=list)
+    covariates: NullableList[Any] = Field(default_factory=list)
+    target: Any = None
+    archived: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _template_id_from_nested(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("modelTemplateId", data.get("model_template_id")) is None:
+            nested = data.get("modelTemplate", data.get("model_template"))
+            if isinstance(nested, dict) and isinstance(nested.get("id"), int):
+                return {**data, "modelTemplateId": nested["id"]}
+        return data
+
+
+class ConfiguredModelWithDataSource(WireModel):
+    """A configured model bundled with the data sources used for predictions."""
+
+    id: int
+    name: str | None = None
+    created: datetime | None = None
+    configured_model: ModelSpec | None = None
+    period_type: str | None = None
+    start_period: str | None = None
+    org_units: NullableList[str] = Field(default_factory=list)
+    data_sources: NullableList[DataSource] = Field(default_factory=list)
+
+
+# -- operations ------------------------------------------------------------------------------
+
+
+class ModelCatalog(Resource):
+    """``/v1/crud/model-templates``, ``/v1/crud/models``, ``/v1/crud/configured-models`` and
+    ``/v1/crud/configured-models-with-data-source``."""
+
+    def list_model_templates(self) -> Operation[list[ModelTemplate]]:
+        """All model templates; their ids are the valid ``model_template_id`` values."""
+        return (yield from self._get(list[ModelTemplate], "/v1/crud/model-templates"))
+
+    def register_model_template(
+        self,
+        name: str,
+        description: str,
+        config_schema: Mapping[str, Any] | Any | None = None,
+        supported_period_type: str = "any",
+        required_covariates: Iterable[str] = (),
+        target: str = "disease_cases",
+        author: str | None = None,
+        display_name: str | None = None,
+    ) -> Operation[ModelTemplate]:
+        """Register a model template by its description. ``config_schema`` is a
+        ``chaplab.schema`` schema (anything with ``to_dict()``) or its JSON dict; its properties
+        become the template's ``user_options``."""
+        if supported_period_type not in SUPPORTED_PERIOD_TYPES:
+            raise ValueError(
+                f"supported_period_type must be one of {SUPPORTED_PERIOD_TYPES}, "
+                f"got {supported_period_type!r}"
+            )
+        covariates = (
+            [required_covariates]
+            if isinstance(required_covariates, str)
+            else list(required_covariates)
+        )
+        body: dict[str, Any] = {
+            "name": require_name("name", name),
+            "description": require_name("description", description),
+            "supportedPeriodType": supported_period_type,
+            "requiredCovariates": covariates,
+            "target": require_name("target", target),
+        }
+        if config_schema is not None:
+            body["configSchema"] = _schema_dict(config_schema)
+        if author is not None:
+            body["author"] = author
+        if display_name is not None:
+            body["displayName"] = display_name
+        return (yield from self._call(ModelTemplate, "POST", "/v1/crud/models", json=body))
+
+    def list_models(self) -> Operation[list[ModelSpec]]:
+        """The merged model list (``/v1/crud/models``).
+
+        Newer servers dropped that route; on a 404 the configured-model list is returned.
+        """
+        response = yield from self._send("GET", "/v1/crud/models")
+        if response.status_code == 404:
+            return (yield from self.list_configured_models())
+        return parse(list[ModelSpec], checked(response))  # type: ignore[no-any-return]
+
+    def list_configured_models(self) -> Operation[list[ModelSpec]]:
+        """All configured models."""
+        return (yield from self._get(list[ModelSpec], "/v1/crud/configured-models"))
+
+    def get_configured_model(self, model_id: int) -> Operation[ModelSpec]:
+        """One configured model by id (archived ones too: see ``archived``)."""
+        model_id = require_id("model_id", model_id)
+        return (yield from self._get(ModelSpec, f"/v1/crud/configured-models/{model_id}"))
+
+    def create_configured_model(
+        self,
+        name: str,
+        model_template_id: int,
+        user_option_values: Mapping[str, Any] | None = None,
+    ) -> Operation[ModelSpec]:
+        """Configure a model template with option values and store it.
+
+        The stored record's name is ``{template_name}:{name}`` (``default`` maps to the bare
+        template name), so it differs from ``name``: use the returned record's ``name`` when
+        creating evaluations. Creating an existing name returns the existing record.
+        """
+        name = require_name("name", name)
+        model_template_id = require_id("model_template_id", model_template_id)
+        body = {
+            "name": name,
+            "modelTemplateId": model_template_id,
+            "userOptionValues": dict(user_option_values or {}),
+            "additionalContinuousCovariates": [],
+        }
+        return (yield from self._call(ModelSpec, "POST", "/v1/crud/configured-models", json=body))
+
+    def delete_configured_model(self, model_id: int) -> Operation[None]:
+        """Archive a configured model: it stays readable by id and drops out of the lists."""
+        model_id = require_id("model_id", model_id)
+        yield from self._request("DELETE", f"/v1/crud/configured-models/{model_id}")
+
+    def list_configured_models_with_data_source(
+        self,
+    ) -> Operation[list[ConfiguredModelWithDataSource]]:
+        """All configured models bundled with data sources (used for predictions)."""
+        path = "/v1/crud/configured-models-with-data-source"
+        return (yield from self._get(list[ConfiguredModelWithDataSource], path))
+
+    def get_configured_model_with_data_source(
+        self, configured_model_with_data_source_id: int
+    ) -> Operation[ConfiguredModelWithDataSource]:
+        """One configured model with data source."""
+        record_id = require_id(
+            "configured_model_with_data_source_id", configured_model_with_data_source_id
+        )
+        path = f"/v1/crud/configured-models-with-data-source/{record_id}"
+        return (yield from self._get(ConfiguredModelWithDataSource, path))
+
+    def create_configured_model_with_data_source_from_evaluation(
+        self, evaluation_id: int
+    ) -> Operation[ConfiguredModelWithDataSource]:
+        """Derive a configured model with data source from an evaluation's model and dataset."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        path = f"/v1/crud/configured-models-with-data-source/from-backtest/{evaluation_id}"
+        return (yield from self._call(ConfiguredModelWithDataSource, "POST", path))
+
+
+def _schema_dict(schema: Any) -> dict[str, Any]:
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    to_dict = getattr(schema, "to_dict", None)
+    if callable(to_dict):
+        return dict(to_dict())
+    raise TypeError(f"config_schema must be a ConfigSchema or a dict, got {type(schema).__name__}")

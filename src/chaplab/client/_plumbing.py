@@ -1,0 +1,316 @@
+"""What every resource module builds on: the request builder, the ``Resource`` base class that
+sends requests and reads answers, and the checks of arguments shared by several endpoints.
+
+Every name here is meant to be imported by the resource modules (``_datasets``, ``_jobs``, ...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+import httpx
+import orjson
+from pydantic import TypeAdapter, ValidationError
+
+from chaplab._secrets import key_prefix
+from chaplab.client._errors import (
+    SECRET_HEADERS,
+    ChapDecodeError,
+    error_from_response,
+    public_url,
+    scrub,
+)
+from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
+
+T = TypeVar("T")
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
+Files = Mapping[str, tuple[str, bytes, str]]
+"""Multipart files: form field -> (file name, content, content type)."""
+
+# -- building requests -----------------------------------------------------------------------
+
+
+def mask_key(api_key: str | None) -> str | None:
+    """The shown part of a key (see ``key_prefix``) and ``...``, for reprs and messages."""
+    return None if api_key is None else key_prefix(api_key) + "..."
+
+
+def check_api_key(api_key: object) -> None:
+    """Refuse a key that cannot go in a header as it is. A key read from a file often ends in a
+    newline, and the HTTP library would quote the whole value in its error; so the key is
+    checked here, and the message names the problem, never the key."""
+    if api_key is None:
+        return
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ValueError("api_key must be a non-empty string or None")
+    if api_key != api_key.strip():
+        raise ValueError(
+            "api_key has surrounding whitespace (a trailing newline from a file?); strip it"
+        )
+    if not all(" " <= char <= "~" for char in api_key):
+        raise ValueError(
+            "api_key holds a control or non-ASCII character, which an HTTP header cannot carry"
+        )
+
+
+def normalize_prefix(prefix: str) -> str:
+    """``"chap/"`` -> ``"/chap"``; ``""`` and ``"/"`` -> ``""``."""
+    stripped = prefix.strip().strip("/")
+    return f"/{stripped}" if stripped else ""
+
+
+def encode_body(value: Any) -> bytes:
+    """A request body as JSON bytes. numpy numbers and arrays (option values and coordinates
+    taken from a frame) are written as plain numbers and lists; NaN is written as null, which
+    JSON can carry, where ``json.dumps`` would write a ``NaN`` no JSON parser accepts."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
+    except orjson.JSONEncodeError as error:
+        raise TypeError(f"the request body cannot be written as JSON: {error}") from None
+
+
+class RequestBuilder:
+    """Builds every request: base URL + proxy prefix + path, the key header, the time limit,
+    and the body (JSON, or a multipart form of files and fields)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        proxy_prefix: str = "",
+        api_key: str | None = None,
+        api_key_header: str = "X-API-Key",
+        timeout: float | httpx.Timeout | None = 30.0,
+    ) -> None:
+        url = httpx.URL(base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            shown = public_url(url)
+            raise ValueError(f"base_url must be an http(s) URL with a host, got {shown!r}")
+        check_api_key(api_key)
+        if not api_key_header:
+            raise ValueError("api_key_header must be a header name, got an empty value")
+        self.base_url = str(url).rstrip("/")
+        self.proxy_prefix = normalize_prefix(proxy_prefix)
+        self.api_key_header = api_key_header
+        self._headers = {"Accept": "application/json"}
+        self._extensions: dict[str, Any] = {}
+        if api_key is not None:
+            self._headers[api_key_header] = api_key
+            self._extensions[SECRET_HEADERS] = (api_key_header,)
+        self.key_prefix = mask_key(api_key)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+
+    def url(self, path: str) -> str:
+        """The full URL of an API path (``/v1/...``), with the proxy prefix."""
+        return f"{self.base_url}{self.proxy_prefix}{path}"
+
+    def build(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Params | None = None,
+        json: Any = None,
+        files: Files | None = None,
+        data: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_read_timeout: float = 0.0,
+    ) -> httpx.Request:
+        """A ready-to-send request. ``json`` is sent as a JSON body; ``files`` and ``data`` as a
+        multipart form (httpx writes its content type and boundary). ``extra_read_timeout``
+        lengthens the read limit (long polls)."""
+        if json is not None and (files or data):
+            raise ValueError("a request has a JSON body or a multipart form, not both")
+        timeout = self.timeout
+        if extra_read_timeout and timeout.read is not None:
+            timeout = httpx.Timeout(
+                connect=timeout.connect,
+                read=timeout.read + extra_read_timeout,
+                write=timeout.write,
+                pool=timeout.pool,
+            )
+        body_headers = {} if json is None else {"Content-Type": "application/json"}
+        return httpx.Request(
+            method,
+            self.url(path),
+            params=params,
+            content=None if json is None else encode_body(json),
+            files=dict(files) if files else None,
+            data=dict(data) if data else None,
+            headers={**self._headers, **body_headers, **(headers or {})},
+            extensions={**self._extensions, "timeout": timeout.as_dict()},
+        )
+
+
+# -- sending and reading ---------------------------------------------------------------------
+
+
+class Resource:
+    """The base of each resource's operations: sends requests built by the shared builder with
+    the shared retry policy, and reads the answers.
+
+    Each public method a subclass defines is an operation: a generator of steps (see
+    ``_steps``) that ``ChapClient`` and ``AsyncChapClient`` expose under the same name.
+    """
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy) -> None:
+        self._builder = builder
+        self._retry = retry
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Params | None = None,
+        json: Any = None,
+        files: Files | None = None,
+        data: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_read_timeout: float = 0.0,
+    ) -> Operation[httpx.Response]:
+        """Send with retries; the last response, whatever its status."""
+        request = self._builder.build(
+            method, path, params=params, json=json, files=files, data=data, headers=headers,
+            extra_read_timeout=extra_read_timeout,
+        )
+        return (yield from send_with_retry(request, self._retry))
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> Operation[httpx.Response]:
+        """Send; an error status raises the matching ``ChapHTTPError``."""
+        response = yield from self._send(method, path, **kwargs)
+        return checked(response)
+
+    def _call(self, shape: Any, method: str, path: str, **kwargs: Any) -> Operation[Any]:
+        """Send and parse the JSON answer as ``shape`` (a model or a type such as
+        ``list[Dataset]``)."""
+        response = yield from self._request(method, path, **kwargs)
+        return parse(shape, response)
+
+    def _get(self, shape: Any, path: str, **kwargs: Any) -> Operation[Any]:
+        """``GET`` and parse the answer as ``shape``."""
+        return (yield from self._call(shape, "GET", path, **kwargs))
+
+
+def checked(response: httpx.Response) -> httpx.Response:
+    """The response, or the ``ChapHTTPError`` its error status stands for."""
+    if response.is_error:
+        raise error_from_response(response)
+    return response
+
+
+def decode_failure(response: httpx.Response, what: str) -> ChapDecodeError:
+    """The error for an answer the client cannot read, naming the request and ``what``."""
+    request = response.request
+    return ChapDecodeError(
+        scrub(f"{request.method} {request.url.path} answered {what}", request),
+        method=request.method,
+        url=public_url(request.url),
+        body=response.text[:2000],
+    )
+
+
+def decode(response: httpx.Response) -> Any:
+    """The answer's JSON; ``ChapDecodeError`` when it is not JSON."""
+    try:
+        return json.loads(response.content)
+    except ValueError as exc:
+        raise decode_failure(response, f"a body that is not valid JSON ({exc})") from exc
+
+
+@cache
+def _adapter(shape: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(shape)
+
+
+def parse(shape: Any, response: httpx.Response) -> Any:
+    """The answer's JSON validated as ``shape``; ``ChapDecodeError`` for another shape."""
+    payload = decode(response)
+    try:
+        return _adapter(shape).validate_python(payload)
+    except ValidationError as exc:
+        raise decode_failure(response, f"JSON of an unexpected shape: {exc}") from exc
+
+
+def convert(converter: Callable[[Any], T], payload: Any, response: httpx.Response) -> Operation[T]:
+    """``converter(payload)`` as a ``Compute`` step (off the event loop for the async client);
+    a ``ValueError`` becomes a ``ChapDecodeError`` naming the request."""
+    try:
+        return (yield Compute(converter, (payload,)))
+    except ValueError as exc:
+        raise decode_failure(response, f"data that cannot be turned into a frame: {exc}") from exc
+
+
+# -- argument checks -------------------------------------------------------------------------
+
+
+def require_id(field: str, value: Any, minimum: int = 0) -> int:
+    """An integer argument (an id, or a count with ``minimum=1``), checked."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{field} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{field} must be >= {minimum}, got {value}")
+    return value
+
+
+def require_name(field: str, value: Any) -> str:
+    """A non-empty string argument, checked."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{field} must be a non-empty string, got {value!r}")
+    return value
+
+
+def optional_counts(**counts: int | None) -> dict[str, int]:
+    """The given counts (``n_periods``, ``n_splits``, ``stride``: each >= 1) by wire name."""
+    wire_names = {"n_periods": "nPeriods", "n_splits": "nSplits", "stride": "stride"}
+    return {
+        wire_names[field]: require_id(field, value, minimum=1)
+        for field, value in counts.items()
+        if value is not None
+    }
+
+
+def model_name(model: Any) -> str:
+    """The configured model's name, from a name or an object with ``.name``."""
+    if isinstance(model, int):
+        raise TypeError(
+            f"model must be the configured model's NAME (e.g. 'naive_model:weekly') or an object "
+            f"with .name, got the int {model!r}: the service identifies the model by name on the "
+            "wire (modelId), and the id from /v1/crud/models is not a valid template id either"
+        )
+    name = model if isinstance(model, str) else getattr(model, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(
+            f"model must be a configured model name or an object with a .name, got {model!r}"
+        )
+    return name
+
+
+def quantile_params(quantiles: Sequence[float]) -> list[tuple[str, float]]:
+    """``quantiles`` as query parameters, each checked to lie between 0 and 1."""
+    values = [quantiles] if isinstance(quantiles, (int, float)) else list(quantiles)
+    if not values:
+        raise ValueError("quantiles must name at least one quantile")
+    for q in values:
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
+            raise ValueError(f"quantiles must be numbers between 0 and 1, got {q!r}")
+    return [("quantiles", float(q)) for q in values]
+
+
+def org_unit_params(org_units: Iterable[str] | str | None) -> list[tuple[str, str]]:
+    """Org unit ids as ``orgUnits`` query parameters (one id may be given as a string)."""
+    if org_units is None:
+        return []
+    units = [org_units] if isinstance(org_units, str) else list(org_units)
+    for unit in units:
+        if not isinstance(unit, str) or not unit:
+            raise ValueError(f"org_units must be org unit id strings, got {unit!r}")
+    return [("orgUnits", unit) for unit in units]
+
+
+def geojson_body(geojson: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A GeoJSON argument as a JSON body field."""
+    return dict(geojson) if geojson is not None else None

@@ -1,0 +1,46 @@
+"""The base classes of the client's wire models (pydantic v2), used by every resource module.
+
+Attributes are snake_case; stored resources are camelCase on the wire (alias generator, and
+either spelling is accepted on input). Job descriptions, system info and the model-runner
+registry are snake_case on the wire. Every model keeps fields it does not know
+(``model_extra``) and never fails on them, and reads an explicit ``null`` in a list or dict
+field as empty (``NullableList``, ``NullableDict``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic.alias_generators import to_camel
+
+Item = TypeVar("Item")
+
+
+def _empty_if_none(empty: Callable[[], Any]) -> BeforeValidator:
+    """Read ``None`` as ``empty()``: servers send ``null`` for an empty collection, and one such
+    field must not fail a whole list call."""
+    return BeforeValidator(lambda value: empty() if value is None else value)
+
+
+NullableList = Annotated[list[Item], _empty_if_none(list)]
+"""A list field that reads ``null`` as ``[]``."""
+NullableDict = Annotated[dict[str, Item], _empty_if_none(dict)]
+"""A dict field (string keys) that reads ``null`` as ``{}``."""
+
+
+class WireModel(BaseModel):
+    """A stored resource: camelCase on the wire, snake_case in Python, extra fields kept."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict in wire spelling (camelCase), leaving out unset optional fields."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class SnakeModel(BaseModel):
+    """A snake_case payload (jobs, system info, health, model runners), extra fields kept."""
+
+    model_config = ConfigDict(extra="allow")
