@@ -138,7 +138,11 @@ def _entries(forecasts: Forecasts, model_column: str) -> _Entries:
                 f"forecasts has no {model_column!r} column (model_column) to tell models apart; "
                 "add one, name another with model_column=, or pass {name: frame, ...}"
             )
-        codes, names = pd.factorize(forecasts[model_column], sort=False)
+        column = forecasts[model_column]
+        if isinstance(column.dtype, pd.CategoricalDtype):  # the categories' order, else sorted
+            codes, names = pd.factorize(column.cat.remove_unused_categories(), sort=True)
+        else:
+            codes, names = pd.factorize(column, sort=True)
         if (codes < 0).any():
             raise ValueError(f"forecasts: column {model_column!r} has missing model names")
         frames = [forecasts]
