@@ -1,4 +1,4 @@
-"""Fan charts, comparison charts and metric tables on matplotlib.
+"""Fan charts, comparison charts, metric tables and scoring charts on matplotlib.
 
 Every chart returns its Figure and never calls ``plt.show()``, so it works with the Agg backend,
 inline and ipympl alike.
@@ -6,8 +6,20 @@ inline and ipympl alike.
 
 from __future__ import annotations
 
+from chaplab.plotting._calibration_charts import coverage_chart, pit_chart
 from chaplab.plotting._compare import compare_chart
 from chaplab.plotting._fan import fan_chart
+from chaplab.plotting._heatmap import score_heatmap
 from chaplab.plotting._metrics import metrics_frame
+from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
 
-__all__ = ["compare_chart", "fan_chart", "metrics_frame"]
+__all__ = [
+    "compare_chart",
+    "coverage_chart",
+    "fan_chart",
+    "leaderboard_chart",
+    "metrics_frame",
+    "pit_chart",
+    "score_heatmap",
+    "wis_components_chart",
+]

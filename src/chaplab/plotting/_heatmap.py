@@ -1,0 +1,94 @@
+"""A score per org unit and horizon as a heatmap, one panel per model on one colour scale."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from chaplab.plotting._scoring_style import (
+    MODEL,
+    metric_label,
+    models_of,
+    new_figure,
+    require_columns,
+    score_format,
+)
+
+ORG_UNIT = "org_unit"
+HORIZON = "horizon"
+MAX_COLUMNS = 3
+CELL = 0.34  # inches per heatmap cell
+ANNOTATED_CELLS = 120  # write the numbers into panels with at most this many cells
+HEATMAP_GID = "heatmap"
+
+
+def score_heatmap(
+    scores: pd.DataFrame,
+    metric: str = "wis",
+    *,
+    models: Sequence[str] | None = None,
+    max_org_units: int = 25,
+    title: str | None = None,
+) -> Figure:
+    """The mean ``metric`` of each org unit (rows) and horizon (columns), one panel per model,
+    all on one colour scale with one colour bar; small panels have the numbers in the cells.
+
+    ``scores`` is the frame :func:`chaplab.scoring.score` returns (or a summary by org unit and
+    horizon). Only the first ``max_org_units`` org units are drawn, with a note in the title.
+    """
+    require_columns(scores, (MODEL, ORG_UNIT, HORIZON, metric), "scores", "chaplab.scoring.score")
+    if max_org_units < 1:
+        raise ValueError(f"max_org_units must be at least 1, got {max_org_units}")
+    present = models_of(scores)
+    chosen = present if models is None else [str(model) for model in models]
+    unknown = [model for model in chosen if model not in present]
+    if unknown:
+        raise ValueError(f"models: {unknown} are not in scores; it has {present}")
+    tables = {
+        model: scores[scores[MODEL].astype(str) == model].pivot_table(
+            index=ORG_UNIT, columns=HORIZON, values=metric, aggfunc="mean", observed=True
+        )
+        for model in chosen
+    }
+    org_units = list(dict.fromkeys(u for table in tables.values() for u in table.index))
+    shown = org_units[:max_org_units]
+    horizons = sorted({h for table in tables.values() for h in table.columns})
+    tables = {m: t.reindex(index=shown, columns=horizons) for m, t in tables.items()}
+    values = np.concatenate([t.to_numpy(np.float64).ravel() for t in tables.values()])
+    norm = Normalize(float(np.nanmin(values)), float(np.nanmax(values)))
+    columns = min(len(chosen), MAX_COLUMNS)
+    rows = math.ceil(len(chosen) / columns)
+    width = columns * (1.6 + CELL * len(horizons)) + 1.2
+    height = rows * (0.7 + CELL * len(shown)) + 0.8
+    figure = new_figure(width, height)
+    axes = figure.subplots(rows, columns, squeeze=False, sharey=True).ravel()
+    written = score_format(values)
+    image = None
+    for ax, model in zip(axes, chosen, strict=False):
+        grid = tables[model].to_numpy(np.float64)
+        image = ax.imshow(grid, cmap="viridis_r", norm=norm, aspect="auto")
+        image.set_gid(f"{HEATMAP_GID} {model}")
+        ax.set_xticks(range(len(horizons)), [str(h) for h in horizons])
+        ax.set_yticks(range(len(shown)), shown)
+        ax.set_xlabel("horizon (periods after the split)")
+        ax.set_title(model, fontsize="medium")
+        if grid.size <= ANNOTATED_CELLS:
+            for (row, column), value in np.ndenumerate(grid):
+                if np.isfinite(value):
+                    dark = norm(value) > 0.55  # viridis_r is dark at the high end
+                    ax.text(column, row, written(value), ha="center", va="center",
+                            fontsize="x-small", color="white" if dark else "black")
+    for unused in axes[len(chosen):]:
+        unused.remove()
+    figure.colorbar(
+        image, ax=list(axes[: len(chosen)]), label=f"mean {metric_label(metric)}", shrink=0.9
+    )
+    cut = len(shown) < len(org_units)
+    note = f"; first {len(shown)} of {len(org_units)} org units" if cut else ""
+    figure.suptitle((title or f"Mean {metric_label(metric)} by org unit and horizon") + note)
+    return figure

@@ -1,0 +1,71 @@
+"""What the scoring charts share: a colour per model, one number format and input checks."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+
+MODEL = "model"
+REFERENCE_COLOUR = "0.45"
+"""Grey of what a reader compares with: the baseline, the diagonal, density 1."""
+
+
+def model_colours(models: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    """A colour per model from matplotlib's tab10, in the order given."""
+    palette = colormaps["tab10"]
+    return {model: palette(index % palette.N) for index, model in enumerate(models)}
+
+
+def models_of(frame: pd.DataFrame) -> list[str]:
+    """The models of a frame in their order: the categories' order, else first appearance."""
+    column = frame[MODEL]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        present = set(column.astype(str))
+        return [str(name) for name in column.cat.categories if str(name) in present]
+    return [str(name) for name in pd.unique(column)]
+
+
+def score_format(values: Sequence[float] | np.ndarray) -> Callable[[float], str]:
+    """One number format for all the scores of a chart: as many decimals as give the largest
+    three significant digits (13.5 -> 13.5 and 2.0; 1,234 -> 1,234 and 12), thousands with
+    commas."""
+    finite = np.abs(np.asarray(values, dtype=np.float64))
+    finite = finite[np.isfinite(finite)]
+    largest = float(finite.max()) if finite.size else 0.0
+    decimals = 2 if largest == 0 else max(0, 2 - math.floor(math.log10(largest)))
+    return lambda value: f"{value:,.{decimals}f}"
+
+
+def metric_label(metric: str) -> str:
+    """How a metric column is named on a chart: ``wis`` -> WIS, ``ae_median`` -> ae median."""
+    return metric.upper() if metric == "wis" else metric.replace("_", " ")
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, source: str) -> None:
+    """TypeError/ValueError naming what is missing and which function gives the right frame."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} lacks column(s) {missing}: pass the frame {source} returns")
+    if frame.empty:
+        raise ValueError(f"{what} is empty: there is nothing to draw")
+
+
+def require_one_row_per(
+    frame: pd.DataFrame, keys: Sequence[str], what: str, hint: str
+) -> None:
+    """ValueError when some combination of ``keys`` has more than one row."""
+    if frame.duplicated(list(keys)).any():
+        raise ValueError(f"{what} has more than one row per {' and '.join(keys)}: {hint}")
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A pyplot figure (so notebooks show it) laid out by matplotlib's constrained layout."""
+    return plt.figure(figsize=(width, height), layout="constrained")
