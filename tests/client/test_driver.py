@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
 
 from chaplab._secrets import key_prefix
-from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
 
 KEY = "sk_test_0123456789abcdefghij"
 
@@ -34,3 +35,25 @@ def test_repr_and_url_errors_hide_user_and_password(client_type: type) -> None:
     with pytest.raises(ValueError, match="base_url") as caught:
         client_type("ftp://gw:pa55word@chap.test")
     assert "pa55word" not in str(caught.value)
+
+
+def test_conversion_between_drivers_keeps_settings() -> None:
+    auth = httpx.BasicAuth("gw", "secret")
+    retry = RetryPolicy(max_retries=5)
+    request_headers: list[httpx.Headers] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        request_headers.append(request.headers)
+        return httpx.Response(200, json=[])
+
+    with ChapClient("http://x", proxy_prefix="/p", api_key="sk_test_123456789", auth=auth,
+                    retry=retry) as client:
+        converted = client.as_async(transport=httpx.MockTransport(record))
+        back = converted.as_sync(transport=httpx.MockTransport(record))
+    for other in (converted, back):
+        assert (other.base_url, other.proxy_prefix, other.has_api_key) == ("http://x", "/p", True)
+        assert other._retry is retry
+    with back:
+        assert back.list_datasets() == []
+    assert request_headers[0]["X-API-Key"] == "sk_test_123456789"
+    assert request_headers[0]["Authorization"].startswith("Basic ")

@@ -4,7 +4,6 @@ they read answers, on both drivers."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,21 +11,9 @@ import httpx
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient, ConflictError, PngImage
-from chaplab.client._driver import operations
 
 BASE_URL = "http://chap.test"
 Handler = Callable[[httpx.Request], httpx.Response]
-
-
-def test_both_drivers_have_every_further_operation() -> None:
-    for name, entry in operations().items():
-        function = entry.function
-        sync_method, async_method = getattr(ChapClient, name), getattr(AsyncChapClient, name)
-        assert inspect.iscoroutinefunction(async_method) and not inspect.iscoroutinefunction(
-            sync_method
-        )
-        assert inspect.signature(sync_method) == inspect.signature(async_method)
-        assert sync_method.__doc__ == function.__doc__
 
 
 @pytest.fixture(params=["sync", "async"])

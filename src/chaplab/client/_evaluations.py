@@ -158,12 +158,9 @@ class Evaluations(Resource):
         ``.name`` (a ``ModelSpec``). Returns the job (status ``PENDING``); see ``wait_for_job``
         and ``run_evaluation``.
         """
-        body: dict[str, Any] = {
-            "name": require_name("name", name),
-            "modelId": model_name(model),
-            "datasetId": require_id("dataset_id", dataset_id),
-            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
-        }
+        body = _evaluation_body(
+            name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
+        )
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
         return ref.pending_job("create_backtest", body["name"])
 
@@ -206,12 +203,7 @@ class Evaluations(Resource):
     ) -> Operation[Evaluation]:
         """Store an evaluation row without running it (no splits, forecasts or metrics);
         ``model`` is the configured model's NAME or an object with ``.name``."""
-        body: dict[str, Any] = {
-            "name": require_name("name", name),
-            "modelId": model_name(model),
-            "datasetId": require_id("dataset_id", dataset_id),
-            **optional_counts(n_periods=n_periods),
-        }
+        body = _evaluation_body(name, model, dataset_id, n_periods=n_periods)
         return (yield from self._call(Evaluation, "POST", "/v1/crud/backtests", json=body))
 
     def create_evaluation_with_data(
@@ -286,7 +278,7 @@ class Evaluations(Resource):
             raise ValueError("evaluation_ids must name at least one evaluation")
         params = {"ids": ",".join(str(value) for value in ids)}
         deleted = yield from self._call(DeletedIds, "DELETE", "/v1/crud/backtests", params=params)
-        return deleted.deleted_ids  # type: ignore[no-any-return]
+        return deleted.deleted_ids
 
     def evaluation_entries(
         self,
@@ -350,6 +342,17 @@ class Evaluations(Resource):
         )
         response = yield from self._request("GET", "/v1/crud/metric/csv", params=params)
         return response.text
+
+
+def _evaluation_body(
+    name: str, model: str | Any, dataset_id: int, **counts: int | None
+) -> dict[str, Any]:
+    return {
+        "name": require_name("name", name),
+        "modelId": model_name(model),
+        "datasetId": require_id("dataset_id", dataset_id),
+        **optional_counts(**counts),
+    }
 
 
 def _entry_params(

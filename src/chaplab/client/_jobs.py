@@ -171,8 +171,9 @@ class Jobs(Resource):
             raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
-        listed: Job | None = yield from self._listed_job(job_id)
-        status = listed.status
+        first = yield from self._listed_job(job_id)
+        listed: Job | None = first
+        status = first.status
         changes.seen(status)
         if not vocabulary.is_terminal_status(status):
             status = yield from self._poll_until_terminal(

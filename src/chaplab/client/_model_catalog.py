@@ -139,7 +139,7 @@ class ModelCatalog(Resource):
         response = yield from self._send("GET", "/v1/crud/models")
         if response.status_code == 404:
             return (yield from self.list_configured_models())
-        return parse(list[ModelSpec], checked(response))  # type: ignore[no-any-return]
+        return parse(list[ModelSpec], checked(response))
 
     def list_configured_models(self) -> Operation[list[ModelSpec]]:
         """All configured models."""

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpx
 import orjson
@@ -29,6 +28,18 @@ T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
 Files = Mapping[str, tuple[str, bytes, str]]
 """Multipart files: form field -> (file name, content, content type)."""
+
+
+class RequestOptions(TypedDict, total=False):
+    """What a request may carry besides its method and path."""
+
+    params: Params | None
+    json: Any
+    files: Files | None
+    data: Mapping[str, str] | None
+    headers: Mapping[str, str] | None
+    extra_read_timeout: float
+
 
 # -- building requests -----------------------------------------------------------------------
 
@@ -107,21 +118,12 @@ class RequestBuilder:
         """The full URL of an API path (``/v1/...``), with the proxy prefix."""
         return f"{self.base_url}{self.proxy_prefix}{path}"
 
-    def build(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Params | None = None,
-        json: Any = None,
-        files: Files | None = None,
-        data: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_read_timeout: float = 0.0,
-    ) -> httpx.Request:
+    def build(self, method: str, path: str, **options: Unpack[RequestOptions]) -> httpx.Request:
         """A ready-to-send request. ``json`` is sent as a JSON body; ``files`` and ``data`` as a
         multipart form (httpx writes its content type and boundary). ``extra_read_timeout``
         lengthens the read limit (long polls)."""
+        json, files, data = options.get("json"), options.get("files"), options.get("data")
+        extra_read_timeout = options.get("extra_read_timeout", 0.0)
         if json is not None and (files or data):
             raise ValueError("a request has a JSON body or a multipart form, not both")
         timeout = self.timeout
@@ -136,13 +138,19 @@ class RequestBuilder:
         return httpx.Request(
             method,
             self.url(path),
-            params=params,
+            params=_query(options.get("params")),
             content=None if json is None else encode_body(json),
             files=dict(files) if files else None,
             data=dict(data) if data else None,
-            headers={**self._headers, **body_headers, **(headers or {})},
+            headers={**self._headers, **body_headers, **(options.get("headers") or {})},
             extensions={**self._extensions, "timeout": timeout.as_dict()},
         )
+
+
+def _query(params: Params | None) -> list[tuple[str, Any]] | None:
+    if params is None:
+        return None
+    return list(params.items()) if isinstance(params, Mapping) else list(params)
 
 
 # -- sending and reading ---------------------------------------------------------------------
@@ -161,38 +169,32 @@ class Resource:
         self._retry = retry
 
     def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Params | None = None,
-        json: Any = None,
-        files: Files | None = None,
-        data: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_read_timeout: float = 0.0,
+        self, method: str, path: str, **options: Unpack[RequestOptions]
     ) -> Operation[httpx.Response]:
         """Send with retries; the last response, whatever its status."""
-        request = self._builder.build(
-            method, path, params=params, json=json, files=files, data=data, headers=headers,
-            extra_read_timeout=extra_read_timeout,
-        )
+        request = self._builder.build(method, path, **options)
         return (yield from send_with_retry(request, self._retry))
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> Operation[httpx.Response]:
+    def _request(
+        self, method: str, path: str, **options: Unpack[RequestOptions]
+    ) -> Operation[httpx.Response]:
         """Send; an error status raises the matching ``ChapHTTPError``."""
-        response = yield from self._send(method, path, **kwargs)
+        response = yield from self._send(method, path, **options)
         return checked(response)
 
-    def _call(self, shape: Any, method: str, path: str, **kwargs: Any) -> Operation[Any]:
+    def _call(
+        self, shape: type[T], method: str, path: str, **options: Unpack[RequestOptions]
+    ) -> Operation[T]:
         """Send and parse the JSON answer as ``shape`` (a model or a type such as
         ``list[Dataset]``)."""
-        response = yield from self._request(method, path, **kwargs)
+        response = yield from self._request(method, path, **options)
         return parse(shape, response)
 
-    def _get(self, shape: Any, path: str, **kwargs: Any) -> Operation[Any]:
+    def _get(
+        self, shape: type[T], path: str, **options: Unpack[RequestOptions]
+    ) -> Operation[T]:
         """``GET`` and parse the answer as ``shape``."""
-        return (yield from self._call(shape, "GET", path, **kwargs))
+        return (yield from self._call(shape, "GET", path, **options))
 
 
 def checked(response: httpx.Response) -> httpx.Response:
@@ -221,12 +223,18 @@ def decode(response: httpx.Response) -> Any:
         raise decode_failure(response, f"a body that is not valid JSON ({exc})") from exc
 
 
-@cache
-def _adapter(shape: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(shape)
+_ADAPTERS: dict[object, TypeAdapter[Any]] = {}
 
 
-def parse(shape: Any, response: httpx.Response) -> Any:
+def _adapter(shape: type[T]) -> TypeAdapter[T]:
+    """The validator of ``shape``, built once (building one costs far more than using it)."""
+    adapter = _ADAPTERS.get(shape)
+    if adapter is None:
+        adapter = _ADAPTERS[shape] = TypeAdapter(shape)
+    return adapter
+
+
+def parse(shape: type[T], response: httpx.Response) -> T:
     """The answer's JSON validated as ``shape``; ``ChapDecodeError`` for another shape."""
     payload = decode(response)
     try:
@@ -239,9 +247,10 @@ def convert(converter: Callable[[Any], T], payload: Any, response: httpx.Respons
     """``converter(payload)`` as a ``Compute`` step (off the event loop for the async client);
     a ``ValueError`` becomes a ``ChapDecodeError`` naming the request."""
     try:
-        return (yield Compute(converter, (payload,)))
+        converted: T = yield Compute(converter, (payload,))
     except ValueError as exc:
         raise decode_failure(response, f"data that cannot be turned into a frame: {exc}") from exc
+    return converted
 
 
 # -- argument checks -------------------------------------------------------------------------

@@ -113,15 +113,16 @@ class Predictions(Resource):
         Returns the job; its result is the prediction id."""
         from chaplab.frames import frame_to_observations
 
+        name = require_name("name", name)
         body = {
-            "name": require_name("name", name),
+            "name": name,
             "modelId": model_name(model),
             "providedData": frame_to_observations(frame),
             "geojson": geojson_body(geojson),
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
         }
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
-        return ref.pending_job("make_prediction", body["name"])
+        return ref.pending_job("make_prediction", name)
 
     def create_prediction_row(
         self, name: str, dataset_id: int, configured_model_with_data_source_id: int

@@ -1,0 +1,255 @@
+"""A user script that calls every method of ``ChapClient`` and ``AsyncChapClient``.
+
+It is never run: ``make test`` type-checks it (mypy --strict), so a method that type checkers
+cannot see, a wrong argument type or a changed result type fails the build. ``assert_type``
+states the result type a user relies on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import assert_type
+
+import pandas as pd
+
+from chaplab.client import (
+    DEFAULT_QUANTILES,
+    AsyncChapClient,
+    ChapClient,
+    ConfiguredModelWithDataSource,
+    DataImportReport,
+    Dataset,
+    DataSourceKind,
+    DebugEntry,
+    Evaluation,
+    EvaluationDetail,
+    EvaluationEntry,
+    EvaluationMetrics,
+    EvaluationOverlap,
+    Health,
+    Job,
+    JobResult,
+    ListedPredictionEntry,
+    MetricPlotCatalog,
+    ModelRunner,
+    ModelSpec,
+    ModelTemplate,
+    PngImage,
+    Prediction,
+    PredictionDetail,
+    PredictionEntry,
+    PredictionRequest,
+    SystemInfo,
+)
+
+
+def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: PredictionRequest) -> None:
+    """Each blocking method, with the result type it promises."""
+    assert_type(client.system_info(), SystemInfo)
+    assert_type(client.health(), Health)
+    assert_type(client.create_debug_entry("note", {"k": 1}), DebugEntry)
+    assert_type(client.get_debug_entry(1), DebugEntry)
+    assert_type(client.list_datasets(), list[Dataset])
+    assert_type(client.get_dataset(1), Dataset)
+    assert_type(
+        client.create_dataset("d", frame, geojson={"type": "x"}, type="evaluation"),
+        Dataset,
+    )
+    assert_type(client.upload_dataset_csv("d", Path("data.csv"), geojson=b"{}"), Dataset)
+    assert_type(client.make_dataset("d", frame), Job)
+    client.delete_dataset(1)
+    assert_type(client.dataset_csv(1), str)
+    assert_type(client.dataset_frame(1), pd.DataFrame)
+    assert_type(client.list_data_sources(), list[DataSourceKind])
+    assert_type(client.list_model_templates(), list[ModelTemplate])
+    assert_type(
+        client.register_model_template("t", "a template", {}, required_covariates=["rain"]),
+        ModelTemplate,
+    )
+    assert_type(client.list_models(), list[ModelSpec])
+    assert_type(client.list_configured_models(), list[ModelSpec])
+    assert_type(client.get_configured_model(1), ModelSpec)
+    assert_type(client.create_configured_model("weekly", 1, {"window": 3}), ModelSpec)
+    client.delete_configured_model(1)
+    assert_type(
+        client.list_configured_models_with_data_source(),
+        list[ConfiguredModelWithDataSource],
+    )
+    assert_type(client.get_configured_model_with_data_source(1), ConfiguredModelWithDataSource)
+    assert_type(
+        client.create_configured_model_with_data_source_from_evaluation(1),
+        ConfiguredModelWithDataSource,
+    )
+    assert_type(
+        client.create_evaluation("e", "naive_model", 1, n_periods=3, n_splits=2, stride=1),
+        Job,
+    )
+    assert_type(
+        client.run_evaluation("e", "naive_model", 1, timeout=60.0, on_status=print),
+        Evaluation,
+    )
+    assert_type(client.create_evaluation_row("e", "naive_model", 1, n_periods=3), Evaluation)
+    assert_type(
+        client.create_evaluation_with_data("e", "naive_model", frame, dry_run=True),
+        DataImportReport,
+    )
+    assert_type(client.list_evaluations(), list[Evaluation])
+    assert_type(client.get_evaluation(1), Evaluation)
+    assert_type(client.get_evaluation_full(1, quantiles=[0.5]), EvaluationDetail)
+    assert_type(client.job_evaluation_result("job-1"), EvaluationDetail)
+    assert_type(client.update_evaluation(1, "renamed"), Evaluation)
+    client.delete_evaluation(1)
+    assert_type(client.delete_evaluations([1, 2]), list[int])
+    assert_type(
+        client.evaluation_entries(1, DEFAULT_QUANTILES, "202101", org_units=["O1"]),
+        list[EvaluationEntry],
+    )
+    assert_type(client.evaluation_frame(1, org_units="O1"), pd.DataFrame)
+    assert_type(client.actual_cases(1, org_units=["O1"]), pd.DataFrame)
+    assert_type(client.evaluation_overlap(1, 2), EvaluationOverlap)
+    assert_type(client.compatible_evaluations(1), list[Evaluation])
+    assert_type(client.metrics_csv(), str)
+    assert_type(client.make_prediction(request), Job)
+    assert_type(client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
+    assert_type(client.create_prediction_row("p", 1, 1), Prediction)
+    assert_type(client.list_predictions(), list[Prediction])
+    assert_type(client.get_prediction(1), Prediction)
+    assert_type(client.job_prediction_result("job-1", quantiles=(0.1, 0.9)), PredictionDetail)
+    client.delete_prediction(1)
+    assert_type(client.prediction_entries(1), list[PredictionEntry])
+    assert_type(client.prediction_frame(1, [0.5]), pd.DataFrame)
+    assert_type(client.list_prediction_entries(prediction_id=1), list[ListedPredictionEntry])
+    assert_type(client.job_status("job-1"), str)
+    assert_type(client.list_jobs(), list[Job])
+    assert_type(client.get_job("job-1"), Job)
+    assert_type(client.job_logs("job-1"), str)
+    client.cancel_job("job-1")
+    client.delete_job("job-1")
+    assert_type(client.job_database_result("job-1"), JobResult)
+    assert_type(client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
+    assert_type(client.list_evaluation_plots(), list[str])
+    assert_type(client.evaluation_plot("forecasts", 1), PngImage)
+    assert_type(client.list_dataset_plots(), list[str])
+    assert_type(client.dataset_plot("cases", 1), PngImage)
+    assert_type(client.list_metric_plots(1), MetricPlotCatalog)
+    assert_type(client.metric_plot("by_horizon", 1, "crps"), PngImage)
+    assert_type(client.evaluation_metrics(1), EvaluationMetrics)
+    assert_type(client.list_model_runners(), list[ModelRunner])
+    assert_type(client.get_model_runner(1), ModelRunner)
+    assert_type(client.register_model_runner("http://runner.test", {"name": "r"}), ModelRunner)
+    assert_type(client.ping_model_runner(1), ModelRunner)
+    client.remove_model_runner(1)
+
+
+async def every_async_method(
+    client: AsyncChapClient, frame: pd.DataFrame, request: PredictionRequest
+) -> None:
+    """Each coroutine method, awaited, with the same result types."""
+    assert_type(await client.system_info(), SystemInfo)
+    assert_type(await client.health(), Health)
+    assert_type(await client.create_debug_entry("note", {"k": 1}), DebugEntry)
+    assert_type(await client.get_debug_entry(1), DebugEntry)
+    assert_type(await client.list_datasets(), list[Dataset])
+    assert_type(await client.get_dataset(1), Dataset)
+    assert_type(
+        await client.create_dataset("d", frame, geojson={"type": "x"}, type="evaluation"),
+        Dataset,
+    )
+    assert_type(await client.upload_dataset_csv("d", Path("data.csv"), geojson=b"{}"), Dataset)
+    assert_type(await client.make_dataset("d", frame), Job)
+    await client.delete_dataset(1)
+    assert_type(await client.dataset_csv(1), str)
+    assert_type(await client.dataset_frame(1), pd.DataFrame)
+    assert_type(await client.list_data_sources(), list[DataSourceKind])
+    assert_type(await client.list_model_templates(), list[ModelTemplate])
+    assert_type(
+        await client.register_model_template("t", "a template", {}, required_covariates=["rain"]),
+        ModelTemplate,
+    )
+    assert_type(await client.list_models(), list[ModelSpec])
+    assert_type(await client.list_configured_models(), list[ModelSpec])
+    assert_type(await client.get_configured_model(1), ModelSpec)
+    assert_type(await client.create_configured_model("weekly", 1, {"window": 3}), ModelSpec)
+    await client.delete_configured_model(1)
+    assert_type(
+        await client.list_configured_models_with_data_source(),
+        list[ConfiguredModelWithDataSource],
+    )
+    assert_type(
+        await client.get_configured_model_with_data_source(1),
+        ConfiguredModelWithDataSource,
+    )
+    assert_type(
+        await client.create_configured_model_with_data_source_from_evaluation(1),
+        ConfiguredModelWithDataSource,
+    )
+    assert_type(
+        await client.create_evaluation("e", "naive_model", 1, n_periods=3, n_splits=2, stride=1),
+        Job,
+    )
+    assert_type(
+        await client.run_evaluation("e", "naive_model", 1, timeout=60.0, on_status=print),
+        Evaluation,
+    )
+    assert_type(await client.create_evaluation_row("e", "naive_model", 1, n_periods=3), Evaluation)
+    assert_type(
+        await client.create_evaluation_with_data("e", "naive_model", frame, dry_run=True),
+        DataImportReport,
+    )
+    assert_type(await client.list_evaluations(), list[Evaluation])
+    assert_type(await client.get_evaluation(1), Evaluation)
+    assert_type(await client.get_evaluation_full(1, quantiles=[0.5]), EvaluationDetail)
+    assert_type(await client.job_evaluation_result("job-1"), EvaluationDetail)
+    assert_type(await client.update_evaluation(1, "renamed"), Evaluation)
+    await client.delete_evaluation(1)
+    assert_type(await client.delete_evaluations([1, 2]), list[int])
+    assert_type(
+        await client.evaluation_entries(1, DEFAULT_QUANTILES, "202101", org_units=["O1"]),
+        list[EvaluationEntry],
+    )
+    assert_type(await client.evaluation_frame(1, org_units="O1"), pd.DataFrame)
+    assert_type(await client.actual_cases(1, org_units=["O1"]), pd.DataFrame)
+    assert_type(await client.evaluation_overlap(1, 2), EvaluationOverlap)
+    assert_type(await client.compatible_evaluations(1), list[Evaluation])
+    assert_type(await client.metrics_csv(), str)
+    assert_type(await client.make_prediction(request), Job)
+    assert_type(await client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
+    assert_type(await client.create_prediction_row("p", 1, 1), Prediction)
+    assert_type(await client.list_predictions(), list[Prediction])
+    assert_type(await client.get_prediction(1), Prediction)
+    assert_type(await client.job_prediction_result("job-1", quantiles=(0.1, 0.9)), PredictionDetail)
+    await client.delete_prediction(1)
+    assert_type(await client.prediction_entries(1), list[PredictionEntry])
+    assert_type(await client.prediction_frame(1, [0.5]), pd.DataFrame)
+    assert_type(await client.list_prediction_entries(prediction_id=1), list[ListedPredictionEntry])
+    assert_type(await client.job_status("job-1"), str)
+    assert_type(await client.list_jobs(), list[Job])
+    assert_type(await client.get_job("job-1"), Job)
+    assert_type(await client.job_logs("job-1"), str)
+    await client.cancel_job("job-1")
+    await client.delete_job("job-1")
+    assert_type(await client.job_database_result("job-1"), JobResult)
+    assert_type(await client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
+    assert_type(await client.list_evaluation_plots(), list[str])
+    assert_type(await client.evaluation_plot("forecasts", 1), PngImage)
+    assert_type(await client.list_dataset_plots(), list[str])
+    assert_type(await client.dataset_plot("cases", 1), PngImage)
+    assert_type(await client.list_metric_plots(1), MetricPlotCatalog)
+    assert_type(await client.metric_plot("by_horizon", 1, "crps"), PngImage)
+    assert_type(await client.evaluation_metrics(1), EvaluationMetrics)
+    assert_type(await client.list_model_runners(), list[ModelRunner])
+    assert_type(await client.get_model_runner(1), ModelRunner)
+    assert_type(
+        await client.register_model_runner("http://runner.test", {"name": "r"}),
+        ModelRunner,
+    )
+    assert_type(await client.ping_model_runner(1), ModelRunner)
+    await client.remove_model_runner(1)
+
+
+def the_clients_convert_and_close(client: ChapClient) -> None:
+    """Conversion between the two kinds keeps the types."""
+    with client as same:
+        assert_type(same, ChapClient)
+        assert_type(same.as_async(), AsyncChapClient)
+        assert_type(same.as_async().as_sync(), ChapClient)
