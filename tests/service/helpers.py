@@ -1,11 +1,22 @@
-"""Small datasets for the service tests."""
+"""Small datasets and shared values of the service tests."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from chaplab.client import Dataset, Evaluation
 from chaplab.service.demo import generate_demo
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A stored dataset and a finished evaluation of it (the ``evaluated`` fixture)."""
+
+    dataset: Dataset
+    evaluation: Evaluation
 
 
 def small_frame(n_years: int = 3, period_type: str = "month") -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""The main endpoint table through ChapClient and AsyncChapClient against the running service."""
+"""Endpoints of every resource through ChapClient and AsyncChapClient against the running
+service: whole flows from a dataset to a prediction, and both drivers reading the same service."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import asyncio
 import numpy as np
 import pytest
 
-from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.client import AsyncChapClient, ChapClient, NotFoundError
 
-from .helpers import geojson_for, observations, small_frame
+from .helpers import Evaluated, geojson_for, observations, small_frame
 
 pytestmark = pytest.mark.integration
 
@@ -162,3 +163,22 @@ def test_async_client_reads_the_same_service(
     datasets, entries = async_runner.run(read())
     assert [d.id for d in datasets][:2] == [d.id for d in client.list_datasets()][:2]
     assert entries and all(e.quantile == 0.5 for e in entries)
+
+
+def test_the_async_client_reaches_files_metrics_and_plots(
+    async_client: AsyncChapClient, async_runner: asyncio.Runner, evaluated: Evaluated, unique: str
+) -> None:
+    async def scenario() -> None:
+        dataset = await async_client.upload_dataset_csv(f"async {unique}", small_frame(n_years=1))
+        frame, metrics, image = await asyncio.gather(
+            async_client.dataset_frame(dataset.id),
+            async_client.evaluation_metrics(evaluated.evaluation.id),
+            async_client.evaluation_plot("last_split", evaluated.evaluation.id),
+        )
+        assert len(frame) == 24 and len(metrics.by_horizon) == 2
+        assert image.data.startswith(b"\x89PNG")
+        await async_client.delete_dataset(dataset.id)
+        with pytest.raises(NotFoundError):
+            await async_client.dataset_csv(dataset.id)
+
+    async_runner.run(scenario())

@@ -173,7 +173,7 @@ class TestRefusedWithoutChange:
         assert any(problem["loc"][-1] == "nSplits" for problem in answer.json()["errors"])
 
     def test_more_quantile_levels_than_the_limit_are_422(self, http: httpx.Client) -> None:
-        from chaplab.service.routes._deps import MAX_QUANTILE_LEVELS
+        from chaplab.service.routes.dependencies import MAX_QUANTILE_LEVELS
 
         evaluation_id = http.get("/v1/crud/backtests").json()[0]["id"]
         levels = [("quantiles", 0.5)] * (MAX_QUANTILE_LEVELS + 1)

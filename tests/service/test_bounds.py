@@ -16,7 +16,7 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting import TEMPLATES, Panel
 from chaplab.service.storage import MAX_PERIOD_SPAN
 from chaplab.service.validation import check_prediction_history
-from chaplab.service.wire import MAX_HORIZON, MAX_SPLITS
+from chaplab.service.wire.common import MAX_HORIZON, MAX_SPLITS
 
 from .helpers import observations, small_frame
 

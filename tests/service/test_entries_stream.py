@@ -13,13 +13,13 @@ from sqlalchemy.orm import Session
 
 from chaplab.client import ChapClient
 from chaplab.service import gridjson
-from chaplab.service.db import EvaluationRow
 from chaplab.service.entries import (
     StoredSplits,
     evaluation_entries_json,
     evaluation_entries_stream,
 )
 from chaplab.service.storage import samples_from_bytes
+from chaplab.service.tables import EvaluationRow
 
 SHAPE = (4, 3, 2, 10)
 UNITS = ["OU_A", "Ünïcode", "OU_C"]

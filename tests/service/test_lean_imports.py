@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from chaplab.service import jobs
+from chaplab.service import job_runner
 
 
 def run_python(code: str) -> str:
@@ -31,9 +31,8 @@ def test_after_lean_imports_jsonschema_validates_without_the_grammar_module() ->
 
 
 def test_job_workers_skip_it_before_they_import_the_worker_code() -> None:
-    assert jobs._PRELOAD.index("chaplab.service.lean_imports") < jobs._PRELOAD.index(
-        "chaplab.service.tasks"
-    )
+    preload = job_runner._PRELOAD
+    assert preload.index("chaplab.service.lean_imports") < preload.index("chaplab.service.worker")
 
 
 def test_a_kernel_that_uses_the_client_and_schemas_is_left_alone() -> None:

@@ -23,10 +23,10 @@ from chaplab.service.db import database_url as to_database_url
 from chaplab.service.db import make_engine, prepare_database, session_factory
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.instance_lock import InstanceLock, holding
-from chaplab.service.jobs import DEFAULT_WORKERS, JobRunner, fail_interrupted_jobs
+from chaplab.service.job_runner import DEFAULT_WORKERS, JobRunner, fail_interrupted_jobs
 from chaplab.service.paths import default_data_dir
 from chaplab.service.routes import ROUTERS
-from chaplab.service.routes._deps import ServiceState
+from chaplab.service.routes.dependencies import ServiceState
 from chaplab.service.seed import seed_demo as store_demo_content
 from chaplab.service.seed import sync_templates
 from chaplab.toolkit import DEFAULT_MAX_BODY_BYTES, ServiceBuilder, problem_response

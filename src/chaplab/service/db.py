@@ -1,8 +1,7 @@
-"""The service's storage: typed SQLAlchemy 2.0 tables, the engine and the schema version.
+"""The service's database: the engine, sessions, the schema version and its migrations.
 
-Datasets and samples are stored compactly: one float64 blob per dataset feature
-(``n_org_units x n_periods``) and one float32 blob of sorted samples per evaluation or
-prediction. SQLite is the default (one file, WAL mode); any SQLAlchemy URL is accepted.
+The tables are declared in :mod:`chaplab.service.tables`. SQLite is the default (one file, WAL
+mode); any SQLAlchemy URL is accepted.
 
 SQLite runs with ``synchronous=FULL``: every write is committed before its response is sent,
 and FULL makes that commit survive a power cut too, not only a crash of the process. The
@@ -13,233 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    DateTime,
-    Dialect,
-    Engine,
-    ForeignKey,
-    Integer,
-    LargeBinary,
-    String,
-    Text,
-    TypeDecorator,
-    create_engine,
-    event,
-    func,
-    inspect,
-    select,
-)
+from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import (
-    DeclarativeBase,
-    Mapped,
-    Session,
-    mapped_column,
-    relationship,
-    sessionmaker,
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.tables import (
+    Base,
+    DebugEntryRow,
+    ModelRunnerRow,
+    RegisteredTemplateRow,
+    SchemaVersion,
 )
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
-
-
-def utc_now() -> datetime:
-    """The current time in UTC, whole seconds, with its zone (sent as ``...Z``, ISO 8601)."""
-    return datetime.now(UTC).replace(microsecond=0)
-
-
-class UtcDateTime(TypeDecorator[datetime]):
-    """A time stored as UTC without a zone (any backend's plain timestamp) and read back as an
-    aware UTC datetime, so that every answer says its zone (``format: date-time`` requires one).
-    An aware value is converted to UTC before it is stored; a naive one is taken as UTC."""
-
-    impl = DateTime
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is not None and value.tzinfo is not None:
-            return value.astimezone(UTC).replace(tzinfo=None)
-        return value
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else value.replace(tzinfo=UTC)
-
-
-class Base(DeclarativeBase):
-    type_annotation_map = {
-        dict[str, Any]: JSON,
-        list[Any]: JSON,
-        bytes: LargeBinary,
-        datetime: UtcDateTime,
-    }
-
-
-class SchemaVersion(Base):
-    """One row: the version of the table layout this database holds."""
-
-    __tablename__ = "schema_version"
-    version: Mapped[int] = mapped_column(Integer, primary_key=True)
-
-
-class DatasetRow(Base):
-    """A dataset: org units x periods, one array per feature in :class:`DatasetFeatureRow`."""
-
-    __tablename__ = "datasets"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    type: Mapped[str] = mapped_column(String(20))
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    period_type: Mapped[str] = mapped_column(String(10))
-    periods: Mapped[list[Any]]
-    org_units: Mapped[list[Any]]
-    geojson: Mapped[dict[str, Any] | None]
-    data_sources: Mapped[list[Any]]
-    features: Mapped[list[DatasetFeatureRow]] = relationship(
-        back_populates="dataset", cascade="all, delete-orphan", order_by="DatasetFeatureRow.id"
-    )
-
-
-class DatasetFeatureRow(Base):
-    """One feature of a dataset as float64 bytes, shape ``(n_org_units, n_periods)``."""
-
-    __tablename__ = "dataset_features"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    dataset_id: Mapped[int] = mapped_column(
-        ForeignKey("datasets.id", ondelete="CASCADE"), index=True
-    )
-    name: Mapped[str] = mapped_column(String(200))
-    values: Mapped[bytes]
-    dataset: Mapped[DatasetRow] = relationship(back_populates="features")
-
-
-class ModelTemplateRow(Base):
-    """A model template known to the service; its behaviour lives in the forecasting package."""
-
-    __tablename__ = "model_templates"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    archived: Mapped[bool] = mapped_column(default=False)
-
-
-class ConfiguredModelRow(Base):
-    """A template with chosen option values, named ``{template}:{name}`` (or the bare template)."""
-
-    __tablename__ = "configured_models"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(300), unique=True)
-    model_template_id: Mapped[int] = mapped_column(ForeignKey("model_templates.id"))
-    user_option_values: Mapped[dict[str, Any]]
-    additional_continuous_covariates: Mapped[list[Any]]
-    archived: Mapped[bool] = mapped_column(default=False)
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    template: Mapped[ModelTemplateRow] = relationship()
-
-
-FIRST_CONFIGURED_MODEL_ID = 1001
-"""Configured-model ids start here, apart from template ids, so that an id taken from
-``/v1/crud/models`` is never mistaken for a valid ``modelTemplateId``."""
-
-
-def next_configured_model_id(session: Session) -> int:
-    """The id for a new configured model."""
-    highest = session.scalar(select(func.max(ConfiguredModelRow.id)))
-    return max(highest or 0, FIRST_CONFIGURED_MODEL_ID - 1) + 1
-
-
-class ConfiguredModelWithDataSourceRow(Base):
-    """A configured model bundled with the data sources and org units of its predictions."""
-
-    __tablename__ = "configured_models_with_data_source"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(400))
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
-    period_type: Mapped[str] = mapped_column(String(10))
-    start_period: Mapped[str | None] = mapped_column(String(10))
-    org_units: Mapped[list[Any]]
-    data_sources: Mapped[list[Any]]
-    configured_model: Mapped[ConfiguredModelRow] = relationship()
-
-
-class EvaluationRow(Base):
-    """A finished rolling-origin evaluation with its sorted float32 samples.
-
-    ``samples`` has shape ``(n_splits, n_org_units, n_periods, n_samples)``, sorted along the
-    last axis so that any quantile is a cheap interpolation."""
-
-    __tablename__ = "evaluations"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
-    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
-    org_units: Mapped[list[Any]]
-    split_periods: Mapped[list[Any]]
-    periods: Mapped[list[Any]]  # per split, the forecast periods
-    n_periods: Mapped[int]
-    n_splits: Mapped[int]
-    stride: Mapped[int]
-    n_samples: Mapped[int]
-    aggregate_metrics: Mapped[dict[str, Any]]
-    samples: Mapped[bytes]
-    dataset: Mapped[DatasetRow] = relationship()
-    configured_model: Mapped[ConfiguredModelRow] = relationship()
-
-
-class PredictionRow(Base):
-    """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``."""
-
-    __tablename__ = "predictions"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
-    configured_model_with_data_source_id: Mapped[int] = mapped_column(
-        ForeignKey("configured_models_with_data_source.id")
-    )
-    org_units: Mapped[list[Any]]
-    periods: Mapped[list[Any]]
-    n_periods: Mapped[int]
-    n_samples: Mapped[int]
-    samples: Mapped[bytes]
-
-
-PENDING, STARTED, SUCCESS, FAILURE, REVOKED = "PENDING", "STARTED", "SUCCESS", "FAILURE", "REVOKED"
-ACTIVE_STATUSES = (PENDING, STARTED)
-
-
-class JobRow(Base):
-    """A background job; ``payload`` is the validated request it works on."""
-
-    __tablename__ = "jobs"
-    id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    type: Mapped[str] = mapped_column(String(40))
-    name: Mapped[str] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(12), index=True)
-    created: Mapped[datetime] = mapped_column(default=utc_now)
-    start_time: Mapped[datetime | None]
-    end_time: Mapped[datetime | None]
-    result: Mapped[str | None] = mapped_column(String(40))
-    error: Mapped[str | None] = mapped_column(Text)
-    payload: Mapped[dict[str, Any]]
-    logs: Mapped[list[JobLogRow]] = relationship(
-        cascade="all, delete-orphan", order_by="JobLogRow.id"
-    )
-
-
-class JobLogRow(Base):
-    """One captured log line of a job."""
-
-    __tablename__ = "job_logs"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
-    time: Mapped[datetime] = mapped_column(default=utc_now)
-    line: Mapped[str] = mapped_column(Text)
 
 
 class SchemaVersionError(RuntimeError):
@@ -304,8 +93,6 @@ def prepare_database(engine: Engine) -> bool:
     Returns True when the database was new (so the caller seeds it). An older layout is
     migrated when a migration exists, otherwise it and a newer layout are refused with
     :class:`SchemaVersionError`, before anything is written."""
-    from chaplab.service import records  # noqa: F401  (its tables join Base.metadata)
-
     tables = set(inspect(engine).get_table_names())
     if not tables:
         Base.metadata.create_all(engine)
@@ -344,14 +131,12 @@ def prepare_database(engine: Engine) -> bool:
 
 def _add_further_tables(session: Session) -> None:
     """Version 1 -> 2: the tables of registered templates, model runners and debug entries."""
-    from chaplab.service import records
-
     Base.metadata.create_all(
         session.connection(),
         tables=[
-            records.RegisteredTemplateRow.__table__,
-            records.ModelRunnerRow.__table__,
-            records.DebugEntryRow.__table__,
+            RegisteredTemplateRow.__table__,
+            ModelRunnerRow.__table__,
+            DebugEntryRow.__table__,
         ],
     )
 

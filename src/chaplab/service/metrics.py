@@ -129,6 +129,11 @@ def summarise_cells(
     return {name: result[name] for name in METRIC_NAMES}
 
 
+def finite_metrics(metrics: dict[str, float]) -> dict[str, float | None]:
+    """Metrics for JSON: a metric without any observed cell (NaN) becomes null."""
+    return {name: (float(value) if np.isfinite(value) else None) for name, value in metrics.items()}
+
+
 def cell_metrics_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
     """Per-cell scores from sorted samples (``mae``: absolute error, ``squared_error``).
 

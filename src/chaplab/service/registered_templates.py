@@ -14,10 +14,9 @@ import numpy as np
 from sqlalchemy.orm import object_session
 
 from chaplab.schema import ConfigSchema
-from chaplab.service.db import ModelTemplateRow
 from chaplab.service.forecasting import TEMPLATES, ModelTemplateSpec
-from chaplab.service.forecasting.task import ForecastTask
-from chaplab.service.records import RegisteredTemplateRow
+from chaplab.service.forecasting.inputs import ForecastTask
+from chaplab.service.tables import ModelTemplateRow, RegisteredTemplateRow
 
 
 class NotRunnableHere(RuntimeError):

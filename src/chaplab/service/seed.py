@@ -7,19 +7,19 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from chaplab.service.db import (
-    STARTED,
-    ConfiguredModelRow,
-    ModelTemplateRow,
-    next_configured_model_id,
-    transaction,
-    utc_now,
-)
+from chaplab.service.db import transaction
 from chaplab.service.demo import demo_dataset
 from chaplab.service.forecasting import TEMPLATES
-from chaplab.service.jobs import create_job
 from chaplab.service.storage import DatasetContent, new_dataset_row
-from chaplab.service.tasks import run_job
+from chaplab.service.tables import (
+    ConfiguredModelRow,
+    ModelTemplateRow,
+    create_job,
+    next_configured_model_id,
+    utc_now,
+)
+from chaplab.service.worker import run_job
+from chaplab.vocabulary import STARTED
 
 DEMO_NAME = "demo"
 PREDICTION_PERIODS = 48

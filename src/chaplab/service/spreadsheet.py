@@ -24,7 +24,7 @@ from fastapi import Response
 from chaplab import vocabulary as period_math
 from chaplab.service.errors import FieldProblem
 from chaplab.service.text import control_character_problem
-from chaplab.service.wire import Observation
+from chaplab.service.wire.common import Observation
 
 TIME_PERIOD, LOCATION = "time_period", "location"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 
 from chaplab import vocabulary as period_math
-from chaplab.service.db import DatasetFeatureRow, DatasetRow
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.geometry import check_polygon_geometry
+from chaplab.service.tables import DatasetFeatureRow, DatasetRow
 
+ROW_ONLY_SAMPLES = 1
+"""Rows created without a forecast store no samples: zero splits (or periods) of one sample."""
 MAX_PERIOD_SPAN = 10_000
 """The most periods one dataset covers (about 190 years of weeks): every feature is stored
 densely over the span, so one stray period far away would otherwise blow it up."""

@@ -1,4 +1,4 @@
-"""Text that names things (org units, features, datasets, models) is printable.
+"""Text that names things (org units, features, datasets, models): printable, and shown readably.
 
 A control character in a name (a NUL byte, an escape sequence) breaks CSV exports, terminals
 and logs long after it was stored, so it is refused when it arrives.
@@ -27,3 +27,8 @@ def printable(text: str) -> str:
     if problem is not None:
         raise ValueError(problem)
     return text
+
+
+def display_name(name: str) -> str:
+    """``mean_temperature`` -> ``Mean temperature``."""
+    return name.replace("_", " ").capitalize()

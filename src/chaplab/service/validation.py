@@ -82,3 +82,12 @@ def check_prediction_history(
             "nPeriods",
             f"the {n_periods} periods after {panel.periods[-1]} would pass the year 9999 ({error})",
         ) from None
+
+
+def check_nothing_to_fetch(data_to_be_fetched: list[Any]) -> None:
+    """This service fetches no data from outside: a request asking it to is refused."""
+    if data_to_be_fetched:
+        raise FieldProblem(
+            "dataToBeFetched",
+            "this service fetches no data from outside; send every value in providedData",
+        )

@@ -14,8 +14,8 @@ from chaplab.service.forecasting.backtest import (
     run_backtest,
     split_indices,
 )
+from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.service.forecasting.panel import Panel
-from chaplab.service.forecasting.task import ForecastTask
 from chaplab.service.forecasting.templates import TARGET, TEMPLATES, ModelTemplateSpec
 
 __all__ = [

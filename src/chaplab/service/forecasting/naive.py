@@ -16,7 +16,7 @@ from chaplab.service.forecasting.counts import (
     row_means,
     sample_counts,
 )
-from chaplab.service.forecasting.task import ForecastTask
+from chaplab.service.forecasting.inputs import ForecastTask
 
 CONFIG_SCHEMA: ConfigSchema = create_config_schema(
     title="Naive model",

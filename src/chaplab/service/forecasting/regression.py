@@ -38,7 +38,7 @@ from chaplab.service.forecasting.counts import (
     row_means,
     seasonal_means,
 )
-from chaplab.service.forecasting.task import ForecastTask
+from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import periods_after, season_position
 
 CONFIG_SCHEMA: ConfigSchema = create_config_schema(

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from chaplab.schema import ConfigSchema, apply_config_defaults, validate_config
+from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.service.forecasting.panel import Panel
-from chaplab.service.forecasting.task import ForecastTask
 from chaplab.vocabulary import season_length
 
 TARGET = "disease_cases"

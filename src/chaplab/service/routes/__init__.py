@@ -1,39 +1,32 @@
-"""The service's routes, one module per resource group; :data:`ROUTERS` lists them in order."""
+"""The service's routes, one module per resource; :data:`ROUTERS` lists them in order.
+
+A route reads the request, calls the resource's functions in :mod:`chaplab.service.domain` and
+answers their wire models (:mod:`chaplab.service.wire`)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
 from chaplab.service.routes import (
-    analytics,
-    backtests,
-    backtests_more,
-    dataset_files,
     datasets,
     debug,
-    job_results,
+    evaluations,
     jobs,
     models,
-    models_more,
+    plots,
     predictions,
-    registry,
+    runners,
     system,
-    visualization,
 )
 
 ROUTERS: tuple[APIRouter, ...] = (
     system.router,
     datasets.router,
     models.router,
-    backtests.router,
-    analytics.router,
-    jobs.router,
-    backtests_more.router,
-    dataset_files.router,
-    models_more.router,
+    evaluations.router,
     predictions.router,
-    job_results.router,
-    visualization.router,
-    registry.router,
+    jobs.router,
+    plots.router,
+    runners.router,
     debug.router,
 )

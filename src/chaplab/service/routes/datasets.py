@@ -1,126 +1,107 @@
-"""Datasets: list, read with observations, and create.
+"""Datasets: list, read with observations, create (JSON, CSV upload, or in a job), delete,
+download as CSV or records, and the kinds of data the models read.
 
-Both ways of creating validate the request at once (422 naming the field). ``POST
+Every way of creating validates the request at once (422 naming the field). ``POST
 /v1/crud/datasets`` stores the dataset before answering with it; the dataset builder ``POST
 /v1/analytics/make-dataset`` answers a job reference and stores it in a job.
 """
 
 from __future__ import annotations
 
-from itertools import groupby
-from typing import Any
+from typing import Annotated
 
-from fastapi import APIRouter
-from sqlalchemy import Row, select
-from sqlalchemy.orm import Session
+from fastapi import APIRouter, File, Form, Response, UploadFile
+from pydantic import AfterValidator
 
-from chaplab.service.db import DatasetFeatureRow, DatasetRow
-from chaplab.service.errors import FieldProblem
-from chaplab.service.jobs import create_job
-from chaplab.service.routes._deps import DB, State, get_or_404
-from chaplab.service.storage import dataset_content, new_dataset_row, observations_of
-from chaplab.service.views import dataset_read
-from chaplab.service.wire import (
+from chaplab.service.domain import datasets
+from chaplab.service.domain.datasets import CellValue
+from chaplab.service.routes.dependencies import DB, State, csv_answer
+from chaplab.service.spreadsheet import csv_response
+from chaplab.service.text import printable
+from chaplab.service.wire.datasets import (
     DatasetCreate,
     DatasetRead,
     DatasetWithObservations,
-    JobReference,
+    DataSourceKind,
     MakeDatasetRequest,
 )
+from chaplab.service.wire.jobs import JobReference
 
 router = APIRouter(tags=["datasets"])
-LISTED_COLUMNS = (
-    DatasetRow.id,
-    DatasetRow.name,
-    DatasetRow.type,
-    DatasetRow.created,
-    DatasetRow.period_type,
-    DatasetRow.periods,
-    DatasetRow.org_units,
-    DatasetRow.data_sources,
-)
-"""What the list shows of a dataset, beside its feature names (never values or polygons)."""
-LIST_STATEMENT = (
-    select(*LISTED_COLUMNS, DatasetFeatureRow.name.label("feature"))
-    .outerjoin(DatasetFeatureRow, DatasetFeatureRow.dataset_id == DatasetRow.id)
-    .order_by(DatasetRow.id, DatasetFeatureRow.id)
-)
-"""The datasets outer-joined with their feature names: one row per feature, in order."""
-
-
-def listed_datasets(session: Session) -> list[DatasetRead]:
-    """Every dataset as the list shows it, read in one statement of the columns it shows.
-
-    A dataset's feature values and polygons are never read: for 1,000 org units they are
-    megabytes, which the list used to load, parse and drop on every request. One statement
-    sees one snapshot, so a dataset created or deleted meanwhile is listed whole or not at
-    all."""
-    return [
-        listed_dataset(list(rows))
-        for _, rows in groupby(session.execute(LIST_STATEMENT), key=lambda row: row.id)
-    ]
-
-
-def listed_dataset(rows: list[Row[Any]]) -> DatasetRead:
-    """One dataset from its joined rows (one per feature, or one without any feature)."""
-    first = rows[0]
-    return DatasetRead(
-        id=first.id,
-        name=first.name,
-        type=first.type,
-        created=first.created,
-        first_period=first.periods[0],
-        last_period=first.periods[-1],
-        period_type=first.period_type,
-        org_units=first.org_units,
-        covariates=[row.feature for row in rows if row.feature is not None],
-        data_sources=first.data_sources,
-    )
 
 
 @router.get("/v1/crud/datasets")
 def list_datasets(session: DB) -> list[DatasetRead]:
     """Every stored dataset with its org units and covariates (no observations)."""
-    return listed_datasets(session)
+    return datasets.list_datasets(session)
 
 
 @router.get("/v1/crud/datasets/{dataset_id}")
 def get_dataset(dataset_id: int, session: DB) -> DatasetWithObservations:
-    row = get_or_404(session, DatasetRow, dataset_id, "dataset")
-    return DatasetWithObservations(
-        **dataset_read(row).model_dump(), observations=observations_of(row), geojson=row.geojson
-    )
+    return datasets.get_dataset(session, dataset_id)
 
 
 @router.post("/v1/crud/datasets")
 def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
     """Store a dataset given as observations (and optional polygons) and answer with it."""
-    content = dataset_content(
-        request.observations, request.geojson, request.data_sources, "observations"
-    )
-    row = new_dataset_row(request.name, request.type, content)
-    session.add(row)
-    session.commit()
-    return dataset_read(row)
+    return datasets.create_dataset(session, request)
 
 
 @router.post("/v1/analytics/make-dataset")
 def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> JobReference:
     """Build a dataset from provided data and org-unit polygons; answers a job reference."""
-    if request.data_to_be_fetched:
-        raise FieldProblem(
-            "dataToBeFetched",
-            "this service fetches no data from outside; send every value in providedData",
-        )
-    content = dataset_content(
-        request.provided_data, request.geojson, request.data_sources, "providedData"
-    )
-    job = create_job(
-        session,
-        "create_dataset",
-        request.name,
-        {"name": request.name, "type": request.type, "dataset": content.to_payload()},
-    )
-    session.commit()
+    job = datasets.queue_dataset(session, request)
     state.runner.wake()
     return JobReference(id=job.id)
+
+
+@router.post("/v1/crud/datasets/csvFile")
+async def create_dataset_from_csv(
+    session: DB,
+    name: Annotated[str, Form(min_length=1, max_length=200), AfterValidator(printable)],
+    csv_file: Annotated[
+        UploadFile,
+        File(alias="csvFile", description="time_period, location, one column per feature"),
+    ],
+    geojson_file: Annotated[
+        UploadFile | None,
+        File(alias="geojsonFile", description="FeatureCollection of the org units"),
+    ] = None,
+    type: Annotated[str, Form(pattern="^(evaluation|prediction)$")] = "evaluation",
+) -> DatasetRead:
+    """Store a dataset uploaded as CSV (multipart), with optional org-unit polygons."""
+    geojson = None if geojson_file is None else await geojson_file.read()
+    return datasets.create_dataset_from_csv(session, name, type, await csv_file.read(), geojson)
+
+
+@router.delete("/v1/crud/datasets/{dataset_id}", status_code=204, response_class=Response)
+def delete_dataset(dataset_id: int, session: DB) -> Response:
+    """Delete a dataset no evaluation or prediction uses (409 naming the users otherwise)."""
+    datasets.delete_dataset(session, dataset_id)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/v1/crud/datasets/{dataset_id}/csv",
+    response_class=Response,
+    responses=csv_answer("time_period, location, one column per feature"),
+)
+def dataset_csv(dataset_id: int, session: DB) -> Response:
+    """The dataset's rows as CSV; text cells that look like formulas are neutralised."""
+    header, rows = datasets.dataset_records(session, dataset_id)
+    return csv_response(header, rows, f"dataset-{dataset_id}.csv")
+
+
+@router.get("/v1/crud/datasets/{dataset_id}/df")
+def dataset_frame(dataset_id: int, session: DB) -> list[dict[str, CellValue]]:
+    """The dataset's rows as records ``{time_period, location, <feature>: value}`` (pandas
+    ``DataFrame.from_records`` reads them as they are)."""
+    header, rows = datasets.dataset_records(session, dataset_id)
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+@router.get("/v1/analytics/data-sources")
+def data_sources(session: DB) -> list[DataSourceKind]:
+    """The kinds of data the models read (targets and covariates) and the features of stored
+    datasets, with the templates that use each."""
+    return datasets.data_sources(session)

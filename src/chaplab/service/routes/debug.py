@@ -1,28 +1,22 @@
-"""Debug entries: store a note and read it back, to check that writes reach the database."""
+"""Debug entries (``/v1/crud/debug``): store a note and read it back."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from chaplab.service.records import DebugEntryRow
-from chaplab.service.routes._deps import DB, get_or_404
-from chaplab.service.wire_registry import DebugEntryCreate, DebugEntryRead
+from chaplab.service.domain import debug
+from chaplab.service.routes.dependencies import DB
+from chaplab.service.wire.debug import DebugEntryCreate, DebugEntryRead
 
-router = APIRouter(tags=["debug"])
-
-
-def debug_read(row: DebugEntryRow) -> DebugEntryRead:
-    return DebugEntryRead(id=row.id, message=row.message, details=row.details, created=row.created)
+router = APIRouter(prefix="/v1/crud/debug", tags=["debug"])
 
 
-@router.post("/v1/crud/debug")
+@router.post("")
 def create_debug_entry(request: DebugEntryCreate, session: DB) -> DebugEntryRead:
-    row = DebugEntryRow(message=request.message, details=request.details)
-    session.add(row)
-    session.commit()
-    return debug_read(row)
+    """Store a note, to check that writes reach the database."""
+    return debug.create_debug_entry(session, request)
 
 
-@router.get("/v1/crud/debug/{entry_id}")
+@router.get("/{entry_id}")
 def get_debug_entry(entry_id: int, session: DB) -> DebugEntryRead:
-    return debug_read(get_or_404(session, DebugEntryRow, entry_id, "debug entry"))
+    return debug.get_debug_entry(session, entry_id)

@@ -1,4 +1,5 @@
-"""Jobs: the list (snake_case descriptions), the bare status with long polling, logs, cancel.
+"""Jobs (``/v1/jobs``): the list (snake_case descriptions), the bare status with long polling,
+logs, cancel, delete, and what a successful job created.
 
 ``GET /v1/jobs/{id}`` honours ``Prefer: wait=N`` (RFC 7240): the answer is held until the
 status differs from the one at request time or N seconds (at most 30) pass, and carries
@@ -13,57 +14,43 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request, Response
-from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from chaplab.service.db import ACTIVE_STATUSES, JobRow
-from chaplab.service.routes._deps import DB, State, get_or_404, service_state
-from chaplab.service.wire import JobDescription, JobLogLine
-from chaplab.toolkit import ProblemError
+from chaplab.service.domain import jobs
+from chaplab.service.routes.dependencies import (
+    DB,
+    JSON,
+    OptionalQuantileLevels,
+    State,
+    service_state,
+)
+from chaplab.service.wire.evaluations import BacktestFull
+from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
+from chaplab.service.wire.predictions import PredictionFull
+from chaplab.vocabulary import DEFAULT_QUANTILES
 
-router = APIRouter(tags=["jobs"])
+router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 MAX_WAIT_SECONDS = 30
 POLL_SECONDS = 0.05
 _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)", re.IGNORECASE)
 
 
-def describe(job: JobRow) -> JobDescription:
-    return JobDescription(
-        id=job.id,
-        type=job.type,
-        name=job.name,
-        status=job.status,
-        created=job.created,
-        start_time=job.start_time,
-        end_time=job.end_time,
-        result=job.result,
-        error=job.error,
-    )
-
-
-@router.get("/v1/jobs")
+@router.get("")
 def list_jobs(session: DB) -> list[JobDescription]:
     """Every job on record, newest first."""
-    return [
-        describe(job) for job in session.scalars(select(JobRow).order_by(JobRow.created.desc()))
-    ]
+    return jobs.list_jobs(session)
 
 
-@router.get("/v1/jobs/{job_id}", response_model=str)
+@router.get("/{job_id}", response_model=str)
 async def job_status(
     job_id: str, request: Request, prefer: Annotated[str | None, Header()] = None
 ) -> Response:
     """The job's status as a bare JSON string, e.g. ``"STARTED"``."""
     factory = service_state(request).factory
-
-    def read_status() -> str | None:
-        with factory() as session:
-            return session.scalar(select(JobRow.status).where(JobRow.id == job_id))
-
-    status = await run_in_threadpool(read_status)
+    status = await run_in_threadpool(jobs.job_status, factory, job_id)
     if status is None:
         with factory() as session:
-            get_or_404(session, JobRow, job_id, "job")
+            jobs.get_job(session, job_id)
     match = _WAIT.search(prefer or "")
     headers: dict[str, str] = {}
     if match:
@@ -72,27 +59,53 @@ async def job_status(
         first = status
         while status == first and time.monotonic() < deadline:
             await asyncio.sleep(POLL_SECONDS)
-            status = await run_in_threadpool(read_status)
+            status = await run_in_threadpool(jobs.job_status, factory, job_id)
         headers["Preference-Applied"] = f"wait={wait}"
-    return Response(content=f'"{status}"', media_type="application/json", headers=headers)
+    return Response(content=f'"{status}"', media_type=JSON, headers=headers)
 
 
-@router.get("/v1/jobs/{job_id}/logs")
+@router.get("/{job_id}/logs")
 def job_logs(job_id: str, session: DB) -> list[JobLogLine]:
     """The job's captured log lines, oldest first."""
-    job = get_or_404(session, JobRow, job_id, "job")
-    return [JobLogLine(time=line.time, line=line.line) for line in job.logs]
+    return jobs.job_logs(session, job_id)
 
 
-@router.post("/v1/jobs/{job_id}/cancel")
+@router.post("/{job_id}/cancel")
 def cancel_job(job_id: str, session: DB, state: State) -> JobDescription:
     """Revoke a queued job or stop a running one (its worker process is terminated); a
     finished job gets 409."""
-    job = get_or_404(session, JobRow, job_id, "job")
-    if job.status not in ACTIVE_STATUSES:
-        raise ProblemError(
-            409, detail=f"job {job_id} has already finished with status {job.status}"
-        )
+    jobs.check_cancellable(session, job_id)
     state.runner.cancel(job_id)
     session.expire_all()
-    return describe(get_or_404(session, JobRow, job_id, "job"))
+    return jobs.describe(jobs.get_job(session, job_id))
+
+
+@router.delete("/{job_id}", status_code=204, response_class=Response)
+def delete_job(job_id: str, session: DB) -> Response:
+    """Delete a finished job's entry and logs (what it created stays); 409 while it runs."""
+    jobs.delete_job(session, job_id)
+    return Response(status_code=204)
+
+
+@router.get("/{job_id}/database_result")
+def job_database_result(job_id: str, session: DB) -> JobDatabaseResult:
+    """The row a successful job created (an evaluation, a prediction or a dataset)."""
+    return jobs.database_result(session, job_id)
+
+
+@router.get("/{job_id}/evaluation_result", response_model=BacktestFull)
+def job_evaluation_result(
+    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
+) -> Response:
+    """The full evaluation a successful evaluation job created, with its entries."""
+    body = jobs.evaluation_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
+    return Response(body, media_type=JSON)
+
+
+@router.get("/{job_id}/prediction_result", response_model=PredictionFull)
+def job_prediction_result(
+    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
+) -> Response:
+    """The full prediction a successful prediction job created, with its entries."""
+    body = jobs.prediction_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
+    return Response(body, media_type=JSON)

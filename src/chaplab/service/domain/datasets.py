@@ -1,0 +1,241 @@
+"""Datasets: the list, one dataset with its observations, storing one (from JSON, from CSV, or in
+a job), deleting one nobody uses, its rows as CSV or records, and the kinds of data the models
+read."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Row, select
+from sqlalchemy.orm import Session
+
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.errors import FieldProblem
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.spreadsheet import LOCATION, TIME_PERIOD, parse_dataset_csv
+from chaplab.service.storage import (
+    DatasetContent,
+    check_geojson,
+    dataset_content,
+    new_dataset_row,
+    observations_of,
+    panel_of,
+)
+from chaplab.service.tables import (
+    DatasetFeatureRow,
+    DatasetRow,
+    EvaluationRow,
+    JobRow,
+    ModelTemplateRow,
+    PredictionRow,
+    create_job,
+)
+from chaplab.service.text import display_name
+from chaplab.service.validation import check_nothing_to_fetch
+from chaplab.service.wire.datasets import (
+    DatasetCreate,
+    DatasetRead,
+    DatasetWithObservations,
+    DataSourceKind,
+    MakeDatasetRequest,
+)
+from chaplab.toolkit import ProblemError
+
+CellValue = str | float | None
+KNOWN_FEATURES = {
+    "disease_cases": "Reported cases of the disease per org unit and period (the forecast target).",
+    "rainfall": "Total rainfall in the period, in millimetres.",
+    "mean_temperature": "Mean air temperature in the period, in degrees Celsius.",
+    "population": "Number of people living in the org unit.",
+}
+LISTED_COLUMNS = (
+    DatasetRow.id,
+    DatasetRow.name,
+    DatasetRow.type,
+    DatasetRow.created,
+    DatasetRow.period_type,
+    DatasetRow.periods,
+    DatasetRow.org_units,
+    DatasetRow.data_sources,
+)
+"""What the list shows of a dataset, beside its feature names (never values or polygons)."""
+LIST_STATEMENT = (
+    select(*LISTED_COLUMNS, DatasetFeatureRow.name.label("feature"))
+    .outerjoin(DatasetFeatureRow, DatasetFeatureRow.dataset_id == DatasetRow.id)
+    .order_by(DatasetRow.id, DatasetFeatureRow.id)
+)
+"""The datasets outer-joined with their feature names: one row per feature, in order."""
+
+
+def dataset_read(row: DatasetRow) -> DatasetRead:
+    return _dataset_read(row, [feature.name for feature in row.features])
+
+
+def _dataset_read(row: DatasetRow | Row[Any], covariates: list[str]) -> DatasetRead:
+    """The list item of a dataset row, or of the first joined row of :data:`LIST_STATEMENT`."""
+    return DatasetRead(
+        id=row.id,
+        name=row.name,
+        type=row.type,
+        created=row.created,
+        first_period=row.periods[0],
+        last_period=row.periods[-1],
+        period_type=row.period_type,
+        org_units=row.org_units,
+        covariates=covariates,
+        data_sources=row.data_sources,
+    )
+
+
+def list_datasets(session: Session) -> list[DatasetRead]:
+    """Every dataset as the list shows it, read in one statement of the columns it shows.
+
+    A dataset's feature values and polygons are never read: for 1,000 org units they are
+    megabytes, which the list used to load, parse and drop on every request. One statement
+    sees one snapshot, so a dataset created or deleted meanwhile is listed whole or not at
+    all."""
+    return [
+        listed_dataset(list(rows))
+        for _, rows in groupby(session.execute(LIST_STATEMENT), key=lambda row: row.id)
+    ]
+
+
+def listed_dataset(rows: list[Row[Any]]) -> DatasetRead:
+    """One dataset from its joined rows (one per feature, or one without any feature)."""
+    return _dataset_read(rows[0], [row.feature for row in rows if row.feature is not None])
+
+
+def get_dataset(session: Session, dataset_id: int) -> DatasetWithObservations:
+    """The dataset with every observed value and its polygons."""
+    row = get_or_404(session, DatasetRow, dataset_id, "dataset")
+    return DatasetWithObservations(
+        **dataset_read(row).model_dump(), observations=observations_of(row), geojson=row.geojson
+    )
+
+
+def store_dataset(
+    session: Session, name: str, dataset_type: str, content: DatasetContent
+) -> DatasetRead:
+    """Store validated content as a dataset and commit."""
+    row = new_dataset_row(name, dataset_type, content)
+    session.add(row)
+    session.commit()
+    return dataset_read(row)
+
+
+def create_dataset(session: Session, request: DatasetCreate) -> DatasetRead:
+    """Store a dataset given as observations (and optional polygons)."""
+    content = dataset_content(
+        request.observations, request.geojson, request.data_sources, "observations"
+    )
+    return store_dataset(session, request.name, request.type, content)
+
+
+def create_dataset_from_csv(
+    session: Session, name: str, dataset_type: str, csv_file: bytes, geojson_file: bytes | None
+) -> DatasetRead:
+    """Store a dataset uploaded as CSV (``csvFile``), with optional polygons (``geojsonFile``)."""
+    parsed = parse_dataset_csv(csv_file, "csvFile")
+    geojson = None
+    if geojson_file is not None:
+        try:
+            geojson = json.loads(geojson_file)
+        except (UnicodeDecodeError, ValueError) as error:
+            raise FieldProblem("geojsonFile", f"is not valid JSON ({error})") from None
+        except RecursionError:
+            raise FieldProblem("geojsonFile", "is nested too deeply to be GeoJSON") from None
+    content = dataset_content(parsed.observations, None, [], "csvFile")
+    if geojson is not None:
+        check_geojson(geojson, content.panel.org_units, "geojsonFile")
+        content = DatasetContent(content.panel, geojson, [])
+    return store_dataset(session, name, dataset_type, content)
+
+
+def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
+    """Validate a dataset from provided data and polygons, then commit a job that stores it."""
+    check_nothing_to_fetch(request.data_to_be_fetched)
+    content = dataset_content(
+        request.provided_data, request.geojson, request.data_sources, "providedData"
+    )
+    job = create_job(
+        session,
+        "create_dataset",
+        request.name,
+        {"name": request.name, "type": request.type, "dataset": content.to_payload()},
+    )
+    session.commit()
+    return job
+
+
+def delete_dataset(session: Session, dataset_id: int) -> None:
+    """Delete a dataset no evaluation or prediction uses (409 naming the users otherwise)."""
+    row = get_or_404(session, DatasetRow, dataset_id, "dataset")
+    evaluations = list(
+        session.scalars(select(EvaluationRow.id).where(EvaluationRow.dataset_id == dataset_id))
+    )
+    predictions = list(
+        session.scalars(select(PredictionRow.id).where(PredictionRow.dataset_id == dataset_id))
+    )
+    if evaluations or predictions:
+        users = [f"evaluation {i}" for i in evaluations] + [f"prediction {i}" for i in predictions]
+        raise ProblemError(
+            409,
+            detail=f"dataset {dataset_id} is used by {', '.join(users[:10])}; delete those first",
+            extensions={"backtestIds": evaluations, "predictionIds": predictions},
+        )
+    session.delete(row)
+    session.commit()
+
+
+def dataset_records(session: Session, dataset_id: int) -> tuple[list[str], list[list[CellValue]]]:
+    """Header and rows (one per org unit and period) of a stored dataset; NaN as None."""
+    panel = panel_of(get_or_404(session, DatasetRow, dataset_id, "dataset"))
+    names = list(panel.features)
+    stacked = np.stack([panel.features[name] for name in names], axis=-1) if names else None
+    rows: list[list[CellValue]] = []
+    for u, unit in enumerate(panel.org_units):
+        for p, period in enumerate(panel.periods):
+            values = (
+                []
+                if stacked is None
+                else [None if np.isnan(v) else float(v) for v in stacked[u, p].tolist()]
+            )
+            rows.append([period, unit, *values])
+    return [TIME_PERIOD, LOCATION, *names], rows
+
+
+def data_sources(session: Session) -> list[DataSourceKind]:
+    """The kinds of data the models read (targets and covariates) and the features of stored
+    datasets, with the templates that use each."""
+    used_by: dict[str, list[str]] = {}
+    roles: dict[str, str] = {}
+    period_types: dict[str, set[str]] = {}
+    for template in session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id)):
+        spec = template_spec(template)
+        for name, role in [
+            (spec.target, "target"),
+            *((c, "covariate") for c in spec.required_covariates),
+        ]:
+            used_by.setdefault(name, []).append(spec.name)
+            roles.setdefault(name, role)
+            period_types.setdefault(name, set()).add(spec.supported_period_type)
+    for name in session.scalars(
+        select(DatasetFeatureRow.name).distinct().order_by(DatasetFeatureRow.name)
+    ):
+        used_by.setdefault(name, [])
+        roles.setdefault(name, "covariate")
+        period_types.setdefault(name, {"any"})
+    return [
+        DataSourceKind(
+            name=name,
+            display_name=display_name(name),
+            description=KNOWN_FEATURES.get(name, f"the feature {name!r} as stored in datasets"),
+            period_types=sorted(period_types[name]),
+            used_by=templates,
+            role=roles[name],
+        )
+        for name, templates in sorted(used_by.items())
+    ]

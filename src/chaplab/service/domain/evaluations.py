@@ -1,0 +1,484 @@
+"""Evaluations (backtests): queueing one as a job (on a stored dataset or on inline data, with a
+dry run), a row without forecasts, reading, renaming and deleting, the entries, the actual cases
+they are scored against, metrics per org unit and per horizon, overlaps and comparable
+evaluations.
+
+Full payloads are JSON bytes whose entries are spliced in (never one Python object per entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+from sqlalchemy import select
+from sqlalchemy.orm import Session, defer
+
+from chaplab.service.domain.datasets import dataset_read
+from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
+from chaplab.service.domain.models import configured_model_by_name, model_spec
+from chaplab.service.entries import (
+    StoredSplits,
+    evaluation_entries_json,
+    evaluation_entries_stream,
+)
+from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.forecasting import ModelTemplateSpec, Panel
+from chaplab.service.gridjson import JsonStream
+from chaplab.service.metrics import METRIC_NAMES, aggregate_metrics, finite_metrics
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.storage import (
+    ROW_ONLY_SAMPLES,
+    DatasetContent,
+    check_geojson,
+    new_dataset_row,
+    panel_from_observations,
+    panel_of,
+    samples_from_bytes,
+)
+from chaplab.service.tables import (
+    ConfiguredModelRow,
+    DatasetRow,
+    EvaluationRow,
+    JobRow,
+    create_job,
+)
+from chaplab.service.validation import check_backtest_history, check_model_fits
+from chaplab.service.wire.evaluations import (
+    ActualCase,
+    ActualCases,
+    BacktestConfiguration,
+    BacktestMetrics,
+    BacktestOverlap,
+    BacktestRead,
+    BacktestRowCreate,
+    CreateBacktestRequest,
+    CreateBacktestWithDataRequest,
+    DataImportReport,
+    DeletedIds,
+    HorizonMetrics,
+    OrgUnitMetrics,
+    RejectedOrgUnit,
+)
+
+METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
+
+
+def backtest_read(row: EvaluationRow) -> BacktestRead:
+    return BacktestRead(
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        dataset_id=row.dataset_id,
+        model_id=row.configured_model.name,
+        org_units=row.org_units,
+        split_periods=row.split_periods,
+        max_horizon_distance=row.n_periods,
+        n_periods=row.n_periods,
+        n_splits=row.n_splits,
+        stride=row.stride,
+        aggregate_metrics=row.aggregate_metrics,
+        configured_model=model_spec(row.configured_model),
+        dataset=dataset_read(row.dataset),
+    )
+
+
+def get_evaluation(session: Session, backtest_id: int, field: str | None = None) -> EvaluationRow:
+    """The evaluation ``backtest_id`` (NotFound naming ``field``)."""
+    return get_or_404(session, EvaluationRow, backtest_id, "backtest", field)
+
+
+def list_backtests(session: Session) -> list[BacktestRead]:
+    """Finished evaluations (an evaluation is stored only when its job succeeds), by id."""
+    rows = session.scalars(select(EvaluationRow).order_by(EvaluationRow.id))
+    return [backtest_read(row) for row in rows]
+
+
+def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
+    """Check that the configured model (by NAME) suits the dataset and its history suffices,
+    then commit the evaluation's job."""
+    model = configured_model_by_name(session, request.model_id)
+    dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
+    template = template_spec(model.template)
+    panel = panel_of(dataset)
+    check_model_fits(template, model.user_option_values, panel, "datasetId")
+    check_backtest_history(
+        template,
+        model.user_option_values,
+        panel,
+        request.n_periods,
+        request.n_splits,
+        request.stride,
+    )
+    return queue_evaluation(session, request, model, dataset)
+
+
+def queue_evaluation(
+    session: Session,
+    request: CreateBacktestRequest | CreateBacktestWithDataRequest,
+    model: ConfiguredModelRow,
+    dataset: DatasetRow,
+) -> JobRow:
+    """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, horizon,
+    splits and stride."""
+    job = create_job(
+        session,
+        "create_backtest",
+        request.name,
+        {
+            "name": request.name,
+            "configured_model_id": model.id,
+            "dataset_id": dataset.id,
+            "n_periods": request.n_periods,
+            "n_splits": request.n_splits,
+            "stride": request.stride,
+        },
+    )
+    session.commit()
+    return job
+
+
+def create_backtest_row(session: Session, request: BacktestRowCreate) -> BacktestRead:
+    """Store an evaluation row without running it: no splits, no forecasts, no metrics."""
+    model = configured_model_by_name(session, request.model_id)
+    dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
+    row = EvaluationRow(
+        name=request.name,
+        dataset_id=dataset.id,
+        configured_model_id=model.id,
+        org_units=list(dataset.org_units),
+        split_periods=[],
+        periods=[],
+        n_periods=request.n_periods,
+        n_splits=0,
+        stride=1,
+        n_samples=ROW_ONLY_SAMPLES,
+        aggregate_metrics={},
+        samples=b"",
+    )
+    session.add(row)
+    session.commit()
+    return backtest_read(row)
+
+
+def rename_backtest(session: Session, backtest_id: int, name: str) -> BacktestRead:
+    row = get_evaluation(session, backtest_id)
+    row.name = name
+    session.commit()
+    return backtest_read(row)
+
+
+def delete_backtest(session: Session, backtest_id: int) -> None:
+    session.delete(get_evaluation(session, backtest_id))
+    session.commit()
+
+
+def delete_backtests(session: Session, ids: str) -> DeletedIds:
+    """Delete the evaluations listed in ``ids`` (``"1,2"``); when any id is unknown nothing is
+    deleted (NotFound naming them)."""
+    wanted = parse_id_list(ids, "ids")
+    storable = [identifier for identifier in wanted if identifier <= MAX_ROW_ID]
+    rows = {
+        row.id: row
+        for row in session.scalars(select(EvaluationRow).where(EvaluationRow.id.in_(storable)))
+    }
+    missing = [identifier for identifier in wanted if identifier not in rows]
+    if missing:
+        raise NotFound("backtest", missing[0] if len(missing) == 1 else missing, "ids")
+    for row in rows.values():
+        session.delete(row)
+    session.commit()
+    return DeletedIds(deleted_ids=wanted)
+
+
+def parse_id_list(text: str, field: str) -> list[int]:
+    """``"1,2"`` -> ``[1, 2]`` (distinct, in order); FieldProblem naming ``field`` otherwise."""
+    parts = [part.strip() for part in text.split(",")]
+    if not text.strip() or any(not part.isdigit() for part in parts):
+        raise FieldProblem(field, f"expects comma-separated integer ids such as 1,2, got {text!r}")
+    return list(dict.fromkeys(int(part) for part in parts))
+
+
+def import_and_queue(
+    session: Session, request: CreateBacktestWithDataRequest, dry_run: bool
+) -> DataImportReport:
+    """Evaluate a configured model (by NAME) on data sent inline. Org units the model cannot use
+    (no polygon, no observed cases, missing covariate values) are left out and reported; with
+    ``dry_run`` nothing is stored, otherwise the usable data is stored as a dataset and its
+    evaluation queued."""
+    model = configured_model_by_name(session, request.model_id)
+    template = template_spec(model.template)
+    panel = panel_from_observations(request.provided_data, "providedData")
+    rejected = rejected_org_units(template, panel, request.geojson)
+    imported = [unit for unit in panel.org_units if unit not in rejected]
+    report = DataImportReport(
+        dry_run=dry_run,
+        imported_org_units=imported,
+        periods=panel.periods,
+        rejected=[
+            RejectedOrgUnit(org_unit=unit, reason=reason) for unit, reason in rejected.items()
+        ],
+    )
+    if not imported:
+        reasons = "; ".join(f"{unit}: {reason}" for unit, reason in list(rejected.items())[:5])
+        raise FieldProblem(
+            "providedData", f"no org unit can be used by {template.name!r} ({reasons})"
+        )
+    usable = org_unit_subset(panel, imported)
+    check_model_fits(template, model.user_option_values, usable, "providedData")
+    check_backtest_history(
+        template,
+        model.user_option_values,
+        usable,
+        request.n_periods,
+        request.n_splits,
+        request.stride,
+    )
+    if dry_run:
+        return report
+    sources = [source.model_dump(by_alias=True) for source in request.data_sources]
+    dataset = new_dataset_row(
+        request.name, "evaluation", DatasetContent(usable, request.geojson, sources)
+    )
+    session.add(dataset)
+    session.flush()
+    job = queue_evaluation(session, request, model, dataset)
+    return report.model_copy(update={"id": job.id, "dataset_id": dataset.id})
+
+
+def rejected_org_units(
+    template: ModelTemplateSpec, panel: Panel, geojson: dict[str, Any] | None
+) -> dict[str, str]:
+    """Org unit -> why the model cannot use it (in the panel's order)."""
+    polygons = polygon_ids(geojson) if geojson is not None else None
+    reasons: dict[str, str] = {}
+    for u, unit in enumerate(panel.org_units):
+        if polygons is not None and unit not in polygons:
+            reasons[unit] = "no polygon in geojson"
+            continue
+        target = panel.features.get(template.target)
+        if target is None or np.isnan(target[u]).all():
+            reasons[unit] = f"no observed {template.target}"
+            continue
+        for covariate in template.required_covariates:
+            values = panel.features.get(covariate)
+            if values is None:
+                reasons[unit] = f"no values of the required covariate {covariate!r}"
+                break
+            missing = int(np.isnan(values[u]).sum())
+            if missing:
+                reasons[unit] = (
+                    f"{missing} missing value(s) of the required covariate {covariate!r}"
+                )
+                break
+    return reasons
+
+
+def polygon_ids(geojson: dict[str, Any]) -> set[str]:
+    """The org-unit ids of a checked FeatureCollection's polygons."""
+    check_geojson(geojson, [])
+    ids: set[str] = set()
+    for feature in geojson["features"]:
+        properties = feature.get("properties") or {}
+        identifier = properties.get("id") if isinstance(properties, dict) else None
+        ids.add(str(identifier if identifier is not None else feature.get("id")))
+    return ids
+
+
+def org_unit_subset(panel: Panel, org_units: list[str]) -> Panel:
+    """The panel restricted to ``org_units`` (kept in the given order)."""
+    rows = [panel.org_units.index(unit) for unit in org_units]
+    return Panel(
+        period_type=panel.period_type,
+        periods=panel.periods,
+        org_units=list(org_units),
+        features={name: values[rows] for name, values in panel.features.items()},
+    )
+
+
+def evaluation_samples(row: EvaluationRow) -> np.ndarray:
+    """Sorted samples, shape (splits, org units, periods, samples)."""
+    return samples_from_bytes(
+        row.samples, (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
+    )
+
+
+def entries_stream(
+    session: Session,
+    backtest_id: int,
+    quantiles: Sequence[float],
+    split_period: str | None,
+    org_units: Sequence[str] | None,
+) -> JsonStream:
+    """Quantiles of every (split, org unit, period) of an evaluation, as a JSON stream.
+
+    The samples are not loaded with the row: on SQLite they are read split by split while the
+    entries are sent (see ``StoredSplits``)."""
+    if not -MAX_ROW_ID <= backtest_id <= MAX_ROW_ID:
+        raise NotFound("backtest", backtest_id, "backtestId")
+    row = session.get(EvaluationRow, backtest_id, options=[defer(EvaluationRow.samples)])
+    if row is None:
+        raise NotFound("backtest", backtest_id, "backtestId")
+    shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
+    engine = session.get_bind()
+    samples = (
+        StoredSplits(engine, EvaluationRow.__tablename__, row.id, shape)
+        if StoredSplits.usable(engine)
+        else samples_from_bytes(row.samples, shape)
+    )
+    return evaluation_entries_stream(
+        samples, row.org_units, row.split_periods, row.periods, quantiles, split_period, org_units
+    )
+
+
+def evaluation_entries(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
+    """Every entry of the evaluation at ``quantiles`` as JSON bytes."""
+    return evaluation_entries_json(
+        evaluation_samples(row), row.org_units, row.split_periods, row.periods, quantiles
+    )
+
+
+def backtest_full_json(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
+    """``BacktestFull`` as JSON bytes."""
+    entries = evaluation_entries(row, quantiles)
+    configuration = BacktestConfiguration(
+        n_periods=row.n_periods, n_splits=row.n_splits, stride=row.stride, n_samples=row.n_samples
+    )
+    head = backtest_read(row).model_dump(mode="json", by_alias=True)
+    head.update(configuration=configuration.model_dump(by_alias=True), quantiles=list(quantiles))
+    return with_forecasts(head, entries)
+
+
+def with_forecasts(head: dict[str, object], entries: bytes) -> bytes:
+    """``head`` as JSON with the entries' JSON bytes spliced in as ``forecasts``."""
+    return orjson.dumps(head)[:-1] + b',"forecasts":' + entries + b"}"
+
+
+def evaluation_truth(row: EvaluationRow) -> np.ndarray:
+    """The observed target at every forecast cell, shape (splits, org units, periods); NaN where
+    the dataset has no value."""
+    panel = panel_of(row.dataset)
+    target = panel.features.get(template_spec(row.configured_model.template).target)
+    truth = np.full((row.n_splits, len(row.org_units), row.n_periods), np.nan)
+    if target is None:
+        return truth
+    period_index = {period: i for i, period in enumerate(panel.periods)}
+    unit_index = [panel.org_units.index(unit) for unit in row.org_units]
+    for k, periods in enumerate(row.periods):
+        columns = [period_index[period] for period in periods]
+        truth[k] = target[np.ix_(unit_index, columns)]
+    return truth
+
+
+def evaluation_metrics(row: EvaluationRow) -> BacktestMetrics:
+    """Aggregate metrics with their breakdown per org unit and per horizon."""
+    samples, truth = evaluation_samples(row), evaluation_truth(row)
+    if row.n_splits == 0:
+        by_unit: list[OrgUnitMetrics] = []
+        by_horizon: list[HorizonMetrics] = []
+    else:
+        per_unit = aggregate_metrics(samples, truth, axis=(0, 2), presorted=True)
+        per_horizon = aggregate_metrics(samples, truth, axis=(0, 1), presorted=True)
+        by_unit = [
+            OrgUnitMetrics(org_unit=unit, **_finite_at(per_unit, i))
+            for i, unit in enumerate(row.org_units)
+        ]
+        by_horizon = [
+            HorizonMetrics(horizon=h + 1, **_finite_at(per_horizon, h))
+            for h in range(row.n_periods)
+        ]
+    return BacktestMetrics(
+        backtest_id=row.id,
+        metric_names=list(METRIC_NAMES),
+        aggregate=row.aggregate_metrics,
+        by_org_unit=by_unit,
+        by_horizon=by_horizon,
+    )
+
+
+def _finite_at(per_cell: dict[str, Any], index: int) -> dict[str, float | None]:
+    return finite_metrics(
+        {name: float(np.asarray(values)[index]) for name, values in per_cell.items()}
+    )
+
+
+def metric_rows(session: Session, backtest_id: int | None) -> list[list[Any]]:
+    """One row per evaluation (or of ``backtest_id`` only) and metric, in the columns of
+    :data:`METRICS_CSV_HEADER`."""
+    query = select(EvaluationRow).order_by(EvaluationRow.id)
+    if backtest_id is not None:
+        get_evaluation(session, backtest_id, "backtestId")
+        query = query.where(EvaluationRow.id == backtest_id)
+    return [
+        [row.id, row.name, row.configured_model.name, row.dataset_id, metric, value]
+        for row in session.scalars(query)
+        for metric, value in row.aggregate_metrics.items()
+    ]
+
+
+def actual_cases(
+    session: Session, backtest_id: int, org_units: Sequence[str] | None = None
+) -> ActualCases:
+    """The observed target of the evaluation's dataset (of ``org_units``, default all)."""
+    evaluation = get_evaluation(session, backtest_id, "backtestId")
+    panel = panel_of(evaluation.dataset)
+    target = template_spec(evaluation.configured_model.template).target
+    values = panel.features.get(target, np.full((panel.n_org_units, panel.n_periods), np.nan))
+    wanted = list(org_units or panel.org_units)
+    unknown = [unit for unit in wanted if unit not in panel.org_units]
+    if unknown:
+        raise FieldProblem(
+            "orgUnits", f"{unknown[0]!r} is not an org unit of the evaluation's dataset"
+        )
+    rows = [panel.org_units.index(unit) for unit in wanted]
+    data = [
+        ActualCase(
+            pe=period,
+            ou=panel.org_units[u],
+            value=None if np.isnan(values[u, p]) else float(values[u, p]),
+        )
+        for u in rows
+        for p, period in enumerate(panel.periods)
+    ]
+    return ActualCases(feature_id=target, dhis2_id=target, data=data)
+
+
+def backtest_overlap(session: Session, id1: int, id2: int) -> BacktestOverlap:
+    """The org units, split periods and forecast periods two evaluations share."""
+    first = get_evaluation(session, id1, "id1")
+    second = get_evaluation(session, id2, "id2")
+    return BacktestOverlap(
+        backtest_ids=[id1, id2],
+        same_dataset=first.dataset_id == second.dataset_id,
+        org_units=_shared(first.org_units, second.org_units),
+        split_periods=_shared(first.split_periods, second.split_periods),
+        periods=_shared(_forecast_periods(first), _forecast_periods(second)),
+    )
+
+
+def compatible_backtests(session: Session, backtest_id: int) -> list[BacktestRead]:
+    """Other evaluations on the same dataset that share at least one split period and org unit,
+    so their forecasts can be compared cell by cell."""
+    row = get_evaluation(session, backtest_id)
+    others = session.scalars(
+        select(EvaluationRow)
+        .where(EvaluationRow.dataset_id == row.dataset_id, EvaluationRow.id != row.id)
+        .order_by(EvaluationRow.id)
+    )
+    return [
+        backtest_read(other)
+        for other in others
+        if _shared(row.split_periods, other.split_periods)
+        and _shared(row.org_units, other.org_units)
+    ]
+
+
+def _shared(first: list[str], second: list[str]) -> list[str]:
+    others = set(second)
+    return [value for value in dict.fromkeys(first) if value in others]
+
+
+def _forecast_periods(row: EvaluationRow) -> list[str]:
+    return sorted({period for split in row.periods for period in split})

@@ -1,0 +1,142 @@
+"""Jobs as the API shows them: descriptions, status, logs, which ones may be cancelled or
+deleted, and what a successful job created (a job that has not succeeded gets 409 with the
+reason, never a 500). Jobs are queued with :func:`chaplab.service.tables.create_job` and run by
+:mod:`chaplab.service.job_runner`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.domain.datasets import dataset_read
+from chaplab.service.domain.evaluations import backtest_full_json, backtest_read
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.predictions import prediction_full_json, prediction_read
+from chaplab.service.tables import (
+    ACTIVE_STATUSES,
+    DatasetRow,
+    EvaluationRow,
+    JobRow,
+    PredictionRow,
+)
+from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
+from chaplab.toolkit import ProblemError
+from chaplab.vocabulary import SUCCESS
+
+RESULT_TABLES: dict[str, tuple[str, type[EvaluationRow | PredictionRow | DatasetRow]]] = {
+    "create_backtest": ("backtest", EvaluationRow),
+    "make_prediction": ("prediction", PredictionRow),
+    "create_dataset": ("dataset", DatasetRow),
+}
+"""Job type -> the kind and table of the row a successful job of that type created."""
+
+
+def describe(job: JobRow) -> JobDescription:
+    return JobDescription(
+        id=job.id,
+        type=job.type,
+        name=job.name,
+        status=job.status,
+        created=job.created,
+        start_time=job.start_time,
+        end_time=job.end_time,
+        result=job.result,
+        error=job.error,
+    )
+
+
+def get_job(session: Session, job_id: str) -> JobRow:
+    return get_or_404(session, JobRow, job_id, "job")
+
+
+def list_jobs(session: Session) -> list[JobDescription]:
+    """Every job on record, newest first."""
+    jobs = session.scalars(select(JobRow).order_by(JobRow.created.desc()))
+    return [describe(job) for job in jobs]
+
+
+def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:
+    """The job's status in a session of its own (None for an unknown job)."""
+    with factory() as session:
+        return session.scalar(select(JobRow.status).where(JobRow.id == job_id))
+
+
+def job_logs(session: Session, job_id: str) -> list[JobLogLine]:
+    """The job's captured log lines, oldest first."""
+    return [JobLogLine(time=line.time, line=line.line) for line in get_job(session, job_id).logs]
+
+
+def check_cancellable(session: Session, job_id: str) -> None:
+    """A 409 when the job has already finished (only a queued or running job is cancelled)."""
+    job = get_job(session, job_id)
+    if job.status not in ACTIVE_STATUSES:
+        raise ProblemError(
+            409, detail=f"job {job_id} has already finished with status {job.status}"
+        )
+
+
+def delete_job(session: Session, job_id: str) -> None:
+    """Delete a finished job's entry and logs (what it created stays); 409 while it runs."""
+    job = get_job(session, job_id)
+    if job.status in ACTIVE_STATUSES:
+        raise ProblemError(
+            409, detail=f"job {job_id} is {job.status}; cancel it or wait until it finishes"
+        )
+    session.delete(job)
+    session.commit()
+
+
+def database_result(session: Session, job_id: str) -> JobDatabaseResult:
+    """The row a successful job created (an evaluation, a prediction or a dataset)."""
+    job = succeeded(session, job_id)
+    kind, _ = RESULT_TABLES[job.type]
+    row = created_row(session, job)
+    read = (
+        backtest_read(row)
+        if isinstance(row, EvaluationRow)
+        else prediction_read(session, row)
+        if isinstance(row, PredictionRow)
+        else dataset_read(row)
+    )
+    return JobDatabaseResult(job_id=job.id, result_type=kind, id=row.id, row=read)
+
+
+def evaluation_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
+    """The full evaluation a successful evaluation job created, with its entries."""
+    row = created_row(session, succeeded(session, job_id, "create_backtest"))
+    assert isinstance(row, EvaluationRow)
+    return backtest_full_json(row, quantiles)
+
+
+def prediction_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
+    """The full prediction a successful prediction job created, with its entries."""
+    row = created_row(session, succeeded(session, job_id, "make_prediction"))
+    assert isinstance(row, PredictionRow)
+    return prediction_full_json(session, row, quantiles)
+
+
+def succeeded(session: Session, job_id: str, job_type: str | None = None) -> JobRow:
+    """The job, when it succeeded (and is of ``job_type``); 409 saying why not otherwise."""
+    job = get_job(session, job_id)
+    if job_type is not None and job.type != job_type:
+        raise ProblemError(409, detail=f"job {job_id} is a {job.type} job, not a {job_type} job")
+    if job.status != SUCCESS:
+        reason = f": {job.error}" if job.error else ""
+        state = "has not finished yet" if job.status in ACTIVE_STATUSES else "did not succeed"
+        raise ProblemError(409, detail=f"job {job_id} {state} (status {job.status}){reason}")
+    if job.type not in RESULT_TABLES or job.result is None or not job.result.isdigit():
+        raise ProblemError(409, detail=f"job {job_id} ({job.type}) records no created row")
+    return job
+
+
+def created_row(session: Session, job: JobRow) -> EvaluationRow | PredictionRow | DatasetRow:
+    """The row a succeeded job created; 404 when it has been deleted since."""
+    kind, table = RESULT_TABLES[job.type]
+    row = session.get(table, int(job.result or 0))
+    if row is None:
+        raise ProblemError(
+            404, detail=f"the {kind} {job.result} that job {job.id} created has been deleted since"
+        )
+    return row

@@ -1,0 +1,27 @@
+"""Rows by primary key, or :class:`NotFound` (answered 404) naming what was looked for."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from sqlalchemy.orm import Session
+
+from chaplab.service.errors import NotFound
+from chaplab.service.tables import Base
+
+Row = TypeVar("Row", bound=Base)
+MAX_ROW_ID = 2**63 - 1
+"""The largest integer SQLite (and a BIGINT) stores."""
+
+
+def get_or_404(
+    session: Session, row_type: type[Row], identifier: object, what: str, field: str | None = None
+) -> Row:
+    """The row with this primary key, or NotFound (answered 404) naming ``what``. An integer
+    beyond the database's 64-bit range names no row (and never reaches the driver)."""
+    if isinstance(identifier, int) and not -MAX_ROW_ID <= identifier <= MAX_ROW_ID:
+        raise NotFound(what, identifier, field)
+    row = session.get(row_type, identifier)
+    if row is None:
+        raise NotFound(what, identifier, field)
+    return row

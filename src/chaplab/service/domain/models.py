@@ -1,0 +1,283 @@
+"""Model templates, configured models and configured models with data source (bundles): reading
+them as wire models, configuring a template, archiving, and registering a template by its
+description."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.tables import (
+    ConfiguredModelRow,
+    ConfiguredModelWithDataSourceRow,
+    EvaluationRow,
+    ModelTemplateRow,
+    RegisteredTemplateRow,
+    next_configured_model_id,
+)
+from chaplab.service.text import display_name
+from chaplab.service.wire.models import (
+    ConfiguredModelCreate,
+    ConfiguredModelWithDataSourceRead,
+    FeatureRef,
+    ModelSpecRead,
+    ModelTemplateCreate,
+    ModelTemplateRead,
+)
+from chaplab.toolkit import ProblemError
+
+DEFAULT_NAME = "default"
+"""The configured-model name that stands for the bare template name."""
+
+
+def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
+    spec = template_spec(row)
+    return ModelTemplateRead(
+        id=row.id,
+        name=spec.name,
+        display_name=spec.display_name,
+        description=spec.description,
+        author=spec.author,
+        supported_period_type=spec.supported_period_type,
+        target=spec.target,
+        required_covariates=list(spec.required_covariates),
+        user_options=spec.config_schema.properties,
+        archived=row.archived,
+    )
+
+
+def model_spec(row: ConfiguredModelRow) -> ModelSpecRead:
+    """A configured model as the wire shows it: its template's description, its options and
+    its covariates (the template's required ones, then its own additional ones)."""
+    spec = template_spec(row.template)
+    own_name = row.name.split(":", 1)[1] if ":" in row.name else ""
+    covariates = [*spec.required_covariates, *row.additional_continuous_covariates]
+    return ModelSpecRead(
+        id=row.id,
+        name=row.name,
+        display_name=f"{spec.display_name} [{display_name(own_name)}]"
+        if own_name
+        else spec.display_name,
+        description=spec.description,
+        model_template_id=row.model_template_id,
+        supported_period_type=spec.supported_period_type,
+        user_option_values=row.user_option_values,
+        additional_continuous_covariates=row.additional_continuous_covariates,
+        covariates=[FeatureRef(name=name, display_name=display_name(name)) for name in covariates],
+        target=FeatureRef(name=spec.target, display_name=display_name(spec.target)),
+        archived=row.archived,
+    )
+
+
+def bundle_read(row: ConfiguredModelWithDataSourceRow) -> ConfiguredModelWithDataSourceRead:
+    return ConfiguredModelWithDataSourceRead(
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        configured_model=model_spec(row.configured_model),
+        period_type=row.period_type,
+        start_period=row.start_period,
+        org_units=row.org_units,
+        data_sources=row.data_sources,
+    )
+
+
+def list_templates(session: Session) -> list[ModelTemplateRead]:
+    """Every template, by id."""
+    rows = session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id))
+    return [template_read(row) for row in rows]
+
+
+def list_configured_models(session: Session) -> list[ModelSpecRead]:
+    """The configured models that are not archived, by id."""
+    listed = select(ConfiguredModelRow).where(ConfiguredModelRow.archived.is_(False))
+    return [model_spec(row) for row in session.scalars(listed.order_by(ConfiguredModelRow.id))]
+
+
+def configured_model(session: Session, model_id: int) -> ModelSpecRead:
+    """One configured model by id, archived ones included."""
+    return model_spec(get_or_404(session, ConfiguredModelRow, model_id, "configured model"))
+
+
+def configured_model_by_name(session: Session, model_id: str | int) -> ConfiguredModelRow:
+    """The configured model named ``model_id`` (the ``modelId`` of a request); an integer id is
+    refused with a hint."""
+    if isinstance(model_id, int):
+        raise FieldProblem(
+            "modelId",
+            f"expects a configured-model NAME (such as 'naive_model'), not the integer {model_id}",
+        )
+    row = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == model_id))
+    if row is None:
+        if model_id.isdigit():
+            raise FieldProblem(
+                "modelId",
+                f"expects a configured-model NAME (such as 'naive_model'), "
+                f"not an id like {model_id!r}",
+            )
+        raise NotFound("configured model", model_id, "modelId")
+    return row
+
+
+def check_same_configuration(existing: ConfiguredModelRow, request: ConfiguredModelCreate) -> None:
+    """A 409 naming what differs when a stored configured model of the same name was made
+    with other options or covariates: a name stands for one configuration."""
+    differences = [
+        f"{label} {stored!r} (asked for {asked!r})"
+        for label, stored, asked in (
+            ("userOptionValues", existing.user_option_values, request.user_option_values),
+            (
+                "additionalContinuousCovariates",
+                existing.additional_continuous_covariates,
+                request.additional_continuous_covariates,
+            ),
+        )
+        if stored != asked
+    ]
+    if differences:
+        raise ProblemError(
+            409,
+            detail=f"configured model {existing.name!r} exists with "
+            + " and ".join(differences)
+            + "; choose another name for other options",
+        )
+
+
+def create_configured_model(session: Session, request: ConfiguredModelCreate) -> ModelSpecRead:
+    """Store ``{template}:{name}`` (``default`` is the bare template name) after checking the
+    options against the template's schema. The same name with the same options returns the
+    existing record (brought back if archived); with other options it is a 409."""
+    template = get_or_404(
+        session, ModelTemplateRow, request.model_template_id, "model template", "modelTemplateId"
+    )
+    spec = template_spec(template)
+    if ":" in request.name:
+        raise FieldProblem(
+            "name", "must not contain ':'; the service prefixes the template name itself"
+        )
+    try:
+        validate_config(
+            request.user_option_values, spec.config_schema, require_options_without_default=True
+        )
+    except ConfigValidationError as error:
+        problems = [
+            {
+                "loc": ["body", "userOptionValues", *filter(None, problem.path.split("/"))],
+                "field": f"userOptionValues.{problem.path}" if problem.path else "userOptionValues",
+                "msg": problem.message,
+                "type": "config_schema",
+            }
+            for problem in error.problems
+        ]
+        raise ProblemError(
+            422,
+            detail=f"userOptionValues break the options of {spec.name!r}: "
+            + "; ".join(f"{p['field']}: {p['msg']}" for p in problems),
+            errors=problems,
+        ) from None
+    if any(not name.strip() for name in request.additional_continuous_covariates):
+        raise FieldProblem("additionalContinuousCovariates", "covariate names must not be empty")
+    name = spec.name if request.name == DEFAULT_NAME else f"{spec.name}:{request.name}"
+    existing = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == name))
+    if existing is not None:
+        check_same_configuration(existing, request)
+        if existing.archived:  # creating an archived name again brings it back into the lists
+            existing.archived = False
+            session.commit()
+        return model_spec(existing)
+    row = ConfiguredModelRow(
+        id=next_configured_model_id(session),
+        name=name,
+        model_template_id=template.id,
+        user_option_values=request.user_option_values,
+        additional_continuous_covariates=request.additional_continuous_covariates,
+    )
+    session.add(row)
+    session.commit()
+    return model_spec(row)
+
+
+def archive_configured_model(session: Session, model_id: int) -> None:
+    """Archive a configured model: it stays readable by id (and keeps its evaluations) but
+    drops out of the lists."""
+    get_or_404(session, ConfiguredModelRow, model_id, "configured model").archived = True
+    session.commit()
+
+
+def register_template(session: Session, request: ModelTemplateCreate) -> ModelTemplateRead:
+    """Store a template described by its name, covariates and configuration schema (409 when
+    the name is taken). It can be configured; running it fails, since this service runs only
+    its built-in templates (see :mod:`chaplab.service.registered_templates`)."""
+    if (
+        session.scalar(select(ModelTemplateRow.id).where(ModelTemplateRow.name == request.name))
+        is not None
+    ):
+        raise ProblemError(
+            409, detail=f"name: a model template named {request.name!r} already exists"
+        )
+    try:
+        schema = ConfigSchema.from_dict(request.config_schema)
+    except InvalidSchemaError as error:
+        raise FieldProblem("configSchema", str(error)) from None
+    for index, covariate in enumerate(request.required_covariates):
+        if not covariate.strip():
+            raise FieldProblem(f"requiredCovariates[{index}]", "must not be empty")
+    template = ModelTemplateRow(name=request.name)
+    session.add(template)
+    session.flush()
+    session.add(
+        RegisteredTemplateRow(
+            id=template.id,
+            display_name=request.display_name or display_name(request.name),
+            description=request.description,
+            author=request.author,
+            supported_period_type=request.supported_period_type,
+            target=request.target,
+            required_covariates=list(request.required_covariates),
+            config_schema=schema.to_dict(),
+        )
+    )
+    session.commit()
+    return template_read(template)
+
+
+def list_bundles(session: Session) -> list[ConfiguredModelWithDataSourceRead]:
+    """Every configured model with data source, by id."""
+    rows = session.scalars(
+        select(ConfiguredModelWithDataSourceRow).order_by(ConfiguredModelWithDataSourceRow.id)
+    )
+    return [bundle_read(row) for row in rows]
+
+
+def get_bundle(
+    session: Session, bundle_id: int, field: str | None = None
+) -> ConfiguredModelWithDataSourceRow:
+    """The configured model with data source ``bundle_id`` (NotFound naming ``field``)."""
+    return get_or_404(
+        session,
+        ConfiguredModelWithDataSourceRow,
+        bundle_id,
+        "configured model with data source",
+        field,
+    )
+
+
+def bundle_from_backtest(session: Session, backtest_id: int) -> ConfiguredModelWithDataSourceRead:
+    """Bundle an evaluation's configured model with its dataset's org units and data sources."""
+    evaluation = get_or_404(session, EvaluationRow, backtest_id, "backtest", "backtestId")
+    dataset = evaluation.dataset
+    row = ConfiguredModelWithDataSourceRow(
+        name=f"{evaluation.configured_model.name} @ {dataset.name}",
+        configured_model_id=evaluation.configured_model_id,
+        period_type=dataset.period_type,
+        start_period=dataset.periods[0],
+        org_units=dataset.org_units,
+        data_sources=dataset.data_sources,
+    )
+    session.add(row)
+    session.commit()
+    return bundle_read(row)

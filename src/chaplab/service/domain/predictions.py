@@ -1,0 +1,229 @@
+"""Predictions: queueing a forecast as a job (by bundle, or by configured-model name), a row
+without forecasts, reading and deleting, and the entries of one or of every prediction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from chaplab.service.domain.datasets import dataset_read
+from chaplab.service.domain.evaluations import with_forecasts
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.models import configured_model_by_name, get_bundle
+from chaplab.service.entries import (
+    TOTAL_ORG_UNIT,
+    checked_quantiles,
+    prediction_entries_json,
+    prediction_entries_stream,
+)
+from chaplab.service.errors import FieldProblem
+from chaplab.service.gridjson import JsonStream
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.storage import (
+    ROW_ONLY_SAMPLES,
+    dataset_content,
+    panel_from_observations,
+    samples_from_bytes,
+)
+from chaplab.service.tables import (
+    ConfiguredModelWithDataSourceRow,
+    DatasetRow,
+    JobRow,
+    PredictionRow,
+    create_job,
+)
+from chaplab.service.validation import (
+    check_model_fits,
+    check_nothing_to_fetch,
+    check_prediction_history,
+)
+from chaplab.service.wire.predictions import (
+    LegacyPredictionRequest,
+    PredictionRead,
+    PredictionRequest,
+    PredictionRowCreate,
+)
+
+
+def prediction_read(session: Session, row: PredictionRow) -> PredictionRead:
+    bundle = session.get_one(
+        ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
+    )
+    return PredictionRead(
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        dataset_id=row.dataset_id,
+        configured_model_with_data_source_id=row.configured_model_with_data_source_id,
+        model_id=bundle.configured_model.name,
+        org_units=row.org_units,
+        periods=row.periods,
+        n_periods=row.n_periods,
+    )
+
+
+def get_prediction_row(
+    session: Session, prediction_id: int, field: str | None = None
+) -> PredictionRow:
+    """The prediction ``prediction_id`` (NotFound naming ``field``)."""
+    return get_or_404(session, PredictionRow, prediction_id, "prediction", field)
+
+
+def list_predictions(session: Session) -> list[PredictionRead]:
+    rows = session.scalars(select(PredictionRow).order_by(PredictionRow.id))
+    return [prediction_read(session, row) for row in rows]
+
+
+def get_prediction(session: Session, prediction_id: int) -> PredictionRead:
+    return prediction_read(session, get_prediction_row(session, prediction_id))
+
+
+def delete_prediction(session: Session, prediction_id: int) -> None:
+    """Delete a prediction (the dataset it was made from stays)."""
+    session.delete(get_prediction_row(session, prediction_id))
+    session.commit()
+
+
+def create_prediction_row(session: Session, request: PredictionRowCreate) -> PredictionRead:
+    """Store a prediction row without running a model: no periods, no forecasts."""
+    dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
+    bundle = get_bundle(
+        session, request.configured_model_with_data_source_id, "configuredModelWithDataSourceId"
+    )
+    row = PredictionRow(
+        name=request.name,
+        dataset_id=dataset.id,
+        configured_model_with_data_source_id=bundle.id,
+        org_units=list(dataset.org_units),
+        periods=[],
+        n_periods=0,
+        n_samples=ROW_ONLY_SAMPLES,
+        samples=b"",
+    )
+    session.add(row)
+    session.commit()
+    return prediction_read(session, row)
+
+
+def queue_prediction(session: Session, request: PredictionRequest) -> JobRow:
+    """Check the provided data against the bundle's model, then commit a job forecasting
+    ``nPeriods`` periods after it."""
+    bundle = get_bundle(
+        session, request.configured_model_with_data_source_id, "configuredModelWithDataSourceId"
+    )
+    check_nothing_to_fetch(request.data_to_be_fetched)
+    content = dataset_content(
+        request.provided_data, request.geojson, request.data_sources, "providedData"
+    )
+    model = bundle.configured_model
+    template = template_spec(model.template)
+    check_model_fits(template, model.user_option_values, content.panel, "providedData")
+    check_prediction_history(template, model.user_option_values, content.panel, request.n_periods)
+    job = create_job(
+        session,
+        "make_prediction",
+        request.name,
+        {
+            "name": request.name,
+            "configured_model_with_data_source_id": bundle.id,
+            "n_periods": request.n_periods,
+            "dataset": content.to_payload(),
+        },
+    )
+    session.commit()
+    return job
+
+
+def queue_prediction_by_model_name(session: Session, request: LegacyPredictionRequest) -> JobRow:
+    """The older submit: bundles the configured model (``modelId``) with the request's org units
+    and data sources, then queues the prediction as :func:`queue_prediction` does."""
+    model = configured_model_by_name(session, request.model_id)
+    panel = panel_from_observations(request.provided_data, "providedData")
+    bundle = ConfiguredModelWithDataSourceRow(
+        name=f"{model.name} @ {request.name}",
+        configured_model_id=model.id,
+        period_type=panel.period_type,
+        start_period=panel.periods[0],
+        org_units=panel.org_units,
+        data_sources=[source.model_dump(by_alias=True) for source in request.data_sources],
+    )
+    session.add(bundle)
+    session.flush()
+    submitted = PredictionRequest(
+        name=request.name,
+        geojson=request.geojson,
+        provided_data=request.provided_data,
+        data_sources=request.data_sources,
+        data_to_be_fetched=request.data_to_be_fetched,
+        configured_model_with_data_source_id=bundle.id,
+        n_periods=request.n_periods,
+    )
+    return queue_prediction(session, submitted)
+
+
+def prediction_samples(row: PredictionRow) -> np.ndarray:
+    """Sorted samples, shape (org units, periods, samples)."""
+    return samples_from_bytes(row.samples, (len(row.org_units), row.n_periods, row.n_samples))
+
+
+def entries_stream(
+    session: Session,
+    prediction_id: int,
+    quantiles: Sequence[float],
+    org_units: Sequence[str] | None,
+) -> JsonStream:
+    """Quantiles of every (org unit, period) of a prediction, as a JSON stream."""
+    row = get_prediction_row(session, prediction_id, "predictionId")
+    return prediction_entries_stream(
+        prediction_samples(row), row.org_units, row.periods, quantiles, org_units
+    )
+
+
+def all_entries(
+    session: Session,
+    prediction_id: int | None,
+    quantiles: Sequence[float],
+    org_units: Sequence[str] | None,
+) -> bytes:
+    """Entries of every prediction (each with its ``predictionId``) as JSON bytes, optionally of
+    one prediction and some org units."""
+    checked_quantiles(quantiles)
+    query = select(PredictionRow).order_by(PredictionRow.id)
+    if prediction_id is not None:
+        get_prediction_row(session, prediction_id, "predictionId")
+        query = query.where(PredictionRow.id == prediction_id)
+    rows = list(session.scalars(query))
+    if org_units:
+        known = {unit for row in rows for unit in row.org_units} | {TOTAL_ORG_UNIT}
+        unknown = [unit for unit in org_units if unit not in known]
+        if unknown:
+            raise FieldProblem("orgUnits", f"{unknown[0]!r} is not an org unit of any prediction")
+    parts = []
+    for row in rows:
+        wanted = (
+            [unit for unit in org_units if unit in row.org_units or unit == TOTAL_ORG_UNIT]
+            if org_units
+            else None
+        )
+        if wanted == []:
+            continue
+        body = prediction_entries_json(
+            prediction_samples(row), row.org_units, row.periods, quantiles, wanted, row.id
+        )
+        if body != b"[]":
+            parts.append(body[1:-1])
+    return b"[" + b",".join(parts) + b"]"
+
+
+def prediction_full_json(session: Session, row: PredictionRow, quantiles: Sequence[float]) -> bytes:
+    """``PredictionFull`` as JSON bytes."""
+    entries = prediction_entries_json(
+        prediction_samples(row), row.org_units, row.periods, quantiles
+    )
+    head = prediction_read(session, row).model_dump(mode="json", by_alias=True)
+    dataset = dataset_read(session.get_one(DatasetRow, row.dataset_id))
+    head.update(dataset=dataset.model_dump(mode="json", by_alias=True), quantiles=list(quantiles))
+    return with_forecasts(head, entries)

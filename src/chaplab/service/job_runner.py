@@ -1,0 +1,211 @@
+"""The job runner: one OS process per job, at most ``workers`` at once, watched from the API.
+
+Jobs are rows first (PENDING, committed before the creating request is answered), so nothing
+lives only in memory. The runner's asyncio task starts queued jobs in processes of a
+``forkserver`` context whose server has the forecasting code preloaded (a new worker is a cheap
+fork), marks them STARTED, and marks FAILURE any job whose process could not start or ended
+without recording a final status. A job is cancelled by terminating its process. A worker
+first lowers its own CPU priority (``worker.lower_priority``), so the API stays responsive while
+jobs keep every core busy.
+
+Workers die with the service. The fork server ends by itself when the service's end of its
+pipe closes; the workers are its children, not the service's, so each also gets the read end of
+a *lifeline* pipe whose only write end the service holds and never writes to. However the
+service ends (SIGKILL included), the kernel closes that write end, the worker's read returns
+end-of-file and the worker exits at once (``worker.exit_with_service``). This works on every
+POSIX system and for any process tree, unlike ``PR_SET_PDEATHSIG``, which follows only the
+immediate parent (the fork server) and only on Linux. A worker that outlives the service anyway
+cannot overwrite what the restarted service decided: its final write is fenced (see
+:mod:`chaplab.service.worker`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import signal
+import threading
+from multiprocessing import forkserver
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import transaction
+from chaplab.service.tables import ACTIVE_STATUSES, JobLogRow, JobRow, utc_now
+from chaplab.service.worker import run_job
+from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
+
+DEFAULT_WORKERS = 2
+RESTART_ERROR = "interrupted: the service restarted while this job was running"
+WATCH_INTERVAL_SECONDS = 0.05
+_PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.worker"]
+logger = logging.getLogger("chaplab.service.job_runner")
+
+
+def worker_context() -> multiprocessing.context.ForkServerContext:
+    """The forkserver context with the worker code preloaded in its server."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
+def fail_interrupted_jobs(factory: sessionmaker[Session]) -> int:
+    """Mark FAILURE every job a stopped service left PENDING or STARTED; returns how many."""
+    with transaction(factory) as session:
+        outcome = session.execute(
+            update(JobRow)
+            .where(JobRow.status.in_(ACTIVE_STATUSES))
+            .values(status=FAILURE, error=RESTART_ERROR, end_time=utc_now())
+        )
+        return int(outcome.rowcount or 0)
+
+
+def fail_if_active(factory: sessionmaker[Session], job_id: str, error: str) -> bool:
+    """Mark the job FAILURE with ``error`` unless it has already ended; whether it was marked.
+
+    One conditional UPDATE, so a final status its worker committed meanwhile is never
+    overwritten."""
+    with transaction(factory) as session:
+        outcome = session.execute(
+            update(JobRow)
+            .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
+            .values(status=FAILURE, error=error, end_time=utc_now())
+        )
+        marked = bool(outcome.rowcount)
+        if marked:
+            session.add(JobLogRow(job_id=job_id, line=error))
+        return marked
+
+
+def ended_without_result(exit_code: int | None) -> str:
+    """The error of a job whose worker process ended without recording how the job ended."""
+    if exit_code is not None and exit_code < 0:
+        how = f"was killed by {signal.Signals(-exit_code).name}"
+    else:
+        how = f"ended with exit code {exit_code}"
+    return (
+        f"the worker process {how} without recording a result (it may have failed to start, "
+        "e.g. a script serving the app in-process needs an `if __name__ == \"__main__\":` guard)"
+    )
+
+
+class JobRunner:
+    """Starts queued jobs in worker processes and watches them until they end."""
+
+    def __init__(self, database_url: str, factory: sessionmaker[Session], workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.database_url = database_url
+        self.workers = workers
+        self._factory = factory
+        self._processes: dict[str, BaseProcess] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._lifeline: tuple[Connection, Connection] | None = None
+
+    def start(self) -> None:
+        """Begin watching (call from the service's event loop); the fork server, which imports
+        the forecasting code once, starts in the background so the first job starts fast."""
+        self._lifeline = worker_context().Pipe(duplex=False)
+        threading.Thread(
+            target=forkserver.ensure_running, name="chaplab-forkserver", daemon=True
+        ).start()
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._task = self._loop.create_task(self._watch(), name="chaplab-job-runner")
+
+    async def stop(self) -> None:
+        """Stop watching and end running workers; their jobs are failed at the next start."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        with self._lock:
+            processes = list(self._processes.values())
+            self._processes.clear()
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(timeout=5)
+        if self._lifeline is not None:
+            for end in self._lifeline:
+                end.close()
+            self._lifeline = None
+
+    def wake(self) -> None:
+        """A job was queued: start it as soon as a worker is free (thread-safe)."""
+        if self._loop is not None and self._wake is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    def cancel(self, job_id: str) -> str:
+        """Revoke a queued or running job (its process is terminated); returns the final status."""
+        with self._lock:
+            process = self._processes.pop(job_id, None)
+        if process is not None:
+            process.terminate()
+            process.join(timeout=5)
+        with transaction(self._factory) as session:
+            job = session.get_one(JobRow, job_id)
+            if job.status in ACTIVE_STATUSES:
+                job.status = REVOKED
+                job.end_time = utc_now()
+                job.error = "cancelled on request"
+                session.add(JobLogRow(job_id=job_id, line="cancelled on request"))
+            return job.status
+
+    async def _watch(self) -> None:
+        assert self._wake is not None
+        while True:
+            try:
+                await asyncio.to_thread(self._step)
+            except Exception:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
+                logger.exception("job runner: a round of starting and reaping workers failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
+            self._wake.clear()
+
+    def _step(self) -> None:
+        """Reap ended workers, then start queued jobs while workers are free."""
+        with self._lock:
+            ended = {job_id: p for job_id, p in self._processes.items() if not p.is_alive()}
+            for job_id in ended:
+                del self._processes[job_id]
+            free = self.workers - len(self._processes)
+        for job_id, process in ended.items():
+            process.join()
+            fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
+        if free > 0:
+            self._start_queued(free)
+
+    def _start_queued(self, free: int) -> None:
+        with transaction(self._factory) as session:
+            jobs = session.scalars(
+                select(JobRow).where(JobRow.status == PENDING).order_by(JobRow.created).limit(free)
+            ).all()
+            for job in jobs:
+                job.status = STARTED
+                job.start_time = utc_now()
+            job_ids = [job.id for job in jobs]
+        assert self._lifeline is not None, "start() the runner before it starts jobs"
+        context = worker_context()
+        for job_id in job_ids:
+            process = context.Process(
+                target=run_job,
+                args=(self.database_url, job_id, self._lifeline[0]),
+                name=f"chaplab-job-{job_id[:8]}",
+                daemon=True,
+            )
+            with self._lock:  # a cancel waits until the process is started and known
+                try:
+                    process.start()
+                except Exception as error:  # noqa: BLE001 - recorded on the job
+                    reason = f"the worker process could not start: {type(error).__name__}: {error}"
+                    fail_if_active(self._factory, job_id, reason)
+                    continue
+                self._processes[job_id] = process

@@ -1,0 +1,74 @@
+"""What the routes receive: the service's state, a database session per request, and the
+query parameters several resources share (quantile levels, org units)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+from fastapi.responses import StreamingResponse
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.gridjson import JsonStream
+from chaplab.service.job_runner import JobRunner
+from chaplab.vocabulary import DEFAULT_QUANTILES
+
+
+@dataclass
+class ServiceState:
+    """Held on ``app.state.service`` for the routes."""
+
+    database_url: str
+    factory: sessionmaker[Session]
+    runner: JobRunner
+    workers: int
+
+
+def service_state(request: Request) -> ServiceState:
+    return request.app.state.service
+
+
+def database_session(request: Request) -> Iterator[Session]:
+    """A session for one request; routes that write commit before they answer."""
+    with service_state(request).factory() as session:
+        yield session
+
+
+State = Annotated[ServiceState, Depends(service_state)]
+DB = Annotated[Session, Depends(database_session)]
+
+MAX_QUANTILE_LEVELS = 99
+"""The most quantile levels one request may ask for (every percentile)."""
+QUANTILES_HELP = (
+    f"quantile levels strictly between 0 and 1, repeated (at most {MAX_QUANTILE_LEVELS})"
+)
+QuantileLevels = Annotated[
+    list[float], Query(max_length=MAX_QUANTILE_LEVELS, description=QUANTILES_HELP)
+]
+OptionalQuantileLevels = Annotated[
+    list[float] | None,
+    Query(
+        max_length=MAX_QUANTILE_LEVELS,
+        description=f"{QUANTILES_HELP}; default {', '.join(map(str, DEFAULT_QUANTILES))}",
+    ),
+]
+OrgUnits = Annotated[
+    list[str] | None, Query(alias="orgUnits", description="org units, repeated; adm0 = their sum")
+]
+
+JSON = "application/json"
+
+
+def csv_answer(description: str) -> dict[int | str, dict[str, object]]:
+    """The OpenAPI ``responses`` of a route answering CSV text."""
+    return {
+        200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": description}
+    }
+
+
+def streamed(stream: JsonStream) -> StreamingResponse:
+    """A JSON body sent chunk by chunk as it is written (with its length when known first)."""
+    length = {} if stream.length is None else {"Content-Length": str(stream.length)}
+    return StreamingResponse(stream.chunks, media_type=JSON, headers=length)

@@ -1,0 +1,64 @@
+"""Server-drawn plots (``/v1/visualization``): PNG charts of evaluations, datasets and metrics.
+
+Sync routes, so FastAPI renders in its thread pool, off the event loop. An unknown chart or
+metric name gets 404 listing the known ones. The metrics behind the metric charts are an
+evaluation's (``GET /v1/visualization/metrics/{id}``, in :mod:`.evaluations`).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from chaplab.service.domain import plots
+from chaplab.service.routes.dependencies import DB
+from chaplab.service.wire.plots import MetricPlotCatalog
+
+router = APIRouter(prefix="/v1/visualization", tags=["plots"])
+PNG = {
+    200: {
+        "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+        "description": "a PNG image",
+    }
+}
+
+
+@router.get("/backtest-plots/")
+def backtest_plot_names() -> list[str]:
+    return list(plots.BACKTEST_PLOTS)
+
+
+@router.get(
+    "/backtest-plots/{visualization_name}/{backtest_id}", response_class=Response, responses=PNG
+)
+def backtest_plot(visualization_name: str, backtest_id: int, session: DB) -> Response:
+    png = plots.backtest_plot(session, visualization_name, backtest_id)
+    return Response(png, media_type="image/png")
+
+
+@router.get("/dataset-plots/")
+def dataset_plot_names() -> list[str]:
+    return list(plots.DATASET_PLOTS)
+
+
+@router.get(
+    "/dataset-plots/{visualization_name}/{dataset_id}", response_class=Response, responses=PNG
+)
+def dataset_plot(visualization_name: str, dataset_id: int, session: DB) -> Response:
+    png = plots.dataset_plot(session, visualization_name, dataset_id)
+    return Response(png, media_type="image/png")
+
+
+@router.get("/metric-plots/{backtest_id}")
+def metric_plot_names(backtest_id: int, session: DB) -> MetricPlotCatalog:
+    """The metric chart names and the metric ids an evaluation can be drawn for."""
+    return plots.metric_plot_catalog(session, backtest_id)
+
+
+@router.get(
+    "/metric-plots/{visualization_name}/{backtest_id}/{metric_id}",
+    response_class=Response,
+    responses=PNG,
+)
+def metric_plot(visualization_name: str, backtest_id: int, metric_id: str, session: DB) -> Response:
+    png = plots.metric_plot(session, visualization_name, backtest_id, metric_id)
+    return Response(png, media_type="image/png")

@@ -1,0 +1,273 @@
+"""Every table of the service, declared on one ``Base``: importing this module registers them all.
+
+Datasets and samples are stored compactly: one float64 blob per dataset feature
+(``n_org_units x n_periods``) and one float32 blob of sorted samples per evaluation or
+prediction. Times are stored in UTC. The engine, the schema version and its migrations live in
+:mod:`chaplab.service.db`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    TypeDecorator,
+    func,
+    select,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from chaplab.vocabulary import PENDING, STARTED
+
+
+def utc_now() -> datetime:
+    """The current time in UTC, whole seconds, with its zone (sent as ``...Z``, ISO 8601)."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A time stored as UTC without a zone (any backend's plain timestamp) and read back as an
+    aware UTC datetime, so that every answer says its zone (``format: date-time`` requires one).
+    An aware value is converted to UTC before it is stored; a naive one is taken as UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            return value.astimezone(UTC).replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        bytes: LargeBinary,
+        datetime: UtcDateTime,
+    }
+
+
+class SchemaVersion(Base):
+    """One row: the version of the table layout this database holds."""
+
+    __tablename__ = "schema_version"
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class DatasetRow(Base):
+    """A dataset: org units x periods, one array per feature in :class:`DatasetFeatureRow`."""
+
+    __tablename__ = "datasets"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    type: Mapped[str] = mapped_column(String(20))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    period_type: Mapped[str] = mapped_column(String(10))
+    periods: Mapped[list[Any]]
+    org_units: Mapped[list[Any]]
+    geojson: Mapped[dict[str, Any] | None]
+    data_sources: Mapped[list[Any]]
+    features: Mapped[list[DatasetFeatureRow]] = relationship(
+        back_populates="dataset", cascade="all, delete-orphan", order_by="DatasetFeatureRow.id"
+    )
+
+
+class DatasetFeatureRow(Base):
+    """One feature of a dataset as float64 bytes, shape ``(n_org_units, n_periods)``."""
+
+    __tablename__ = "dataset_features"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    values: Mapped[bytes]
+    dataset: Mapped[DatasetRow] = relationship(back_populates="features")
+
+
+class ModelTemplateRow(Base):
+    """A model template known to the service; its behaviour lives in the forecasting package."""
+
+    __tablename__ = "model_templates"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    archived: Mapped[bool] = mapped_column(default=False)
+
+
+class ConfiguredModelRow(Base):
+    """A template with chosen option values, named ``{template}:{name}`` (or the bare template)."""
+
+    __tablename__ = "configured_models"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(300), unique=True)
+    model_template_id: Mapped[int] = mapped_column(ForeignKey("model_templates.id"))
+    user_option_values: Mapped[dict[str, Any]]
+    additional_continuous_covariates: Mapped[list[Any]]
+    archived: Mapped[bool] = mapped_column(default=False)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    template: Mapped[ModelTemplateRow] = relationship()
+
+
+FIRST_CONFIGURED_MODEL_ID = 1001
+"""Configured-model ids start here, apart from template ids, so that an id taken from
+``/v1/crud/models`` is never mistaken for a valid ``modelTemplateId``."""
+
+
+def next_configured_model_id(session: Session) -> int:
+    """The id for a new configured model."""
+    highest = session.scalar(select(func.max(ConfiguredModelRow.id)))
+    return max(highest or 0, FIRST_CONFIGURED_MODEL_ID - 1) + 1
+
+
+class ConfiguredModelWithDataSourceRow(Base):
+    """A configured model bundled with the data sources and org units of its predictions."""
+
+    __tablename__ = "configured_models_with_data_source"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(400))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
+    period_type: Mapped[str] = mapped_column(String(10))
+    start_period: Mapped[str | None] = mapped_column(String(10))
+    org_units: Mapped[list[Any]]
+    data_sources: Mapped[list[Any]]
+    configured_model: Mapped[ConfiguredModelRow] = relationship()
+
+
+class EvaluationRow(Base):
+    """A finished rolling-origin evaluation with its sorted float32 samples.
+
+    ``samples`` has shape ``(n_splits, n_org_units, n_periods, n_samples)``, sorted along the
+    last axis so that any quantile is a cheap interpolation."""
+
+    __tablename__ = "evaluations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
+    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
+    org_units: Mapped[list[Any]]
+    split_periods: Mapped[list[Any]]
+    periods: Mapped[list[Any]]  # per split, the forecast periods
+    n_periods: Mapped[int]
+    n_splits: Mapped[int]
+    stride: Mapped[int]
+    n_samples: Mapped[int]
+    aggregate_metrics: Mapped[dict[str, Any]]
+    samples: Mapped[bytes]
+    dataset: Mapped[DatasetRow] = relationship()
+    configured_model: Mapped[ConfiguredModelRow] = relationship()
+
+
+class PredictionRow(Base):
+    """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``."""
+
+    __tablename__ = "predictions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
+    configured_model_with_data_source_id: Mapped[int] = mapped_column(
+        ForeignKey("configured_models_with_data_source.id")
+    )
+    org_units: Mapped[list[Any]]
+    periods: Mapped[list[Any]]
+    n_periods: Mapped[int]
+    n_samples: Mapped[int]
+    samples: Mapped[bytes]
+
+
+ACTIVE_STATUSES = (PENDING, STARTED)
+"""The statuses a job row holds before it ends (queued, or running in a worker)."""
+
+
+class JobRow(Base):
+    """A background job; ``payload`` is the validated request it works on."""
+
+    __tablename__ = "jobs"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    type: Mapped[str] = mapped_column(String(40))
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(12), index=True)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    start_time: Mapped[datetime | None]
+    end_time: Mapped[datetime | None]
+    result: Mapped[str | None] = mapped_column(String(40))
+    error: Mapped[str | None] = mapped_column(Text)
+    payload: Mapped[dict[str, Any]]
+    logs: Mapped[list[JobLogRow]] = relationship(
+        cascade="all, delete-orphan", order_by="JobLogRow.id"
+    )
+
+
+def create_job(session: Session, job_type: str, name: str, payload: dict[str, Any]) -> JobRow:
+    """Add a PENDING job to ``session`` (committed by the caller's transaction); the job runner
+    starts it once it is committed."""
+    job = JobRow(id=str(uuid.uuid4()), type=job_type, name=name, status=PENDING, payload=payload)
+    session.add(job)
+    return job
+
+
+class JobLogRow(Base):
+    """One captured log line of a job."""
+
+    __tablename__ = "job_logs"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    time: Mapped[datetime] = mapped_column(default=utc_now)
+    line: Mapped[str] = mapped_column(Text)
+
+
+class RegisteredTemplateRow(Base):
+    """The description of a template registered through ``POST /v1/crud/models``; the template
+    itself is a :class:`ModelTemplateRow` with the same id."""
+
+    __tablename__ = "registered_templates"
+    id: Mapped[int] = mapped_column(
+        ForeignKey("model_templates.id", ondelete="CASCADE"), primary_key=True
+    )
+    display_name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(200))
+    supported_period_type: Mapped[str] = mapped_column(String(10))
+    target: Mapped[str] = mapped_column(String(200))
+    required_covariates: Mapped[list[Any]]
+    config_schema: Mapped[dict[str, Any]]
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+
+
+class ModelRunnerRow(Base):
+    """An external model runner: where it answers, what it says about itself, when it last
+    pinged."""
+
+    __tablename__ = "model_runners"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    url: Mapped[str] = mapped_column(String(2000), unique=True)
+    info: Mapped[dict[str, Any]]
+    registered_at: Mapped[datetime] = mapped_column(default=utc_now)
+    last_ping_at: Mapped[datetime] = mapped_column(default=utc_now)
+    ping_count: Mapped[int] = mapped_column(default=0)
+
+
+class DebugEntryRow(Base):
+    """A note stored by a client to check that writes reach the database and read back."""
+
+    __tablename__ = "debug_entries"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message: Mapped[str] = mapped_column(Text)
+    details: Mapped[dict[str, Any]]
+    created: Mapped[datetime] = mapped_column(default=utc_now)

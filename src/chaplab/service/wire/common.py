@@ -1,0 +1,77 @@
+"""The shared parts of the service's request and response models, in the wire spelling of
+``docs/wire-contract.md``.
+
+Stored resources are camelCase on the wire (snake_case is accepted on input too); job
+descriptions and system information are snake_case. Every route declares a model of
+``chaplab.service.wire`` so that ``/openapi.json`` describes real schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from chaplab.service.text import printable
+
+MAX_HORIZON = 520
+"""The most periods one forecast reaches ahead: ten years of weeks."""
+
+
+MAX_SPLITS = 1000
+"""The most split points of one evaluation."""
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
+"""A name a person gave (dataset, evaluation, prediction): printable text."""
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
+"""An org unit or feature id: printable text."""
+
+
+Horizon = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods ahead")]
+
+
+SplitCount = Annotated[int, Field(gt=0, le=MAX_SPLITS, description="split points")]
+
+
+Stride = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods between splits")]
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case or camelCase accepted on input."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+
+class WireRequest(WireModel):
+    """A request body, validated strictly: a number where an id is wanted (never ``true`` or
+    ``"3"``), a string where a name is wanted. A value of the wrong type is a 422 naming the
+    field, not something quietly converted."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class SnakeModel(BaseModel):
+    """snake_case on the wire (jobs, system information)."""
+
+
+class DataSource(WireRequest):
+    covariate: Identifier
+    data_element_id: Identifier
+
+
+class Observation(WireRequest):
+    """One value of one feature for one org unit and period; ``null`` marks a missing value."""
+
+    feature_name: Identifier
+    org_unit: Identifier
+    period: str
+    value: float | None = Field(allow_inf_nan=False)

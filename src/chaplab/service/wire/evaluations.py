@@ -1,0 +1,176 @@
+"""Wire models of evaluations (backtests): creation as a job, on inline data or as a row only,
+edits, the stored evaluation and its full payload with entries, actual cases, overlaps and
+metrics per org unit and per horizon."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chaplab.service.wire.common import (
+    DataSource,
+    Horizon,
+    Name,
+    Observation,
+    SplitCount,
+    Stride,
+    WireModel,
+    WireRequest,
+)
+from chaplab.service.wire.datasets import DatasetRead
+from chaplab.service.wire.models import ModelSpecRead
+
+
+class BacktestRead(WireModel):
+    id: int
+    name: str
+    created: datetime
+    dataset_id: int
+    model_id: str
+    org_units: list[str]
+    split_periods: list[str]
+    max_horizon_distance: int
+    n_periods: int
+    n_splits: int
+    stride: int
+    aggregate_metrics: dict[str, float | None]
+    configured_model: ModelSpecRead
+    dataset: DatasetRead
+
+
+class CreateBacktestRequest(WireRequest):
+    """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
+
+    name: Name
+    model_id: str | int
+    dataset_id: int
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
+
+
+class CreateBacktestWithDataRequest(WireRequest):
+    """``POST /v1/analytics/create-backtest-with-data/``: an evaluation on data sent inline."""
+
+    name: Name
+    model_id: str = Field(min_length=1, description="the configured model's NAME")
+    provided_data: list[Observation] = Field(min_length=1)
+    geojson: dict[str, Any] | None = None
+    data_sources: list[DataSource] = []
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
+
+
+class RejectedOrgUnit(WireModel):
+    org_unit: str
+    reason: str
+
+
+class DataImportReport(WireModel):
+    """Which org units of inline data a model can use and why the others are left out. With
+    ``dryRun`` nothing is created (``id`` and ``datasetId`` are null)."""
+
+    dry_run: bool
+    id: str | None = Field(None, description="the evaluation job's id")
+    dataset_id: int | None = None
+    imported_org_units: list[str]
+    rejected: list[RejectedOrgUnit]
+    periods: list[str]
+
+
+class BacktestRowCreate(WireRequest):
+    """``POST /v1/crud/backtests``: an evaluation row without forecasts (no job runs)."""
+
+    name: Name
+    model_id: str = Field(min_length=1, description="the configured model's NAME")
+    dataset_id: int
+    n_periods: Horizon = 3
+
+
+class BacktestUpdate(WireRequest):
+    """``PATCH /v1/crud/backtests/{id}``: the editable fields; others are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Name
+
+
+class DeletedIds(WireModel):
+    deleted_ids: list[int]
+
+
+class EvaluationEntry(WireModel):
+    org_unit: str
+    period: str
+    quantile: float
+    value: float
+    split_period: str
+
+
+class BacktestConfiguration(WireModel):
+    n_periods: int
+    n_splits: int
+    stride: int
+    n_samples: int
+
+
+class BacktestFull(BacktestRead):
+    """An evaluation with its configuration, configured model, dataset and predicted entries."""
+
+    configuration: BacktestConfiguration
+    quantiles: list[float]
+    forecasts: list[EvaluationEntry]
+
+
+class BacktestOverlap(WireModel):
+    """What two evaluations share: org units, split periods and forecast periods."""
+
+    backtest_ids: list[int]
+    same_dataset: bool
+    org_units: list[str]
+    split_periods: list[str]
+    periods: list[str]
+
+
+class ActualCase(BaseModel):
+    pe: str
+    ou: str
+    value: float | None
+
+
+class ActualCases(WireModel):
+    feature_id: str
+    dhis2_id: str
+    data: list[ActualCase]
+
+
+class MetricsOf(WireModel):
+    """Metrics of one org unit or one horizon (null where nothing was observed)."""
+
+    crps: float | None
+    mae: float | None
+    rmse: float | None
+    coverage_10_90: float | None = Field(alias="coverage_10_90")
+    coverage_25_75: float | None = Field(alias="coverage_25_75")
+    winkler_score_10_90: float | None = Field(alias="winkler_score_10_90")
+    winkler_score_25_75: float | None = Field(alias="winkler_score_25_75")
+
+
+class OrgUnitMetrics(MetricsOf):
+    org_unit: str
+
+
+class HorizonMetrics(MetricsOf):
+    horizon: int = Field(description="periods after the split period, from 1")
+
+
+class BacktestMetrics(WireModel):
+    """``GET /v1/visualization/metrics/{backtest_id}``."""
+
+    backtest_id: int
+    metric_names: list[str]
+    aggregate: dict[str, float | None]
+    by_org_unit: list[OrgUnitMetrics]
+    by_horizon: list[HorizonMetrics]

@@ -1,0 +1,84 @@
+"""Wire models of model templates, configured models and configured models with data source."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field
+
+from chaplab.service.text import printable
+from chaplab.service.wire.common import DataSource, WireModel, WireRequest
+
+
+class FeatureRef(WireModel):
+    name: str
+    display_name: str
+
+
+class ModelTemplateRead(WireModel):
+    id: int
+    name: str
+    display_name: str
+    description: str
+    author: str
+    supported_period_type: str
+    target: str
+    required_covariates: list[str]
+    user_options: dict[str, dict[str, Any]]
+    hpo_search_space: dict[str, Any] | None = None
+    allow_free_additional_continuous_covariates: bool = False
+    requires_geo: bool = False
+    version: str = "1"
+    archived: bool = False
+
+
+class ModelTemplateCreate(WireRequest):
+    """``POST /v1/crud/models``: a template described by its name, period type, covariates and
+    configuration schema (the JSON form of ``chaplab.schema``)."""
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")
+    display_name: str | None = Field(None, max_length=200)
+    description: str = Field(min_length=1, max_length=5000)
+    author: str = Field("unknown", max_length=200)
+    supported_period_type: Literal["any", "month", "week"] = "any"
+    target: str = Field("disease_cases", min_length=1, max_length=200)
+    required_covariates: list[str] = []
+    config_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        description="a draft-07 configuration schema as written by chaplab.schema.schema_to_json",
+    )
+
+
+class ModelSpecRead(WireModel):
+    """A configured model (``id`` is the configured model's, never a template's)."""
+
+    id: int
+    name: str
+    display_name: str
+    description: str
+    model_template_id: int
+    supported_period_type: str
+    user_option_values: dict[str, Any]
+    additional_continuous_covariates: list[str]
+    covariates: list[FeatureRef]
+    target: FeatureRef
+    archived: bool = False
+
+
+class ConfiguredModelCreate(WireRequest):
+    name: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(printable)]
+    model_template_id: int
+    user_option_values: dict[str, Any] = {}
+    additional_continuous_covariates: list[str] = []
+
+
+class ConfiguredModelWithDataSourceRead(WireModel):
+    id: int
+    name: str
+    created: datetime
+    configured_model: ModelSpecRead
+    period_type: str
+    start_period: str | None
+    org_units: list[str]
+    data_sources: list[DataSource]

@@ -1,0 +1,266 @@
+"""The work a job's worker process does: evaluate, predict or store a dataset, and record how
+the job ended (:func:`run_job`, the entry point the job runner starts).
+
+A worker opens its own database session and writes its result (the new row, its samples and
+the job's SUCCESS with the row's id) in ONE transaction, so a half-written evaluation is never
+listed. An exception becomes FAILURE with a readable error and the traceback in the job's logs.
+
+The final write is fenced: it ends the job with one conditional UPDATE that matches only while
+the job is still STARTED with the start time this worker read at its beginning (the attempt).
+When the job was ended meanwhile (cancelled, or failed by a restarted service as interrupted),
+the UPDATE matches no row and the whole transaction, result rows included, is rolled back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import traceback
+from collections.abc import Callable
+from datetime import datetime
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+from sqlalchemy import update
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import make_engine, session_factory, transaction
+from chaplab.service.forecasting import run_backtest
+from chaplab.service.metrics import finite_metrics
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
+from chaplab.service.tables import (
+    ConfiguredModelRow,
+    ConfiguredModelWithDataSourceRow,
+    DatasetRow,
+    EvaluationRow,
+    JobLogRow,
+    JobRow,
+    PredictionRow,
+    utc_now,
+)
+from chaplab.vocabulary import FAILURE, STARTED, SUCCESS
+
+N_SAMPLES = 100
+SERVICE_GONE_EXIT_CODE = 70
+"""A worker's exit code when it ended because the service that started it is gone."""
+WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the service's (added to its nice value)."""
+
+Log = Callable[[str], None]
+Write = Callable[[Session], int]
+"""Adds a job's rows to the session of its final transaction; returns the new row's id."""
+Work = Callable[[sessionmaker[Session], dict[str, Any], Log], Write]
+"""Reads its inputs and computes outside any write transaction, then hands back its writer."""
+
+
+def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Run a rolling-origin evaluation; the writer adds the evaluation row."""
+    with factory() as session:
+        dataset = session.get_one(DatasetRow, payload["dataset_id"])
+        model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
+        template = template_spec(model.template)
+        panel = panel_of(dataset)
+    log(f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units)")
+    result = run_backtest(
+        template,
+        model.user_option_values,
+        panel,
+        n_periods=payload["n_periods"],
+        n_splits=payload["n_splits"],
+        stride=payload["stride"],
+        n_samples=N_SAMPLES,
+        seed=payload.get("seed", 0),
+        progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
+    )
+
+    def write(session: Session) -> int:
+        row = EvaluationRow(
+            name=payload["name"],
+            dataset_id=dataset.id,
+            configured_model_id=model.id,
+            org_units=result.org_units,
+            split_periods=result.split_periods,
+            periods=result.periods,
+            n_periods=payload["n_periods"],
+            n_splits=payload["n_splits"],
+            stride=payload["stride"],
+            n_samples=N_SAMPLES,
+            aggregate_metrics=finite_metrics(result.aggregate_metrics),
+            samples=samples_to_bytes(result.samples),
+        )
+        session.add(row)
+        session.flush()
+        return row.id
+
+    return write
+
+
+def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Forecast ``n_periods`` after the provided data; the writer stores the data as a
+    prediction dataset and the prediction."""
+    with factory() as session:
+        bundle = session.get_one(
+            ConfiguredModelWithDataSourceRow, payload["configured_model_with_data_source_id"]
+        )
+        model = bundle.configured_model
+        template = template_spec(model.template)
+    content = DatasetContent.from_payload(payload["dataset"])
+    n_periods = payload["n_periods"]
+    log(
+        f"forecasting {n_periods} periods with {model.name} "
+        f"for {content.panel.n_org_units} org units"
+    )
+    samples = template.forecast(
+        content.panel,
+        n_periods,
+        N_SAMPLES,
+        model.user_option_values,
+        np.random.default_rng(payload.get("seed", 0)),
+    )
+
+    def write(session: Session) -> int:
+        dataset = new_dataset_row(payload["name"], "prediction", content)
+        session.add(dataset)
+        session.flush()
+        row = PredictionRow(
+            name=payload["name"],
+            dataset_id=dataset.id,
+            configured_model_with_data_source_id=bundle.id,
+            org_units=content.panel.org_units,
+            periods=content.panel.periods_after(n_periods),
+            n_periods=n_periods,
+            n_samples=N_SAMPLES,
+            samples=samples_to_bytes(samples),
+        )
+        session.add(row)
+        session.flush()
+        return row.id
+
+    return write
+
+
+def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+    """Store a validated dataset; the writer returns its id."""
+    content = DatasetContent.from_payload(payload["dataset"])
+
+    def write(session: Session) -> int:
+        row = new_dataset_row(payload["name"], payload["type"], content)
+        session.add(row)
+        session.flush()
+        return row.id
+
+    log(
+        f"storing {len(content.panel.features)} features x {content.panel.n_org_units} org units "
+        f"x {content.panel.n_periods} periods"
+    )
+    return write
+
+
+WORK: dict[str, Work] = {
+    "create_backtest": evaluate,
+    "make_prediction": predict,
+    "create_dataset": store_dataset,
+}
+"""The work of each job type."""
+
+
+class JobEndedElsewhere(Exception):
+    """The job was ended by someone else (cancelled, or failed by a restarted service) while
+    this worker ran; raised inside the final transaction to roll all of it back."""
+
+
+def exit_with_service(lifeline: Connection) -> None:
+    """End this process as soon as the service that started it is gone.
+
+    ``lifeline`` is the read end of a pipe whose only write end the service holds and never
+    writes to: a read returns only at end-of-file, when the service has ended (however it
+    ended). A daemon thread waits for it and leaves with ``os._exit``, without cleanup: an
+    uncommitted write transaction is simply never committed."""
+
+    def wait_for_the_service() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()
+        os._exit(SERVICE_GONE_EXIT_CODE)
+
+    threading.Thread(target=wait_for_the_service, name="chaplab-lifeline", daemon=True).start()
+
+
+def lower_priority() -> None:
+    """Lower this process's CPU priority by :data:`WORKER_NICENESS` (at most to nice 19).
+
+    Jobs are CPU-bound and the service starts as many as there are cores, so at the service's
+    priority they would share the cores evenly with the API and every request would wait for a
+    scheduling slice. A nice-10 process weighs about a tenth of a nice-0 one: a request wakes
+    the service, which takes a core at once. Threads inherit the value, so it is set first."""
+    os.nice(WORKER_NICENESS)
+
+
+def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) -> None:
+    """Worker-process entry point: do the job's work and record how it ended. With a
+    ``lifeline`` (from the job runner) this is a worker process: it runs at a lower CPU
+    priority than the service and ends when the service does."""
+    if lifeline is not None:
+        lower_priority()
+        exit_with_service(lifeline)
+    engine = make_engine(database_url)
+    factory = session_factory(engine)
+
+    def log(line: str) -> None:
+        with transaction(factory) as session:
+            session.add(JobLogRow(job_id=job_id, line=line))
+
+    attempt: datetime | None = None
+    try:
+        with factory() as session:
+            job = session.get_one(JobRow, job_id)
+            job_type, payload, status = job.type, dict(job.payload), job.status
+            attempt = job.start_time
+        if status != STARTED or attempt is None:  # ended before the worker began: do no work
+            return
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        log(f"worker process {os.getpid()} started at niceness {niceness}")
+        write = WORK[job_type](factory, payload, log)
+        with transaction(factory) as session:
+            result_id = write(session)
+            finish(session, job_id, attempt, SUCCESS, result=str(result_id))
+        log(f"finished: created row {result_id}")
+    except JobEndedElsewhere:
+        log("the job had already ended when its work was done: the result was not stored")
+    except Exception as error:  # noqa: BLE001 - every failure is recorded on the job
+        for line in traceback.format_exc().rstrip().splitlines():
+            log(line)
+        if attempt is not None:
+            try:
+                with transaction(factory) as session:
+                    finish(session, job_id, attempt, FAILURE, error=readable_error(error))
+            except JobEndedElsewhere:
+                pass
+    finally:
+        engine.dispose()
+
+
+def finish(
+    session: Session,
+    job_id: str,
+    attempt: datetime,
+    status: str,
+    result: str | None = None,
+    error: str | None = None,
+) -> None:
+    """Record the end of the job in ``session`` if this attempt still runs it; otherwise raise
+    :class:`JobEndedElsewhere` (so the caller's transaction rolls back)."""
+    outcome = session.execute(
+        update(JobRow)
+        .where(JobRow.id == job_id, JobRow.status == STARTED, JobRow.start_time == attempt)
+        .values(status=status, end_time=utc_now(), result=result, error=error)
+    )
+    if not outcome.rowcount:
+        raise JobEndedElsewhere(job_id)
+
+
+def readable_error(error: BaseException) -> str:
+    """``ValueError: the reason`` (the exception's own text, without a traceback)."""
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,166 @@
+"""Dataset endpoints through the client over loopback: CSV upload and export, the dataset builder
+job, deletion and the kinds of data the models read."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import httpx
+import numpy as np
+import pytest
+
+from chaplab.client import ChapClient, ConflictError, NotFoundError, UnprocessableEntityError
+
+from .helpers import Evaluated, geojson_for, small_frame
+
+pytestmark = pytest.mark.integration
+
+
+def _csv(frame) -> str:
+    return frame.to_csv(index=False)
+
+
+def test_a_csv_upload_stores_every_value(client: ChapClient, unique: str, tmp_path) -> None:
+    frame = small_frame(n_years=1)
+    units = sorted(set(frame.location))
+    geojson_path = tmp_path / "units.geojson"
+    geojson_path.write_text(json.dumps(geojson_for(units)))
+    dataset = client.upload_dataset_csv(f"csv {unique}", _csv(frame), geojson=geojson_path)
+    assert dataset.first_period == "201501" and dataset.last_period == "201512"
+    assert sorted(dataset.org_units) == units
+    assert set(dataset.covariates) == set(frame.columns) - {"time_period", "location"}
+    stored = client.dataset_frame(dataset.id).set_index(["location", "time_period"]).sort_index()
+    sent = (
+        frame.assign(time_period=frame.time_period.astype(str))
+        .set_index(["location", "time_period"])
+        .sort_index()
+    )
+    assert np.allclose(
+        stored[sent.columns].to_numpy(dtype=float), sent.to_numpy(dtype=float), equal_nan=True
+    )
+
+
+def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique: str) -> None:
+    frame = small_frame(n_years=1)
+    frame.loc[0, "rainfall"] = np.nan
+    dataset = client.upload_dataset_csv(f"frame {unique}", frame, type="prediction")
+    assert dataset.type == "prediction"
+    assert np.isnan(
+        client.dataset_frame(dataset.id)
+        .set_index(["location", "time_period"])
+        .loc[(frame.loc[0, "location"], str(frame.loc[0, "time_period"])), "rainfall"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "csvFile: is empty"),
+        (b"time_period,cases\n202101,3\n", "lacks the column 'location'"),
+        (b"time_period,location\n202101,A\n", "has no feature column"),
+        (b"time_period,location,x,x\n202101,A,1,2\n", "repeats the column 'x'"),
+        (b"time_period,location,x\n", "has a header but no data rows"),
+        (b"time_period,location,x\n202101,A\n", "line 2: has 2 cells, the header has 3"),
+        (b"time_period,location,x\n202101,A,abc\n", "line 2, column x: 'abc' is not a number"),
+        (b"time_period,location,x\n202101,A,inf\n", "not a finite number"),
+        (b"time_period,location,x\n2021-13,A,1\n", "line 2, column time_period"),
+        (b"time_period,location,x\n202101,=cmd(),1\n", "looks like a spreadsheet formula"),
+        (
+            b"time_period,location,x\n202101,A,1\n202101,A,2\n",
+            "line 3: repeats location 'A' and period 202101 of line 2",
+        ),
+        (b"time_period,location,x\n202101,A,1\n2021W03,A,2\n", "weekly, earlier rows are monthly"),
+        (b'time_period,location,x\n202101,A,"1\n', "not valid CSV"),
+        ("time_period,location,x\n202101,Å,1\n".encode("latin-1"), "is not UTF-8 text"),
+    ],
+)
+def test_a_malformed_csv_is_refused_naming_the_line_and_column(
+    client: ChapClient, content: bytes, message: str
+) -> None:
+    with pytest.raises(
+        UnprocessableEntityError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
+        client.upload_dataset_csv("bad", content)
+
+
+@pytest.mark.parametrize(
+    ("geojson", "message"),
+    [
+        (b"{not json", "geojsonFile: is not valid JSON"),
+        (b'{"type": "Feature"}', "geojsonFile: must be a GeoJSON object"),
+        (
+            b'{"type": "FeatureCollection", "features": [{"type": "Feature", '
+            b'"properties": {"id": "A"}, '
+            b'"geometry": {"type": "Point", "coordinates": [0, 0]}}]}',
+            "Polygon or MultiPolygon",
+        ),
+        (json.dumps(geojson_for(["other"])).encode(), "has no feature for the org units A"),
+    ],
+)
+def test_a_malformed_geojson_file_is_refused(
+    client: ChapClient, geojson: bytes, message: str
+) -> None:
+    with pytest.raises(UnprocessableEntityError, match=message):
+        client.upload_dataset_csv(
+            "bad geo", b"time_period,location,x\n202101,A,1\n", geojson=geojson
+        )
+
+
+def test_the_dataset_builder_job_stores_the_dataset(client: ChapClient, unique: str) -> None:
+    frame = small_frame(n_years=1)
+    job = client.make_dataset(
+        f"built {unique}", frame, geojson=geojson_for(sorted(set(frame.location)))
+    )
+    done = client.wait_for_job(job.id, timeout=60)
+    assert client.get_dataset(done.result_id).name == f"built {unique}"
+    with pytest.raises(UnprocessableEntityError, match="geojson: has no feature for the org units"):
+        client.make_dataset("bad", frame, geojson={"type": "FeatureCollection", "features": []})
+
+
+def test_dataset_csv_export_neutralises_formula_like_text(client: ChapClient, unique: str) -> None:
+    frame = small_frame(n_years=1)
+    frame["location"] = frame["location"].map(
+        {u: n for u, n in zip(sorted(set(frame.location)), ["=SUM(A1)", "-OU"], strict=True)}
+    )
+    frame["rainfall"] = -frame["rainfall"]  # negative numbers stay numbers
+    dataset = client.create_dataset(f"formula {unique}", frame)
+    rows = list(csv.DictReader(io.StringIO(client.dataset_csv(dataset.id))))
+    assert {row["location"] for row in rows} == {"'=SUM(A1)", "'-OU"}
+    assert all(float(row["rainfall"]) <= 0 for row in rows)
+    assert len(rows) == len(frame)
+
+
+def test_a_dataset_is_deleted_only_when_nothing_uses_it(
+    client: ChapClient, evaluated: Evaluated, unique: str
+) -> None:
+    dataset = client.create_dataset(f"doomed {unique}", small_frame(n_years=1))
+    client.delete_dataset(dataset.id)
+    assert dataset.id not in [d.id for d in client.list_datasets()]
+    with pytest.raises(NotFoundError):
+        client.get_dataset(dataset.id)
+    with pytest.raises(NotFoundError):
+        client.delete_dataset(dataset.id)
+    with pytest.raises(ConflictError, match=f"evaluation {evaluated.evaluation.id}"):
+        client.delete_dataset(evaluated.dataset.id)
+    for read in (client.dataset_csv, client.dataset_frame):
+        with pytest.raises(NotFoundError):
+            read(dataset.id)
+
+
+def test_data_sources_list_the_kinds_models_read(client: ChapClient) -> None:
+    kinds = {kind.name: kind for kind in client.list_data_sources()}
+    assert kinds["disease_cases"].role == "target"
+    assert set(kinds["disease_cases"].used_by) >= {
+        "naive_model",
+        "seasonal_naive",
+        "regression_model",
+    }
+    assert kinds["rainfall"].role == "covariate" and "regression_model" in kinds["rainfall"].used_by
+    assert "population" in kinds  # a feature of the demo dataset no model needs
+
+
+def test_the_upload_form_needs_its_fields(service_url: str) -> None:
+    answer = httpx.post(f"{service_url}/v1/crud/datasets/csvFile", data={"name": "x"})
+    assert answer.status_code == 422 and "csvFile" in answer.text

@@ -1,0 +1,140 @@
+"""Job workers: they end with the service, a result is never stored for a job ended meanwhile,
+and a worker that fails to start or dies before writing leaves its job FAILURE, not STARTED."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from chaplab.client import ChapClient, JobFailedError
+from chaplab.service import create_app, job_runner
+from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
+from chaplab.service.storage import dataset_content
+from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, create_job, utc_now
+from chaplab.service.wire.common import Observation
+from chaplab.service.worker import SERVICE_GONE_EXIT_CODE, WORK, Write, exit_with_service, run_job
+from chaplab.toolkit import BackgroundServer
+from chaplab.vocabulary import FAILURE, STARTED
+
+from .helpers import observations, small_frame
+
+pytestmark = pytest.mark.integration
+WORKER_EXIT_CODE = 3
+MODEL = "naive_model:plain"
+
+
+def sleep_until_the_service_is_gone(lifeline: Any) -> None:
+    """A worker's body that only waits: it ends through its lifeline."""
+    exit_with_service(lifeline)
+    time.sleep(120)
+
+
+def exit_before_writing(database_url: str, job_id: str, lifeline: Any) -> None:
+    """A worker that dies at once, as one that fails to start would."""
+    os._exit(WORKER_EXIT_CODE)
+
+
+def test_a_worker_exits_when_the_service_end_of_its_lifeline_closes() -> None:
+    context = job_runner.worker_context()
+    reader, writer = context.Pipe(duplex=False)
+    worker = context.Process(target=sleep_until_the_service_is_gone, args=(reader,), daemon=True)
+    worker.start()
+    worker.join(1)
+    assert worker.is_alive()
+    writer.close()
+    worker.join(60)
+    assert worker.exitcode == SERVICE_GONE_EXIT_CODE
+
+
+def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The restarted service fails the job while its old worker computes: the worker's result
+    (a dataset here) is rolled back and the job stays FAILURE naming the restart."""
+    url = f"sqlite:///{tmp_path / 'fenced.db'}"
+    engine = make_engine(url)
+    prepare_database(engine)
+    factory = session_factory(engine)
+    wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    content = dataset_content(wire, None, [], "observations")
+    with transaction(factory) as session:
+        job = create_job(session, "create_dataset", "fenced",
+                              {"name": "fenced", "type": "evaluation",
+                               "dataset": content.to_payload()})
+        job.status, job.start_time = STARTED, utc_now()
+    compute = WORK["create_dataset"]
+
+    def restart_while_computing(*arguments: Any) -> Write:
+        write = compute(*arguments)
+
+        def restart_then_write(session: Any) -> int:
+            assert job_runner.fail_interrupted_jobs(factory) == 1
+            return write(session)
+
+        return restart_then_write
+
+    monkeypatch.setitem(WORK, "create_dataset", restart_while_computing)
+    run_job(url, job.id)
+    with factory() as session:
+        ended = session.get_one(JobRow, job.id)
+        expected = (FAILURE, job_runner.RESTART_ERROR, None)
+        assert (ended.status, ended.error, ended.result) == expected
+        assert session.scalars(select(DatasetRow)).all() == []
+        lines = session.scalars(select(JobLogRow.line).where(JobLogRow.job_id == job.id)).all()
+    assert "the result was not stored" in lines[-1]
+    engine.dispose()
+
+
+@pytest.fixture
+def small_service(tmp_path: Path) -> Iterator[tuple[ChapClient, int]]:
+    """A service of its own with one small dataset; yields a client and the dataset id."""
+    with BackgroundServer(create_app(tmp_path / "workers.db", workers=1, seed_demo=False),
+                          "127.0.0.1") as server, ChapClient(server.url) as client:
+        dataset = client.create_dataset("small", small_frame(n_years=2))
+        templates = {template.name: template.id for template in client.list_model_templates()}
+        client.create_configured_model("plain", templates["naive_model"])
+        yield client, dataset.id
+
+
+def test_a_worker_that_dies_before_writing_fails_its_job(
+    small_service: tuple[ChapClient, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, dataset_id = small_service
+    monkeypatch.setattr(job_runner, "run_job", exit_before_writing)
+    with pytest.raises(JobFailedError) as failed:
+        client.run_evaluation("dies", MODEL, dataset_id, 1, 2, timeout=120)
+    assert failed.value.status == "FAILURE"
+    assert f"exit code {WORKER_EXIT_CODE} without recording a result" in (failed.value.error or "")
+
+
+def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(
+    small_service: tuple[ChapClient, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, dataset_id = small_service
+    context = job_runner.worker_context()
+
+    class NoProcesses:
+        """A context whose processes cannot start (as when the system has none left)."""
+
+        Pipe = staticmethod(context.Pipe)
+
+        @staticmethod
+        def Process(**_options: Any) -> Any:  # noqa: N802 - the multiprocessing name
+            def refuse() -> None:
+                raise OSError(11, "Resource temporarily unavailable")
+
+            return type("Unstartable", (), {"start": staticmethod(refuse)})()
+
+    monkeypatch.setattr(job_runner, "worker_context", lambda: NoProcesses)
+    with pytest.raises(JobFailedError) as failed:
+        client.run_evaluation("cannot start", MODEL, dataset_id, 1, 2, timeout=120)
+    assert "could not start" in (failed.value.error or "")
+    monkeypatch.undo()
+    finished = client.run_evaluation("starts", MODEL, dataset_id, 1, 2, timeout=120)
+    assert finished.name == "starts"

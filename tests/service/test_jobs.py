@@ -1,0 +1,155 @@
+"""Job endpoints: results, deleting entries, and a cancel that really stops
+the worker process."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from chaplab.client import ChapClient, ConflictError, Job, NotFoundError
+from chaplab.service.demo import generate_demo
+
+from .helpers import Evaluated, small_frame
+
+pytestmark = pytest.mark.integration
+LONG_SPLITS = 400
+
+
+def _job_named(client: ChapClient, name: str) -> Job:
+    return next(job for job in client.list_jobs() if job.name == name)
+
+
+def _weekly_frame() -> pd.DataFrame:
+    """Ten years of weekly data for 20 org units: a regression evaluation with hundreds of
+    splits on it runs for many seconds."""
+    panel = generate_demo(n_org_units=20, n_years=10, period_type="week", seed=3).panel
+    columns = {
+        "time_period": [p for _ in panel.org_units for p in panel.periods],
+        "location": [u for u in panel.org_units for _ in panel.periods],
+    }
+    columns |= {name: values.reshape(-1) for name, values in panel.features.items()}
+    return pd.DataFrame(columns)
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """User + system CPU ticks of a live process, or None when it is gone or a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return None
+    return None if fields[0] in ("Z", "X") else int(fields[11]) + int(fields[12])
+
+
+def _wait_for_log(client: ChapClient, job_id: str, pattern: str) -> re.Match[str]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = re.search(pattern, client.job_logs(job_id))
+        if found:
+            return found
+        assert client.job_status(job_id) == "STARTED", client.job_logs(job_id)
+        time.sleep(0.1)
+    raise AssertionError(f"no log line matching {pattern!r}")
+
+
+def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
+    client: ChapClient, unique: str
+) -> None:
+    dataset = client.upload_dataset_csv(f"long {unique}", _weekly_frame())
+    name = f"long {unique}"
+    job = client.create_evaluation(
+        name, "regression_model", dataset.id, n_periods=12, n_splits=LONG_SPLITS
+    )
+    pid = int(_wait_for_log(client, job.id, r"worker process (\d+) started").group(1))
+    _wait_for_log(client, job.id, rf"split 1/{LONG_SPLITS}")
+    assert _cpu_ticks(pid) is not None, "the worker runs before the cancel"
+    with pytest.raises(ConflictError, match="is STARTED; cancel it or wait until it finishes"):
+        client.delete_job(job.id)
+    client.cancel_job(job.id)
+    assert client.job_status(job.id) == "REVOKED"
+    assert _cpu_ticks(pid) is None, "the worker process no longer runs"
+    assert name not in [e.name for e in client.list_evaluations()]
+    assert client.get_job(job.id).result is None
+    with pytest.raises(
+        ConflictError, match="did not succeed \\(status REVOKED\\): cancelled on request"
+    ):
+        client.job_database_result(job.id)
+    with pytest.raises(ConflictError, match="already finished with status REVOKED"):
+        client.cancel_job(job.id)
+    client.delete_job(job.id)
+
+
+def test_cancelling_a_queued_evaluation_revokes_it_before_any_worker_starts(
+    client: ChapClient, unique: str
+) -> None:
+    dataset = client.upload_dataset_csv(f"queue {unique}", _weekly_frame())
+    running = []
+    for index in range(2):  # the session's service has two workers: keep both busy
+        job = client.create_evaluation(
+            f"busy {index} {unique}", "regression_model", dataset.id, 12, LONG_SPLITS
+        )
+        _wait_for_log(client, job.id, r"worker process \d+ started")
+        running.append(job)
+    queued = client.create_evaluation(f"queued {unique}", "naive_model", dataset.id, 2, 2)
+    try:
+        assert client.job_status(queued.id) == "PENDING"
+        client.cancel_job(queued.id)
+        assert client.job_status(queued.id) == "REVOKED"
+    finally:
+        for job in running:
+            client.cancel_job(job.id)
+    assert "worker process" not in client.job_logs(queued.id)
+    assert f"queued {unique}" not in [e.name for e in client.list_evaluations()]
+
+
+def test_a_finished_job_entry_is_deleted_and_its_result_stays(
+    client: ChapClient, unique: str
+) -> None:
+    dataset = client.create_dataset(f"done {unique}", small_frame(n_years=2))
+    done = client.wait_for_job(
+        client.create_evaluation(f"done {unique}", "naive_model", dataset.id, 2, 2).id, timeout=120
+    )
+    client.delete_job(done.id)
+    assert done.id not in [j.id for j in client.list_jobs()]
+    assert client.get_evaluation(done.result_id).name == f"done {unique}"
+    for call in (client.delete_job, client.job_logs, client.cancel_job, client.job_database_result):
+        with pytest.raises(NotFoundError):
+            call(done.id)
+
+
+def test_job_results_give_the_created_rows(
+    client: ChapClient, evaluated: Evaluated, service_url: str
+) -> None:
+    job = _job_named(client, "shared naive")
+    result = client.job_database_result(job.id)
+    assert result.result_type == "backtest" and result.id == evaluated.evaluation.id
+    assert result.row["name"] == "shared naive"
+    full = client.job_evaluation_result(job.id, quantiles=[0.5])
+    assert full.id == evaluated.evaluation.id and len(full.forecasts) == 3 * 2 * 2
+    assert (
+        full.model_dump()
+        == client.get_evaluation_full(evaluated.evaluation.id, quantiles=[0.5]).model_dump()
+    )
+    with pytest.raises(ConflictError, match="is a create_backtest job, not a make_prediction job"):
+        client.job_prediction_result(job.id)
+    with pytest.raises(NotFoundError):
+        client.job_database_result("no-such-job")
+
+
+def test_a_prediction_job_result_has_its_entries(client: ChapClient) -> None:
+    frame = small_frame(n_years=2)
+    done = client.wait_for_job(
+        client.make_prediction_for_model("job result", "naive_model", frame, 2).id, timeout=120
+    )
+    full = client.job_prediction_result(done.id, quantiles=[0.1, 0.9])
+    assert full.id == done.result_id and full.periods == ["201701", "201702"]
+    assert full.dataset is not None and full.dataset.type == "prediction"
+    assert len(full.forecasts) == 2 * 2 * 2
+    assert client.job_database_result(done.id).result_type == "prediction"
+    with pytest.raises(ConflictError, match="not a create_backtest job"):
+        client.job_evaluation_result(done.id)
+    built = client.wait_for_job(client.make_dataset("job result data", frame).id, timeout=60)
+    assert client.job_database_result(built.id).row["id"] == built.result_id
