@@ -37,8 +37,9 @@ FIGURES: dict[str, str] = {
     "kernel": "benchmarks.kernel",
     "fanchart": "benchmarks.fanchart",
     "startup": "benchmarks.startup",
+    "scoring": "benchmarks.scoring",
 }
-"""Figure name -> module with ``run()``, in the issue's order (1 to 8)."""
+"""Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, then 9)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 

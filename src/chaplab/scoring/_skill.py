@@ -138,15 +138,15 @@ class _ScoreTable:
         if isinstance(model.dtype, pd.CategoricalDtype):
             model = model.cat.remove_unused_categories()
         model_codes, model_names = pd.factorize(model, sort=False)
-        org_unit = pd.factorize(scores[ORG_UNIT])[0].astype(np.int64)
-        split = pd.factorize(scores[SPLIT_PERIOD])[0].astype(np.int64)
-        period = pd.factorize(scores[PERIOD])[0].astype(np.int64)
+        org_unit, split, period = (
+            _codes(scores[name]) for name in (ORG_UNIT, SPLIT_PERIOD, PERIOD)
+        )
         cluster_key = org_unit * (split.max() + 1) + split
         target_key = cluster_key * (period.max() + 1) + period
         target, target_keys = pd.factorize(target_key)
         n_models = len(model_names)
         flat = target.astype(np.int64) * n_models + model_codes
-        if len(np.unique(flat)) != len(flat):
+        if np.bincount(flat, minlength=len(target_keys) * n_models).max() > 1:
             raise ValueError(
                 "scores has more than one row for a model and target (org unit, split period, "
                 "period): pass one scale of one score() call"
@@ -171,6 +171,17 @@ class _ScoreTable:
         return np.add.reduceat(pairs[order], starts, axis=0)
 
 
+def _codes(column: pd.Series) -> np.ndarray:
+    """Small non-negative integers that tell the column's values apart: categorical codes,
+    period ordinals from the smallest, or factorize codes."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype(np.int64)
+    if isinstance(column.dtype, pd.PeriodDtype):
+        ordinals = np.asarray(column.array.asi8, dtype=np.int64)
+        return ordinals - ordinals.min()
+    return pd.factorize(column)[0].astype(np.int64)
+
+
 def _skill(sums: np.ndarray, shared: np.ndarray, base: int) -> np.ndarray:
     """Relative skill from summed scores ``(replicates, models, models)``."""
     with np.errstate(all="ignore"):
@@ -191,8 +202,8 @@ def _bootstrap(
     draws = []
     for start in range(0, n_bootstrap, REPLICATES_PER_BATCH):
         batch = min(REPLICATES_PER_BATCH, n_bootstrap - start)
-        picked = rng.integers(0, n_clusters, size=(batch, n_clusters))
-        offsets = np.arange(batch)[:, None] * n_clusters
+        picked = rng.integers(0, n_clusters, size=(batch, n_clusters), dtype=np.int32)
+        offsets = np.arange(batch, dtype=np.int32)[:, None] * n_clusters
         counts = np.bincount((picked + offsets).ravel(), minlength=batch * n_clusters)
         weights = counts.reshape(batch, n_clusters).astype(np.float64)
         draws.append(_skill((weights @ flat).reshape(batch, n_models, n_models), shared, base))

@@ -79,7 +79,7 @@ class Targets:
 def calendar_months(ordinals: np.ndarray, dtype: pd.PeriodDtype) -> np.ndarray:
     """Month (1-12) of each period: a week's month is that of its Thursday, as ISO dates a
     week's year."""
-    distinct, codes = np.unique(ordinals, return_inverse=True)
+    codes, distinct = pd.factorize(ordinals)
     periods = pd.PeriodIndex.from_ordinals(distinct, freq=dtype.freq)
     if periods.freqstr == "M":
         return np.asarray(periods.month, dtype=np.int64)[codes]
@@ -297,7 +297,7 @@ def _sort_order(entries: _Entries) -> np.ndarray | None:
     """The order that sorts entries by model, org unit, split period, period and level; None
     when they are sorted already (as the frames of chaplab.frames are, per model)."""
     keys = [entries.model, entries.org_unit, entries.split_period, entries.period]
-    _, level_codes = np.unique(entries.level, return_inverse=True)
+    level_codes, _ = pd.factorize(entries.level, sort=True)
     parts = [key - key.min() for key in keys] + [level_codes.astype(np.int64)]
     sizes = [int(part.max()) + 1 for part in parts]
     if float(np.prod(np.array(sizes, dtype=np.float64))) >= 2.0**62:
@@ -323,7 +323,7 @@ def _block(
     split = entries.split_period[rows]
     period = entries.period[rows]
     level = entries.level[rows]
-    levels = np.unique(level)
+    levels = np.sort(pd.unique(level))
     starts = np.flatnonzero(
         np.r_[True, (org_unit[1:] != org_unit[:-1]) | (split[1:] != split[:-1])
               | (period[1:] != period[:-1])]
