@@ -26,6 +26,7 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy --strict --follow-imports=silent --ignore-missing-imports src/chaplab/client tests/typecheck/every_method.py
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)
