@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install lab serve test test-postgres test-fast bench stress clean
+.PHONY: install lab serve test test-postgres test-peer test-fast bench stress clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: $(STAMP)
 test-postgres: $(STAMP)
 	scripts/postgres/with-postgres $(BIN)/python -m pytest tests/service tests/acceptance \
 		tests/reliability/test_crash_restart.py $(PYTEST_ARGS)
+
+# The tests of tests/peer against a real chap-core 2.5.1 on loopback: installed once into a cache
+# outside the repository (needs Python 3.13 from pyenv or PATH), started for the run, stopped after.
+test-peer: $(STAMP)
+	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test tests/peer $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
