@@ -1,4 +1,5 @@
-"""Fixtures: a fake service and a client on it, parametrized over the sync and async drivers.
+"""Fixtures: a fake service and a client on it, parametrized over the sync and async drivers;
+``call`` runs one client method on a mock transport, on both drivers.
 
 Async clients are wrapped in :class:`BlockingView`, which runs each coroutine method on one
 event loop, so a single test body exercises both ``ChapClient`` and ``AsyncChapClient``.
@@ -11,6 +12,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
@@ -18,6 +20,7 @@ from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
 from .fake_service import FakeService
 
 BASE_URL = "http://chap.test"
+Handler = Callable[[httpx.Request], httpx.Response]
 
 
 class BlockingView:
@@ -75,3 +78,27 @@ def make_client(request: pytest.FixtureRequest, fake: FakeService) -> Iterator[C
 def client(make_client: Callable[..., Any]) -> Any:
     """A client on the fake with default settings."""
     return make_client()
+
+
+@pytest.fixture(params=["sync", "async"])
+def call(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
+    """``call(handler, method_name, *args)``: run a client method on a mock transport."""
+    runner = asyncio.Runner()
+
+    def run(handler: Handler, name: str, *args: Any, **kwargs: Any) -> Any:
+        if request.param == "sync":
+            with ChapClient(
+                BASE_URL, api_key="sk_test_0123456789abcdef", transport=httpx.MockTransport(handler)
+            ) as client:
+                return getattr(client, name)(*args, **kwargs)
+
+        async def main() -> Any:
+            async with AsyncChapClient(
+                BASE_URL, api_key="sk_test_0123456789abcdef", transport=httpx.MockTransport(handler)
+            ) as client:
+                return await getattr(client, name)(*args, **kwargs)
+
+        return runner.run(main())
+
+    yield run
+    runner.close()

@@ -70,6 +70,15 @@ class FakeJob:
 
 Fault = int | httpx.Response | type[httpx.TransportError]
 
+KEY = "sk_test_0123456789abcdefghij"
+"""An API key for tests: long enough that its shown prefix and its secret part differ."""
+
+
+def last_body(fake: FakeService) -> Any:
+    """The JSON body of the last request the fake received."""
+    return json.loads(fake.requests[-1].content)
+
+
 DATASET = {
     "id": 1, "name": "demo", "type": "evaluation", "created": "2026-01-01T10:00:00",
     "firstPeriod": "202101", "lastPeriod": "202312", "periodType": "month",

@@ -9,9 +9,13 @@ import httpx
 import pytest
 
 from chaplab._secrets import key_prefix
-from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
+from chaplab.client import (
+    AsyncChapClient,
+    ChapClient,
+    RetryPolicy,
+)
 
-KEY = "sk_test_0123456789abcdefghij"
+from .fake_service import KEY
 
 
 def close(client: ChapClient | AsyncChapClient) -> None:
@@ -57,3 +61,12 @@ def test_conversion_between_drivers_keeps_settings() -> None:
         assert back.list_datasets() == []
     assert request_headers[0]["X-API-Key"] == "sk_test_123456789"
     assert request_headers[0]["Authorization"].startswith("Basic ")
+
+
+def test_constructor_rejects_bad_settings() -> None:
+    with pytest.raises(ValueError, match="base_url"):
+        ChapClient("localhost:8000")
+    with pytest.raises(ValueError, match="api_key"):
+        ChapClient("http://x", api_key="")
+    with pytest.raises(ValueError, match="max_retries"):
+        RetryPolicy(max_retries=-1)

@@ -6,15 +6,22 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from typing import Any
 
+import httpx
 import pytest
 
 from chaplab import connect
 from chaplab._secrets import key_prefix
-from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.client import (
+    AsyncChapClient,
+    ChapClient,
+    ChapDecodeError,
+    ChapError,
+)
 from chaplab.client._plumbing import RequestBuilder
 
-KEY = "sk_test_0123456789abcdefghij"
+from .fake_service import KEY, FakeService
 
 
 def close(client: ChapClient | AsyncChapClient) -> None:
@@ -95,3 +102,73 @@ def test_a_request_has_a_json_body_or_a_form_not_both() -> None:
     builder = RequestBuilder("http://chap.test")
     with pytest.raises(ValueError, match="JSON body or a multipart form"):
         builder.build("POST", "/x", json={"a": 1}, data={"b": "2"})
+
+
+def test_prefix_and_key_on_every_request(make_client: Any, fake: FakeService) -> None:
+    fake.prefix, fake.api_key = "/api/apps/chap", KEY
+    client = make_client(proxy_prefix="api/apps/chap/", api_key=KEY)
+    client.list_datasets()
+    client.evaluation_entries(1, quantiles=[0.5])
+    client.create_configured_model("weekly", 1)
+    client.list_models()
+    assert fake.paths() == [
+        "GET /api/apps/chap/v1/crud/datasets",
+        "GET /api/apps/chap/v1/analytics/evaluation-entry",
+        "POST /api/apps/chap/v1/crud/configured-models",
+        "GET /api/apps/chap/v1/crud/models",
+    ]
+    assert all(r.headers["X-API-Key"] == KEY for r in fake.requests)
+
+
+def test_custom_key_header_and_gateway_auth(make_client: Any, fake: FakeService) -> None:
+    fake.api_key, fake.key_header = KEY, "X-Chap-Key"
+    client = make_client(api_key=KEY, api_key_header="X-Chap-Key", auth=("gw", "secret"))
+    client.list_datasets()
+    request = fake.requests[-1]
+    assert request.headers["X-Chap-Key"] == KEY
+    assert request.headers["Authorization"].startswith("Basic ")
+
+
+def test_truncated_json_is_a_decode_error(client: Any, fake: FakeService) -> None:
+    fake.fail("GET /v1/crud/datasets", httpx.Response(
+        200, content=b'[{"id": 1, "name": "de', headers={"content-type": "application/json"}))
+    with pytest.raises(ChapDecodeError, match="GET /v1/crud/datasets answered .*not valid JSON"
+                       ) as caught:
+        client.list_datasets()
+    assert caught.value.body.startswith('[{"id": 1')
+    assert isinstance(caught.value, ChapError)
+
+
+def test_wrong_shape_is_a_decode_error(client: Any, fake: FakeService) -> None:
+    fake.fail("GET /v1/crud/datasets", httpx.Response(200, json={"id": "x"}))
+    with pytest.raises(ChapDecodeError, match="unexpected shape"):
+        client.list_datasets()
+
+
+def test_a_body_that_cannot_be_json_is_refused_before_sending(
+    client: Any, fake: FakeService
+) -> None:
+    sent = len(fake.paths())
+    with pytest.raises(TypeError, match="cannot be written as JSON: Type is not JSON serializable"):
+        client.create_configured_model("weekly", 1, {"n_lags": object()})
+    assert len(fake.paths()) == sent
+
+
+def test_bad_ids_name_the_argument(client: Any) -> None:
+    with pytest.raises(TypeError, match="dataset_id"):
+        client.get_dataset("1")
+    with pytest.raises(ValueError, match="n_splits"):
+        client.create_evaluation("bt", "naive_model", 1, n_splits=0)
+    with pytest.raises(ValueError, match="quantiles"):
+        client.evaluation_entries(1, quantiles=[1.5])
+
+
+def test_an_unreadable_answer_that_echoes_the_key_is_scrubbed(
+    make_client: Any, fake: FakeService
+) -> None:
+    fake.fail("GET /v1/jobs/job-1", httpx.Response(200, json={"status": {"key": KEY}}))
+    client = make_client(api_key=KEY)
+    with pytest.raises(ChapDecodeError) as caught:
+        client.job_status("job-1")
+    assert KEY not in str(caught.value)
+    assert "[redacted]" in str(caught.value)

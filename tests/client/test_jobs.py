@@ -1,14 +1,17 @@
-"""``wait_for_job`` and ``run_evaluation`` on the fake clock: no real waiting, sleeps counted."""
+"""Jobs: status, logs, cancel, delete, results, and ``wait_for_job`` on the fake clock
+(no real waiting, sleeps counted)."""
 
 from __future__ import annotations
 
-import statistics
+from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from chaplab.client import (
-    Evaluation,
+    ConflictError,
+    Job,
     JobFailedError,
     JobTimeoutError,
     NotFoundError,
@@ -20,6 +23,70 @@ from .fake_service import FakeService
 
 def status_requests(fake: FakeService, job_id: str) -> int:
     return fake.paths().count(f"GET /v1/jobs/{job_id}")
+
+
+def test_jobs(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", result="12")
+    assert client.job_status("j1") == "STARTED"
+    [listed] = client.list_jobs()
+    assert (listed.id, listed.status, listed.result) == ("j1", "STARTED", None)
+    fake.clock.sleep(5)
+    job = client.get_job("j1")
+    assert (job.status, job.result, job.result_id) == ("SUCCESS", "12", 12)
+    assert job.is_terminal and job.succeeded
+    assert job.start_time.year == 2026
+    assert fake.paths() == ["GET /v1/jobs/j1", "GET /v1/jobs", "GET /v1/jobs"]
+
+
+def test_job_logs(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", logs="line 1\nline 2\n")
+    assert client.job_logs("j1") == "line 1\nline 2\n"
+    assert fake.paths() == ["GET /v1/jobs/j1/logs"]
+
+
+def test_job_result_that_is_not_an_id() -> None:
+    assert Job(id="x", result="done").result_id is None
+    assert Job(id="x", result=None).result_id is None
+    assert Job.model_validate({"id": "x", "result": 3}).result == "3"
+
+
+@pytest.mark.parametrize("bad", [None, "", 3])
+def test_bad_job_id_is_refused(client: Any, bad: Any) -> None:
+    with pytest.raises(TypeError, match="job_id"):
+        client.job_status(bad)
+
+
+def test_cancel_and_delete_job(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="j1", finish_at=fake.clock.now + 100)
+    assert client.cancel_job("j1") is None
+    assert client.job_status("j1") == "REVOKED"
+    assert client.delete_job("j1") is None
+    assert client.list_jobs() == []
+    assert fake.paths()[:3] == ["POST /v1/jobs/j1/cancel", "GET /v1/jobs/j1", "DELETE /v1/jobs/j1"]
+
+
+def test_job_ids_are_escaped_in_paths(client: Any, fake: FakeService) -> None:
+    fake.add_job(id="a/b")
+    client.job_status("a/b")
+    assert fake.requests[-1].url.raw_path == b"/v1/jobs/a%2Fb"
+
+
+def test_a_job_without_success_raises_a_conflict_with_the_reason(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.raw_path.startswith(b"/v1/jobs/j%2F1/evaluation_result?")
+        return httpx.Response(
+            409,
+            json={
+                "type": "urn:service:error:conflict",
+                "title": "Conflict",
+                "status": 409,
+                "detail": "job j/1 did not succeed",
+            },
+            headers={"content-type": "application/problem+json"},
+        )
+
+    with pytest.raises(ConflictError, match="did not succeed"):
+        call(handler, "job_evaluation_result", "j/1")
 
 
 def test_wait_returns_the_finished_job(client: Any, fake: FakeService) -> None:
@@ -107,16 +174,6 @@ def test_adaptive_schedule_costs_at_most_30_requests_for_a_minute(
     assert fake.clock.sleeps[0] < fake.clock.sleeps[-1]
 
 
-def test_adaptive_schedule_notices_short_jobs_quickly() -> None:
-    delays = []
-    for tenth in range(10, 101):
-        duration, elapsed, schedule = tenth / 10, 0.0, PollSchedule()
-        while elapsed < duration:
-            elapsed += schedule.next_interval(elapsed)
-        delays.append(elapsed - duration)
-    assert statistics.median(delays) < 0.35
-
-
 def test_prefer_wait_is_sent_and_honoured(client: Any, fake: FakeService) -> None:
     fake.honour_prefer_wait = True
     fake.add_job(id="j1", finish_at=fake.clock.now + 25.0)
@@ -190,21 +247,3 @@ def test_on_status_must_be_callable(client: Any, fake: FakeService) -> None:
     with pytest.raises(TypeError, match="on_status must be a callable"):
         client.wait_for_job("j1", on_status="print")
     assert fake.requests == []
-
-
-def test_run_evaluation_reports_its_job_statuses(client: Any, fake: FakeService) -> None:
-    seen: list[str] = []
-    client.run_evaluation("bt_new", "naive_model:weekly", 1, on_status=seen.append)
-    assert seen == ["STARTED", "SUCCESS"]
-
-
-def test_run_evaluation(client: Any, fake: FakeService) -> None:
-    evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1, n_splits=2, timeout=60)
-    assert isinstance(evaluation, Evaluation)
-    assert (evaluation.id, evaluation.name) == (2, "bt_new")
-    assert fake.paths()[-1] == "GET /v1/crud/backtests/2/info"
-
-
-def test_run_evaluation_on_a_missing_dataset(client: Any, fake: FakeService) -> None:
-    with pytest.raises(NotFoundError, match="Dataset 42 not found"):
-        client.run_evaluation("bt", "naive_model", 42)

@@ -1,0 +1,144 @@
+"""Evaluations: create, run, read, delete, entries on the wire, frames, actual cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from chaplab.client import (
+    ChapDecodeError,
+    Evaluation,
+    EvaluationEntry,
+    Job,
+    NotFoundError,
+)
+
+from .fake_service import FakeService, last_body
+
+
+def test_evaluations(client: Any, fake: FakeService) -> None:
+    [evaluation] = client.list_evaluations()
+    assert isinstance(evaluation, Evaluation)
+    assert evaluation.split_periods == ["202307", "202308", "202309"]
+    assert evaluation.aggregate_metrics["crps"] == pytest.approx(2.13)
+    assert (evaluation.dataset_id, evaluation.model_id) == (1, "naive_model:weekly")
+    assert (evaluation.n_periods, evaluation.n_splits, evaluation.stride) == (3, 3, 1)
+    assert evaluation.dataset.name == "demo"
+    assert client.get_evaluation(1) == evaluation
+    assert client.delete_evaluation(1) is None
+    assert fake.paths()[-2:] == ["GET /v1/crud/backtests/1/info", "DELETE /v1/crud/backtests/1"]
+    assert client.list_evaluations() == []
+
+
+def test_split_periods_sort_chronologically_across_forms() -> None:
+    evaluation = Evaluation.model_validate(
+        {"id": 1, "splitPeriods": ["2021W10", "2021W5", "2020W52", "2021-W07"]})
+    assert evaluation.split_periods == ["2020W52", "2021W5", "2021-W07", "2021W10"]
+
+
+def test_create_evaluation_sends_the_model_name(client: Any, fake: FakeService) -> None:
+    [model] = client.list_models()
+    job = client.create_evaluation("bt", model, 1, n_periods=3, n_splits=2, stride=1)
+    assert isinstance(job, Job)
+    assert (job.status, job.name) == ("PENDING", "bt")
+    assert job.id in fake.jobs
+    assert last_body(fake) == {"name": "bt", "modelId": "naive_model:weekly", "datasetId": 1,
+                               "nPeriods": 3, "nSplits": 2, "stride": 1}
+    client.create_evaluation("bt2", "naive_model", 1)
+    assert last_body(fake) == {"name": "bt2", "modelId": "naive_model", "datasetId": 1}
+
+
+def test_create_evaluation_refuses_an_integer_model(client: Any, fake: FakeService) -> None:
+    with pytest.raises(TypeError, match="NAME") as caught:
+        client.create_evaluation("bt", 5, 1)
+    assert "not a valid template id" in str(caught.value)
+    assert fake.requests == []
+
+
+def test_evaluation_entries_query_on_the_wire(client: Any, fake: FakeService) -> None:
+    entries = client.evaluation_entries(1, quantiles=(0.1, 0.9), split_period="202306",
+                                        org_units=["OU_A", "OU_B"])
+    assert all(isinstance(entry, EvaluationEntry) for entry in entries)
+    assert {(e.org_unit, e.quantile, e.split_period) for e in entries} == {
+        ("OU_A", 0.1, "202306"), ("OU_A", 0.9, "202306"),
+        ("OU_B", 0.1, "202306"), ("OU_B", 0.9, "202306")}
+    params = fake.requests[-1].url.params
+    assert fake.requests[-1].url.path == "/v1/analytics/evaluation-entry"
+    assert params.multi_items() == [
+        ("backtestId", "1"), ("quantiles", "0.1"), ("quantiles", "0.9"),
+        ("splitPeriod", "202306"), ("orgUnits", "OU_A"), ("orgUnits", "OU_B")]
+
+
+def test_evaluation_entries_default_quantiles(client: Any, fake: FakeService) -> None:
+    client.evaluation_entries(1, org_units="OU_A")
+    params = fake.requests[-1].url.params
+    assert params.get_list("quantiles") == ["0.1", "0.25", "0.5", "0.75", "0.9"]
+    assert params.get_list("orgUnits") == ["OU_A"]
+    assert "splitPeriod" not in params
+
+
+def test_several_evaluations_are_deleted_by_a_comma_list(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.method == "DELETE" and request.url.params["ids"] == "3,5"
+        return httpx.Response(200, json={"deletedIds": [3, 5]})
+
+    assert call(handler, "delete_evaluations", [3, 5]) == [3, 5]
+
+
+def test_evaluation_frame(client: Any, fake: FakeService) -> None:
+    frame = client.evaluation_frame(1, quantiles=[0.1, 0.9], org_units=["OU_A"])
+    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert len(frame) == 4  # 2 split periods x 1 org unit x 2 quantiles
+    assert set(frame["quantile"]) == {0.1, 0.9}
+    assert fake.requests[-1].url.params.multi_items() == [
+        ("backtestId", "1"), ("quantiles", "0.1"), ("quantiles", "0.9"), ("orgUnits", "OU_A")]
+
+
+def test_empty_answers_give_frames_with_their_columns(client: Any, fake: FakeService) -> None:
+    import httpx
+
+    fake.fail("GET /v1/analytics/evaluation-entry", httpx.Response(200, json=[]))
+    fake.fail("GET /v1/analytics/prediction-entry/7", httpx.Response(200, json=[]))
+    evaluation = client.evaluation_frame(1)
+    assert list(evaluation.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert evaluation.empty
+    prediction = client.prediction_frame(7)
+    assert list(prediction.columns) == ["org_unit", "period", "quantile", "value"]
+
+
+def test_actual_cases(client: Any, fake: FakeService) -> None:
+    frame = client.actual_cases(1, org_units=["OU_B"])
+    assert frame["org_unit"].astype(str).tolist() == ["OU_B"]
+    assert frame["value"].tolist() == [26.0]
+    assert fake.requests[-1].url.path == "/v1/analytics/actualCases/1"
+    assert fake.requests[-1].url.params.get_list("orgUnits") == ["OU_B"]
+
+
+def test_truncated_entries_are_a_decode_error(client: Any, fake: FakeService) -> None:
+    import httpx
+
+    fake.fail("GET /v1/analytics/evaluation-entry",
+              httpx.Response(200, content=b'[{"orgUnit": "OU_A", "per'))
+    with pytest.raises(ChapDecodeError, match="evaluation-entry"):
+        client.evaluation_frame(1)
+
+
+def test_run_evaluation_reports_its_job_statuses(client: Any, fake: FakeService) -> None:
+    seen: list[str] = []
+    client.run_evaluation("bt_new", "naive_model:weekly", 1, on_status=seen.append)
+    assert seen == ["STARTED", "SUCCESS"]
+
+
+def test_run_evaluation(client: Any, fake: FakeService) -> None:
+    evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1, n_splits=2, timeout=60)
+    assert isinstance(evaluation, Evaluation)
+    assert (evaluation.id, evaluation.name) == (2, "bt_new")
+    assert fake.paths()[-1] == "GET /v1/crud/backtests/2/info"
+
+
+def test_run_evaluation_on_a_missing_dataset(client: Any, fake: FakeService) -> None:
+    with pytest.raises(NotFoundError, match="Dataset 42 not found"):
+        client.run_evaluation("bt", "naive_model", 42)

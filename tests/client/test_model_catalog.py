@@ -1,0 +1,80 @@
+"""Model templates and configured models, with and without data sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chaplab.client import (
+    ConfiguredModelWithDataSource,
+    ModelSpec,
+    ModelTemplate,
+)
+
+from .fake_service import FakeService, last_body
+
+
+def test_model_templates_and_models(client: Any, fake: FakeService) -> None:
+    [template] = client.list_model_templates()
+    assert isinstance(template, ModelTemplate)
+    assert template.user_options["n_lags"]["default"] == 3
+    assert template.required_covariates == ["rainfall", "mean_temperature"]
+    [model] = client.list_models()
+    assert isinstance(model, ModelSpec)
+    assert (model.id, model.name, model.model_template_id) == (5, "naive_model:weekly", 1)
+    assert client.list_configured_models() == [model]
+    assert fake.paths() == ["GET /v1/crud/model-templates", "GET /v1/crud/models",
+                            "GET /v1/crud/configured-models"]
+
+
+def test_list_models_falls_back_when_the_route_is_gone(client: Any, fake: FakeService) -> None:
+    fake.has_models_route = False
+    [model] = client.list_models()
+    assert model.name == "naive_model:weekly"
+    assert fake.paths() == ["GET /v1/crud/models", "GET /v1/crud/configured-models"]
+
+
+def test_model_spec_without_template_id(client: Any, fake: FakeService) -> None:
+    nested = {k: v for k, v in fake.configured_models[0].items() if k != "modelTemplateId"}
+    fake.configured_models[:] = [{**nested, "modelTemplate": {"id": 9, "name": "x"}},
+                                 {**nested, "id": 8}]
+    with_nested, bare = client.list_configured_models()
+    assert with_nested.model_template_id == 9
+    assert bare.model_template_id is None
+
+
+def test_create_configured_model_returns_the_stored_name(client: Any, fake: FakeService) -> None:
+    model = client.create_configured_model("weekly", 1, {"n_lags": 2})
+    assert model.name == "naive_model:weekly"
+    assert model.user_option_values == {"n_lags": 2}
+    assert fake.paths()[-1] == "POST /v1/crud/configured-models"
+    assert last_body(fake) == {"name": "weekly", "modelTemplateId": 1,
+                               "userOptionValues": {"n_lags": 2},
+                               "additionalContinuousCovariates": []}
+
+
+def test_numpy_option_values_go_on_the_wire_as_plain_json(client: Any, fake: FakeService) -> None:
+    client.create_configured_model(
+        "weekly", 1, {"n_lags": np.int64(2), "lags": np.arange(3), "alpha": np.float32(0.5),
+                      "trend": np.bool_(True), "missing": float("nan")},
+    )
+    assert fake.requests[-1].headers["content-type"] == "application/json"
+    assert last_body(fake)["userOptionValues"] == {
+        "n_lags": 2, "lags": [0, 1, 2], "alpha": 0.5, "trend": True, "missing": None,
+    }
+
+
+def test_configured_models_with_data_source(client: Any, fake: FakeService) -> None:
+    [record] = client.list_configured_models_with_data_source()
+    assert isinstance(record, ConfiguredModelWithDataSource)
+    assert (record.period_type, record.org_units) == ("month", ["OU_A"])
+    assert record.configured_model.name == "naive_model:weekly"
+    assert client.get_configured_model_with_data_source(3) == record
+    created = client.create_configured_model_with_data_source_from_evaluation(1)
+    assert created.id == 4
+    assert fake.paths() == [
+        "GET /v1/crud/configured-models-with-data-source",
+        "GET /v1/crud/configured-models-with-data-source/3",
+        "POST /v1/crud/configured-models-with-data-source/from-backtest/1",
+    ]

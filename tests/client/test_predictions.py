@@ -1,0 +1,48 @@
+"""Predictions: submit, read, entries and frames."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chaplab.client import (
+    PredictionEntry,
+    PredictionRequest,
+)
+
+from .fake_service import FakeService, last_body
+
+
+def test_predictions(client: Any, fake: FakeService) -> None:
+    request = PredictionRequest(
+        name="forecast", geojson={"type": "FeatureCollection", "features": []},
+        provided_data=[{"feature_name": "rainfall", "org_unit": "OU_A", "period": "202101",
+                        "value": 12.5}],
+        configured_model_with_data_source_id=3, n_periods=3)
+    job = client.make_prediction(request)
+    assert (job.status, job.type) == ("PENDING", "create_prediction")
+    body = last_body(fake)
+    assert body["configuredModelWithDataSourceId"] == 3
+    assert body["nPeriods"] == 3
+    assert body["providedData"] == [{"featureName": "rainfall", "orgUnit": "OU_A",
+                                     "period": "202101", "value": 12.5}]
+    assert fake.paths()[-1] == "POST /v1/analytics/make-prediction-with-data-source"
+    client.make_prediction({"name": "f2", "configuredModelWithDataSourceId": 3, "nPeriods": 2})
+    assert last_body(fake)["name"] == "f2"
+    entries = client.prediction_entries(7, quantiles=[0.5])
+    assert entries == [PredictionEntry(org_unit="OU_A", period="202401", quantile=0.5, value=5.0)]
+    assert fake.requests[-1].url.path == "/v1/analytics/prediction-entry/7"
+    assert fake.requests[-1].url.params.get_list("quantiles") == ["0.5"]
+
+
+def test_bad_prediction_request_names_the_field(client: Any) -> None:
+    with pytest.raises(ValueError, match="n_periods|nPeriods"):
+        client.make_prediction({"name": "f", "configuredModelWithDataSourceId": 3, "nPeriods": 0})
+
+
+def test_prediction_frame(client: Any, fake: FakeService) -> None:
+    frame = client.prediction_frame(7, quantiles=[0.5])
+    assert list(frame.columns) == ["org_unit", "period", "quantile", "value"]
+    assert frame["value"].tolist() == [5.0]
+    assert fake.requests[-1].url.path == "/v1/analytics/prediction-entry/7"
