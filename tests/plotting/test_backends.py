@@ -1,6 +1,5 @@
 """Charts in a notebook kernel: the inline backend shows the Figure as an image and ipympl as
-an interactive widget, each once when the chart is assigned (a Figure as a cell's last value is
-shown by IPython as well, as for any matplotlib Figure: end the line with ``;``)."""
+an interactive widget, each exactly once: assigned, as a cell's last value, or with ``;``."""
 
 from __future__ import annotations
 
@@ -38,21 +37,32 @@ def kernel_of_this_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MPLBACKEND", raising=False)
 
 
-def test_inline_shows_an_assigned_chart_once_as_an_image() -> None:
-    (assigned, bare_with_semicolon) = run_cells(
-        "figure = fan_chart(frame, actuals)", "fan_chart(frame, actuals);"
+def test_inline_shows_a_chart_once_as_an_image() -> None:
+    (assigned, bare_with_semicolon, bare, shown_again) = run_cells(
+        "figure = fan_chart(frame, actuals)",
+        "fan_chart(frame, actuals);",
+        "fan_chart(frame, actuals)",
+        "figure",
     )
-    for outputs in (assigned, bare_with_semicolon):
+    for outputs in (assigned, bare_with_semicolon, bare, shown_again):
         assert [output["output_type"] for output in outputs] == ["display_data"]
         assert outputs[0]["data"]["image/png"]
 
 
-def test_ipympl_shows_an_assigned_chart_once_as_an_interactive_canvas() -> None:
-    (_, assigned, canvas) = run_cells(
+def test_inline_shows_each_chart_of_a_cell_once() -> None:
+    (outputs,) = run_cells("first = fan_chart(frame, actuals)\nfan_chart(frame, actuals)")
+    assert [output["output_type"] for output in outputs] == ["display_data"] * 2
+    assert all(output["data"]["image/png"] for output in outputs)
+
+
+def test_ipympl_shows_a_chart_once_as_an_interactive_canvas() -> None:
+    (_, assigned, bare, canvas) = run_cells(
         "%matplotlib widget",
         "figure = fan_chart(frame, actuals)",
+        "fan_chart(frame, actuals)",
         "print(type(figure.canvas).__module__)",
     )
-    assert [output["output_type"] for output in assigned] == ["display_data"]
-    assert WIDGET_VIEW in assigned[0]["data"]
+    for outputs in (assigned, bare):
+        assert [output["output_type"] for output in outputs] == ["display_data"]
+        assert WIDGET_VIEW in outputs[0]["data"]
     assert canvas[0]["text"].strip() == "ipympl.backend_nbagg"

@@ -10,14 +10,23 @@ from chaplab.plotting import compare_chart, metrics_frame
 from .cases import evaluation
 
 
-def test_compare_overlays_both_evaluations_on_shared_periods() -> None:
+def test_compare_draws_both_evaluations_on_shared_periods() -> None:
+    """The last shared split by default (it changed from every split overlaid), each shared
+    split in a panel of its own with ``split_period="all"``."""
     frame_a, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
     frame_b, _ = evaluation(("OU_B", "OU_C"), n_splits=2)
     figure = compare_chart(frame_a, frame_b, actuals, labels=("naive", "ar"))
     assert [ax.get_title() for ax in figure.axes] == ["OU_B"]
     gids = [c.get_gid() for c in figure.axes[0].collections]
-    assert sum(g.startswith("naive: band 0.1-0.9") for g in gids) == 2  # the two shared splits
-    assert sum(g.startswith("ar: band 0.1-0.9") for g in gids) == 2
+    assert [g for g in gids if "band 0.1-0.9" in g] == [
+        "naive: band 0.1-0.9 2023-01", "ar: band 0.1-0.9 2023-01"
+    ]
+    every = compare_chart(frame_a, frame_b, actuals, labels=("naive", "ar"), split_period="all")
+    assert [ax.get_title() for ax in every.axes] == ["OU_B, split 2022-12", "OU_B, split 2023-01"]
+    for ax in every.axes:
+        gids = [c.get_gid() for c in ax.collections]
+        assert sum(g.startswith("naive: band 0.1-0.9") for g in gids) == 1
+        assert sum(g.startswith("ar: band 0.1-0.9") for g in gids) == 1
     labels = [t.get_text() for t in figure.legends[0].get_texts()]
     assert labels[:3] == ["naive 10\u201390%", "naive 25\u201375%", "naive median"]
 

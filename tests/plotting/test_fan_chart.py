@@ -33,11 +33,11 @@ def test_one_panel_per_org_unit_with_shared_legend_outside() -> None:
 
 def test_bands_per_quantile_pair_and_split_span_the_frame_values() -> None:
     frame, _ = evaluation(("OU_A",), n_splits=3)
-    ax = fan_chart(frame).axes[0]
+    axes = fan_chart(frame, split_period="all").axes
     table = wide(frame).droplevel("org_unit")
     for low, high in ((0.1, 0.9), (0.25, 0.75)):
-        bands = _by_gid(ax, f"band {low:g}-{high:g} ")
-        assert len(bands) == 3  # one per split
+        bands = [band for ax in axes for band in _by_gid(ax, f"band {low:g}-{high:g} ")]
+        assert [len(_by_gid(ax, f"band {low:g}-{high:g} ")) for ax in axes] == [1, 1, 1]
         for band, (split, rows) in zip(bands, table.groupby(level="split_period"), strict=True):
             assert band.get_gid().endswith(str(split))
             y = band.get_paths()[0].vertices[:, 1]
@@ -59,25 +59,64 @@ def test_median_line_and_actuals_line_carry_the_data() -> None:
 
 def test_split_markers_and_one_split_alone() -> None:
     frame, actuals = evaluation(("OU_A",), n_splits=3)
-    all_splits = fan_chart(frame, actuals).axes[0]
-    assert [m.get_gid() for m in _by_gid(all_splits, "split")] == [
-        "split 2022-12", "split 2023-01", "split 2023-02"
+    every = fan_chart(frame, actuals, split_period="all")
+    assert [[m.get_gid() for m in _by_gid(ax, "split")] for ax in every.axes] == [
+        ["split 2022-12"], ["split 2023-01"], ["split 2023-02"]
     ]
     one = fan_chart(frame, actuals, split_period="202301").axes[0]
     assert [m.get_gid() for m in _by_gid(one, "split")] == ["split 2023-01"]
     assert len(_by_gid(one, "band 0.1-0.9")) == 1
 
 
-def test_limits_stay_put_whichever_split_is_shown() -> None:
+def test_one_split_at_a_time_by_default_the_last_with_a_note() -> None:
     frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
-    charts = [fan_chart(frame, actuals, split_period=s) for s in ("202212", "202301", "202302")]
+    figure = fan_chart(frame, actuals, title="naive")
+    assert [ax.get_title() for ax in figure.axes] == ["OU_A", "OU_B"]
+    for ax in figure.axes:
+        assert [m.get_gid() for m in _by_gid(ax, "split")] == ["split 2023-02"]
+        assert [b.get_gid() for b in _by_gid(ax, "band 0.1-0.9")] == ["band 0.1-0.9 2023-02"]
+    assert figure.get_suptitle() == (
+        "naive; split 2023-02, the last of 3 (split_period='all' shows each)"
+    )
+
+
+def test_all_splits_are_small_multiples_not_overlays() -> None:
+    frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
+    figure = fan_chart(frame, actuals, split_period="all")
+    assert [ax.get_title() for ax in figure.axes] == [
+        f"{org_unit}, split {split}"
+        for org_unit in ("OU_A", "OU_B")
+        for split in ("2022-12", "2023-01", "2023-02")
+    ]
+    assert all(len(_by_gid(ax, "band 0.1-0.9")) == 1 for ax in figure.axes)
+    rows = {round(ax.get_position().y0, 3) for ax in figure.axes}
+    assert len(rows) == 2  # a row of splits per org unit
+    six, _ = evaluation(("OU_A",), n_splits=6)
+    grid = fan_chart(six, split_period="all").axes[0].get_subplotspec().get_gridspec()
+    assert grid.get_geometry() == (2, 3)
+
+
+def test_the_y_limits_stay_put_and_the_window_follows_the_split_shown() -> None:
+    """An org unit's value axis is the same whichever split is shown; the time window is the
+    split's forecast with as much history before it (at least three periods), so the forecast
+    gets most of the panel (it changed from one window over every split and all history)."""
+    frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
+    splits = ("202212", "202301", "202302")
+    charts = [fan_chart(frame, actuals, split_period=s) for s in splits]
     charts.append(fan_chart(frame, actuals))
     for org_unit in ("OU_A", "OU_B"):
-        limits = {(_panel(c, org_unit).get_ylim(), _panel(c, org_unit).get_xlim()) for c in charts}
-        assert len(limits) == 1
-        (y_limits, _), = limits
-        assert y_limits[0] == 0
-        assert y_limits[1] >= frame[frame["org_unit"] == org_unit]["value"].max()
+        y_limits = {_panel(c, org_unit).get_ylim() for c in charts}
+        assert len(y_limits) == 1
+        ((bottom, top),) = y_limits
+        assert bottom == 0
+        assert top >= frame[frame["org_unit"] == org_unit]["value"].max()
+    for split, chart in zip(splits, charts, strict=False):
+        low, high = (mdates.num2date(x).replace(tzinfo=None) for x in chart.axes[0].get_xlim())
+        first = pd.Period(split, "M") + 1  # the first forecast period
+        assert pd.Period(low, "M") == first - 4  # three periods of history, half a period more
+        assert pd.Period(high, "M") == first + 2  # the last of three forecast periods
+    wider = fan_chart(frame, actuals, history=12).axes[0].get_xlim()
+    assert wider[1] - wider[0] > np.subtract(*charts[0].axes[0].get_xlim()[::-1])
 
 
 def test_more_org_units_than_max_panels_are_cut_with_a_note() -> None:

@@ -35,14 +35,14 @@ def test_panels_legend_and_titles_fit_the_figure_without_overlapping(count: int)
     for index, box in enumerate(panels):
         assert box.x1 < legend.x0
         assert not any(box.overlaps(other) for other in panels[index + 1 :])
-    title, label = (_text(figure, text) for text in ("Backtest", "cases"))
+    title, label = (_text(figure, text) for text in ("Backtest; split 2023-02", "cases"))
     assert title.y0 > max(box.y1 for box in panels)
     assert label.x1 < min(box.x0 for box in panels)
 
 
 def _text(figure: Figure, text: str) -> Bbox:
-    """The extent of the figure's own text (title, y label) that reads ``text``."""
-    found = next(t for t in figure.texts if t.get_text() == text)
+    """The extent of the figure's own text (title, y label) that starts with ``text``."""
+    found = next(t for t in figure.texts if t.get_text().startswith(text))
     return found.get_window_extent(figure.canvas.get_renderer())
 
 

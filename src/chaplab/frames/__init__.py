@@ -5,11 +5,22 @@ An evaluation frame has one row per (org_unit, split_period, period, quantile) w
 ``Period[W-SUN]``), ``quantile`` and ``value`` (float64), sorted chronologically. Prediction
 frames are the same without ``split_period``; actual cases have ``org_unit``, ``period``, ``value``.
 The org unit ``adm0`` (the service's sum over all org units) is an org unit like any other.
+``with_org_unit_names`` adds an ``org_unit_name`` column (categorical) beside ``org_unit``, from
+the dataset's GeoJSON; charts show it wherever a frame has it.
 """
 
 from __future__ import annotations
 
+from chaplab.frames._display import format_number, period_label, period_labels, readable
 from chaplab.frames._entries import actuals_to_frame, entries_to_frame
+from chaplab.frames._names import (
+    ORG_UNIT_NAME,
+    frame_labels,
+    org_unit_labels,
+    org_unit_names,
+    resolve_org_units,
+    with_org_unit_names,
+)
 from chaplab.frames._observations import frame_to_observations
 from chaplab.frames._periods import format_period, format_periods, parse_periods, period_kind
 from chaplab.frames._tidy import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
@@ -19,20 +30,30 @@ from chaplab.frames._wide import quantile_column, tidy, wide
 __all__ = [
     "NATIONAL",
     "ORG_UNIT",
+    "ORG_UNIT_NAME",
     "PERIOD",
     "QUANTILE",
     "SPLIT_PERIOD",
     "VALUE",
     "actuals_to_frame",
     "entries_to_frame",
+    "format_number",
     "format_period",
     "format_periods",
+    "frame_labels",
     "frame_to_observations",
     "national_total",
+    "org_unit_labels",
+    "org_unit_names",
     "parse_periods",
     "period_kind",
+    "period_label",
+    "period_labels",
     "quantile_column",
+    "readable",
+    "resolve_org_units",
     "tidy",
     "wide",
     "with_national_total",
+    "with_org_unit_names",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chaplab.frames._names import ORG_UNIT_NAME
 from chaplab.frames._periods import format_periods, parse_periods
 
 _TIME_COLUMNS = ("time_period", "period")
@@ -29,12 +30,14 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ``{"featureName", "orgUnit", "period", "value"}`` with canonical period strings.
 
     Missing values (NaN) are left out. ``period`` and ``org_unit`` are accepted as spellings
-    of the time and location columns, also as index levels.
+    of the time and location columns, also as index levels; an ``org_unit_name`` column is a
+    label, not a feature, and is not sent.
     """
     frame = frame.reset_index() if _has_named_index(frame) else frame
     time_column = _pick(frame, _TIME_COLUMNS)
     location_column = _pick(frame, _LOCATION_COLUMNS)
-    features = [name for name in frame.columns if name not in (time_column, location_column)]
+    labels = (time_column, location_column, ORG_UNIT_NAME)
+    features = [name for name in frame.columns if name not in labels]
     if not features:
         raise ValueError("observations need at least one feature column besides time and location")
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from chaplab.frames._names import ORG_UNIT_NAME
 from chaplab.frames._tidy import ORG_UNIT, VALUE, key_columns, sort_tidy
 
 NATIONAL = "adm0"
@@ -29,15 +30,18 @@ def national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
 
 
 def with_national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
-    """The frame plus its :func:`national_total` rows, as one org unit among the others."""
+    """The frame plus its :func:`national_total` rows, as one org unit among the others; in a
+    frame with an ``org_unit_name`` column the total is named ``name`` too."""
     total = national_total(frame, name)
     rest = frame[frame[ORG_UNIT] != name]
-    categories = rest[ORG_UNIT].cat.categories.union([name])
-    combined = pd.concat(
-        [
-            rest.assign(**{ORG_UNIT: rest[ORG_UNIT].cat.set_categories(categories)}),
-            total.assign(**{ORG_UNIT: total[ORG_UNIT].cat.set_categories(categories)}),
-        ],
-        ignore_index=True,
-    )
-    return sort_tidy(combined)
+    labelled = [ORG_UNIT] + ([ORG_UNIT_NAME] if ORG_UNIT_NAME in frame.columns else [])
+    if ORG_UNIT_NAME in labelled:
+        total.insert(1, ORG_UNIT_NAME, pd.Categorical([name] * len(total), categories=[name]))
+    parts = [rest, total]
+    for column in labelled:
+        categories = rest[column].astype("category").cat.categories.union([name])
+        parts = [
+            part.assign(**{column: part[column].astype("category").cat.set_categories(categories)})
+            for part in parts
+        ]
+    return sort_tidy(pd.concat(parts, ignore_index=True))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
@@ -91,7 +92,8 @@ def band_label(band: Band) -> str:
 
 @dataclass(frozen=True)
 class Palette:
-    """One colour family: bands light to dark from the outside in, the median darkest."""
+    """Filled bands of one colour family: light to dark from the outside in, the median
+    darkest."""
 
     colormap: str
 
@@ -99,10 +101,39 @@ class Palette:
         """The RGBA colour of band ``index`` (0 = outermost) of ``count`` bands."""
         return _colour(self.colormap, 0.3 + 0.35 * (index + 1) / max(count, 1))
 
-    @property
-    def median(self) -> tuple[float, ...]:
-        """The RGBA colour of the median line."""
-        return _colour(self.colormap, 0.9)
+    def band_style(self, index: int, count: int) -> dict[str, Any]:
+        """How band ``index`` of ``count`` is drawn (as a filled polygon without an edge)."""
+        return {"facecolor": self.band(index, count), "edgecolor": "none", "linewidth": 0}
+
+    def median_style(self) -> dict[str, Any]:
+        """How the median line is drawn."""
+        return {"color": _colour(self.colormap, 0.9), "linewidth": 1.4}
+
+
+@dataclass(frozen=True)
+class Outline:
+    """Bands as outlines, the inner ones hatched, and a dashed median: an evaluation drawn
+    over a filled one stays visible and its colour never mixes with the fill beneath."""
+
+    colour: str
+
+    def band_style(self, index: int, count: int) -> dict[str, Any]:
+        """The outermost band a dashed outline, inner bands a solid one, hatched."""
+        inner = index > 0 or count == 1
+        return {
+            "facecolor": "none",
+            "edgecolor": self.colour,
+            "linewidth": 1.3 if inner else 1.1,
+            "linestyle": "-" if inner else (0, (4, 2)),
+            "hatch": "////" if inner else None,
+        }
+
+    def median_style(self) -> dict[str, Any]:
+        """A dashed line in the outline's colour."""
+        return {"color": self.colour, "linewidth": 1.8, "linestyle": (0, (6, 2))}
+
+
+Style = Palette | Outline
 
 
 @cache
@@ -112,7 +143,10 @@ def _colour(colormap: str, position: float) -> tuple[float, ...]:
     return colormaps[colormap](position)
 
 
+OKABE_ITO_VERMILLION = "#D55E00"
+"""From the Okabe-Ito palette, which people with any common colour vision deficiency tell apart;
+against the blues of the first evaluation."""
 FORECAST = Palette("Blues")
-SECOND = Palette("Oranges")
+SECOND = Outline(OKABE_ITO_VERMILLION)
 ACTUAL_COLOUR = "black"
 SPLIT_COLOUR = "0.45"

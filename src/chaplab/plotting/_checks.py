@@ -10,7 +10,7 @@ from typing import TypeGuard
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE, parse_periods
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE
 from chaplab.plotting._bands import Band
 
 QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
@@ -123,43 +123,3 @@ def check_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataF
             f"actuals have {actuals[PERIOD].dtype} periods but the forecasts {frame[PERIOD].dtype}"
         )
     return actuals
-
-
-def select_org_units(
-    frame: pd.DataFrame, org_units: str | Iterable[str] | None, what: str = "frame"
-) -> list[str]:
-    """The org units to draw, in the frame's order; ValueError for one the frame lacks."""
-    present = list(pd.unique(frame[ORG_UNIT].astype(str)))
-    if org_units is None:
-        return present
-    wanted = [org_units] if isinstance(org_units, str) else list(org_units)
-    if not wanted:
-        raise ValueError("org_units is empty: name at least one org unit or pass None for all")
-    missing = [ou for ou in wanted if ou not in present]
-    if missing:
-        raise ValueError(
-            f"org unit(s) {missing} are not in the {what}; it has {present[:20]}"
-            + (" ..." if len(present) > 20 else "")
-        )
-    return wanted
-
-
-def first_panels(org_units: list[str], max_panels: int) -> list[str]:
-    """The org units that get a panel: the first ``max_panels`` (at least 1)."""
-    if max_panels < 1:
-        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
-    return org_units[:max_panels]
-
-
-def select_split(frame: pd.DataFrame, split_period: object | None) -> pd.DataFrame:
-    """The rows of one split period (given as a wire string or a Period), or all rows for None."""
-    if split_period is None:
-        return frame
-    if SPLIT_PERIOD not in frame.columns:
-        raise ValueError("split_period was given but the frame has no 'split_period' column")
-    wanted = parse_periods([split_period])[0]
-    rows = frame[frame[SPLIT_PERIOD] == wanted]
-    if rows.empty:
-        available = ", ".join(str(p) for p in pd.unique(frame[SPLIT_PERIOD]))
-        raise ValueError(f"split period {split_period!r} is not in the frame; it has {available}")
-    return rows

@@ -1,4 +1,4 @@
-"""Two evaluations' bands overlaid per org unit on the periods they share."""
+"""Two evaluations' bands in one panel per org unit, on the periods they share."""
 
 from __future__ import annotations
 
@@ -9,27 +9,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, wide
-from chaplab.plotting._bands import (
-    FORECAST,
-    SECOND,
-    Band,
-    derive_bands,
-    drawn_levels,
-    median_level,
-)
-from chaplab.plotting._checks import (
-    check_actuals,
-    check_quantile_bands,
-    check_quantile_frame,
-    first_panels,
-    select_org_units,
-    select_split,
-)
-from chaplab.plotting._draw import draw_forecast, finish_panel, legend_handles, time_limits
-from chaplab.plotting._layout import finish_figure, make_panels
-
-OVERLAY_ALPHA = 0.55
+from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
+from chaplab.plotting._bands import FORECAST, SECOND, Band, derive_bands, median_level
+from chaplab.plotting._chart import Layer, draw_chart
+from chaplab.plotting._checks import check_actuals, check_quantile_bands, check_quantile_frame
+from chaplab.plotting._draw import legend_handles
+from chaplab.plotting._panels import plan_panels
 
 
 def _shared_rows(
@@ -65,11 +50,14 @@ def compare_chart(
     *,
     title: str | None = None,
     ylabel: str | None = "cases",
+    history: int | None = None,
 ) -> Figure:
     """Both evaluations' bands and medians per org unit, on the periods they share.
 
-    The first is drawn in blues, the second in oranges over it, half transparent; bands are
-    derived from the quantile levels both frames have. Other arguments as in ``fan_chart``.
+    The first is drawn as filled blues, the second over it as vermillion outlines (the inner
+    bands hatched) with a dashed median, so neither hides the other and their colours never
+    mix; bands are derived from the quantile levels both frames have. Other arguments as in
+    ``fan_chart`` (one split at a time, the last by default; ``split_period="all"`` for each).
     """
     if len(labels) != 2:
         raise ValueError(f"labels must name the two evaluations, got {list(labels)}")
@@ -86,45 +74,22 @@ def compare_chart(
     median = median_level(common)
     actuals = check_actuals(actuals, frame_a)
     shared_a, shared_b = _shared_rows(frame_a, frame_b)
-    chosen = select_org_units(shared_a, org_units, "periods both evaluations share")
-    shown = first_panels(chosen, max_panels)
-    parts = [frame[frame[ORG_UNIT].isin(shown)] for frame in (shared_a, shared_b)]
-    limit_frames = parts + ([] if actuals is None else [actuals[actuals[ORG_UNIT].isin(shown)]])
-    drawn = [select_split(part, split_period) for part in parts]
-    needed = drawn_levels(bands, median)
-    tables = [
-        dict(list(wide(part[part[QUANTILE].isin(needed)]).groupby(level=ORG_UNIT, observed=True)))
-        for part in drawn
-    ]
-
-    x_limits = time_limits(limit_frames)
-    figure, axes, owns_figure = make_panels(len(shown), ax, x_limits)
-    palettes = (FORECAST, SECOND)
-    for org_unit, panel in zip(shown, axes, strict=True):
-        for label, table, palette in zip(labels, tables, palettes, strict=True):
-            if org_unit in table:
-                draw_forecast(
-                    panel,
-                    table[org_unit].droplevel(ORG_UNIT),
-                    bands,
-                    median,
-                    palette,
-                    name=f"{label}: ",
-                    alpha=OVERLAY_ALPHA,
-                )
-        finish_panel(panel, org_unit, drawn[0], actuals, limit_frames)
+    plan = plan_panels(
+        [shared_a, shared_b], actuals, org_units, split_period, history, max_panels,
+        where="the periods both evaluations share",
+    )
+    styles = (FORECAST, SECOND)
     handles = [
         handle
-        for label, palette in zip(labels, palettes, strict=True)
-        for handle in legend_handles(
-            bands, median, palette, prefix=f"{label} ", alpha=OVERLAY_ALPHA
-        )
+        for label, style in zip(labels, styles, strict=True)
+        for handle in legend_handles(bands, median, style, prefix=f"{label} ")
     ] + legend_handles(
-        [], None, FORECAST, actuals=actuals is not None, splits=SPLIT_PERIOD in drawn[0].columns
+        [], None, FORECAST, actuals=actuals is not None, splits=SPLIT_PERIOD in shared_a.columns
     )
-    finish_figure(
-        figure, axes, handles, title=title,
-        ylabel=ylabel, shown=len(shown), total=len(chosen),
-        owns_figure=owns_figure,
+    layers = [
+        Layer(frame, style, f"{label}: ")
+        for frame, style, label in zip((shared_a, shared_b), styles, labels, strict=True)
+    ]
+    return draw_chart(
+        layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel
     )
-    return figure

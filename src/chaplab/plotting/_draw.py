@@ -1,4 +1,4 @@
-"""Drawing one panel: bands, median, actual cases, split markers, and stable limits."""
+"""Drawing one panel: bands, median, actual cases, the split or "forecast starts" mark."""
 
 from __future__ import annotations
 
@@ -12,21 +12,25 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
 
-from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, VALUE, quantile_column
+from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, VALUE, period_label, quantile_column
 from chaplab.plotting._bands import (
     ACTUAL_COLOUR,
     SPLIT_COLOUR,
     Band,
-    Palette,
+    Style,
     band_label,
 )
 from chaplab.plotting._layout import style_panel
+from chaplab.plotting._panels import Panel
 
 ACTUALS_GID = "actuals"
 MEDIAN_GID = "median"
 BAND_GID = "band"
 SPLIT_GID = "split"
+FORECAST_START_GID = "forecast start"
+FORECAST_START_TEXT = "forecast starts"
 
 
 def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
@@ -34,48 +38,51 @@ def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
     return pd.PeriodIndex(periods).to_timestamp(how="start").to_numpy()
 
 
-def forecast_groups(table: pd.DataFrame) -> list[tuple[object, pd.DataFrame]]:
-    """A wide table of one org unit -> (split period or None, rows by period) per forecast."""
-    if SPLIT_PERIOD in table.index.names:
-        return list(table.groupby(level=SPLIT_PERIOD, sort=True))
-    return [(None, table)]
+def forecast_rows(table: pd.DataFrame) -> dict[tuple[str, pd.Period | None], pd.DataFrame]:
+    """A wide table -> its rows by period per (org unit, split period or None)."""
+    if SPLIT_PERIOD not in table.index.names:
+        return {
+            (str(org_unit), None): rows.droplevel(ORG_UNIT)
+            for org_unit, rows in table.groupby(level=ORG_UNIT, observed=True, sort=False)
+        }
+    return {
+        (str(org_unit), split): rows.droplevel([ORG_UNIT, SPLIT_PERIOD])
+        for (org_unit, split), rows in table.groupby(
+            level=[ORG_UNIT, SPLIT_PERIOD], observed=True, sort=False
+        )
+    }
 
 
 def draw_forecast(
     ax: Axes,
-    table: pd.DataFrame,
+    rows: pd.DataFrame,
+    split: pd.Period | None,
     bands: Sequence[Band],
     median: float | None,
-    palette: Palette,
+    style: Style,
     name: str = "",
-    alpha: float = 1.0,
 ) -> None:
-    """One fill per band per split (outermost first) and one median line per split.
-
-    ``name`` prefixes the artists' gids (to tell two evaluations apart); ``alpha`` below 1 lets
-    an overlaid evaluation show through."""
-    for split, rows in forecast_groups(table):
-        x = to_x(rows.index.get_level_values(PERIOD))
-        suffix = "" if split is None else f" {split}"
-        for index, band in enumerate(bands):
-            fill_band(
-                ax,
-                x,
-                rows[quantile_column(band[0])].to_numpy(np.float64),
-                rows[quantile_column(band[1])].to_numpy(np.float64),
-                color=palette.band(index, len(bands)),
-                alpha=alpha,
-                linewidth=0,
-                gid=f"{name}{BAND_GID} {band[0]:g}-{band[1]:g}{suffix}",
-            )
-        if median is not None:
-            ax.plot(
-                x,
-                rows[quantile_column(median)].to_numpy(),
-                color=palette.median,
-                linewidth=1.4,
-                gid=f"{name}{MEDIAN_GID}{suffix}",
-            )
+    """One polygon per band (outermost first) and the median line of one forecast, ``rows``
+    of a wide table indexed by period. ``name`` prefixes the artists' gids (to tell two
+    evaluations apart)."""
+    x = to_x(rows.index)
+    suffix = "" if split is None else f" {period_label(split)}"
+    for index, band in enumerate(bands):
+        fill_band(
+            ax,
+            x,
+            rows[quantile_column(band[0])].to_numpy(np.float64),
+            rows[quantile_column(band[1])].to_numpy(np.float64),
+            **style.band_style(index, len(bands)),
+            gid=f"{name}{BAND_GID} {band[0]:g}-{band[1]:g}{suffix}",
+        )
+    if median is not None:
+        ax.plot(
+            x,
+            rows[quantile_column(median)].to_numpy(),
+            **style.median_style(),
+            gid=f"{name}{MEDIAN_GID}{suffix}",
+        )
 
 
 def fill_band(ax: Axes, x: np.ndarray, low: np.ndarray, high: np.ndarray, **style: Any) -> None:
@@ -103,80 +110,72 @@ def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
     )
 
 
-def draw_split_markers(ax: Axes, splits: Sequence[pd.Period]) -> None:
-    """A dashed vertical line at each split period."""
-    for split, x in zip(splits, to_x(pd.PeriodIndex(splits)), strict=True):
-        ax.axvline(x, color=SPLIT_COLOUR, linestyle="--", linewidth=0.9, gid=f"{SPLIT_GID} {split}")
+def draw_split_marker(ax: Axes, split: pd.Period) -> None:
+    """A dashed vertical line at the split period (the last period the model saw)."""
+    ax.axvline(
+        to_x(pd.PeriodIndex([split]))[0],
+        color=SPLIT_COLOUR,
+        linestyle="--",
+        linewidth=0.9,
+        gid=f"{SPLIT_GID} {period_label(split)}",
+    )
+
+
+def draw_forecast_start(ax: Axes, first: pd.Period) -> None:
+    """A vertical line where a forward forecast starts, labelled at the top of the panel on
+    the history's side, on a light background so that lines behind it do not hide it."""
+    x = to_x(pd.PeriodIndex([first]))[0]
+    ax.axvline(x, color=SPLIT_COLOUR, linewidth=1.1, gid=FORECAST_START_GID)
+    ax.text(
+        x,
+        0.97,
+        f"{FORECAST_START_TEXT} ",
+        transform=blended_transform_factory(ax.transData, ax.transAxes),
+        ha="right",
+        va="top",
+        fontsize="small",
+        color="0.25",
+        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5},
+        gid=FORECAST_START_GID,
+    )
 
 
 def finish_panel(
     ax: Axes,
-    org_unit: str,
-    drawn: pd.DataFrame,
+    panel: Panel,
+    forecast_start: pd.Period | None,
     actuals: pd.DataFrame | None,
-    limit_frames: Sequence[pd.DataFrame],
+    value_limits: tuple[float, float],
 ) -> None:
-    """Everything of an org unit's panel but the forecasts and the time axis: its actual cases,
-    a marker at each split period of ``drawn`` (the forecast rows shown), its value limits over
-    ``limit_frames`` (so they do not move with the split shown), and the title and grid."""
+    """Everything of a panel but the forecasts and the time axis: its org unit's actual cases,
+    the split marker (or, for a forward forecast, the "forecast starts" mark at
+    ``forecast_start``), the value limits, the title and the grid."""
     if actuals is not None:
-        draw_actuals(ax, actuals[actuals[ORG_UNIT] == org_unit])
-    if SPLIT_PERIOD in drawn.columns:
-        draw_split_markers(
-            ax, sorted(drawn.loc[drawn[ORG_UNIT] == org_unit, SPLIT_PERIOD].unique())
-        )
-    ax.set_ylim(*panel_value_limits(limit_frames, org_unit))
-    style_panel(ax, org_unit)
-
-
-def value_limits(values: np.ndarray) -> tuple[float, float]:
-    """y-limits that hold every value; from 0 when nothing is negative (counts)."""
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return 0.0, 1.0
-    low, high = float(finite.min()), float(finite.max())
-    bottom = 0.0 if low >= 0 else low - 0.05 * (high - low)
-    top = high + 0.05 * (high - bottom) if high > bottom else bottom + 1.0
-    return bottom, top
-
-
-def time_limits(frames: Sequence[pd.DataFrame]) -> tuple[np.datetime64, np.datetime64]:
-    """The x-limits holding every period of the given frames (all splits, all org units shown),
-    so that showing another split keeps the time axis where it is."""
-    x = np.concatenate([to_x(frame[PERIOD]) for frame in frames])
-    return x.min(), x.max()
-
-
-def panel_value_limits(frames: Sequence[pd.DataFrame], org_unit: str) -> tuple[float, float]:
-    """The y-limits of one org unit over every given frame (all splits, all quantiles),
-    so that showing another split keeps its axis where it is."""
-    values = [
-        frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames
-    ]
-    return value_limits(np.concatenate(values))
+        draw_actuals(ax, actuals[actuals[ORG_UNIT] == panel.org_unit])
+    if panel.split is not None:
+        draw_split_marker(ax, panel.split)
+    elif forecast_start is not None:
+        draw_forecast_start(ax, forecast_start)
+    ax.set_ylim(*value_limits)
+    style_panel(ax, panel.title)
 
 
 def legend_handles(
     bands: Sequence[Band],
     median: float | None,
-    palette: Palette,
+    style: Style,
     *,
     prefix: str = "",
-    alpha: float = 1.0,
     actuals: bool = False,
     splits: bool = False,
 ) -> list[Artist]:
     """Legend entries matching the artists :func:`draw_forecast` and friends draw."""
     handles: list[Artist] = [
-        Patch(
-            color=palette.band(index, len(bands)),
-            alpha=alpha,
-            label=f"{prefix}{band_label(band)}",
-        )
+        Patch(**style.band_style(index, len(bands)), label=f"{prefix}{band_label(band)}")
         for index, band in enumerate(bands)
     ]
     if median is not None:
-        handles.append(Line2D([], [], color=palette.median, linewidth=1.4, label=f"{prefix}median"))
+        handles.append(Line2D([], [], **style.median_style(), label=f"{prefix}median"))
     if actuals:
         handles.append(Line2D([], [], color=ACTUAL_COLOUR, linewidth=1.1, label="actual cases"))
     if splits:

@@ -11,55 +11,64 @@ import math
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from chaplab.frames import format_number
+from chaplab.plotting._figure import ChartFigure
+from chaplab.plotting._panels import Panel
 from chaplab.plotting._time import set_time_axis
 
 PANEL_WIDTH = 3.4
 PANEL_HEIGHT = 2.4
+SINGLE_WIDTH = 7.0  # a single panel is drawn large
+SINGLE_HEIGHT = 3.8
 MAX_COLUMNS = 4
 LEGEND_WIDTH = 1.6  # inches beside the grid for the shared legend
 TITLE_HEIGHT = 0.6  # inches above the grid for the title
 
 # Margins of a chart's own figure, in inches.
 EDGE = 0.08  # between the figure's edge and the title, the y label and the legend
-LEFT = 0.95  # the y label and y tick labels of up to six digits
+LEFT = 1.05  # the y label and y tick labels of up to six digits with a separator
 BOTTOM = 0.5  # x tick labels and the year below them
 PANEL_TITLE = 0.3  # a panel's title above it
 TITLE = 0.35  # the figure's title above the panels' titles
-COLUMN_GAP = 0.65  # y tick labels of up to six digits
-ROW_GAP = 0.4  # a panel's title (only panels with no panel below label the time axis)
+COLUMN_GAP = 0.85  # y tick labels such as 600,000 and half a time label beside them
+ROW_GAP = 0.4  # a panel's title (a panel above one with the same window has no time labels)
+TIME_LABELS = 0.25  # more between rows when a panel above another labels its time axis
 LEGEND_GAP = 0.2  # between the panels (and their last x tick label) and the legend
 Y_BINS = 5  # at most this many intervals between value ticks
 Y_STEPS = (1, 2, 2.5, 5, 10)  # value ticks at multiples of these (times a power of ten)
 
 
 def make_panels(
-    count: int,
+    panels: Sequence[Panel],
     ax: Axes | Sequence[Axes] | None,
-    x_limits: tuple[np.datetime64, np.datetime64],
+    frequency: str,
+    columns: int | None = None,
 ) -> tuple[Figure, list[Axes], bool]:
-    """A figure with ``count`` panels, or the caller's axes; also whether the figure is ours.
+    """A figure with one axes per panel, or the caller's axes; also whether the figure is ours.
 
-    Our own figure is a grid of at most four columns sharing one time axis; cells the grid does
-    not need are removed, and only panels with no panel below them label the time axis. Every
-    panel shows ``x_limits``.
+    Our own figure is a grid of ``columns`` (by default by count: a single panel alone and
+    large, at most four); cells the grid does not need are removed. Each axes shows its panel's
+    window with period labels of ``frequency``; a panel labels its time axis unless the panel
+    below it shows the same window.
     """
+    count = len(panels)
     if ax is not None:
         axes = _given_axes(count, ax)
-        for given in axes:
-            set_time_axis(given, x_limits)
+        for given, panel in zip(axes, panels, strict=True):
+            set_time_axis(given, panel.limits, frequency)
         return axes[0].figure, axes, False
-    columns = _columns(count)
-    figure = plt.figure()
+    columns = columns or _columns(count)
+    figure = plt.figure(FigureClass=ChartFigure)
     cells = _add_panel_grid(figure, count, columns)
-    set_time_axis(cells[0], x_limits)
-    for index, cell in enumerate(cells):
-        _fix_axis_labels(cell, index + columns >= count)
+    for index, (cell, panel) in enumerate(zip(cells, panels, strict=True)):
+        set_time_axis(cell, panel.limits, frequency)
+        below = index + columns
+        _fix_axis_labels(cell, below >= count or panels[below].window != panel.window)
     return figure, cells, True
 
 
@@ -91,24 +100,24 @@ def _fix_axis_labels(ax: Axes, time_labels: bool) -> None:
 
 def _add_panel_grid(figure: Figure, count: int, columns: int) -> list[Axes]:
     """Size ``figure`` for ``count`` panels in rows of ``columns`` with room for the legend and
-    add them, sharing the time axis; cells the grid does not need are removed."""
+    add them (a single panel large); cells the grid does not need are removed."""
     rows = math.ceil(count / columns)
-    figure.set_size_inches(
-        PANEL_WIDTH * columns + LEGEND_WIDTH, PANEL_HEIGHT * rows + TITLE_HEIGHT
-    )
-    cells = list(figure.subplots(rows, columns, squeeze=False, sharex=True).ravel())
+    width, height = (SINGLE_WIDTH, SINGLE_HEIGHT) if count == 1 else (PANEL_WIDTH, PANEL_HEIGHT)
+    figure.set_size_inches(width * columns + LEGEND_WIDTH, height * rows + TITLE_HEIGHT)
+    cells = list(figure.subplots(rows, columns, squeeze=False).ravel())
     for unused in cells[count:]:
         unused.remove()
     return cells[:count]
 
 
 def style_panel(ax: Axes, title: str) -> None:
-    """Panel title, a few value ticks and a light grid.
+    """Panel title, a few value ticks labelled as every number is (``1,790``) and a light grid.
 
     The title is placed just above the panel (``y=1``) rather than above whatever ticks the top
     of the panel has (there are none), which matplotlib would measure at every draw."""
     ax.set_title(title, fontsize="medium", y=1.0)
     ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_BINS, steps=Y_STEPS))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: format_number(value)))
     ax.grid(True, linewidth=0.4, alpha=0.5)
 
 
@@ -119,14 +128,12 @@ def finish_figure(
     *,
     title: str | None,
     ylabel: str | None,
-    shown: int,
-    total: int,
+    notes: Sequence[str],
     owns_figure: bool,
 ) -> None:
     """Add the legend and the y label (once, outside the panels, on our own figure; on the
-    caller's axes otherwise) and the title with a cut-off note."""
-    note = f"first {shown} of {total} org units shown" if shown < total else None
-    text = "; ".join(part for part in (title, note) if part)
+    caller's axes otherwise) and the title with its notes (which split, what was cut)."""
+    text = "; ".join(part for part in (title, *notes) if part)
     if owns_figure:
         _place_outside(figure, axes, handles, text, ylabel)
         return
@@ -148,20 +155,28 @@ def _place_outside(
     width = figure.get_size_inches()[0]
     bottom = BOTTOM / height
     rows, columns = axes[0].get_subplotspec().get_gridspec().get_geometry()
+    row_gap = ROW_GAP + (TIME_LABELS if _inner_time_labels(axes, columns) else 0.0)
     panel_width = ((right - LEFT / width) * width - (columns - 1) * COLUMN_GAP) / columns
-    panel_height = ((top - bottom) * height - (rows - 1) * ROW_GAP) / rows
+    panel_height = ((top - bottom) * height - (rows - 1) * row_gap) / rows
     figure.subplots_adjust(
         left=LEFT / width,
         right=right,
         bottom=bottom,
         top=top,
         wspace=COLUMN_GAP / panel_width,
-        hspace=ROW_GAP / panel_height,
+        hspace=row_gap / panel_height,
     )
     if ylabel:
         figure.supylabel(ylabel, x=EDGE / width, y=(top + bottom) / 2, fontsize="medium")
     if title:
         figure.suptitle(title, y=1 - EDGE / height)
+
+
+def _inner_time_labels(axes: list[Axes], columns: int) -> bool:
+    """Whether a panel with a panel below it labels its time axis."""
+    return any(
+        ax.xaxis.get_tick_params()["labelbottom"] for ax in axes[: max(len(axes) - columns, 0)]
+    )
 
 
 def _legend_beside(figure: Figure, handles: list[Artist], top: float) -> float:

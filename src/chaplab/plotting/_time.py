@@ -1,4 +1,5 @@
-"""The charts' time axis: a few ticks at whole weeks, months or years, computed with numpy.
+"""The charts' time axis: a few ticks at whole weeks, months or years, computed with numpy,
+labelled in the one period format of the data's frequency (``2024-07``, ``2024-W05``).
 
 matplotlib's date locators build ``dateutil`` rules on every call (about a millisecond), and
 every panel asks its locator several times per draw; this one answers in microseconds.
@@ -7,33 +8,61 @@ every panel asks its locator several times per draw; this one answers in microse
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from matplotlib import dates
 from matplotlib.axes import Axes
-from matplotlib.ticker import Locator
+from matplotlib.ticker import Formatter, Locator
+
+from chaplab.frames import period_label
 
 MAX_TICKS = 6
-STEPS = (("W", 1), ("W", 2), *(("M", s) for s in (1, 2, 3, 6)))
-STEPS += tuple(("Y", s) for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
+TICK_SPACING = 0.7
+"""Inches of axis per time tick: room for a label such as ``2024-W05`` and a gap."""
+LABEL_HALF_WIDTH = 0.3
+"""Inches from a tick to the end of its label: ticks closer to the axis' ends are left out, so
+that no label reaches into the next panel."""
+YEARS = tuple(("Y", s) for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
+STEPS = (("W", 1), ("W", 2), *(("M", s) for s in (1, 2, 3, 6)), *YEARS)
+MONTHLY_STEPS = (*(("M", s) for s in (1, 2, 3, 6)), *YEARS)
+WEEKLY_STEPS = tuple(("W", s) for s in (1, 2, 4, 8, 13, 26, 52, 104, 260, 520, 1040, 2600))
+FREQUENCY_STEPS = {"M": MONTHLY_STEPS, "W-SUN": WEEKLY_STEPS}
 UNIT_DAYS = {"W": 7.0, "M": 365.25 / 12, "Y": 365.25}
 MONDAY = np.datetime64("1970-01-05")  # week ticks fall on Mondays, when ISO weeks start
 
 
 class TimeLocator(Locator):
-    """At most ``MAX_TICKS`` ticks in view, at the finest step that fits: every 1 or 2 weeks
-    (Mondays), 1, 2, 3 or 6 months (from January) or 1, 2, 5, 10, ... years."""
+    """At most ``MAX_TICKS`` ticks in view (fewer on a narrow axis, and none so close to an end
+    that its label would stick out), at the finest step that
+    fits: every 1 or 2 weeks (Mondays), 1, 2, 3 or 6 months (from January) or 1, 2, 5, 10, ...
+    years. For a frequency (``"M"`` or ``"W-SUN"``) ticks fall on that frequency's periods
+    only: whole months and years for monthly data, whole weeks for weekly data."""
+
+    def __init__(self, frequency: str | None = None) -> None:
+        self.steps = FREQUENCY_STEPS.get(frequency or "", STEPS)
 
     def __call__(self) -> np.ndarray:
         return self.tick_values(*self.axis.get_view_interval())
 
     def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
         low, high = sorted((float(vmin), float(vmax)))
+        inches = self._inches()
+        most = MAX_TICKS if inches is None else int(min(MAX_TICKS, max(2, inches // TICK_SPACING)))
+        margin = 0.0 if inches is None else LABEL_HALF_WIDTH / inches * (high - low)
         unit, step = next(
-            ((u, s) for u, s in STEPS if high - low <= MAX_TICKS * s * UNIT_DAYS[u]), STEPS[-1]
+            ((u, s) for u, s in self.steps if high - low <= most * s * UNIT_DAYS[u]),
+            self.steps[-1],
         )
         first, last = (_count(value, unit) for value in (low, high))
         counts = np.arange(first - first % step, last + step, step)
         ticks = dates.date2num(_starts(counts, unit))
-        return ticks[(ticks >= low) & (ticks <= high)]
+        return ticks[(ticks >= low + margin) & (ticks <= high - margin)]
+
+    def _inches(self) -> float | None:
+        """The width of the axis in inches, None for a locator of no axis."""
+        axes = getattr(self.axis, "axes", None)
+        if axes is None:
+            return None
+        return float(axes.get_position().width * axes.figure.get_figwidth())
 
 
 def _count(value: float, unit: str) -> int:
@@ -51,10 +80,22 @@ def _starts(counts: np.ndarray, unit: str) -> np.ndarray:
     return counts.astype(f"datetime64[{unit}]").astype("datetime64[D]")
 
 
-def set_time_axis(ax: Axes, limits: tuple[np.datetime64, np.datetime64]) -> None:
-    """Time limits, a :class:`TimeLocator` and concise date labels for ``ax`` and the axes that
-    share its x axis."""
-    locator = TimeLocator()
+class PeriodFormatter(Formatter):
+    """Tick labels as the period of the data's frequency that starts there: ``2024-07``."""
+
+    def __init__(self, frequency: str) -> None:
+        self.frequency = frequency
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        day = dates.num2date(x).replace(tzinfo=None)
+        return period_label(pd.Period(day, freq=self.frequency))
+
+
+def set_time_axis(
+    ax: Axes, limits: tuple[np.datetime64, np.datetime64], frequency: str
+) -> None:
+    """Time limits, a :class:`TimeLocator` and period labels of ``frequency`` (a pandas period
+    frequency, ``"M"`` or ``"W-SUN"``) for ``ax``."""
     ax.set_xlim(*limits)
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(dates.ConciseDateFormatter(locator))
+    ax.xaxis.set_major_locator(TimeLocator(frequency))
+    ax.xaxis.set_major_formatter(PeriodFormatter(frequency))

@@ -1,0 +1,84 @@
+"""How periods and numbers are written where people read them: chart labels and tables.
+
+One spelling per frequency: months ``2024-07``, ISO weeks ``2024-W05`` (chap-core's dashed
+spellings, which parse back). One number format for counts and scores alike: no exponent, a
+thousands separator from 1,000 on, three significant digits below that, no trailing zeros.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from chaplab.frames._periods import format_period, format_periods
+
+MISSING = "\u2013"
+"""How a missing number (None, NaN) is written."""
+
+
+def period_label(period: pd.Period | str) -> str:
+    """A period as people read it: ``2024-07`` (monthly) or ``2024-W05`` (weekly)."""
+    return _dashed(format_period(period))
+
+
+def period_labels(periods: pd.PeriodIndex | pd.Series) -> np.ndarray:
+    """Many periods -> their :func:`period_label` (an object array), each distinct one once."""
+    return np.array([_dashed(text) for text in format_periods(periods)], dtype=object)
+
+
+def _dashed(canonical: str) -> str:
+    """``202407`` -> ``2024-07``, ``2024W05`` -> ``2024-W05``."""
+    return f"{canonical[:4]}-{canonical[4:]}"
+
+
+def format_number(value: object) -> str:
+    """A count or a score as people read it: ``1,790``, ``777``, ``12.3``, ``0.823``, ``-4.5``.
+
+    Whole numbers from 1,000 on get a thousands separator; smaller numbers three significant
+    digits (at most three decimals), without trailing zeros. None and NaN are ``–``.
+    """
+    if value is None:
+        return MISSING
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"format_number: {value!r} is not a number")
+    number = float(value)
+    if math.isnan(number):
+        return MISSING
+    if math.isinf(number):
+        return "\u221e" if number > 0 else "-\u221e"
+    size = abs(number)
+    if size >= 1000:
+        return f"{number:,.0f}"
+    decimals = 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 1 else 3
+    text = f"{number:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a frame to read: periods (columns and index levels) as :func:`period_label`
+    and numbers as :func:`format_number` text. For display only: the values become text."""
+    table = frame.copy()
+    for name in table.columns:
+        column = table[name]
+        if isinstance(column.dtype, pd.PeriodDtype):
+            table[name] = period_labels(column)
+        elif pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            table[name] = [format_number(value) for value in column.to_numpy()]
+    table.index = _readable_index(table.index)
+    return table
+
+
+def _readable_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        levels = [
+            _readable_index(index.get_level_values(level)) for level in range(index.nlevels)
+        ]
+        return pd.MultiIndex.from_arrays(levels, names=index.names)
+    if isinstance(index.dtype, pd.PeriodDtype):
+        return pd.Index(period_labels(index), name=index.name)
+    return index

@@ -1,0 +1,98 @@
+"""The charts' Figure: shown once in a notebook, also as a cell's last value.
+
+With the inline backend a new figure is shown twice when it is a cell's last value: IPython
+shows the value, then the backend shows every figure of the cell when the cell ends. ipympl
+shows its canvas at the end of the cell, and the value adds a ``<Figure ...>`` line. A chart
+therefore takes over its own display: it registers :func:`show_chart` as IPython's display
+function for its class (a printer IPython registered for every Figure, such as the one that
+``%matplotlib widget`` sets up, would otherwise come first), which IPython calls for the cell's
+value and the inline backend through ``display``. A chart shows itself at most once per cell,
+and leaves an interactive backend's canvas to that backend.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from matplotlib import pyplot as plt
+from matplotlib.figure import Figure
+
+
+class ChartFigure(Figure):
+    """A matplotlib Figure that a notebook shows once per cell."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        shell = _shell()
+        self._created_in = _execution_count(shell)
+        self._shown_in: int | None = None
+        if shell is not None:
+            formatter = shell.display_formatter.ipython_display_formatter
+            if ChartFigure not in formatter.type_printers:
+                formatter.for_type(ChartFigure, show_chart)
+
+    def _ipython_display_(self) -> None:
+        show_chart(self)
+
+
+def show_chart(figure: ChartFigure) -> None:
+    """Show the chart unless it was shown in this cell already or its backend shows its
+    interactive canvas at the end of the cell."""
+    from IPython.display import display
+
+    cell = _execution_count(_shell())
+    if cell is not None and figure._shown_in == cell:
+        return
+    figure._shown_in = cell
+    if _is_widget(figure.canvas):
+        if figure._created_in != cell or not plt.fignum_exists(figure.number):
+            display(figure.canvas)  # an earlier cell's canvas: show it again
+        return
+    data, metadata = _figure_bundle(figure)
+    display(data, metadata=metadata, raw=True)
+
+
+def _shell() -> Any:
+    """The running IPython shell, or None."""
+    ipython = sys.modules.get("IPython")
+    return None if ipython is None else ipython.get_ipython()
+
+
+def _execution_count(shell: Any) -> int | None:
+    """The running cell's number in IPython, None outside IPython."""
+    return None if shell is None else int(shell.execution_count)
+
+
+def _is_widget(canvas: Any) -> bool:
+    """Whether the canvas is a Jupyter widget (ipympl), which its backend displays."""
+    return hasattr(canvas, "_repr_mimebundle_") and hasattr(canvas, "comm")
+
+
+def _figure_bundle(figure: Figure) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What IPython would show for a plain Figure: the formats its formatters produce for the
+    Figure type (the inline backend's PNG, SVG or retina PNG), a PNG when none is set up (a
+    notebook on the Agg backend), and the text form."""
+    from IPython import get_ipython
+    from IPython.core.pylabtools import print_figure
+
+    data: dict[str, Any] = {"text/plain": repr(figure)}
+    metadata: dict[str, Any] = {}
+    shell = get_ipython()
+    formatters = {} if shell is None else shell.display_formatter.formatters
+    for mime, formatter in formatters.items():
+        if mime == "text/plain":
+            continue
+        try:
+            printer = formatter.lookup_by_type(Figure)
+        except KeyError:
+            continue
+        output = printer(figure)
+        if isinstance(output, tuple):
+            output, extra = output
+            metadata[mime] = extra
+        if output is not None:
+            data[mime] = output
+    if len(data) == 1:
+        data["image/png"] = print_figure(figure, "png", base64=True)
+    return data, metadata

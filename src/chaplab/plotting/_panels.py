@@ -1,0 +1,215 @@
+"""Which panels a chart draws: the org units and splits shown, each panel's title and window.
+
+One split at a time by default (the last one): overlaid splits hide each other. ``split_period=
+"all"`` draws each split in a panel of its own (small multiples). A panel's time window is the
+forecast window of its split with ``history`` periods of actual cases before it, so the forecast
+gets most of the width; an org unit's value limits cover every split, so stepping through the
+splits keeps its axis still.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from chaplab.frames import (
+    ORG_UNIT,
+    PERIOD,
+    SPLIT_PERIOD,
+    VALUE,
+    frame_labels,
+    parse_periods,
+    period_label,
+    resolve_org_units,
+)
+
+ALL_SPLITS = "all"
+"""``split_period=ALL_SPLITS`` draws every split, each in a panel of its own."""
+MIN_HISTORY = 3
+"""Periods of history shown before a forecast window at least, by default."""
+MAX_COLUMNS = 4
+
+Window = tuple[pd.Period, pd.Period]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel: an org unit (its id), the split shown (None in a prediction frame), its title
+    and the periods it spans (history included)."""
+
+    org_unit: str
+    split: pd.Period | None
+    title: str
+    window: Window
+
+    @property
+    def limits(self) -> tuple[np.datetime64, np.datetime64]:
+        """The x limits: half a period beyond the start of the window's first and last period
+        (a period is drawn at its start), so no point sits on the panel's edge."""
+        first, last = self.window
+        return _middle(first - 1, first), _middle(last, last + 1)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The panels of a chart (cut to ``max_panels``), their grid's columns (None: by count),
+    notes for the title (which split is shown, what was cut) and the periods' frequency."""
+
+    panels: list[Panel]
+    columns: int | None
+    notes: list[str]
+    frequency: str
+    windows: dict[pd.Period | None, Window]
+    """Every split's window, shown or not (value limits cover them all)."""
+
+
+def _middle(period: pd.Period, following: pd.Period) -> np.datetime64:
+    """Halfway between the starts of two periods."""
+    start, end = (p.start_time.to_datetime64() for p in (period, following))
+    return start + (end - start) / 2
+
+
+def plan_panels(
+    frames: Sequence[pd.DataFrame],
+    actuals: pd.DataFrame | None,
+    org_units: str | Iterable[str] | None,
+    split_period: object | None,
+    history: int | None,
+    max_panels: int,
+    where: str = "the frame",
+) -> Plan:
+    """The panels for forecast ``frames`` (one, or two compared: their shared rows)."""
+    if max_panels < 1:
+        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
+    if history is not None and (isinstance(history, bool) or not isinstance(history, int)):
+        raise ValueError(f"history must be a whole number of periods, got {history!r}")
+    if history is not None and history < 0:
+        raise ValueError(f"history must be 0 or more periods, got {history}")
+    labels = frame_labels(*frames, actuals)
+    available = frame_labels(frames[0])
+    chosen = _org_units(org_units, available, labels, where)
+    splits, split_note = _splits(frames[0], split_period)
+    windows = forecast_windows(frames[0], history)
+    every = [(org_unit, split) for org_unit in chosen for split in splits]
+    shown = every[:max_panels]
+    many = len(splits) > 1
+    panels = [
+        Panel(
+            org_unit,
+            split,
+            f"{labels[org_unit]}, split {period_label(split)}" if many else labels[org_unit],
+            windows[split],
+        )
+        for org_unit, split in shown
+    ]
+    notes = [split_note] if split_note else []
+    if len(shown) < len(every):
+        unit = "panels" if many else "org units"
+        notes.append(f"first {len(shown)} of {len(every)} {unit} shown")
+    columns = _split_columns(len(splits)) if many else None
+    return Plan(panels, columns, notes, frames[0][PERIOD].array.freqstr, windows)
+
+
+def _split_columns(splits: int) -> int:
+    """Columns for an org unit's splits: all of them up to four, else four or three, whichever
+    leaves fewer empty cells in its last row (six splits: two rows of three)."""
+    if splits <= MAX_COLUMNS:
+        return splits
+    return min((MAX_COLUMNS, MAX_COLUMNS - 1), key=lambda columns: -splits % columns)
+
+
+def _org_units(
+    wanted: str | Iterable[str] | None,
+    available: dict[str, str],
+    labels: dict[str, str],
+    where: str,
+) -> list[str]:
+    """The ids of the org units to draw: those ``wanted`` (names or ids), or all of them, by
+    name when the frame has names."""
+    present = {org_unit: labels[org_unit] for org_unit in available}
+    if wanted is not None:
+        return resolve_org_units(wanted, present, where=where)
+    if all(label == org_unit for org_unit, label in present.items()):
+        return list(present)
+    return sorted(present, key=lambda org_unit: present[org_unit].casefold())
+
+
+def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.Period | None], str]:
+    """The splits to draw and a note saying which one, when the default chose it."""
+    if SPLIT_PERIOD not in frame.columns:
+        if split_period is not None:
+            raise ValueError(
+                "split_period was given but the frame has no 'split_period' column "
+                "(a prediction has no splits)"
+            )
+        return [None], ""
+    present = sorted(pd.unique(frame[SPLIT_PERIOD]))
+    if isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS:
+        return list(present), ""
+    if split_period is None:
+        last = present[-1]
+        if len(present) == 1:
+            return [last], ""
+        return [last], (
+            f"split {period_label(last)}, the last of {len(present)} "
+            f"(split_period='{ALL_SPLITS}' shows each)"
+        )
+    wanted = parse_periods([split_period])[0]
+    if wanted not in present:
+        available = ", ".join(period_label(split) for split in present)
+        raise ValueError(
+            f"split period {split_period!r} is not in the frame; it has {available} "
+            f"(or split_period='{ALL_SPLITS}')"
+        )
+    return [wanted], ""
+
+
+def forecast_windows(frame: pd.DataFrame, history: int | None) -> dict[pd.Period | None, Window]:
+    """Each split's window (None: the whole prediction): from ``history`` periods before its
+    first forecast period (by default as many as the forecast has, at least ``MIN_HISTORY``) to
+    its last forecast period."""
+    if SPLIT_PERIOD in frame.columns:
+        spans = frame.groupby(SPLIT_PERIOD, observed=True)[PERIOD].agg(["min", "max"])
+        ranges = {split: (row["min"], row["max"]) for split, row in spans.iterrows()}
+    else:
+        ranges = {None: (frame[PERIOD].min(), frame[PERIOD].max())}
+    windows: dict[pd.Period | None, Window] = {}
+    for split, (first, last) in ranges.items():
+        length = (last - first).n + 1
+        before = max(length, MIN_HISTORY) if history is None else history
+        windows[split] = (first - before, last)
+    return windows
+
+
+def value_limits(values: np.ndarray) -> tuple[float, float]:
+    """y-limits that hold every value; from 0 when nothing is negative (counts)."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    low, high = float(finite.min()), float(finite.max())
+    bottom = 0.0 if low >= 0 else low - 0.05 * (high - low)
+    top = high + 0.05 * (high - bottom) if high > bottom else bottom + 1.0
+    return bottom, top
+
+
+def org_unit_value_limits(
+    frames: Sequence[pd.DataFrame],
+    actuals: pd.DataFrame | None,
+    windows: Iterable[Window],
+    org_unit: str,
+) -> tuple[float, float]:
+    """The y-limits of one org unit over every split and quantile of ``frames`` and its actual
+    cases in any split's window: the same whichever split a panel shows."""
+    values = [
+        frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames
+    ]
+    if actuals is not None and not actuals.empty:
+        spans = list(windows)
+        first, last = min(w[0] for w in spans), max(w[1] for w in spans)
+        mine = actuals[actuals[ORG_UNIT] == org_unit]
+        inside = (mine[PERIOD] >= first) & (mine[PERIOD] <= last)
+        values.append(mine.loc[inside, VALUE].to_numpy(np.float64))
+    return value_limits(np.concatenate(values))
