@@ -77,7 +77,7 @@ def render() -> str:
         if missing:
             raise ValueError(f"{class_name}.{name} uses names its module does not have: {missing}")
         methods.append(method)
-        imports |= {known[name] for name in used if name in known}
+        imports |= {known[used_name] for used_name in used if used_name in known}
     if any(item.type_checking for item in imports):
         imports.add(Import("typing", "TYPE_CHECKING"))
     parts = [
@@ -92,6 +92,7 @@ def render() -> str:
 
 
 def _method(resource: str, node: ast.FunctionDef, source: str) -> tuple[Method, set[str]]:
+    """The client method of one operation's definition, and the names its signature uses."""
     where = f"{resource}.{node.name}"
     args = node.args
     if args.vararg or args.kwarg or args.posonlyargs:
