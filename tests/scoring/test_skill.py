@@ -60,6 +60,18 @@ def test_a_small_case_by_hand() -> None:
     assert result.loc["c", "baseline"] and not result.loc["a", "baseline"]
 
 
+def test_a_model_sharing_no_target_has_no_skill() -> None:
+    scores = scores_frame({
+        "a": {("X", 0, 1): 2.0, ("X", 0, 2): 4.0},
+        "b": {("X", 0, 1): 1.0, ("X", 0, 2): 1.0},
+        "lonely": {("Y", 0, 1): 3.0},
+    })
+    result = relative_skill(scores, baseline="b", n_bootstrap=20).set_index("model")
+    assert result.loc["a", "relative_skill"] == pytest.approx(3.0)
+    assert np.isnan(result.loc["lonely", ["relative_skill", "lower", "upper"]].astype(float)).all()
+    assert result.index[-1] == "lonely"  # ranked last
+
+
 def test_with_shared_targets_skill_is_the_ratio_of_mean_scores() -> None:
     forecasts = {
         "naive": normal_forecasts(5, spread=2.0),

@@ -60,19 +60,13 @@ def central_intervals(levels: np.ndarray) -> CentralIntervals:
     naming the level that breaks the symmetry WIS needs."""
     rounded = np.round(np.asarray(levels, dtype=np.float64), LEVEL_DIGITS)
     mirrored = np.round(1.0 - rounded[::-1], LEVEL_DIGITS)
-    middle = np.flatnonzero(rounded == 0.5)
-    if middle.size == 0:
-        raise ValueError(
-            f"quantile levels {_levels_text(rounded)} have no median (0.5); the weighted "
-            "interval score needs it"
-        )
+    half = central_median(rounded)
     if not np.array_equal(rounded, mirrored):
         missing = next(q for q in rounded if np.round(1.0 - q, LEVEL_DIGITS) not in rounded)
         raise ValueError(
             f"quantile levels {_levels_text(rounded)} are not symmetric: {missing:g} has no "
             f"partner {1 - missing:g}, and the weighted interval score needs pairs q and 1 - q"
         )
-    half = int(middle[0])
     lower = np.arange(half)
     upper = len(rounded) - 1 - lower
     return CentralIntervals(half, lower, upper, 2.0 * rounded[lower])
@@ -119,10 +113,13 @@ def quantile_bias(observed: np.ndarray, values: np.ndarray, levels: np.ndarray) 
 
 
 def central_median(levels: np.ndarray) -> int:
-    """The column of level 0.5; ValueError when there is none."""
+    """The column of level 0.5; ValueError when there is none (WIS and bias need it)."""
     middle = np.flatnonzero(np.round(levels, LEVEL_DIGITS) == 0.5)
     if middle.size == 0:
-        raise ValueError(f"quantile levels {_levels_text(levels)} have no median (0.5)")
+        raise ValueError(
+            f"quantile levels {_levels_text(levels)} have no median (0.5), which the weighted "
+            "interval score and bias need"
+        )
     return int(middle[0])
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD
 from chaplab.scoring._rules import (
+    central_median,
     interval_coverage,
     pinball_loss,
     quantile_bias,
@@ -67,7 +68,7 @@ def _block_scores(targets: Targets, block: Block) -> pd.DataFrame:
         wis = weighted_interval_score(block.observed, block.values, block.levels)
     except ValueError as error:
         raise ValueError(f"forecasts of model {block.model!r}: {error}") from None
-    median = block.values[:, int(np.flatnonzero(block.levels == 0.5)[0])]
+    median = block.values[:, central_median(block.levels)]
     covered, nominal = interval_coverage(block.observed, block.values, block.levels)
     frame = targets.keys(block)
     frame["wis"] = wis.wis

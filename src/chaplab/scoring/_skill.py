@@ -2,7 +2,8 @@
 
 For models A and B, theta_AB is A's mean score over the targets both have divided by B's mean
 over the same targets. A model's skill is the geometric mean of its theta against every model
-with which it shares a target, itself included (theta_AA = 1), divided by the baseline's: so when
+with which it shares a target, itself included (theta_AA = 1), divided by the baseline's (NaN for
+a model that shares no target with another): so when
 all models have the same targets it is the plain ratio of its mean score to the baseline's
 (scoringutils' pairwise comparison, Cramer et al. 2022).
 
@@ -14,6 +15,7 @@ targets' counts cancel in theta). No Python loop runs per target or per replicat
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,7 +66,8 @@ def relative_skill(
     point = _skill(sums.sum(axis=0)[None], table.shared, base)[0]
     draws = _bootstrap(sums, table.shared, base, n_bootstrap, seed)
     tail = (1.0 - level) / 2.0
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():  # a model without skill has only NaN draws
+        warnings.simplefilter("ignore", RuntimeWarning)
         lower, upper = (np.nanquantile(draws, q, axis=0) for q in (tail, 1.0 - tail))
     result = pd.DataFrame(
         {
@@ -189,6 +192,8 @@ def _skill(sums: np.ndarray, shared: np.ndarray, base: int) -> np.ndarray:
         logs = np.where(shared, np.log(theta), np.nan)
         logs[:, np.arange(len(shared)), np.arange(len(shared))] = 0.0
         geometric = np.exp(np.nanmean(logs, axis=2))
+        alone = shared.sum(axis=1) <= 1  # shares targets with no other model: no comparison
+        geometric[:, alone] = np.nan
         return geometric / geometric[:, base : base + 1]
 
 
