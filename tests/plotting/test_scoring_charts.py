@@ -17,6 +17,7 @@ from chaplab.plotting import (
     score_heatmap,
     wis_components_chart,
 )
+from chaplab.plotting._figure import ChartFigure
 from scoring.cases import normal_actuals, normal_forecasts
 
 MODELS = ("naive", "good", "biased", "narrow")
@@ -163,3 +164,16 @@ def test_the_heatmap_cuts_org_units_with_a_note(scores) -> None:
     assert len([ax for ax in figure.axes if ax.get_title()]) == len(MODELS)
     with pytest.raises(ValueError, match=r"models: \['best'\] are not in scores"):
         score_heatmap(scores, models=["best"])
+
+
+def test_every_scoring_chart_is_shown_once_in_a_notebook(evaluation, scores) -> None:
+    """Each chart is a ChartFigure, which a notebook shows once also as a cell's last value
+    (tests/plotting/test_backends.py runs that in a kernel)."""
+    figures = [
+        leaderboard_chart(scoring.relative_skill(scores, baseline="naive", n_bootstrap=10)),
+        wis_components_chart(scoring.summarise(scores)),
+        pit_chart(scoring.pit_histogram(*evaluation)),
+        coverage_chart(scoring.coverage(*evaluation)),
+        score_heatmap(scores),
+    ]
+    assert all(isinstance(figure, ChartFigure) for figure in figures)

@@ -11,6 +11,8 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from chaplab.plotting._figure import ChartFigure
+
 MODEL = "model"
 REFERENCE_COLOUR = "0.45"
 """Grey of what a reader compares with: the baseline, the diagonal, density 1."""
@@ -67,5 +69,6 @@ def require_one_row_per(
 
 
 def new_figure(width: float, height: float) -> Figure:
-    """A pyplot figure (so notebooks show it) laid out by matplotlib's constrained layout."""
-    return plt.figure(figsize=(width, height), layout="constrained")
+    """A pyplot figure that a notebook shows once per cell (:class:`ChartFigure`), laid out by
+    matplotlib's constrained layout."""
+    return plt.figure(FigureClass=ChartFigure, figsize=(width, height), layout="constrained")
