@@ -136,6 +136,8 @@ def test_unmatched_actuals_are_an_error_or_dropped() -> None:
         (lambda f, a: ({"m": f.iloc[1:]}, a),
          r"org unit 'OU0', split period 2023-01, period 2023-02 has quantile levels "
          r"\[0.25, 0.5, 0.75, 0.9\]"),
+        (lambda f, a: ({"m": pd.concat([f, f.iloc[:1]])}, a),
+         r"period 2023-02 has quantile levels \[0.1, 0.1, 0.25, 0.5, 0.75, 0.9\]"),
         (lambda f, a: ({"m": f.assign(value=f["value"].where(f.index != 3))}, a),
          "value is nan for a forecast of model 'm'"),
         (lambda f, a: ({"m": f[f["quantile"] != 0.9]}, a), "0.1 has no partner 0.9"),

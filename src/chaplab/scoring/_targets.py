@@ -316,9 +316,10 @@ def _block(
 ) -> Block:
     """One model's targets as a matrix, with their observations."""
     name = entries.models[code]
-    rows = np.flatnonzero(entries.model == code) if order is None else order[
-        entries.model[order] == code
-    ]
+    if order is None:
+        rows = np.flatnonzero(entries.model == code)
+    else:
+        rows = order[entries.model[order] == code]
     org_unit = entries.org_unit[rows]
     split = entries.split_period[rows]
     period = entries.period[rows]
