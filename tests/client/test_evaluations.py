@@ -39,6 +39,12 @@ def test_split_periods_sort_chronologically_across_forms() -> None:
     assert evaluation.split_periods == ["2020W52", "2021W5", "2021-W07", "2021W10"]
 
 
+def test_a_split_period_that_is_no_period_sorts_last_instead_of_failing() -> None:
+    evaluation = Evaluation.model_validate(
+        {"id": 1, "splitPeriods": ["latest", "2021-02", "202101", "2021w03"]})
+    assert evaluation.split_periods == ["202101", "2021-02", "2021w03", "latest"]
+
+
 def test_create_evaluation_sends_the_model_name(client: Any, fake: FakeService) -> None:
     [model] = client.list_models()
     job = client.create_evaluation("bt", model, 1, n_periods=3, n_splits=2, stride=1)
