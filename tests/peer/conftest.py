@@ -20,13 +20,8 @@ import pytest
 from chaplab import ChapClient
 from chaplab.client import Dataset, Evaluation, ModelSpec
 
-from .peer_data import (
-    CONFIGURATION_NAME,
-    DATASET_NAME,
-    observation_table,
-    observations_payload,
-    org_unit_geojson,
-)
+from .peer_data import CONFIGURATION_NAME, DATASET_NAME, observation_table
+from .peer_requests import make_prediction, upload_dataset
 
 
 @pytest.fixture(scope="session")
@@ -68,26 +63,21 @@ def dataset_table() -> pd.DataFrame:
 def peer_dataset(
     peer_client: ChapClient, peer_http: httpx.Client, dataset_table: pd.DataFrame
 ) -> Dataset:
-    """The tests' dataset on the peer, uploaded with ``POST /v1/analytics/make-dataset`` when
-    absent; its import runs as a job whose database result names the new dataset."""
+    """The tests' dataset on the peer, uploaded when absent."""
     for dataset in peer_client.list_datasets():
         if dataset.name == DATASET_NAME:
             return dataset
-    body = {
-        "name": DATASET_NAME,
-        "type": "evaluation",
-        "geojson": org_unit_geojson(),
-        "providedData": observations_payload(dataset_table),
-        "dataToBeFetched": [],
-    }
-    response = peer_http.post("/v1/analytics/make-dataset", json=body)
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    assert answer["rejected"] == [], answer
-    job = peer_client.wait_for_job(answer["id"])
-    assert job.status == "SUCCESS", job
-    dataset_id = peer_http.get(f"/v1/jobs/{job.id}/database_result").json()["id"]
-    return peer_client.get_dataset(dataset_id)
+    return upload_dataset(peer_client, peer_http, DATASET_NAME, dataset_table)
+
+
+@pytest.fixture(scope="session")
+def naive_prediction_job(
+    peer_client: ChapClient, peer_http: httpx.Client, dataset_table: pd.DataFrame
+) -> str:
+    """The finished job of a forward prediction of ``naive_model``, three months after the data."""
+    return make_prediction(
+        peer_client, peer_http, "peer naive forecast", "naive_model", dataset_table, n_periods=3
+    )
 
 
 @pytest.fixture(scope="session")

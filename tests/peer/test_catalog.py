@@ -3,12 +3,15 @@ and data sources, and a model configured from a template."""
 
 from __future__ import annotations
 
+import httpx
 import pandas as pd
+import pytest
 
 from chaplab import ChapClient
-from chaplab.client import Dataset, ModelSpec
+from chaplab.client import Dataset, ModelSpec, NotFoundError
 
 from .peer_data import DATASET_NAME, OFFLINE_MODELS, ORG_UNITS, monthly_periods
+from .peer_requests import upload_dataset
 
 
 def test_the_uploaded_dataset_is_listed_with_its_org_units_periods_and_covariates(
@@ -74,3 +77,24 @@ def test_data_sources_name_the_features_they_supply(peer_client: ChapClient) -> 
     assert sources
     assert all(source.name for source in sources)
     assert "mean_2m_air_temperature" in {source.name for source in sources}
+
+
+def test_a_deleted_dataset_is_gone(
+    peer_client: ChapClient, peer_http: httpx.Client, dataset_table: pd.DataFrame
+) -> None:
+    dataset = upload_dataset(peer_client, peer_http, "chaplab peer tests, to delete", dataset_table)
+    peer_client.delete_dataset(dataset.id)
+    assert dataset.id not in {listed.id for listed in peer_client.list_datasets()}
+    with pytest.raises(NotFoundError):
+        peer_client.get_dataset(dataset.id)
+
+
+def test_a_deleted_configuration_is_archived(peer_client: ChapClient) -> None:
+    """chap-core keeps a deleted configured model, archived (evaluations may refer to it)."""
+    template = next(t for t in peer_client.list_model_templates() if t.name == "global_median")
+    configuration = peer_client.create_configured_model(
+        "chaplab-peer-tests-deleted", template.id, {}
+    )
+    assert configuration.archived is False
+    peer_client.delete_configured_model(configuration.id)
+    assert peer_client.get_configured_model(configuration.id).archived is True

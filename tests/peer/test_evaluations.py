@@ -3,6 +3,7 @@ forecast quantiles as a frame, what really happened, fan and comparison charts, 
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import matplotlib.pyplot as plt
@@ -10,11 +11,11 @@ import pandas as pd
 import pytest
 
 from chaplab import ChapClient
-from chaplab.client import Dataset, Evaluation, ModelSpec, NotFoundError
+from chaplab.client import ChapHTTPError, Dataset, Evaluation, ModelSpec, NotFoundError
 from chaplab.plotting import compare_chart, fan_chart, metrics_frame
 
 from .peer_data import ORG_UNITS
-from .waiting import wait_for_pending_jobs
+from .peer_requests import wait_for_pending_jobs
 
 QUANTILES = [0.1, 0.25, 0.5, 0.75, 0.9]
 
@@ -151,3 +152,31 @@ def test_renaming_then_deleting_an_evaluation(
     assert evaluation.id not in {listed.id for listed in peer_client.list_evaluations()}
     with pytest.raises(NotFoundError):
         peer_client.get_evaluation(evaluation.id)
+
+
+def test_a_finished_job_cannot_be_cancelled_and_a_deleted_job_is_gone(
+    peer_client: ChapClient, peer_dataset: Dataset
+) -> None:
+    job = peer_client.create_evaluation(
+        "peer job to delete", "persistence", peer_dataset.id, n_periods=2, n_splits=2
+    )
+    assert peer_client.wait_for_job(job.id).status == "SUCCESS"
+    with pytest.raises(ChapHTTPError, match="already finished"):
+        peer_client.cancel_job(job.id)
+    peer_client.delete_job(job.id)
+    assert job.id not in {listed.id for listed in peer_client.list_jobs()}
+    with pytest.raises(NotFoundError):
+        peer_client.get_job(job.id)
+
+
+def test_the_async_client_sees_the_same_evaluations(
+    peer_client: ChapClient, naive_evaluation: Evaluation, async_runner: asyncio.Runner
+) -> None:
+    async def listed_ids() -> set[int]:
+        async_client = peer_client.as_async()
+        try:
+            return {evaluation.id for evaluation in await async_client.list_evaluations()}
+        finally:
+            await async_client.aclose()
+
+    assert naive_evaluation.id in async_runner.run(listed_ids())
