@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -61,6 +61,33 @@ class Compute:
 
 Step = Send | Sleep | Now | Compute
 Operation = Generator[Step, Any, T]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A driver's answer to a step: its value, or the exception to throw into the operation."""
+
+    value: Any = None
+    error: Exception | None = None
+
+
+@dataclass(frozen=True)
+class Finished(Generic[T]):
+    """The operation returned ``result``."""
+
+    result: T
+
+
+def resume(operation: Operation[T], answer: Answer) -> Step | Finished[T]:
+    """Hand ``answer`` to the operation (the first ``Answer()`` starts it): its next step, or
+    ``Finished`` with what it returned. Both drivers run an operation with this one loop and
+    differ only in how they answer a step."""
+    try:
+        if answer.error is not None:
+            return operation.throw(answer.error)
+        return operation.send(answer.value)
+    except StopIteration as stop:
+        return Finished(stop.value)
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 # Raised before any byte of the request left the client: safe to retry for every method.

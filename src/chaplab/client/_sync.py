@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import closing
 from types import TracebackType
 from typing import TYPE_CHECKING, Self, TypeVar
 
 import httpx
 
 from chaplab.client._driver import ClientBase
-from chaplab.client._steps import Compute, Now, Operation, RetryPolicy, Send, Sleep
+from chaplab.client._steps import (
+    Answer,
+    Compute,
+    Finished,
+    Now,
+    Operation,
+    RetryPolicy,
+    Send,
+    Sleep,
+    Step,
+    resume,
+)
 
 if TYPE_CHECKING:
     from chaplab.client._client import AsyncChapClient
@@ -51,35 +63,31 @@ class SyncDriver(ClientBase):
         self._sleep = sleep
 
     def _drive(self, operation: Operation[T]) -> T:
-        """Run an operation to its end, answering its steps with real I/O."""
-        try:
-            step = next(operation)
-            while True:
-                if isinstance(step, Send):
-                    try:
-                        response = self._http.send(step.request)
-                    except httpx.TransportError as exc:
-                        step = operation.throw(exc)
-                        continue
-                    step = operation.send(response)
-                elif isinstance(step, Sleep):
-                    self._sleep(step.seconds)
-                    step = operation.send(None)
-                elif isinstance(step, Now):
-                    step = operation.send(self._clock())
-                elif isinstance(step, Compute):
-                    try:
-                        result = step.function(*step.args)
-                    except Exception as exc:
-                        step = operation.throw(exc)
-                        continue
-                    step = operation.send(result)
-                else:
-                    raise TypeError(f"unknown step {step!r}")
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        finally:
-            operation.close()
+        """Run an operation to its end, answering its steps with blocking I/O."""
+        with closing(operation):
+            state = resume(operation, Answer())
+            while not isinstance(state, Finished):
+                state = resume(operation, self._answer(state))
+            return state.result
+
+    def _answer(self, step: Step) -> Answer:
+        """Perform one step: send the request, sleep, read the clock or compute."""
+        if isinstance(step, Send):
+            try:
+                return Answer(self._http.send(step.request))
+            except httpx.TransportError as exc:
+                return Answer(error=exc)
+        if isinstance(step, Sleep):
+            self._sleep(step.seconds)
+            return Answer()
+        if isinstance(step, Now):
+            return Answer(self._clock())
+        if isinstance(step, Compute):
+            try:
+                return Answer(step.function(*step.args))
+            except Exception as exc:
+                return Answer(error=exc)
+        raise TypeError(f"unknown step {step!r}")
 
     def as_async(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncChapClient:
         """An ``AsyncChapClient`` with this client's settings (URL, prefix, key, auth, time
