@@ -12,6 +12,7 @@ import pytest
 
 from chaplab.client import ChapClient, ConflictError, Job, NotFoundError
 from chaplab.service.demo import generate_demo
+from chaplab.vocabulary import is_terminal_status
 
 from .helpers import Evaluated, small_frame
 
@@ -44,13 +45,23 @@ def _cpu_ticks(pid: int) -> int | None:
     return None if fields[0] in ("Z", "X") else int(fields[11]) + int(fields[12])
 
 
+def _wait_until_idle(client: ChapClient) -> None:
+    """Wait until no job of the session's service is queued or running (jobs other test modules
+    started and did not wait for), so that the next job starts on a free worker at once."""
+    deadline = time.monotonic() + 300
+    while any(not is_terminal_status(job.status) for job in client.list_jobs()):
+        assert time.monotonic() < deadline, "the session's service stayed busy"
+        time.sleep(0.2)
+
+
 def _wait_for_log(client: ChapClient, job_id: str, pattern: str) -> re.Match[str]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         found = re.search(pattern, client.job_logs(job_id))
         if found:
             return found
-        assert client.job_status(job_id) == "STARTED", client.job_logs(job_id)
+        # queued for a moment until the runner's next round, then running; never ended
+        assert not is_terminal_status(client.job_status(job_id)), client.job_logs(job_id)
         time.sleep(0.1)
     raise AssertionError(f"no log line matching {pattern!r}")
 
@@ -58,6 +69,7 @@ def _wait_for_log(client: ChapClient, job_id: str, pattern: str) -> re.Match[str
 def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
     client: ChapClient, unique: str
 ) -> None:
+    _wait_until_idle(client)
     dataset = client.upload_dataset_csv(f"long {unique}", _weekly_frame())
     name = f"long {unique}"
     job = client.create_evaluation(
@@ -85,6 +97,7 @@ def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
 def test_cancelling_a_queued_evaluation_revokes_it_before_any_worker_starts(
     client: ChapClient, unique: str
 ) -> None:
+    _wait_until_idle(client)
     dataset = client.upload_dataset_csv(f"queue {unique}", _weekly_frame())
     running = []
     for index in range(2):  # the session's service has two workers: keep both busy

@@ -1,4 +1,4 @@
-"""Auth on and off, restart on the same database, schema versions, command line, connect()."""
+"""Auth on and off, restart on the same database, body limits, command line, connect()."""
 
 from __future__ import annotations
 
@@ -6,12 +6,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine
-from sqlalchemy.orm import Session
 
 from chaplab.client import AuthenticationError, ChapClient
 from chaplab.service import create_app
-from chaplab.service.db import SchemaVersionError
 from chaplab.toolkit import BackgroundServer
 
 from .helpers import small_frame
@@ -93,26 +90,6 @@ def _leave_a_job_running(database: Path) -> None:
             "VALUES ('interrupted-job', 'create_backtest', 'cut short', 'STARTED', "
             "'2026-01-01 10:00:00', '2026-01-01 10:00:01', '{}')"
         )
-
-
-@pytest.mark.parametrize("version, reason", [(99, "newer chaplab"), (0, "no migration")])
-def test_another_schema_version_is_refused_with_a_clear_message(
-    tmp_path: Path, version: int, reason: str
-) -> None:
-    database = tmp_path / "versioned.db"
-    create_app(database, seed_demo=False)
-    with Session(create_engine(f"sqlite:///{database}")) as session, session.begin():
-        session.connection().exec_driver_sql(f"UPDATE schema_version SET version = {version}")
-    with pytest.raises(SchemaVersionError, match=reason):
-        create_app(database)
-
-
-def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
-    database = tmp_path / "foreign.db"
-    with sqlite3.connect(database) as connection:
-        connection.execute("CREATE TABLE something (x INTEGER)")
-    with pytest.raises(SchemaVersionError, match="not a chaplab database"):
-        create_app(database)
 
 
 def test_serving_beyond_loopback_without_keys_is_refused(

@@ -1,4 +1,4 @@
-"""The registry of external model runners and debug entries."""
+"""The registry of external model runners: registering, pings, staleness, bad URLs."""
 
 from __future__ import annotations
 
@@ -57,36 +57,3 @@ def test_a_registration_refuses_unknown_fields(service_url: str) -> None:
         f"{service_url}/v2/services/$register", json={"url": "http://x", "colour": "red"}
     )
     assert answer.status_code == 422 and "colour" in answer.text
-
-
-def test_a_debug_entry_is_stored_and_read_back(client: ChapClient, unique: str) -> None:
-    entry = client.create_debug_entry(f"hello {unique}", {"attempt": 1})
-    assert client.get_debug_entry(entry.id).model_dump() == entry.model_dump()
-    assert entry.message == f"hello {unique}" and entry.created is not None
-    with pytest.raises(NotFoundError):
-        client.get_debug_entry(987654)
-    with pytest.raises(ValueError, match="message"):
-        client.create_debug_entry("")
-
-
-def test_a_database_of_schema_version_1_gains_the_new_tables(tmp_path) -> None:
-    import sqlite3
-
-    from chaplab.client import ChapClient
-    from chaplab.service import create_app
-    from chaplab.toolkit import BackgroundServer
-
-    database = tmp_path / "v1.db"
-    create_app(database, seed_demo=False)
-    with sqlite3.connect(database) as connection:
-        for table in ("registered_templates", "model_runners", "debug_entries"):
-            connection.execute(f"DROP TABLE {table}")
-        connection.execute("UPDATE schema_version SET version = 1")
-    with (
-        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
-        ChapClient(server.url) as chap,
-    ):
-        assert chap.list_model_runners() == []
-        assert chap.create_debug_entry("migrated").id == 1
-    with sqlite3.connect(database) as connection:
-        assert connection.execute("SELECT version FROM schema_version").fetchone() == (2,)
