@@ -1,7 +1,7 @@
 """Fan charts, comparison charts, metric tables and scoring charts on matplotlib.
 
 Every chart returns its Figure and never calls ``plt.show()``, so it works with the Agg backend,
-inline and ipympl alike.
+inline and ipympl alike; a fan or comparison chart is shown once as a cell's last value.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from chaplab.plotting._compare import compare_chart
 from chaplab.plotting._fan import fan_chart
 from chaplab.plotting._heatmap import score_heatmap
 from chaplab.plotting._metrics import metrics_frame
+from chaplab.plotting._panels import ALL_SPLITS
 from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
 
 __all__ = [
+    "ALL_SPLITS",
     "compare_chart",
     "coverage_chart",
     "fan_chart",

@@ -111,11 +111,13 @@ def _add_panel_grid(figure: Figure, count: int, columns: int) -> list[Axes]:
 
 
 def style_panel(ax: Axes, title: str) -> None:
-    """Panel title, a few value ticks labelled as every number is (``1,790``) and a light grid.
+    """Panel title, small tick labels, a few value ticks written as every number is (``1,790``)
+    and a light grid.
 
     The title is placed just above the panel (``y=1``) rather than above whatever ticks the top
     of the panel has (there are none), which matplotlib would measure at every draw."""
     ax.set_title(title, fontsize="medium", y=1.0)
+    ax.tick_params(labelsize="small")
     ax.yaxis.set_major_locator(MaxNLocator(nbins=Y_BINS, steps=Y_STEPS))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: format_number(value)))
     ax.grid(True, linewidth=0.4, alpha=0.5)

@@ -16,9 +16,9 @@ from matplotlib.ticker import Formatter, Locator
 from chaplab.frames import period_label
 
 MAX_TICKS = 6
-TICK_SPACING = 0.7
-"""Inches of axis per time tick: room for a label such as ``2024-W05`` and a gap."""
-LABEL_HALF_WIDTH = 0.3
+TICK_SPACING = 0.6
+"""Inches of axis per time tick: room for a (small) label such as ``2024-W05`` and a gap."""
+LABEL_HALF_WIDTH = 0.25
 """Inches from a tick to the end of its label: ticks closer to the axis' ends are left out, so
 that no label reaches into the next panel."""
 YEARS = tuple(("Y", s) for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
