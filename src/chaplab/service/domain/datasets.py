@@ -35,6 +35,7 @@ from chaplab.service.tables import (
 )
 from chaplab.service.text import display_name
 from chaplab.service.validation import check_nothing_to_fetch
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.datasets import (
     DatasetCreate,
     DatasetRead,
@@ -76,17 +77,12 @@ def dataset_read(row: DatasetRow) -> DatasetRead:
 
 def _dataset_read(row: DatasetRow | Row[Any], covariates: list[str]) -> DatasetRead:
     """The list item of a dataset row, or of the first joined row of :data:`LIST_STATEMENT`."""
-    return DatasetRead(
-        id=row.id,
-        name=row.name,
-        type=row.type,
-        created=row.created,
+    return from_row(
+        DatasetRead,
+        row,
         first_period=row.periods[0],
         last_period=row.periods[-1],
-        period_type=row.period_type,
-        org_units=row.org_units,
         covariates=covariates,
-        data_sources=row.data_sources,
     )
 
 

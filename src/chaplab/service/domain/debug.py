@@ -6,11 +6,12 @@ from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.tables import DebugEntryRow
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.debug import DebugEntryCreate, DebugEntryRead
 
 
 def debug_read(row: DebugEntryRow) -> DebugEntryRead:
-    return DebugEntryRead(id=row.id, message=row.message, details=row.details, created=row.created)
+    return from_row(DebugEntryRead, row)
 
 
 def create_debug_entry(session: Session, request: DebugEntryCreate) -> DebugEntryRead:

@@ -46,6 +46,7 @@ from chaplab.service.tables import (
     create_job,
 )
 from chaplab.service.validation import check_backtest_history, check_model_fits
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.evaluations import (
     ActualCase,
     ActualCases,
@@ -67,19 +68,11 @@ METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", 
 
 
 def backtest_read(row: EvaluationRow) -> BacktestRead:
-    return BacktestRead(
-        id=row.id,
-        name=row.name,
-        created=row.created,
-        dataset_id=row.dataset_id,
+    return from_row(
+        BacktestRead,
+        row,
         model_id=row.configured_model.name,
-        org_units=row.org_units,
-        split_periods=row.split_periods,
         max_horizon_distance=row.n_periods,
-        n_periods=row.n_periods,
-        n_splits=row.n_splits,
-        stride=row.stride,
-        aggregate_metrics=row.aggregate_metrics,
         configured_model=model_spec(row.configured_model),
         dataset=dataset_read(row.dataset),
     )

@@ -21,6 +21,7 @@ from chaplab.service.tables import (
     JobRow,
     PredictionRow,
 )
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS
@@ -34,17 +35,7 @@ RESULT_TABLES: dict[str, tuple[str, type[EvaluationRow | PredictionRow | Dataset
 
 
 def describe(job: JobRow) -> JobDescription:
-    return JobDescription(
-        id=job.id,
-        type=job.type,
-        name=job.name,
-        status=job.status,
-        created=job.created,
-        start_time=job.start_time,
-        end_time=job.end_time,
-        result=job.result,
-        error=job.error,
-    )
+    return from_row(JobDescription, job)
 
 
 def get_job(session: Session, job_id: str) -> JobRow:

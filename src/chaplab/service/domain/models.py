@@ -4,22 +4,27 @@ description."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.forecasting import Panel
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.tables import (
     ConfiguredModelRow,
     ConfiguredModelWithDataSourceRow,
+    DatasetRow,
     EvaluationRow,
     ModelTemplateRow,
     RegisteredTemplateRow,
     next_configured_model_id,
 )
 from chaplab.service.text import display_name
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.models import (
     ConfiguredModelCreate,
     ConfiguredModelWithDataSourceRead,
@@ -35,16 +40,13 @@ DEFAULT_NAME = "default"
 
 
 def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
+    """A template as the wire shows it: its spec's description, ``userOptions`` from its
+    schema."""
     spec = template_spec(row)
-    return ModelTemplateRead(
+    return from_row(
+        ModelTemplateRead,
+        spec,
         id=row.id,
-        name=spec.name,
-        display_name=spec.display_name,
-        description=spec.description,
-        author=spec.author,
-        supported_period_type=spec.supported_period_type,
-        target=spec.target,
-        required_covariates=list(spec.required_covariates),
         user_options=spec.config_schema.properties,
         archived=row.archived,
     )
@@ -56,33 +58,26 @@ def model_spec(row: ConfiguredModelRow) -> ModelSpecRead:
     spec = template_spec(row.template)
     own_name = row.name.split(":", 1)[1] if ":" in row.name else ""
     covariates = [*spec.required_covariates, *row.additional_continuous_covariates]
-    return ModelSpecRead(
-        id=row.id,
-        name=row.name,
+    return from_row(
+        ModelSpecRead,
+        row,
         display_name=f"{spec.display_name} [{display_name(own_name)}]"
         if own_name
         else spec.display_name,
         description=spec.description,
-        model_template_id=row.model_template_id,
         supported_period_type=spec.supported_period_type,
-        user_option_values=row.user_option_values,
-        additional_continuous_covariates=row.additional_continuous_covariates,
-        covariates=[FeatureRef(name=name, display_name=display_name(name)) for name in covariates],
-        target=FeatureRef(name=spec.target, display_name=display_name(spec.target)),
-        archived=row.archived,
+        covariates=[_feature(name) for name in covariates],
+        target=_feature(spec.target),
     )
 
 
+def _feature(name: str) -> FeatureRef:
+    return FeatureRef(name=name, display_name=display_name(name))
+
+
 def bundle_read(row: ConfiguredModelWithDataSourceRow) -> ConfiguredModelWithDataSourceRead:
-    return ConfiguredModelWithDataSourceRead(
-        id=row.id,
-        name=row.name,
-        created=row.created,
-        configured_model=model_spec(row.configured_model),
-        period_type=row.period_type,
-        start_period=row.start_period,
-        org_units=row.org_units,
-        data_sources=row.data_sources,
+    return from_row(
+        ConfiguredModelWithDataSourceRead, row, configured_model=model_spec(row.configured_model)
     )
 
 
@@ -270,14 +265,25 @@ def bundle_from_backtest(session: Session, backtest_id: int) -> ConfiguredModelW
     """Bundle an evaluation's configured model with its dataset's org units and data sources."""
     evaluation = get_or_404(session, EvaluationRow, backtest_id, "backtest", "backtestId")
     dataset = evaluation.dataset
-    row = ConfiguredModelWithDataSourceRow(
-        name=f"{evaluation.configured_model.name} @ {dataset.name}",
-        configured_model_id=evaluation.configured_model_id,
-        period_type=dataset.period_type,
-        start_period=dataset.periods[0],
-        org_units=dataset.org_units,
-        data_sources=dataset.data_sources,
-    )
+    row = new_bundle(evaluation.configured_model, dataset.name, dataset, dataset.data_sources)
     session.add(row)
     session.commit()
     return bundle_read(row)
+
+
+def new_bundle(
+    model: ConfiguredModelRow,
+    data_name: str,
+    data: DatasetRow | Panel,
+    data_sources: list[dict[str, Any]],
+) -> ConfiguredModelWithDataSourceRow:
+    """``model`` bundled with the period type, first period and org units of ``data`` (a stored
+    dataset or a panel), named ``{model} @ {data_name}``; not yet added to a session."""
+    return ConfiguredModelWithDataSourceRow(
+        name=f"{model.name} @ {data_name}",
+        configured_model_id=model.id,
+        period_type=data.period_type,
+        start_period=data.periods[0],
+        org_units=data.org_units,
+        data_sources=data_sources,
+    )

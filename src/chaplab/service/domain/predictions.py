@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import with_forecasts
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.domain.models import configured_model_by_name, get_bundle
+from chaplab.service.domain.models import configured_model_by_name, get_bundle, new_bundle
 from chaplab.service.entries import (
     TOTAL_ORG_UNIT,
     checked_quantiles,
@@ -40,6 +40,7 @@ from chaplab.service.validation import (
     check_nothing_to_fetch,
     check_prediction_history,
 )
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.predictions import (
     LegacyPredictionRequest,
     PredictionRead,
@@ -52,17 +53,7 @@ def prediction_read(session: Session, row: PredictionRow) -> PredictionRead:
     bundle = session.get_one(
         ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
     )
-    return PredictionRead(
-        id=row.id,
-        name=row.name,
-        created=row.created,
-        dataset_id=row.dataset_id,
-        configured_model_with_data_source_id=row.configured_model_with_data_source_id,
-        model_id=bundle.configured_model.name,
-        org_units=row.org_units,
-        periods=row.periods,
-        n_periods=row.n_periods,
-    )
+    return from_row(PredictionRead, row, model_id=bundle.configured_model.name)
 
 
 def get_prediction_row(
@@ -142,14 +133,8 @@ def queue_prediction_by_model_name(session: Session, request: LegacyPredictionRe
     and data sources, then queues the prediction as :func:`queue_prediction` does."""
     model = configured_model_by_name(session, request.model_id)
     panel = panel_from_observations(request.provided_data, "providedData")
-    bundle = ConfiguredModelWithDataSourceRow(
-        name=f"{model.name} @ {request.name}",
-        configured_model_id=model.id,
-        period_type=panel.period_type,
-        start_period=panel.periods[0],
-        org_units=panel.org_units,
-        data_sources=[source.model_dump(by_alias=True) for source in request.data_sources],
-    )
+    sources = [source.model_dump(by_alias=True) for source in request.data_sources]
+    bundle = new_bundle(model, request.name, panel, sources)
     session.add(bundle)
     session.flush()
     submitted = PredictionRequest(

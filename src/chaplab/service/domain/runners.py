@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.errors import FieldProblem
 from chaplab.service.tables import ModelRunnerRow, utc_now
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.runners import RunnerRead, RunnerRegistration
 
 logger = logging.getLogger("chaplab.service")
@@ -50,15 +51,8 @@ def stale_after_seconds() -> float:
 def runner_read(row: ModelRunnerRow, now: datetime | None = None) -> RunnerRead:
     limit = stale_after_seconds()
     age = ((now or utc_now()) - row.last_ping_at).total_seconds()
-    return RunnerRead(
-        id=row.id,
-        url=row.url,
-        info=row.info,
-        registered_at=row.registered_at,
-        last_ping_at=row.last_ping_at,
-        ping_count=row.ping_count,
-        status="stale" if age > limit else "live",
-        stale_after_seconds=limit,
+    return from_row(
+        RunnerRead, row, status="stale" if age > limit else "live", stale_after_seconds=limit
     )
 
 

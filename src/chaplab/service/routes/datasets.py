@@ -15,7 +15,7 @@ from pydantic import AfterValidator
 
 from chaplab.service.domain import datasets
 from chaplab.service.domain.datasets import CellValue
-from chaplab.service.routes.dependencies import DB, State, csv_answer
+from chaplab.service.routes.dependencies import DB, State, csv_answer, job_reference
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.text import printable
 from chaplab.service.wire.datasets import (
@@ -50,9 +50,7 @@ def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
 @router.post("/v1/analytics/make-dataset")
 def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> JobReference:
     """Build a dataset from provided data and org-unit polygons; answers a job reference."""
-    job = datasets.queue_dataset(session, request)
-    state.runner.wake()
-    return JobReference(id=job.id)
+    return job_reference(state, datasets.queue_dataset(session, request))
 
 
 @router.post("/v1/crud/datasets/csvFile")

@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_runner import JobRunner
+from chaplab.service.tables import JobRow
+from chaplab.service.wire.jobs import JobReference
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 
@@ -66,6 +68,17 @@ def csv_answer(description: str) -> dict[int | str, dict[str, object]]:
     return {
         200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": description}
     }
+
+
+def job_reference(state: ServiceState, job: JobRow) -> JobReference:
+    """Wake the job runner for a committed job and answer the job's reference."""
+    state.runner.wake()
+    return JobReference(id=job.id)
+
+
+def json_body(body: bytes) -> Response:
+    """A JSON body written as bytes (entries spliced in without a Python object per entry)."""
+    return Response(body, media_type=JSON)
 
 
 def streamed(stream: JsonStream) -> StreamingResponse:

@@ -17,12 +17,13 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import evaluations
 from chaplab.service.routes.dependencies import (
     DB,
-    JSON,
     OptionalQuantileLevels,
     OrgUnits,
     QuantileLevels,
     State,
     csv_answer,
+    job_reference,
+    json_body,
     streamed,
 )
 from chaplab.service.spreadsheet import csv_response
@@ -49,9 +50,7 @@ router = APIRouter(tags=["evaluations"])
 @router.post("/v1/analytics/create-backtest")
 def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -> JobReference:
     """Queue a rolling-origin evaluation of a configured model (by NAME) on a dataset."""
-    job = evaluations.queue_backtest(session, request)
-    state.runner.wake()
-    return JobReference(id=job.id)
+    return job_reference(state, evaluations.queue_backtest(session, request))
 
 
 @router.get("/v1/crud/backtests")
@@ -120,7 +119,7 @@ def get_backtest_full(
     """The evaluation with its configuration, configured model, dataset and predicted entries."""
     row = evaluations.get_evaluation(session, backtest_id)
     body = evaluations.backtest_full_json(row, quantiles or DEFAULT_QUANTILES)
-    return Response(body, media_type=JSON)
+    return json_body(body)
 
 
 @router.post("/v1/analytics/create-backtest-with-data/")

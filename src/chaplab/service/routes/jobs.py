@@ -22,6 +22,7 @@ from chaplab.service.routes.dependencies import (
     JSON,
     OptionalQuantileLevels,
     State,
+    json_body,
     service_state,
 )
 from chaplab.service.wire.evaluations import BacktestFull
@@ -99,7 +100,7 @@ def job_evaluation_result(
 ) -> Response:
     """The full evaluation a successful evaluation job created, with its entries."""
     body = jobs.evaluation_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
-    return Response(body, media_type=JSON)
+    return json_body(body)
 
 
 @router.get("/{job_id}/prediction_result", response_model=PredictionFull)
@@ -108,4 +109,4 @@ def job_prediction_result(
 ) -> Response:
     """The full prediction a successful prediction job created, with its entries."""
     body = jobs.prediction_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
-    return Response(body, media_type=JSON)
+    return json_body(body)

@@ -31,8 +31,7 @@ def backtest_plot_names() -> list[str]:
     "/backtest-plots/{visualization_name}/{backtest_id}", response_class=Response, responses=PNG
 )
 def backtest_plot(visualization_name: str, backtest_id: int, session: DB) -> Response:
-    png = plots.backtest_plot(session, visualization_name, backtest_id)
-    return Response(png, media_type="image/png")
+    return png(plots.backtest_plot(session, visualization_name, backtest_id))
 
 
 @router.get("/dataset-plots/")
@@ -44,8 +43,7 @@ def dataset_plot_names() -> list[str]:
     "/dataset-plots/{visualization_name}/{dataset_id}", response_class=Response, responses=PNG
 )
 def dataset_plot(visualization_name: str, dataset_id: int, session: DB) -> Response:
-    png = plots.dataset_plot(session, visualization_name, dataset_id)
-    return Response(png, media_type="image/png")
+    return png(plots.dataset_plot(session, visualization_name, dataset_id))
 
 
 @router.get("/metric-plots/{backtest_id}")
@@ -60,5 +58,8 @@ def metric_plot_names(backtest_id: int, session: DB) -> MetricPlotCatalog:
     responses=PNG,
 )
 def metric_plot(visualization_name: str, backtest_id: int, metric_id: str, session: DB) -> Response:
-    png = plots.metric_plot(session, visualization_name, backtest_id, metric_id)
-    return Response(png, media_type="image/png")
+    return png(plots.metric_plot(session, visualization_name, backtest_id, metric_id))
+
+
+def png(image: bytes) -> Response:
+    return Response(image, media_type="image/png")

@@ -11,10 +11,11 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import predictions
 from chaplab.service.routes.dependencies import (
     DB,
-    JSON,
     OptionalQuantileLevels,
     OrgUnits,
     State,
+    job_reference,
+    json_body,
     streamed,
 )
 from chaplab.service.wire.jobs import JobReference
@@ -34,9 +35,7 @@ router = APIRouter(tags=["predictions"])
 @router.post("/v1/analytics/make-prediction-with-data-source")
 def make_prediction(request: PredictionRequest, session: DB, state: State) -> JobReference:
     """Queue a forecast of ``nPeriods`` periods after the provided data."""
-    job = predictions.queue_prediction(session, request)
-    state.runner.wake()
-    return JobReference(id=job.id)
+    return job_reference(state, predictions.queue_prediction(session, request))
 
 
 @router.get("/v1/analytics/prediction-entry/{prediction_id}", response_model=list[PredictionEntry])
@@ -89,7 +88,7 @@ def all_prediction_entries(
     prediction and some org units."""
     levels = quantiles or DEFAULT_QUANTILES
     body = predictions.all_entries(session, prediction_id, levels, org_units)
-    return Response(body, media_type=JSON)
+    return json_body(body)
 
 
 @router.post("/v1/analytics/make-prediction")
@@ -99,6 +98,4 @@ def make_prediction_by_model_name(
     """The older submit: names the configured model (``modelId``); the service bundles it with
     the request's org units and data sources, then queues the prediction as
     ``make-prediction-with-data-source`` does."""
-    job = predictions.queue_prediction_by_model_name(session, request)
-    state.runner.wake()
-    return JobReference(id=job.id)
+    return job_reference(state, predictions.queue_prediction_by_model_name(session, request))

@@ -8,7 +8,7 @@ descriptions and system information are snake_case. Every route declares a model
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -75,3 +75,17 @@ class Observation(WireRequest):
     org_unit: Identifier
     period: str
     value: float | None = Field(allow_inf_nan=False)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def from_row(model: type[Model], row: object, **values: Any) -> Model:
+    """``model`` filled from the attributes of ``row`` named like its fields (a stored row, a
+    template spec); ``values`` give the fields the row does not hold as they are."""
+    fields = {
+        name: values[name] if name in values else getattr(row, name)
+        for name in model.model_fields
+        if name in values or hasattr(row, name)
+    }
+    return model.model_validate(fields)
