@@ -11,7 +11,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from chaplab.frames import SPLIT_PERIOD, with_org_unit_names
-from chaplab.plotting import compare_chart, fan_chart
+from chaplab.plotting import ALL_SPLITS, compare_chart, fan_chart
 
 from .cases import evaluation
 
@@ -127,3 +127,14 @@ def test_compared_evaluations_stay_distinct_where_they_overlap() -> None:
     medians = [line for line in ax.lines if (line.get_gid() or "").startswith("b: median")]
     assert medians and medians[0].get_linestyle() == "--"
     assert ax.collections.index(first[-1]) < ax.collections.index(second[0])
+
+
+def test_history_is_checked_and_all_splits_of_a_prediction_is_the_prediction() -> None:
+    frame, actuals = evaluation(("OU_A",), n_splits=1)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="history must be"):
+            fan_chart(frame, actuals, history=bad)
+    prediction = frame.drop(columns=SPLIT_PERIOD)
+    assert _titles(fan_chart(prediction, actuals, split_period=ALL_SPLITS)) == ["OU_A"]
+    with pytest.raises(ValueError, match="max_panels must be at least 1"):
+        fan_chart(frame, max_panels=0)

@@ -103,13 +103,15 @@ def frame_labels(*frames: pd.DataFrame | None) -> dict[str, str]:
     names: dict[str, str] = {}
     for frame in given:
         if ORG_UNIT_NAME in frame.columns:
-            pairs = frame[[ORG_UNIT, ORG_UNIT_NAME]].drop_duplicates(subset=[ORG_UNIT])
-            for org_unit, label in zip(pairs[ORG_UNIT], pairs[ORG_UNIT_NAME], strict=True):
+            first = ~frame[ORG_UNIT].duplicated().to_numpy()  # one row per org unit
+            labelled = (ORG_UNIT, ORG_UNIT_NAME)
+            ids, given_names = (frame[column].to_numpy()[first] for column in labelled)
+            for org_unit, label in zip(ids, given_names, strict=True):
                 if pd.notna(label):
                     names.setdefault(str(org_unit), str(label))
     labels: dict[str, str] = {}
     for frame in given:
-        for org_unit in pd.unique(frame[ORG_UNIT].astype(str)):
+        for org_unit in map(str, pd.unique(frame[ORG_UNIT])):
             labels.setdefault(org_unit, names.get(org_unit, org_unit))
     return labels
 

@@ -139,15 +139,16 @@ def _org_units(
 
 def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.Period | None], str]:
     """The splits to draw and a note saying which one, when the default chose it."""
+    every = isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS
     if SPLIT_PERIOD not in frame.columns:
-        if split_period is not None:
+        if split_period is not None and not every:
             raise ValueError(
                 "split_period was given but the frame has no 'split_period' column "
                 "(a prediction has no splits)"
             )
         return [None], ""
     present = sorted(pd.unique(frame[SPLIT_PERIOD]))
-    if isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS:
+    if every:
         return list(present), ""
     if split_period is None:
         last = present[-1]
