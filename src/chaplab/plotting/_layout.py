@@ -18,21 +18,20 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from chaplab.frames import format_number
 from chaplab.plotting._figure import ChartFigure
-from chaplab.plotting._panels import Panel
+from chaplab.plotting._panels import MAX_COLUMNS, Panel
 from chaplab.plotting._time import set_time_axis
 
 PANEL_WIDTH = 3.4
 PANEL_HEIGHT = 2.4
 SINGLE_WIDTH = 7.0  # a single panel is drawn large
 SINGLE_HEIGHT = 3.8
-MAX_COLUMNS = 4
 LEGEND_WIDTH = 1.6  # inches beside the grid for the shared legend
 TITLE_HEIGHT = 0.6  # inches above the grid for the title
 
 # Margins of a chart's own figure, in inches.
 EDGE = 0.08  # between the figure's edge and the title, the y label and the legend
 LEFT = 1.05  # the y label and y tick labels of up to six digits with a separator
-BOTTOM = 0.5  # x tick labels and the year below them
+BOTTOM = 0.5  # the time tick labels
 PANEL_TITLE = 0.3  # a panel's title above it
 TITLE = 0.35  # the figure's title above the panels' titles
 COLUMN_GAP = 0.85  # y tick labels such as 600,000 and half a time label beside them

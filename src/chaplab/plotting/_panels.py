@@ -31,6 +31,7 @@ ALL_SPLITS = "all"
 MIN_HISTORY = 3
 """Periods of history shown before a forecast window at least, by default."""
 MAX_COLUMNS = 4
+"""A grid of panels has at most this many columns."""
 
 Window = tuple[pd.Period, pd.Period]
 
