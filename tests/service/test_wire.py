@@ -1,12 +1,17 @@
 """Wire details the clients hide: long polling headers, the bare status string, typed OpenAPI,
-job logs and cancelling."""
+job logs and cancelling; rows as wire models (``from_row``)."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import httpx
 import pytest
 
 from chaplab.client import ChapClient, ConflictError
+from chaplab.service.wire.common import from_row
+from chaplab.service.wire.debug import DebugEntryRead
 
 from .helpers import small_frame
 
@@ -91,3 +96,33 @@ def test_every_time_is_sent_in_utc_with_its_zone(service_url: str) -> None:
             *(line["time"] for line in http.get(f"/v1/jobs/{job['id']}/logs").json()),
         ]
     assert all(text.endswith("Z") for text in times), times
+
+
+def test_a_new_dataset_is_stamped_with_the_current_time_in_utc(
+    client: ChapClient, unique: str
+) -> None:
+    """Whatever the database server's time zone (``make test-postgres`` runs one far from UTC)."""
+    before = datetime.now(UTC).replace(microsecond=0)
+    dataset = client.create_dataset(f"stamped {unique}", small_frame(n_years=1))
+    after = datetime.now(UTC)
+    assert dataset.created is not None
+    assert before <= dataset.created <= after
+
+
+def test_from_row_reads_fields_by_name_and_takes_the_rest_as_given() -> None:
+    row = SimpleNamespace(
+        id=7,
+        message="stored",
+        details={"attempt": 1},
+        created=datetime(2026, 1, 1, 10, tzinfo=UTC),
+        unrelated="left out",
+    )
+    read = from_row(DebugEntryRead, row, message="given")
+    assert read.model_dump(by_alias=True, mode="json") == {
+        "id": 7,
+        "message": "given",
+        "details": {"attempt": 1},
+        "created": "2026-01-01T10:00:00Z",
+    }
+    with pytest.raises(ValueError, match="created"):
+        from_row(DebugEntryRead, SimpleNamespace(id=7, message="m", details={}))
