@@ -48,6 +48,7 @@ def test_many_period_labels_at_once() -> None:
         (-0.0001, "0"),
         (0, "0"),
         (None, "\u2013"),
+        (pd.NA, "\u2013"),
         (math.nan, "\u2013"),
     ],
 )

@@ -38,9 +38,9 @@ def format_number(value: object) -> str:
     """A count or a score as people read it: ``1,790``, ``777``, ``12.3``, ``0.823``, ``-4.5``.
 
     Whole numbers from 1,000 on get a thousands separator; smaller numbers three significant
-    digits (at most three decimals), without trailing zeros. None and NaN are ``–``.
+    digits (at most three decimals), without trailing zeros. None, NA and NaN are ``–``.
     """
-    if value is None:
+    if value is None or value is pd.NA:
         return MISSING
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"format_number: {value!r} is not a number")
