@@ -35,6 +35,16 @@ def test_evaluation_charts_are_png_images(client: ChapClient, evaluated: Evaluat
         assert image._repr_png_() == image.data and _drawn(image.data)
 
 
+def test_the_forecasts_chart_shows_every_split_and_last_split_only_one(
+    client: ChapClient, evaluated: Evaluated
+) -> None:
+    every = _pixels(client.evaluation_plot("forecasts", evaluated.evaluation.id).data)
+    last = _pixels(client.evaluation_plot("last_split", evaluated.evaluation.id).data)
+    # three splits side by side per org unit: a wider picture than the single split's
+    assert len(evaluated.evaluation.split_periods) == 3
+    assert every.shape[1] > last.shape[1]
+
+
 def test_dataset_charts_are_png_images(client: ChapClient, evaluated: Evaluated, tmp_path) -> None:
     names = client.list_dataset_plots()
     assert names == ["features", "coverage"]

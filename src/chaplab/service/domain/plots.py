@@ -64,10 +64,12 @@ def _evaluation_frames(row: EvaluationRow, actual_cases: dict[str, Any]) -> tupl
 
 def forecasts_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure:
     """Fan chart of every split against the actual cases (up to 12 org units)."""
-    from chaplab.plotting import fan_chart
+    from chaplab.plotting import ALL_SPLITS, fan_chart
 
     frame, actuals = _evaluation_frames(row, actual_cases)
-    return fan_chart(frame, actuals, title=f"{row.name}: forecasts of every split")
+    return fan_chart(
+        frame, actuals, split_period=ALL_SPLITS, title=f"{row.name}: forecasts of every split"
+    )
 
 
 def last_split_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure:
