@@ -16,6 +16,7 @@ _LAZY: dict[str, str] = {
     "AsyncChapClient": "chaplab.client",
     "ChapError": "chaplab.client",
     "JobFailedError": "chaplab.client",
+    "UnsupportedRouteError": "chaplab.client",
     "connect": "chaplab._connect",
 }
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from chaplab.client import ChapClient as ChapClient
     from chaplab.client import ChapError as ChapError
     from chaplab.client import JobFailedError as JobFailedError
+    from chaplab.client import UnsupportedRouteError as UnsupportedRouteError
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,10 @@ from urllib.parse import unquote
 
 import httpx
 
+DISCOVERY = ["GET /openapi.json", "GET /system/info"]
+"""What a client asks first to learn what a server offers, when the server (like this fake)
+has no OpenAPI document: the document, then the version."""
+
 
 class FakeClock:
     """A monotonic clock that only moves when someone sleeps on it."""
@@ -216,7 +220,7 @@ class FakeService:
             ("GET", r"/v1/crud/backtests/(\d+)/info", self._get_evaluation),
             ("DELETE", r"/v1/crud/backtests/(\d+)", self._delete_evaluation),
             ("GET", r"/v1/analytics/evaluation-entry", self._evaluation_entries),
-            ("GET", r"/v1/analytics/actualCases/(\d+)", self._actual_cases),
+            ("GET", r"/v1/analytics/actual(?:Cases|-cases)/(\d+)", self._actual_cases),
             ("POST", r"/v1/analytics/make-prediction-with-data-source", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
             ("GET", r"/v1/jobs", lambda r: _ok([
@@ -243,7 +247,7 @@ class FakeService:
     def _create_dataset(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         record = {**DATASET, "id": len(self.datasets) + 1, "name": body["name"],
-                  "type": body["type"], "providedCount": len(body["providedData"])}
+                  "type": body["type"], "providedCount": len(body["observations"])}
         self.datasets.append(record)
         return _ok(record)
 

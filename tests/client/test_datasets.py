@@ -48,7 +48,7 @@ def test_a_csv_upload_is_a_multipart_form(call: Callable[..., Any]) -> None:
         type="prediction",
     )
     assert dataset.id == 7 and dataset.org_units == ["A"]
-    request = seen[0]
+    [request] = [r for r in seen if r.method == "POST"]
     assert request.method == "POST" and request.url.path == "/v1/crud/datasets/csvFile"
     assert request.headers["X-API-Key"] == "sk_test_0123456789abcdef"
     assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
@@ -83,7 +83,7 @@ def test_create_dataset(client: Any, fake: FakeService) -> None:
     body = json.loads(fake.requests[-1].content)
     assert fake.paths()[-1] == "POST /v1/crud/datasets"
     assert body == {"name": "mine", "type": "evaluation", "geojson": geojson, "dataSources": [],
-                    "providedData": [
+                    "observations": [
                         {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202101",
                          "value": 1.0},
                         {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202102",

@@ -119,7 +119,7 @@ def test_actual_cases(client: Any, fake: FakeService) -> None:
     frame = client.actual_cases(1, org_units=["OU_B"])
     assert frame["org_unit"].astype(str).tolist() == ["OU_B"]
     assert frame["value"].tolist() == [26.0]
-    assert fake.requests[-1].url.path == "/v1/analytics/actualCases/1"
+    assert fake.requests[-1].url.path == "/v1/analytics/actual-cases/1"
     assert fake.requests[-1].url.params.get_list("orgUnits") == ["OU_B"]
 
 
@@ -148,3 +148,13 @@ def test_run_evaluation(client: Any, fake: FakeService) -> None:
 def test_run_evaluation_on_a_missing_dataset(client: Any, fake: FakeService) -> None:
     with pytest.raises(NotFoundError, match="Dataset 42 not found"):
         client.run_evaluation("bt", "naive_model", 42)
+
+
+def test_a_bulk_delete_that_answers_only_a_count(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        deleted = len(request.url.params["ids"].split(",")) if "9" not in str(request.url) else 1
+        return httpx.Response(200, json={"message": f"Deleted {deleted} backtests"})
+
+    assert call(handler, "delete_evaluations", [3, 4]) == [3, 4]
+    with pytest.raises(NotFoundError, match="deleted 1 of the 2 .* 1 of them did not exist"):
+        call(handler, "delete_evaluations", [3, 9])

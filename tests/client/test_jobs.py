@@ -247,3 +247,14 @@ def test_on_status_must_be_callable(client: Any, fake: FakeService) -> None:
     with pytest.raises(TypeError, match="on_status must be a callable"):
         client.wait_for_job("j1", on_status="print")
     assert fake.requests == []
+
+
+def test_a_database_result_that_is_only_an_id(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/jobs":
+            return httpx.Response(200, json=[{"id": "j1", "type": "create_backtest",
+                                              "status": "SUCCESS", "result": "12"}])
+        return httpx.Response(200, json={"id": 12})
+
+    result = call(handler, "job_database_result", "j1")
+    assert (result.job_id, result.result_type, result.id, result.row) == ("j1", "backtest", 12, {})

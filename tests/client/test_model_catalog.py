@@ -12,7 +12,7 @@ from chaplab.client import (
     ModelTemplate,
 )
 
-from .fake_service import FakeService, last_body
+from .fake_service import DISCOVERY, FakeService, last_body
 
 
 def test_model_templates_and_models(client: Any, fake: FakeService) -> None:
@@ -24,7 +24,7 @@ def test_model_templates_and_models(client: Any, fake: FakeService) -> None:
     assert isinstance(model, ModelSpec)
     assert (model.id, model.name, model.model_template_id) == (5, "naive_model:weekly", 1)
     assert client.list_configured_models() == [model]
-    assert fake.paths() == ["GET /v1/crud/model-templates", "GET /v1/crud/models",
+    assert fake.paths() == ["GET /v1/crud/model-templates", *DISCOVERY, "GET /v1/crud/models",
                             "GET /v1/crud/configured-models"]
 
 
@@ -32,7 +32,7 @@ def test_list_models_falls_back_when_the_route_is_gone(client: Any, fake: FakeSe
     fake.has_models_route = False
     [model] = client.list_models()
     assert model.name == "naive_model:weekly"
-    assert fake.paths() == ["GET /v1/crud/models", "GET /v1/crud/configured-models"]
+    assert fake.paths() == [*DISCOVERY, "GET /v1/crud/models", "GET /v1/crud/configured-models"]
 
 
 def test_model_spec_without_template_id(client: Any, fake: FakeService) -> None:
@@ -74,6 +74,7 @@ def test_configured_models_with_data_source(client: Any, fake: FakeService) -> N
     created = client.create_configured_model_with_data_source_from_evaluation(1)
     assert created.id == 4
     assert fake.paths() == [
+        *DISCOVERY,
         "GET /v1/crud/configured-models-with-data-source",
         "GET /v1/crud/configured-models-with-data-source/3",
         "POST /v1/crud/configured-models-with-data-source/from-backtest/1",

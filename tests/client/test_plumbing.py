@@ -21,7 +21,7 @@ from chaplab.client import (
 )
 from chaplab.client._plumbing import RequestBuilder
 
-from .fake_service import KEY, FakeService
+from .fake_service import DISCOVERY, KEY, FakeService
 
 
 def close(client: ChapClient | AsyncChapClient) -> None:
@@ -115,6 +115,7 @@ def test_prefix_and_key_on_every_request(make_client: Any, fake: FakeService) ->
         "GET /api/apps/chap/v1/crud/datasets",
         "GET /api/apps/chap/v1/analytics/evaluation-entry",
         "POST /api/apps/chap/v1/crud/configured-models",
+        *(f"GET /api/apps/chap{path.split()[1]}" for path in DISCOVERY),
         "GET /api/apps/chap/v1/crud/models",
     ]
     assert all(r.headers["X-API-Key"] == KEY for r in fake.requests)

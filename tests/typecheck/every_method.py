@@ -34,11 +34,11 @@ from chaplab.client import (
     ModelRunner,
     ModelSpec,
     ModelTemplate,
-    PngImage,
     Prediction,
     PredictionDetail,
     PredictionEntry,
     PredictionRequest,
+    ServerPlot,
     SystemInfo,
 )
 
@@ -68,6 +68,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     )
     assert_type(client.list_models(), list[ModelSpec])
     assert_type(client.list_configured_models(), list[ModelSpec])
+    assert_type(client.list_configured_models(include_archived=True), list[ModelSpec])
     assert_type(client.get_configured_model(1), ModelSpec)
     assert_type(client.create_configured_model("weekly", 1, {"window": 3}), ModelSpec)
     client.delete_configured_model(1)
@@ -111,6 +112,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.metrics_csv(), str)
     assert_type(client.make_prediction(request), Job)
     assert_type(client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
+    assert_type(client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction)
     assert_type(client.create_prediction_row("p", 1, 1), Prediction)
     assert_type(client.list_predictions(), list[Prediction])
     assert_type(client.get_prediction(1), Prediction)
@@ -128,11 +130,11 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.job_database_result("job-1"), JobResult)
     assert_type(client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
     assert_type(client.list_evaluation_plots(), list[str])
-    assert_type(client.evaluation_plot("forecasts", 1), PngImage)
+    assert_type(client.evaluation_plot("forecasts", 1), ServerPlot)
     assert_type(client.list_dataset_plots(), list[str])
-    assert_type(client.dataset_plot("cases", 1), PngImage)
+    assert_type(client.dataset_plot("cases", 1), ServerPlot)
     assert_type(client.list_metric_plots(1), MetricPlotCatalog)
-    assert_type(client.metric_plot("by_horizon", 1, "crps"), PngImage)
+    assert_type(client.metric_plot("by_horizon", 1, "crps"), ServerPlot)
     assert_type(client.evaluation_metrics(1), EvaluationMetrics)
     assert_type(client.list_model_runners(), list[ModelRunner])
     assert_type(client.get_model_runner(1), ModelRunner)
@@ -168,6 +170,7 @@ async def every_async_method(
     )
     assert_type(await client.list_models(), list[ModelSpec])
     assert_type(await client.list_configured_models(), list[ModelSpec])
+    assert_type(await client.list_configured_models(include_archived=True), list[ModelSpec])
     assert_type(await client.get_configured_model(1), ModelSpec)
     assert_type(await client.create_configured_model("weekly", 1, {"window": 3}), ModelSpec)
     await client.delete_configured_model(1)
@@ -214,6 +217,9 @@ async def every_async_method(
     assert_type(await client.metrics_csv(), str)
     assert_type(await client.make_prediction(request), Job)
     assert_type(await client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
+    assert_type(
+        await client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction
+    )
     assert_type(await client.create_prediction_row("p", 1, 1), Prediction)
     assert_type(await client.list_predictions(), list[Prediction])
     assert_type(await client.get_prediction(1), Prediction)
@@ -231,11 +237,11 @@ async def every_async_method(
     assert_type(await client.job_database_result("job-1"), JobResult)
     assert_type(await client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
     assert_type(await client.list_evaluation_plots(), list[str])
-    assert_type(await client.evaluation_plot("forecasts", 1), PngImage)
+    assert_type(await client.evaluation_plot("forecasts", 1), ServerPlot)
     assert_type(await client.list_dataset_plots(), list[str])
-    assert_type(await client.dataset_plot("cases", 1), PngImage)
+    assert_type(await client.dataset_plot("cases", 1), ServerPlot)
     assert_type(await client.list_metric_plots(1), MetricPlotCatalog)
-    assert_type(await client.metric_plot("by_horizon", 1, "crps"), PngImage)
+    assert_type(await client.metric_plot("by_horizon", 1, "crps"), ServerPlot)
     assert_type(await client.evaluation_metrics(1), EvaluationMetrics)
     assert_type(await client.list_model_runners(), list[ModelRunner])
     assert_type(await client.get_model_runner(1), ModelRunner)

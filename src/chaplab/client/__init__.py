@@ -22,6 +22,7 @@ from chaplab.client._errors import (
     PermissionDeniedError,
     ServerError,
     UnprocessableEntityError,
+    UnsupportedRouteError,
 )
 from chaplab.client._evaluations import (
     DataImportReport,
@@ -34,7 +35,7 @@ from chaplab.client._evaluations import (
 from chaplab.client._jobs import Job, JobRef, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
-from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, PngImage
+from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, PngImage, ServerPlot
 from chaplab.client._polling import PollSchedule
 from chaplab.client._predictions import (
     ListedPredictionEntry,
@@ -93,6 +94,8 @@ __all__ = [
     "RejectedOrgUnit",
     "RetryPolicy",
     "ServerError",
+    "ServerPlot",
     "SystemInfo",
     "UnprocessableEntityError",
+    "UnsupportedRouteError",
 ]

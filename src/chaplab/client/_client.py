@@ -21,7 +21,7 @@ from chaplab.client._evaluations import (
 from chaplab.client._jobs import Job, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
-from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, PngImage
+from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, ServerPlot
 from chaplab.client._predictions import (
     ListedPredictionEntry,
     Prediction,
@@ -85,7 +85,11 @@ class ChapClient(SyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
+        (chap-core 2.5.1) the client waits for the job first.
+
+        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
+        features through this route; ``make_dataset`` keeps them all there.
         """
         return self._drive(self._resources.datasets.create_dataset(name, frame, geojson, type))
 
@@ -99,7 +103,9 @@ class ChapClient(SyncDriver):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service."""
+        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
+        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
+        named ``csv_file``)."""
         return self._drive(self._resources.datasets.upload_dataset_csv(name, csv, geojson, type))
 
     def make_dataset(
@@ -163,15 +169,18 @@ class ChapClient(SyncDriver):
         )
 
     def list_models(self) -> list[ModelSpec]:
-        """The merged model list (``/v1/crud/models``).
+        """The merged model list (``/v1/crud/models``), without archived models.
 
-        Newer servers dropped that route; on a 404 the configured-model list is returned.
+        Where the server lacks that route (chap-core 2.5.1) the configured-model list is
+        returned.
         """
         return self._drive(self._resources.model_catalog.list_models())
 
-    def list_configured_models(self) -> list[ModelSpec]:
-        """All configured models."""
-        return self._drive(self._resources.model_catalog.list_configured_models())
+    def list_configured_models(self, include_archived: bool = False) -> list[ModelSpec]:
+        """All configured models; archived ones (deleted, still readable by id) only with
+        ``include_archived=True``. Some servers list them, some do not: the client leaves them
+        out unless asked."""
+        return self._drive(self._resources.model_catalog.list_configured_models(include_archived))
 
     def get_configured_model(self, model_id: int) -> ModelSpec:
         """One configured model by id (archived ones too: see ``archived``)."""
@@ -333,8 +342,13 @@ class ChapClient(SyncDriver):
         self._drive(self._resources.evaluations.delete_evaluation(evaluation_id))
 
     def delete_evaluations(self, evaluation_ids: Iterable[int]) -> list[int]:
-        """Delete several evaluations; when any id is unknown nothing is deleted
-        (``NotFoundError``). Returns the deleted ids."""
+        """Delete several evaluations and return the deleted ids.
+
+        On the embedded service nothing is deleted when any id is unknown (``NotFoundError``).
+        chap-core 2.5.1 deletes the ids it knows, skips unknown ones silently and says only how
+        many it deleted: when that is fewer than asked, the known ones are gone and
+        ``NotFoundError`` says how many of the ids were unknown.
+        """
         return self._drive(self._resources.evaluations.delete_evaluations(evaluation_ids))
 
     def evaluation_entries(
@@ -382,7 +396,9 @@ class ChapClient(SyncDriver):
         return self._drive(self._resources.evaluations.compatible_evaluations(evaluation_id))
 
     def metrics_csv(self, evaluation_id: int | None = None) -> str:
-        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric."""
+        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric.
+        chap-core 2.5.1 writes one evaluation's metrics per org unit, period and horizon, and
+        has no CSV of every evaluation (``UnsupportedRouteError`` without an id)."""
         return self._drive(self._resources.evaluations.metrics_csv(evaluation_id))
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
@@ -404,6 +420,32 @@ class ChapClient(SyncDriver):
         return self._drive(
             self._resources.predictions.make_prediction_for_model(
                 name, model, frame, n_periods, geojson
+            )
+        )
+
+    def run_prediction(
+        self,
+        name: str,
+        model: str | Any,
+        frame: pd.DataFrame,
+        n_periods: int = 3,
+        geojson: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Prediction:
+        """Forecast the ``n_periods`` after the data's last period with a configured model, wait
+        for the job and return the stored prediction (its frame: ``prediction_frame(p.id)``).
+
+        ``model`` is the configured model's NAME or an object with ``.name``; ``frame`` a wide
+        frame of the history (``time_period``, ``location``, one column per feature, the
+        target included); ``geojson`` the org units' polygons (chap-core 2.5.1 needs them, each
+        feature with a top-level ``id``). Works on the embedded service and on chap-core 2.5.1
+        (``POST /v1/analytics/make-prediction``). Raises ``JobFailedError`` when the job fails
+        and ``JobTimeoutError`` after ``timeout`` seconds (the job keeps running).
+        """
+        return self._drive(
+            self._resources.predictions.run_prediction(
+                name, model, frame, n_periods, geojson, timeout, on_status
             )
         )
 
@@ -454,7 +496,8 @@ class ChapClient(SyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> list[ListedPredictionEntry]:
         """Entries of every prediction (each naming its ``prediction_id``), optionally of one
-        prediction and some org units."""
+        prediction and some org units. chap-core 2.5.1 needs ``prediction_id``
+        (``UnsupportedRouteError`` without one)."""
         return self._drive(
             self._resources.predictions.list_prediction_entries(prediction_id, quantiles, org_units)
         )
@@ -488,7 +531,8 @@ class ChapClient(SyncDriver):
 
     def job_database_result(self, job_id: str) -> JobResult:
         """The row a successful job created; ``ConflictError`` (with the reason) when the job has
-        not succeeded."""
+        not succeeded. Where the server answers only ``{"id": N}`` (chap-core 2.5.1) the
+        ``result_type`` comes from the job's type and ``row`` is empty."""
         return self._drive(self._resources.jobs.job_database_result(job_id))
 
     def wait_for_job(
@@ -519,49 +563,56 @@ class ChapClient(SyncDriver):
         """Names of the charts the service draws for an evaluation."""
         return self._drive(self._resources.plots.list_evaluation_plots())
 
-    def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> PngImage:
-        """An evaluation chart as a PNG image (shown inline in Jupyter)."""
+    def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> ServerPlot:
+        """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         return self._drive(self._resources.plots.evaluation_plot(visualization_name, evaluation_id))
 
     def list_dataset_plots(self) -> list[str]:
         """Names of the charts the service draws for a dataset."""
         return self._drive(self._resources.plots.list_dataset_plots())
 
-    def dataset_plot(self, visualization_name: str, dataset_id: int) -> PngImage:
-        """A dataset chart as a PNG image."""
+    def dataset_plot(self, visualization_name: str, dataset_id: int) -> ServerPlot:
+        """A dataset chart as the service draws it."""
         return self._drive(self._resources.plots.dataset_plot(visualization_name, dataset_id))
 
     def list_metric_plots(self, evaluation_id: int) -> MetricPlotCatalog:
         """The metric chart names and the metric ids an evaluation can be drawn for."""
         return self._drive(self._resources.plots.list_metric_plots(evaluation_id))
 
-    def metric_plot(self, visualization_name: str, evaluation_id: int, metric: str) -> PngImage:
-        """A chart of one metric of an evaluation (e.g. ``by_horizon``, ``crps``) as PNG."""
+    def metric_plot(self, visualization_name: str, evaluation_id: int, metric: str) -> ServerPlot:
+        """A chart of one metric of an evaluation (names from ``list_metric_plots``)."""
         return self._drive(
             self._resources.plots.metric_plot(visualization_name, evaluation_id, metric)
         )
 
     def evaluation_metrics(self, evaluation_id: int) -> EvaluationMetrics:
-        """Aggregate metrics with their breakdown per org unit and per horizon."""
+        """Aggregate metrics with their breakdown per org unit and per horizon.
+
+        Where the service's metrics route lists only the metric kinds (chap-core 2.5.1), the
+        aggregates come from the evaluation and the breakdowns are the means of its metrics
+        CSV per org unit and per horizon distance."""
         return self._drive(self._resources.plots.evaluation_metrics(evaluation_id))
 
     def list_model_runners(self) -> list[ModelRunner]:
-        """Registered external model runners, each ``live`` or ``stale``."""
+        """Registered external model runners (a list, or chap-core 2.5.1's
+        ``{count, services}``)."""
         return self._drive(self._resources.model_runners.list_model_runners())
 
-    def get_model_runner(self, runner_id: int) -> ModelRunner:
+    def get_model_runner(self, runner_id: str | int) -> ModelRunner:
         """One registered model runner."""
         return self._drive(self._resources.model_runners.get_model_runner(runner_id))
 
     def register_model_runner(self, url: str, info: Mapping[str, Any] | None = None) -> ModelRunner:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping)."""
+        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
+        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
+        ``model_metadata`` and ``period_type``."""
         return self._drive(self._resources.model_runners.register_model_runner(url, info))
 
-    def ping_model_runner(self, runner_id: int) -> ModelRunner:
+    def ping_model_runner(self, runner_id: str | int) -> ModelRunner:
         """Record that the runner is alive now."""
         return self._drive(self._resources.model_runners.ping_model_runner(runner_id))
 
-    def remove_model_runner(self, runner_id: int) -> None:
+    def remove_model_runner(self, runner_id: str | int) -> None:
         """Remove a runner from the registry."""
         self._drive(self._resources.model_runners.remove_model_runner(runner_id))
 
@@ -609,7 +660,11 @@ class AsyncChapClient(AsyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
+        (chap-core 2.5.1) the client waits for the job first.
+
+        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
+        features through this route; ``make_dataset`` keeps them all there.
         """
         return await self._drive(
             self._resources.datasets.create_dataset(name, frame, geojson, type)
@@ -625,7 +680,9 @@ class AsyncChapClient(AsyncDriver):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service."""
+        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
+        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
+        named ``csv_file``)."""
         return await self._drive(
             self._resources.datasets.upload_dataset_csv(name, csv, geojson, type)
         )
@@ -691,15 +748,20 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def list_models(self) -> list[ModelSpec]:
-        """The merged model list (``/v1/crud/models``).
+        """The merged model list (``/v1/crud/models``), without archived models.
 
-        Newer servers dropped that route; on a 404 the configured-model list is returned.
+        Where the server lacks that route (chap-core 2.5.1) the configured-model list is
+        returned.
         """
         return await self._drive(self._resources.model_catalog.list_models())
 
-    async def list_configured_models(self) -> list[ModelSpec]:
-        """All configured models."""
-        return await self._drive(self._resources.model_catalog.list_configured_models())
+    async def list_configured_models(self, include_archived: bool = False) -> list[ModelSpec]:
+        """All configured models; archived ones (deleted, still readable by id) only with
+        ``include_archived=True``. Some servers list them, some do not: the client leaves them
+        out unless asked."""
+        return await self._drive(
+            self._resources.model_catalog.list_configured_models(include_archived)
+        )
 
     async def get_configured_model(self, model_id: int) -> ModelSpec:
         """One configured model by id (archived ones too: see ``archived``)."""
@@ -865,8 +927,13 @@ class AsyncChapClient(AsyncDriver):
         await self._drive(self._resources.evaluations.delete_evaluation(evaluation_id))
 
     async def delete_evaluations(self, evaluation_ids: Iterable[int]) -> list[int]:
-        """Delete several evaluations; when any id is unknown nothing is deleted
-        (``NotFoundError``). Returns the deleted ids."""
+        """Delete several evaluations and return the deleted ids.
+
+        On the embedded service nothing is deleted when any id is unknown (``NotFoundError``).
+        chap-core 2.5.1 deletes the ids it knows, skips unknown ones silently and says only how
+        many it deleted: when that is fewer than asked, the known ones are gone and
+        ``NotFoundError`` says how many of the ids were unknown.
+        """
         return await self._drive(self._resources.evaluations.delete_evaluations(evaluation_ids))
 
     async def evaluation_entries(
@@ -916,7 +983,9 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.evaluations.compatible_evaluations(evaluation_id))
 
     async def metrics_csv(self, evaluation_id: int | None = None) -> str:
-        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric."""
+        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric.
+        chap-core 2.5.1 writes one evaluation's metrics per org unit, period and horizon, and
+        has no CSV of every evaluation (``UnsupportedRouteError`` without an id)."""
         return await self._drive(self._resources.evaluations.metrics_csv(evaluation_id))
 
     async def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
@@ -938,6 +1007,32 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(
             self._resources.predictions.make_prediction_for_model(
                 name, model, frame, n_periods, geojson
+            )
+        )
+
+    async def run_prediction(
+        self,
+        name: str,
+        model: str | Any,
+        frame: pd.DataFrame,
+        n_periods: int = 3,
+        geojson: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Prediction:
+        """Forecast the ``n_periods`` after the data's last period with a configured model, wait
+        for the job and return the stored prediction (its frame: ``prediction_frame(p.id)``).
+
+        ``model`` is the configured model's NAME or an object with ``.name``; ``frame`` a wide
+        frame of the history (``time_period``, ``location``, one column per feature, the
+        target included); ``geojson`` the org units' polygons (chap-core 2.5.1 needs them, each
+        feature with a top-level ``id``). Works on the embedded service and on chap-core 2.5.1
+        (``POST /v1/analytics/make-prediction``). Raises ``JobFailedError`` when the job fails
+        and ``JobTimeoutError`` after ``timeout`` seconds (the job keeps running).
+        """
+        return await self._drive(
+            self._resources.predictions.run_prediction(
+                name, model, frame, n_periods, geojson, timeout, on_status
             )
         )
 
@@ -994,7 +1089,8 @@ class AsyncChapClient(AsyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> list[ListedPredictionEntry]:
         """Entries of every prediction (each naming its ``prediction_id``), optionally of one
-        prediction and some org units."""
+        prediction and some org units. chap-core 2.5.1 needs ``prediction_id``
+        (``UnsupportedRouteError`` without one)."""
         return await self._drive(
             self._resources.predictions.list_prediction_entries(prediction_id, quantiles, org_units)
         )
@@ -1028,7 +1124,8 @@ class AsyncChapClient(AsyncDriver):
 
     async def job_database_result(self, job_id: str) -> JobResult:
         """The row a successful job created; ``ConflictError`` (with the reason) when the job has
-        not succeeded."""
+        not succeeded. Where the server answers only ``{"id": N}`` (chap-core 2.5.1) the
+        ``result_type`` comes from the job's type and ``row`` is empty."""
         return await self._drive(self._resources.jobs.job_database_result(job_id))
 
     async def wait_for_job(
@@ -1059,8 +1156,8 @@ class AsyncChapClient(AsyncDriver):
         """Names of the charts the service draws for an evaluation."""
         return await self._drive(self._resources.plots.list_evaluation_plots())
 
-    async def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> PngImage:
-        """An evaluation chart as a PNG image (shown inline in Jupyter)."""
+    async def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> ServerPlot:
+        """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         return await self._drive(
             self._resources.plots.evaluation_plot(visualization_name, evaluation_id)
         )
@@ -1069,8 +1166,8 @@ class AsyncChapClient(AsyncDriver):
         """Names of the charts the service draws for a dataset."""
         return await self._drive(self._resources.plots.list_dataset_plots())
 
-    async def dataset_plot(self, visualization_name: str, dataset_id: int) -> PngImage:
-        """A dataset chart as a PNG image."""
+    async def dataset_plot(self, visualization_name: str, dataset_id: int) -> ServerPlot:
+        """A dataset chart as the service draws it."""
         return await self._drive(self._resources.plots.dataset_plot(visualization_name, dataset_id))
 
     async def list_metric_plots(self, evaluation_id: int) -> MetricPlotCatalog:
@@ -1079,34 +1176,41 @@ class AsyncChapClient(AsyncDriver):
 
     async def metric_plot(
         self, visualization_name: str, evaluation_id: int, metric: str
-    ) -> PngImage:
-        """A chart of one metric of an evaluation (e.g. ``by_horizon``, ``crps``) as PNG."""
+    ) -> ServerPlot:
+        """A chart of one metric of an evaluation (names from ``list_metric_plots``)."""
         return await self._drive(
             self._resources.plots.metric_plot(visualization_name, evaluation_id, metric)
         )
 
     async def evaluation_metrics(self, evaluation_id: int) -> EvaluationMetrics:
-        """Aggregate metrics with their breakdown per org unit and per horizon."""
+        """Aggregate metrics with their breakdown per org unit and per horizon.
+
+        Where the service's metrics route lists only the metric kinds (chap-core 2.5.1), the
+        aggregates come from the evaluation and the breakdowns are the means of its metrics
+        CSV per org unit and per horizon distance."""
         return await self._drive(self._resources.plots.evaluation_metrics(evaluation_id))
 
     async def list_model_runners(self) -> list[ModelRunner]:
-        """Registered external model runners, each ``live`` or ``stale``."""
+        """Registered external model runners (a list, or chap-core 2.5.1's
+        ``{count, services}``)."""
         return await self._drive(self._resources.model_runners.list_model_runners())
 
-    async def get_model_runner(self, runner_id: int) -> ModelRunner:
+    async def get_model_runner(self, runner_id: str | int) -> ModelRunner:
         """One registered model runner."""
         return await self._drive(self._resources.model_runners.get_model_runner(runner_id))
 
     async def register_model_runner(
         self, url: str, info: Mapping[str, Any] | None = None
     ) -> ModelRunner:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping)."""
+        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
+        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
+        ``model_metadata`` and ``period_type``."""
         return await self._drive(self._resources.model_runners.register_model_runner(url, info))
 
-    async def ping_model_runner(self, runner_id: int) -> ModelRunner:
+    async def ping_model_runner(self, runner_id: str | int) -> ModelRunner:
         """Record that the runner is alive now."""
         return await self._drive(self._resources.model_runners.ping_model_runner(runner_id))
 
-    async def remove_model_runner(self, runner_id: int) -> None:
+    async def remove_model_runner(self, runner_id: str | int) -> None:
         """Remove a runner from the registry."""
         await self._drive(self._resources.model_runners.remove_model_runner(runner_id))

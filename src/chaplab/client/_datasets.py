@@ -10,18 +10,23 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 from pydantic import Field
 
-from chaplab.client._jobs import Job, JobRef
+from chaplab.client._capabilities import Route, RouteCache
+from chaplab.client._jobs import Job, JobRef, Jobs
 from chaplab.client._plumbing import (
+    RequestBuilder,
     Resource,
     convert,
     decode,
+    decode_failure,
     geojson_body,
     require_id,
     require_name,
+    validate,
 )
-from chaplab.client._steps import Operation
+from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableList, WireModel
 
 if TYPE_CHECKING:
@@ -78,9 +83,21 @@ class DataSourceKind(WireModel):
 # -- operations ------------------------------------------------------------------------------
 
 
+CSV_UPLOAD = Route(
+    "upload_dataset_csv",
+    "POST",
+    "/v1/crud/datasets/csvFile",
+    "create_dataset(name, frame, geojson)",
+)
+
+
 class Datasets(Resource):
     """``/v1/crud/datasets`` and the dataset builder and data-source list of
     ``/v1/analytics``."""
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+        super().__init__(builder, retry, routes)
+        self._jobs = Jobs(builder, retry, routes)
 
     def list_datasets(self) -> Operation[list[Dataset]]:
         """All stored datasets."""
@@ -102,10 +119,16 @@ class Datasets(Resource):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
+        (chap-core 2.5.1) the client waits for the job first.
+
+        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
+        features through this route; ``make_dataset`` keeps them all there.
         """
         body = _dataset_body(name, frame, geojson, type)
-        return (yield from self._call(Dataset, "POST", "/v1/crud/datasets", json=body))
+        body["observations"] = body.pop("providedData")
+        response = yield from self._request("POST", "/v1/crud/datasets", json=body)
+        return (yield from self._stored_dataset(response))
 
     def upload_dataset_csv(
         self,
@@ -117,17 +140,28 @@ class Datasets(Resource):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service."""
+        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
+        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
+        named ``csv_file``)."""
         fields = {"name": require_name("name", name), "type": _dataset_type(type)}
-        files = {"csvFile": ("data.csv", _csv_bytes(csv), "text/csv")}
-        if geojson is not None:
-            files["geojsonFile"] = (
-                "org_units.geojson",
-                _geojson_bytes(geojson),
-                "application/geo+json",
-            )
-        path = "/v1/crud/datasets/csvFile"
-        return (yield from self._call(Dataset, "POST", path, files=files, data=fields))
+        csv_file = ("data.csv", _csv_bytes(csv), "text/csv")
+        geojson_file = (
+            None
+            if geojson is None
+            else ("org_units.geojson", _geojson_bytes(geojson), "application/geo+json")
+        )
+        routes = yield from self._server_routes()
+        snake_parts = "csv_file" in routes.body_fields(CSV_UPLOAD)
+        csv_part, geojson_part = (
+            ("csv_file", "geojson_file") if snake_parts else ("csvFile", "geojsonFile")
+        )
+        files = {csv_part: csv_file}
+        if geojson_file is not None:
+            files[geojson_part] = geojson_file
+        response = yield from self._request_route(
+            CSV_UPLOAD, CSV_UPLOAD.path, files=files, data=fields
+        )
+        return (yield from self._stored_dataset(response))
 
     def make_dataset(
         self,
@@ -138,9 +172,31 @@ class Datasets(Resource):
     ) -> Operation[Job]:
         """Build a dataset in a job (the dataset builder); the job's result is the dataset id.
         ``frame`` is a wide frame as for ``create_dataset``."""
-        body = _dataset_body(name, frame, geojson, type)
+        body = {**_dataset_body(name, frame, geojson, type), "dataToBeFetched": []}
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-dataset", json=body)
         return ref.pending_job("create_dataset", body["name"])
+
+    def _stored_dataset(self, response: httpx.Response) -> Operation[Dataset]:
+        """The dataset an upload stored: the answer itself, or the dataset its id names, or the
+        dataset the job it started stores (waited for)."""
+        payload = decode(response)
+        if not isinstance(payload, dict):
+            raise decode_failure(response, f"no dataset and no job reference: {payload!r}")
+        dataset_id = payload.get("id")
+        if isinstance(dataset_id, str):
+            job = yield from self._jobs.wait_for_job(dataset_id)
+            result_id = job.result_id
+            if result_id is None:
+                result = yield from self._jobs.job_database_result(dataset_id)
+                result_id = result.id
+            dataset_id = result_id
+        if "name" in payload:
+            return validate(Dataset, payload, response)
+        datasets = yield from self.list_datasets()
+        for dataset in datasets:
+            if dataset.id == dataset_id:
+                return dataset
+        raise decode_failure(response, f"dataset {dataset_id!r}, which the dataset list lacks")
 
     def delete_dataset(self, dataset_id: int) -> Operation[None]:
         """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import Datasets
 from chaplab.client._errors import public_url
 from chaplab.client._evaluations import Evaluations
@@ -41,16 +42,18 @@ class Resources:
 
     @classmethod
     def build(cls, builder: RequestBuilder, retry: RetryPolicy) -> Resources:
-        """Every resource, sending with ``builder``'s requests and ``retry``'s policy."""
+        """Every resource, sending with ``builder``'s requests and ``retry``'s policy, sharing
+        one reading of the server's routes."""
+        routes = RouteCache()
         return cls(
-            system=System(builder, retry),
-            datasets=Datasets(builder, retry),
-            model_catalog=ModelCatalog(builder, retry),
-            evaluations=Evaluations(builder, retry),
-            predictions=Predictions(builder, retry),
-            jobs=Jobs(builder, retry),
-            plots=Plots(builder, retry),
-            model_runners=ModelRunners(builder, retry),
+            system=System(builder, retry, routes),
+            datasets=Datasets(builder, retry, routes),
+            model_catalog=ModelCatalog(builder, retry, routes),
+            evaluations=Evaluations(builder, retry, routes),
+            predictions=Predictions(builder, retry, routes),
+            jobs=Jobs(builder, retry, routes),
+            plots=Plots(builder, retry, routes),
+            model_runners=ModelRunners(builder, retry, routes),
         )
 
 

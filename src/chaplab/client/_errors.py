@@ -144,6 +144,40 @@ class JobTimeoutError(ChapTimeoutError):
         )
 
 
+class UnsupportedRouteError(ChapError):
+    """The server lacks the route a method needs (another server version, or a server that
+    never had it). Raised before sending when the server's ``/openapi.json`` does not list the
+    route, or when the route itself answers that it does not exist (``405``, or a bare ``404
+    Not Found``).
+
+    Attributes: ``operation`` (the client method), ``method`` and ``path`` of the route,
+    ``server_version`` (``None`` when the server does not say), ``alternative`` (what to call
+    instead).
+    """
+
+    def __init__(
+        self,
+        *,
+        operation: str,
+        method: str,
+        path: str,
+        server_version: str | None,
+        alternative: str,
+        from_openapi: bool,
+    ) -> None:
+        self.operation = operation
+        self.method = method
+        self.path = path
+        self.server_version = server_version
+        self.alternative = alternative
+        server = f"this server ({server_version})" if server_version else "this server"
+        how = "its /openapi.json does not list it" if from_openapi else "the route answered so"
+        super().__init__(
+            f"{operation}() needs {method} {path}, which {server} does not offer ({how}). "
+            f"Instead: {alternative}"
+        )
+
+
 _BY_STATUS: dict[int, type[ChapHTTPError]] = {
     401: AuthenticationError,
     403: PermissionDeniedError,

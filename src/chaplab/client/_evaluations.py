@@ -4,6 +4,7 @@ forecasts, the observed cases and what two evaluations share."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -12,14 +13,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from chaplab import vocabulary
+from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset
-from chaplab.client._errors import ChapDecodeError
+from chaplab.client._errors import ChapDecodeError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     RequestBuilder,
     Resource,
     convert,
+    decode,
+    decode_failure,
     geojson_body,
     model_name,
     optional_counts,
@@ -27,6 +31,7 @@ from chaplab.client._plumbing import (
     quantile_params,
     require_id,
     require_name,
+    validate,
 )
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableDict, NullableList, WireModel
@@ -98,9 +103,16 @@ class EvaluationDetail(Evaluation):
 
 
 class DeletedIds(WireModel):
-    """The answer to a bulk delete: the ids it deleted."""
+    """The answer to a bulk delete: the ids it deleted (``deletedIds``), or only how many
+    (chap-core 2.5.1's ``{"message": "Deleted N backtests"}``)."""
 
     deleted_ids: NullableList[int] = Field(default_factory=list)
+    message: str | None = None
+
+    def count(self) -> int | None:
+        """How many the message says were deleted, when it says."""
+        found = re.search(r"\d+", self.message or "")
+        return int(found.group()) if found else None
 
 
 class EvaluationOverlap(WireModel):
@@ -134,14 +146,28 @@ class DataImportReport(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+EVALUATION_ROW = Route(
+    "create_evaluation_row",
+    "POST",
+    "/v1/crud/backtests",
+    "create_evaluation(name, model, dataset_id) or run_evaluation(...), which run the backtest",
+)
+ALL_METRICS_CSV = Route(
+    "metrics_csv",
+    "GET",
+    "/v1/crud/metric/csv",
+    "metrics_csv(evaluation_id) for each evaluation of list_evaluations() (this server has "
+    "no CSV of every evaluation: it needs backtestId)",
+)
+
 
 class Evaluations(Resource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
     job created."""
 
-    def __init__(self, builder: RequestBuilder, retry: RetryPolicy) -> None:
-        super().__init__(builder, retry)
-        self._jobs = Jobs(builder, retry)
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+        super().__init__(builder, retry, routes)
+        self._jobs = Jobs(builder, retry, routes)
 
     def create_evaluation(
         self,
@@ -204,7 +230,8 @@ class Evaluations(Resource):
         """Store an evaluation row without running it (no splits, forecasts or metrics);
         ``model`` is the configured model's NAME or an object with ``.name``."""
         body = _evaluation_body(name, model, dataset_id, n_periods=n_periods)
-        return (yield from self._call(Evaluation, "POST", "/v1/crud/backtests", json=body))
+        route = EVALUATION_ROW
+        return (yield from self._call_route(Evaluation, route, route.path, json=body))
 
     def create_evaluation_with_data(
         self,
@@ -227,6 +254,7 @@ class Evaluations(Resource):
             "modelId": model_name(model),
             "providedData": frame_to_observations(frame),
             "geojson": geojson_body(geojson),
+            "dataToBeFetched": [],
             **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
         }
         params = {"dryRun": "true" if dry_run else "false"}
@@ -271,14 +299,36 @@ class Evaluations(Resource):
         yield from self._request("DELETE", f"/v1/crud/backtests/{evaluation_id}")
 
     def delete_evaluations(self, evaluation_ids: Iterable[int]) -> Operation[list[int]]:
-        """Delete several evaluations; when any id is unknown nothing is deleted
-        (``NotFoundError``). Returns the deleted ids."""
-        ids = [require_id("evaluation_ids[]", value) for value in evaluation_ids]
+        """Delete several evaluations and return the deleted ids.
+
+        On the embedded service nothing is deleted when any id is unknown (``NotFoundError``).
+        chap-core 2.5.1 deletes the ids it knows, skips unknown ones silently and says only how
+        many it deleted: when that is fewer than asked, the known ones are gone and
+        ``NotFoundError`` says how many of the ids were unknown.
+        """
+        ids = list(dict.fromkeys(require_id("evaluation_ids[]", v) for v in evaluation_ids))
         if not ids:
             raise ValueError("evaluation_ids must name at least one evaluation")
         params = {"ids": ",".join(str(value) for value in ids)}
-        deleted = yield from self._call(DeletedIds, "DELETE", "/v1/crud/backtests", params=params)
-        return deleted.deleted_ids
+        path = "/v1/crud/backtests"
+        response = yield from self._request("DELETE", path, params=params)
+        payload = decode(response)
+        deleted = validate(DeletedIds, payload, response)
+        if "deletedIds" in payload or deleted.message is None:
+            return deleted.deleted_ids
+        count = deleted.count()
+        if count is None:
+            raise decode_failure(response, "neither deletedIds nor a count of deleted rows")
+        if count < len(ids):
+            raise NotFoundError(
+                f"deleted {count} of the {len(ids)} evaluations {ids}; the server skips unknown "
+                f"ids, so {len(ids) - count} of them did not exist",
+                status_code=404,
+                method="DELETE",
+                url=str(response.request.url),
+                body=response.text,
+            )
+        return ids
 
     def evaluation_entries(
         self,
@@ -316,7 +366,7 @@ class Evaluations(Resource):
         from chaplab.frames import actuals_to_frame
 
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        path = f"/v1/analytics/actualCases/{evaluation_id}"
+        path = f"/v1/analytics/actual-cases/{evaluation_id}"
         response = yield from self._request("GET", path, params=org_unit_params(org_units))
         return (yield from convert(actuals_to_frame, response.content, response))
 
@@ -325,7 +375,10 @@ class Evaluations(Resource):
         first_id = require_id("first_id", first_id)
         second_id = require_id("second_id", second_id)
         path = f"/v1/analytics/backtest-overlap/{first_id}/{second_id}"
-        return (yield from self._get(EvaluationOverlap, path))
+        overlap = yield from self._get(EvaluationOverlap, path)
+        if not overlap.backtest_ids:
+            overlap = overlap.model_copy(update={"backtest_ids": [first_id, second_id]})
+        return overlap
 
     def compatible_evaluations(self, evaluation_id: int) -> Operation[list[Evaluation]]:
         """Other evaluations on the same dataset whose split periods and org units overlap."""
@@ -334,12 +387,16 @@ class Evaluations(Resource):
         return (yield from self._get(list[Evaluation], path))
 
     def metrics_csv(self, evaluation_id: int | None = None) -> Operation[str]:
-        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric."""
-        params = (
-            {}
-            if evaluation_id is None
-            else {"backtestId": require_id("evaluation_id", evaluation_id)}
-        )
+        """Metrics of every evaluation (or one) as CSV text: one row per evaluation and metric.
+        chap-core 2.5.1 writes one evaluation's metrics per org unit, period and horizon, and
+        has no CSV of every evaluation (``UnsupportedRouteError`` without an id)."""
+        if evaluation_id is None:
+            routes = yield from self._server_routes()
+            if routes.requires_query(ALL_METRICS_CSV, "backtestId"):
+                raise routes.unsupported(ALL_METRICS_CSV)
+            params = {}
+        else:
+            params = {"backtestId": require_id("evaluation_id", evaluation_id)}
         response = yield from self._request("GET", "/v1/crud/metric/csv", params=params)
         return response.text
 

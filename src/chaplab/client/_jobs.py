@@ -20,7 +20,7 @@ from chaplab.client._errors import (
     JobTimeoutError,
     NotFoundError,
 )
-from chaplab.client._plumbing import Resource, decode, decode_failure
+from chaplab.client._plumbing import Resource, decode, decode_failure, validate
 from chaplab.client._polling import PollSchedule, StatusChanges
 from chaplab.client._steps import Now, Operation, Sleep
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
@@ -143,8 +143,15 @@ class Jobs(Resource):
 
     def job_database_result(self, job_id: str) -> Operation[JobResult]:
         """The row a successful job created; ``ConflictError`` (with the reason) when the job has
-        not succeeded."""
-        return (yield from self._get(JobResult, job_path(job_id) + "/database_result"))
+        not succeeded. Where the server answers only ``{"id": N}`` (chap-core 2.5.1) the
+        ``result_type`` comes from the job's type and ``row`` is empty."""
+        response = yield from self._request("GET", job_path(job_id) + "/database_result")
+        payload = decode(response)
+        if isinstance(payload, dict) and "resultType" not in payload:
+            job = yield from self._listed_job_or_none(job_id)
+            kind = _result_type(job.type if job is not None else None)
+            payload = {"jobId": job_id, "resultType": kind, **payload}
+        return validate(JobResult, payload, response)
 
     def wait_for_job(
         self,
@@ -254,6 +261,16 @@ def require_job_id(job_id: Any) -> str:
 def job_path(job_id: str) -> str:
     """``/v1/jobs/{id}`` with the id checked and quoted."""
     return f"/v1/jobs/{quote(require_job_id(job_id), safe='')}"
+
+
+def _result_type(job_type: str | None) -> str:
+    """What kind of row a job of ``job_type`` creates: ``backtest``, ``prediction``,
+    ``dataset``, or the job type itself when it names none of them."""
+    text = (job_type or "").lower()
+    for kind in ("backtest", "prediction", "dataset"):
+        if kind in text:
+            return kind
+    return job_type or "unknown"
 
 
 def _status_from(response: httpx.Response) -> str:

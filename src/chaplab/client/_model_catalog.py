@@ -9,8 +9,10 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource
-from chaplab.client._plumbing import Resource, checked, parse, require_id, require_name
+from chaplab.client._errors import UnsupportedRouteError
+from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, WireModel
 
@@ -83,6 +85,39 @@ class ConfiguredModelWithDataSource(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+REGISTER_TEMPLATE = Route(
+    "register_model_template",
+    "POST",
+    "/v1/crud/models",
+    "register a model runner (register_model_runner()); the server makes templates from "
+    "registered runners (POST /v1/crud/model-templates/from-service)",
+)
+MERGED_MODELS = Route(
+    "list_models", "GET", "/v1/crud/models", "list_configured_models()"
+)
+_SETUPS = (
+    "the server's prediction setups (/v1/crud/prediction-setups, made from an evaluation), or "
+    "run_prediction(name, model, frame) for a forecast from a configured model and data"
+)
+LIST_WITH_DATA_SOURCE = Route(
+    "list_configured_models_with_data_source",
+    "GET",
+    "/v1/crud/configured-models-with-data-source",
+    _SETUPS,
+)
+GET_WITH_DATA_SOURCE = Route(
+    "get_configured_model_with_data_source",
+    "GET",
+    "/v1/crud/configured-models-with-data-source/{id}",
+    _SETUPS,
+)
+WITH_DATA_SOURCE_FROM_EVALUATION = Route(
+    "create_configured_model_with_data_source_from_evaluation",
+    "POST",
+    "/v1/crud/configured-models-with-data-source/from-backtest/{id}",
+    _SETUPS,
+)
+
 
 class ModelCatalog(Resource):
     """``/v1/crud/model-templates``, ``/v1/crud/models``, ``/v1/crud/configured-models`` and
@@ -129,21 +164,30 @@ class ModelCatalog(Resource):
             body["author"] = author
         if display_name is not None:
             body["displayName"] = display_name
-        return (yield from self._call(ModelTemplate, "POST", "/v1/crud/models", json=body))
+        path = REGISTER_TEMPLATE.path
+        return (yield from self._call_route(ModelTemplate, REGISTER_TEMPLATE, path, json=body))
 
     def list_models(self) -> Operation[list[ModelSpec]]:
-        """The merged model list (``/v1/crud/models``).
+        """The merged model list (``/v1/crud/models``), without archived models.
 
-        Newer servers dropped that route; on a 404 the configured-model list is returned.
+        Where the server lacks that route (chap-core 2.5.1) the configured-model list is
+        returned.
         """
-        response = yield from self._send("GET", "/v1/crud/models")
-        if response.status_code == 404:
+        routes = yield from self._server_routes()
+        if not routes.offers(MERGED_MODELS):
             return (yield from self.list_configured_models())
-        return parse(list[ModelSpec], checked(response))
+        try:
+            models = yield from self._call_route(list[ModelSpec], MERGED_MODELS, MERGED_MODELS.path)
+        except UnsupportedRouteError:
+            return (yield from self.list_configured_models())
+        return [model for model in models if not model.archived]
 
-    def list_configured_models(self) -> Operation[list[ModelSpec]]:
-        """All configured models."""
-        return (yield from self._get(list[ModelSpec], "/v1/crud/configured-models"))
+    def list_configured_models(self, include_archived: bool = False) -> Operation[list[ModelSpec]]:
+        """All configured models; archived ones (deleted, still readable by id) only with
+        ``include_archived=True``. Some servers list them, some do not: the client leaves them
+        out unless asked."""
+        models = yield from self._get(list[ModelSpec], "/v1/crud/configured-models")
+        return [model for model in models if include_archived or not model.archived]
 
     def get_configured_model(self, model_id: int) -> Operation[ModelSpec]:
         """One configured model by id (archived ones too: see ``archived``)."""
@@ -181,8 +225,9 @@ class ModelCatalog(Resource):
         self,
     ) -> Operation[list[ConfiguredModelWithDataSource]]:
         """All configured models bundled with data sources (used for predictions)."""
-        path = "/v1/crud/configured-models-with-data-source"
-        return (yield from self._get(list[ConfiguredModelWithDataSource], path))
+        shape = list[ConfiguredModelWithDataSource]
+        route = LIST_WITH_DATA_SOURCE
+        return (yield from self._call_route(shape, route, route.path))
 
     def get_configured_model_with_data_source(
         self, configured_model_with_data_source_id: int
@@ -192,7 +237,8 @@ class ModelCatalog(Resource):
             "configured_model_with_data_source_id", configured_model_with_data_source_id
         )
         path = f"/v1/crud/configured-models-with-data-source/{record_id}"
-        return (yield from self._get(ConfiguredModelWithDataSource, path))
+        shape = ConfiguredModelWithDataSource
+        return (yield from self._call_route(shape, GET_WITH_DATA_SOURCE, path))
 
     def create_configured_model_with_data_source_from_evaluation(
         self, evaluation_id: int
@@ -200,7 +246,8 @@ class ModelCatalog(Resource):
         """Derive a configured model with data source from an evaluation's model and dataset."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/crud/configured-models-with-data-source/from-backtest/{evaluation_id}"
-        return (yield from self._call(ConfiguredModelWithDataSource, "POST", path))
+        route = WITH_DATA_SOURCE_FROM_EVALUATION
+        return (yield from self._call_route(ConfiguredModelWithDataSource, route, path))
 
 
 def _schema_dict(schema: Any) -> dict[str, Any]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
-from pydantic import Field
+import httpx
+from pydantic import Field, field_validator
 
-from chaplab.client._plumbing import Resource, require_id, require_name
+from chaplab.client._plumbing import Resource, decode, parse, require_name, validate
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, SnakeModel
 
@@ -16,9 +18,10 @@ from chaplab.client._wire import NullableDict, SnakeModel
 
 
 class ModelRunner(SnakeModel):
-    """An external model runner of the registry (``/v2/services``)."""
+    """An external model runner of the registry (``/v2/services``). ``id`` is text: a slug on
+    chap-core 2.5.1 (``"probe-runner"``), a number written as text on the embedded service."""
 
-    id: int
+    id: str
     url: str
     info: NullableDict[Any] = Field(default_factory=dict)
     registered_at: datetime | None = None
@@ -26,6 +29,11 @@ class ModelRunner(SnakeModel):
     ping_count: int | None = None
     status: str | None = None
     stale_after_seconds: float | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
     @property
     def is_stale(self) -> bool:
@@ -37,30 +45,55 @@ class ModelRunner(SnakeModel):
 
 
 class ModelRunners(Resource):
-    """``/v2/services``: external model runners, each ``live`` or ``stale``."""
+    """``/v2/services``: external model runners (``live`` or ``stale`` on the embedded service;
+    chap-core 2.5.1 drops a runner that has not pinged within its ``ttl_seconds``)."""
 
     def list_model_runners(self) -> Operation[list[ModelRunner]]:
-        """Registered external model runners, each ``live`` or ``stale``."""
-        return (yield from self._get(list[ModelRunner], "/v2/services"))
+        """Registered external model runners (a list, or chap-core 2.5.1's
+        ``{count, services}``)."""
+        response = yield from self._request("GET", "/v2/services")
+        payload = decode(response)
+        if isinstance(payload, dict) and "services" in payload:
+            payload = payload["services"]
+        return validate(list[ModelRunner], payload, response)
 
-    def get_model_runner(self, runner_id: int) -> Operation[ModelRunner]:
+    def get_model_runner(self, runner_id: str | int) -> Operation[ModelRunner]:
         """One registered model runner."""
-        runner_id = require_id("runner_id", runner_id)
-        return (yield from self._get(ModelRunner, f"/v2/services/{runner_id}"))
+        return (yield from self._get(ModelRunner, _runner_path(runner_id)))
 
     def register_model_runner(
         self, url: str, info: Mapping[str, Any] | None = None
     ) -> Operation[ModelRunner]:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping)."""
+        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
+        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
+        ``model_metadata`` and ``period_type``."""
         body = {"url": require_name("url", url), "info": dict(info or {})}
-        return (yield from self._call(ModelRunner, "POST", "/v2/services/$register", json=body))
+        response = yield from self._request("POST", "/v2/services/$register", json=body)
+        return (yield from self._runner_from(response))
 
-    def ping_model_runner(self, runner_id: int) -> Operation[ModelRunner]:
+    def ping_model_runner(self, runner_id: str | int) -> Operation[ModelRunner]:
         """Record that the runner is alive now."""
-        runner_id = require_id("runner_id", runner_id)
-        return (yield from self._call(ModelRunner, "PUT", f"/v2/services/{runner_id}/$ping"))
+        response = yield from self._request("PUT", _runner_path(runner_id) + "/$ping")
+        return (yield from self._runner_from(response))
 
-    def remove_model_runner(self, runner_id: int) -> Operation[None]:
+    def remove_model_runner(self, runner_id: str | int) -> Operation[None]:
         """Remove a runner from the registry."""
-        runner_id = require_id("runner_id", runner_id)
-        yield from self._request("DELETE", f"/v2/services/{runner_id}")
+        yield from self._request("DELETE", _runner_path(runner_id))
+
+    def _runner_from(self, response: httpx.Response) -> Operation[ModelRunner]:
+        """The runner an answer describes; where it is only a status (chap-core 2.5.1's
+        registration and ping answers), the runner read back by its id."""
+        payload = decode(response)
+        if isinstance(payload, dict) and "url" not in payload and "id" in payload:
+            return (yield from self.get_model_runner(payload["id"]))
+        return parse(ModelRunner, response)
+
+
+def _runner_path(runner_id: object) -> str:
+    """``/v2/services/{id}`` with the id checked and quoted."""
+    if isinstance(runner_id, bool) or not isinstance(runner_id, (str, int)):
+        raise TypeError(f"runner_id must be the runner's id (text or int), got {runner_id!r}")
+    text = str(runner_id)
+    if not text.strip():
+        raise ValueError("runner_id must not be empty")
+    return f"/v2/services/{quote(text, safe='')}"

@@ -1,16 +1,21 @@
-"""Server-drawn plots: chart names, charts as PNG images, and the metrics behind them."""
+"""Server-drawn plots: chart names, charts as the server draws them (PNG images or Vega
+specifications), and the metrics behind them."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
+import httpx
 from pydantic import Field
 
-from chaplab.client._plumbing import Resource, require_id
+from chaplab.client._plumbing import Resource, decode, decode_failure, require_id, validate
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, SnakeModel, WireModel
 
@@ -19,20 +24,87 @@ _NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 # -- wire models -----------------------------------------------------------------------------
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_SCHEMA = re.compile(r"/schema/(vega-lite|vega)/v(\d+)")
+
+
 @dataclass(frozen=True)
-class PngImage:
-    """A chart rendered by the service; shown inline by Jupyter, or saved with ``save``."""
+class ServerPlot:
+    """A chart drawn by the service, as it sent it: a PNG image (the embedded service) or a
+    Vega or Vega-Lite JSON specification (chap-core 2.5.1). Jupyter shows either inline (PNG
+    as ``image/png``, a specification under its Vega MIME type, which JupyterLab renders);
+    ``save`` writes it to the file type that matches (``.png``, ``.vl.json`` or ``.vg.json``).
+    """
 
     data: bytes
+    media_type: str = "image/png"
 
-    def _repr_png_(self) -> bytes:
-        return self.data
+    @property
+    def is_png(self) -> bool:
+        """True for a PNG image, False for a JSON specification."""
+        return self.data.startswith(PNG_SIGNATURE)
+
+    @property
+    def spec(self) -> dict[str, Any] | None:
+        """The Vega or Vega-Lite specification, or ``None`` for a PNG image."""
+        if self.is_png:
+            return None
+        value = json.loads(self.data)
+        return value if isinstance(value, dict) else None
+
+    @property
+    def mime_type(self) -> str:
+        """The MIME type Jupyter shows it under: ``image/png``,
+        ``application/vnd.vegalite.v<N>+json`` for Vega-Lite, ``application/vnd.vega.v5+json``
+        for Vega (JupyterLab's Vega renderer; chap-core 2.5.1 writes Vega v6 specifications,
+        which that renderer reads)."""
+        if self.is_png:
+            return "image/png"
+        found = _SCHEMA.search(str((self.spec or {}).get("$schema", "")))
+        if found and found.group(1) == "vega-lite":
+            return f"application/vnd.vegalite.v{found.group(2)}+json"
+        if found:
+            return "application/vnd.vega.v5+json"
+        return "application/json"
+
+    @property
+    def suffix(self) -> str:
+        """The file ending ``save`` wants: ``.png``, ``.vl.json``, ``.vg.json`` or ``.json``."""
+        mime = self.mime_type
+        if mime == "image/png":
+            return ".png"
+        if "vegalite" in mime:
+            return ".vl.json"
+        return ".vg.json" if "vega" in mime else ".json"
+
+    def _repr_png_(self) -> bytes | None:
+        return self.data if self.is_png else None
+
+    def _repr_mimebundle_(
+        self, include: object = None, exclude: object = None
+    ) -> dict[str, Any]:
+        shown: Any = self.data if self.is_png else self.spec
+        return {self.mime_type: shown, "text/plain": repr(self)}
+
+    def __repr__(self) -> str:
+        return f"ServerPlot({self.mime_type}, {len(self.data)} bytes)"
 
     def save(self, path: str | PathLike[str]) -> Path:
-        """Write the PNG to ``path`` and return it."""
+        """Write the chart to ``path`` as it came, and return the path. ``path`` must end in
+        ``suffix`` (``.png`` for an image, ``.vl.json``/``.vg.json`` for a specification), so
+        that a file's name never claims another format than its content."""
         target = Path(path)
+        if not target.name.endswith(self.suffix):
+            raise ValueError(
+                f"path must end in {self.suffix!r} for this chart ({self.mime_type}), "
+                f"got {target.name!r}"
+            )
         target.write_bytes(self.data)
         return target
+
+
+PngImage = ServerPlot
+"""The former name of ``ServerPlot`` (kept importable)."""
 
 
 class MetricPlotCatalog(SnakeModel):
@@ -61,49 +133,114 @@ class Plots(Resource):
 
     def list_evaluation_plots(self) -> Operation[list[str]]:
         """Names of the charts the service draws for an evaluation."""
-        return (yield from self._get(list[str], "/v1/visualization/backtest-plots/"))
+        return (yield from self._names("/v1/visualization/backtest-plots/"))
 
-    def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> Operation[PngImage]:
-        """An evaluation chart as a PNG image (shown inline in Jupyter)."""
+    def evaluation_plot(
+        self, visualization_name: str, evaluation_id: int
+    ) -> Operation[ServerPlot]:
+        """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        return (yield from self._png(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}"))
+        return (yield from self._plot(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}"))
 
     def list_dataset_plots(self) -> Operation[list[str]]:
         """Names of the charts the service draws for a dataset."""
-        return (yield from self._get(list[str], "/v1/visualization/dataset-plots/"))
+        return (yield from self._names("/v1/visualization/dataset-plots/"))
 
-    def dataset_plot(self, visualization_name: str, dataset_id: int) -> Operation[PngImage]:
-        """A dataset chart as a PNG image."""
+    def dataset_plot(self, visualization_name: str, dataset_id: int) -> Operation[ServerPlot]:
+        """A dataset chart as the service draws it."""
         name = _plot_name("visualization_name", visualization_name)
         dataset_id = require_id("dataset_id", dataset_id)
-        return (yield from self._png(f"/v1/visualization/dataset-plots/{name}/{dataset_id}"))
+        return (yield from self._plot(f"/v1/visualization/dataset-plots/{name}/{dataset_id}"))
 
     def list_metric_plots(self, evaluation_id: int) -> Operation[MetricPlotCatalog]:
         """The metric chart names and the metric ids an evaluation can be drawn for."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/visualization/metric-plots/{evaluation_id}"
-        return (yield from self._get(MetricPlotCatalog, path))
+        response = yield from self._request("GET", path)
+        payload = decode(response)
+        if not isinstance(payload, list):
+            return validate(MetricPlotCatalog, payload, response)
+        metrics = yield from self._names(f"/v1/visualization/metrics/{evaluation_id}")
+        return MetricPlotCatalog(visualizations=_ids(payload, response), metrics=metrics)
 
     def metric_plot(
         self, visualization_name: str, evaluation_id: int, metric: str
-    ) -> Operation[PngImage]:
-        """A chart of one metric of an evaluation (e.g. ``by_horizon``, ``crps``) as PNG."""
+    ) -> Operation[ServerPlot]:
+        """A chart of one metric of an evaluation (names from ``list_metric_plots``)."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)
         metric = _plot_name("metric", metric)
         path = f"/v1/visualization/metric-plots/{name}/{evaluation_id}/{metric}"
-        return (yield from self._png(path))
+        return (yield from self._plot(path))
 
     def evaluation_metrics(self, evaluation_id: int) -> Operation[EvaluationMetrics]:
-        """Aggregate metrics with their breakdown per org unit and per horizon."""
+        """Aggregate metrics with their breakdown per org unit and per horizon.
+
+        Where the service's metrics route lists only the metric kinds (chap-core 2.5.1), the
+        aggregates come from the evaluation and the breakdowns are the means of its metrics
+        CSV per org unit and per horizon distance."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/visualization/metrics/{evaluation_id}"
-        return (yield from self._get(EvaluationMetrics, path))
+        response = yield from self._request("GET", path)
+        payload = decode(response)
+        if not isinstance(payload, list):
+            return validate(EvaluationMetrics, payload, response)
+        names = _ids(payload, response)
+        info = yield from self._request("GET", f"/v1/crud/backtests/{evaluation_id}/info")
+        aggregate = decode(info).get("aggregateMetrics") or {}
+        csv_answer = yield from self._request(
+            "GET", "/v1/crud/metric/csv", params={"backtestId": evaluation_id}
+        )
+        by_org_unit, by_horizon = _breakdowns(csv_answer.text)
+        return EvaluationMetrics(
+            backtest_id=evaluation_id,
+            metric_names=names,
+            aggregate=aggregate,
+            by_org_unit=by_org_unit,
+            by_horizon=by_horizon,
+        )
 
-    def _png(self, path: str) -> Operation[PngImage]:
-        response = yield from self._request("GET", path, headers={"Accept": "image/png"})
-        return PngImage(response.content)
+    def _names(self, path: str) -> Operation[list[str]]:
+        """A list of chart or metric names: plain strings, or objects with an ``id``."""
+        response = yield from self._request("GET", path)
+        return _ids(decode(response), response)
+
+    def _plot(self, path: str) -> Operation[ServerPlot]:
+        accept = "image/png, application/json;q=0.9"
+        response = yield from self._request("GET", path, headers={"Accept": accept})
+        media_type = response.headers.get("content-type", "image/png").split(";")[0].strip()
+        return ServerPlot(response.content, media_type)
+
+
+def _ids(payload: Any, response: httpx.Response) -> list[str]:
+    """Names from a list of strings or of objects with an ``id``."""
+    if isinstance(payload, list):
+        names = [item.get("id") if isinstance(item, dict) else item for item in payload]
+        texts = [name for name in names if isinstance(name, str)]
+        if len(texts) == len(names):
+            return texts
+    raise decode_failure(response, f"no list of names or of objects with an id: {payload!r}")
+
+
+def _breakdowns(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Mean metric per org unit and per horizon from a metrics CSV with the columns
+    ``metric_id, location, horizon_distance, metric``."""
+    sums: dict[tuple[str, str, Any], list[float]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        metric, value = row.get("metric_id"), row.get("metric")
+        if not metric or value in (None, ""):
+            continue
+        for key, column in (("org_unit", "location"), ("horizon", "horizon_distance")):
+            if row.get(column) not in (None, ""):
+                sums.setdefault((key, metric, row[column]), []).append(float(value))
+    tables: dict[str, dict[Any, dict[str, Any]]] = {"org_unit": {}, "horizon": {}}
+    for (key, metric, where), values in sums.items():
+        label: Any = int(where) if key == "horizon" else where
+        tables[key].setdefault(label, {key: label})[metric] = sum(values) / len(values)
+    by_org_unit = [tables["org_unit"][unit] for unit in sorted(tables["org_unit"])]
+    by_horizon = [tables["horizon"][step] for step in sorted(tables["horizon"])]
+    return by_org_unit, by_horizon
 
 
 def _plot_name(field: str, value: object) -> str:

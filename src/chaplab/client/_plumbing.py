@@ -15,6 +15,14 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from chaplab._secrets import key_prefix
+from chaplab.client._capabilities import (
+    Route,
+    RouteCache,
+    ServerRoutes,
+    read_openapi,
+    route_missing,
+    version_from_system_info,
+)
 from chaplab.client._errors import (
     SECRET_HEADERS,
     ChapDecodeError,
@@ -164,9 +172,10 @@ class Resource:
     ``_steps``) that ``ChapClient`` and ``AsyncChapClient`` expose under the same name.
     """
 
-    def __init__(self, builder: RequestBuilder, retry: RetryPolicy) -> None:
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         self._builder = builder
         self._retry = retry
+        self._routes = routes
 
     def _send(
         self, method: str, path: str, **options: Unpack[RequestOptions]
@@ -195,6 +204,47 @@ class Resource:
     ) -> Operation[T]:
         """``GET`` and parse the answer as ``shape``."""
         return (yield from self._call(shape, "GET", path, **options))
+
+    def _server_routes(self) -> Operation[ServerRoutes]:
+        """What the server offers, from its ``/openapi.json`` (read once per client). Where
+        that is hidden, its version comes from ``/system/info`` and routes are asked directly."""
+        cached = self._routes.current
+        if cached is not None:
+            return cached
+        response = yield from self._send("GET", "/openapi.json")
+        routes = read_openapi(response)
+        if routes is None:
+            if response.status_code >= 500:
+                return ServerRoutes()  # a passing failure: ask again next time
+            info = yield from self._send("GET", "/system/info")
+            routes = ServerRoutes(version=version_from_system_info(info))
+        self._routes.current = routes
+        return routes
+
+    def _offered(self, route: Route) -> Operation[ServerRoutes]:
+        """The server's routes; ``UnsupportedRouteError`` when they lack ``route``."""
+        routes = yield from self._server_routes()
+        if not routes.offers(route):
+            raise routes.unsupported(route)
+        return routes
+
+    def _request_route(
+        self, route: Route, path: str, **options: Unpack[RequestOptions]
+    ) -> Operation[httpx.Response]:
+        """Send ``route`` (``path`` is it with its parameters filled in) where the server
+        offers it; ``UnsupportedRouteError`` where it does not."""
+        routes = yield from self._offered(route)
+        response = yield from self._send(route.method, path, **options)
+        if not routes.known and route_missing(response):
+            raise routes.unsupported(route)
+        return checked(response)
+
+    def _call_route(
+        self, shape: type[T], route: Route, path: str, **options: Unpack[RequestOptions]
+    ) -> Operation[T]:
+        """``_request_route`` and parse the answer as ``shape``."""
+        response = yield from self._request_route(route, path, **options)
+        return parse(shape, response)
 
 
 def checked(response: httpx.Response) -> httpx.Response:
@@ -236,7 +286,12 @@ def _adapter(shape: type[T]) -> TypeAdapter[T]:
 
 def parse(shape: type[T], response: httpx.Response) -> T:
     """The answer's JSON validated as ``shape``; ``ChapDecodeError`` for another shape."""
-    payload = decode(response)
+    return validate(shape, decode(response), response)
+
+
+def validate(shape: type[T], payload: Any, response: httpx.Response) -> T:
+    """``payload`` (read from ``response``, perhaps adjusted) validated as ``shape``;
+    ``ChapDecodeError`` naming the request for another shape."""
     try:
         return _adapter(shape).validate_python(payload)
     except ValidationError as exc:

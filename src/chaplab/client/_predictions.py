@@ -3,26 +3,30 @@ the forecasts back as entries or frames."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, DataSource, Observation
-from chaplab.client._jobs import Job, JobRef, job_path
+from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._plumbing import (
+    RequestBuilder,
     Resource,
     convert,
+    decode,
     geojson_body,
     model_name,
     org_unit_params,
     quantile_params,
     require_id,
     require_name,
+    validate,
 )
-from chaplab.client._steps import Operation
+from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableList, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
@@ -83,10 +87,35 @@ class PredictionDetail(Prediction):
 
 # -- operations ------------------------------------------------------------------------------
 
+PREDICTION_WITH_DATA_SOURCE = Route(
+    "make_prediction",
+    "POST",
+    "/v1/analytics/make-prediction-with-data-source",
+    "run_prediction(name, model, frame, n_periods, geojson), a forecast from a configured "
+    "model and data sent inline",
+)
+PREDICTION_ROW = Route(
+    "create_prediction_row",
+    "POST",
+    "/v1/crud/predictions",
+    "run_prediction(name, model, frame, n_periods, geojson), which runs the model",
+)
+ALL_PREDICTION_ENTRIES = Route(
+    "list_prediction_entries",
+    "GET",
+    "/v1/analytics/prediction-entry",
+    "list_prediction_entries(prediction_id) for each prediction of list_predictions() (this "
+    "server needs predictionId)",
+)
+
 
 class Predictions(Resource):
     """``/v1/crud/predictions``, the prediction routes of ``/v1/analytics`` and the prediction
     a job created."""
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+        super().__init__(builder, retry, routes)
+        self._jobs = Jobs(builder, retry, routes)
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Operation[Job]:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
@@ -96,8 +125,8 @@ class Predictions(Resource):
             if isinstance(request, PredictionRequest)
             else PredictionRequest.model_validate(request)
         )
-        path = "/v1/analytics/make-prediction-with-data-source"
-        ref = yield from self._call(JobRef, "POST", path, json=model.to_wire())
+        route = PREDICTION_WITH_DATA_SOURCE
+        ref = yield from self._call_route(JobRef, route, route.path, json=model.to_wire())
         return ref.pending_job("create_prediction", model.name)
 
     def make_prediction_for_model(
@@ -120,9 +149,40 @@ class Predictions(Resource):
             "providedData": frame_to_observations(frame),
             "geojson": geojson_body(geojson),
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
+            "dataToBeFetched": [],
         }
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
         return ref.pending_job("make_prediction", name)
+
+    def run_prediction(
+        self,
+        name: str,
+        model: str | Any,
+        frame: pd.DataFrame,
+        n_periods: int = 3,
+        geojson: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Operation[Prediction]:
+        """Forecast the ``n_periods`` after the data's last period with a configured model, wait
+        for the job and return the stored prediction (its frame: ``prediction_frame(p.id)``).
+
+        ``model`` is the configured model's NAME or an object with ``.name``; ``frame`` a wide
+        frame of the history (``time_period``, ``location``, one column per feature, the
+        target included); ``geojson`` the org units' polygons (chap-core 2.5.1 needs them, each
+        feature with a top-level ``id``). Works on the embedded service and on chap-core 2.5.1
+        (``POST /v1/analytics/make-prediction``). Raises ``JobFailedError`` when the job fails
+        and ``JobTimeoutError`` after ``timeout`` seconds (the job keeps running).
+        """
+        job = yield from self.make_prediction_for_model(
+            name, model, frame, n_periods=n_periods, geojson=geojson
+        )
+        done = yield from self._jobs.wait_for_job(job.id, timeout=timeout, on_status=on_status)
+        prediction_id = done.result_id
+        if prediction_id is None:
+            result = yield from self._jobs.job_database_result(job.id)
+            prediction_id = result.id
+        return (yield from self.get_prediction(prediction_id))
 
     def create_prediction_row(
         self, name: str, dataset_id: int, configured_model_with_data_source_id: int
@@ -135,7 +195,8 @@ class Predictions(Resource):
                 "configured_model_with_data_source_id", configured_model_with_data_source_id
             ),
         }
-        return (yield from self._call(Prediction, "POST", "/v1/crud/predictions", json=body))
+        route = PREDICTION_ROW
+        return (yield from self._call_route(Prediction, route, route.path, json=body))
 
     def list_predictions(self) -> Operation[list[Prediction]]:
         """All stored predictions."""
@@ -187,10 +248,22 @@ class Predictions(Resource):
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[list[ListedPredictionEntry]]:
         """Entries of every prediction (each naming its ``prediction_id``), optionally of one
-        prediction and some org units."""
+        prediction and some org units. chap-core 2.5.1 needs ``prediction_id``
+        (``UnsupportedRouteError`` without one)."""
         params: list[tuple[str, Any]] = [*quantile_params(quantiles)]
-        if prediction_id is not None:
+        if prediction_id is None:
+            routes = yield from self._server_routes()
+            if routes.requires_query(ALL_PREDICTION_ENTRIES, "predictionId"):
+                raise routes.unsupported(ALL_PREDICTION_ENTRIES)
+        else:
             params.append(("predictionId", require_id("prediction_id", prediction_id)))
         params += org_unit_params(org_units)
-        path = "/v1/analytics/prediction-entry"
-        return (yield from self._get(list[ListedPredictionEntry], path, params=params))
+        path = ALL_PREDICTION_ENTRIES.path
+        response = yield from self._request("GET", path, params=params)
+        payload = decode(response)
+        if prediction_id is not None and isinstance(payload, list):
+            payload = [
+                {"predictionId": prediction_id, **item} if isinstance(item, dict) else item
+                for item in payload
+            ]
+        return validate(list[ListedPredictionEntry], payload, response)

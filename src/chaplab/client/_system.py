@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from chaplab.client._capabilities import Route
 from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
@@ -42,6 +43,13 @@ class DebugEntry(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+_NO_DEBUG = (
+    "nothing: write checks through a route this server has (create_configured_model(), then "
+    "get_configured_model() reads it back)"
+)
+CREATE_DEBUG = Route("create_debug_entry", "POST", "/v1/crud/debug", _NO_DEBUG)
+GET_DEBUG = Route("get_debug_entry", "GET", "/v1/crud/debug/{id}", _NO_DEBUG)
+
 
 class System(Resource):
     """``/system/info``, ``/health`` and ``/v1/crud/debug``."""
@@ -59,9 +67,9 @@ class System(Resource):
     ) -> Operation[DebugEntry]:
         """Store a debug note (checks that writes reach the service's database)."""
         body = {"message": require_name("message", message), "details": dict(details or {})}
-        return (yield from self._call(DebugEntry, "POST", "/v1/crud/debug", json=body))
+        return (yield from self._call_route(DebugEntry, CREATE_DEBUG, CREATE_DEBUG.path, json=body))
 
     def get_debug_entry(self, entry_id: int) -> Operation[DebugEntry]:
         """One stored debug note."""
         entry_id = require_id("entry_id", entry_id)
-        return (yield from self._get(DebugEntry, f"/v1/crud/debug/{entry_id}"))
+        return (yield from self._call_route(DebugEntry, GET_DEBUG, f"/v1/crud/debug/{entry_id}"))
