@@ -1,26 +1,63 @@
-"""Shared fixtures: one embedded service per test session on a temporary SQLite file, run by
-uvicorn in a thread on loopback, and clients for it. Tests that write use unique names."""
+"""Shared fixtures: one embedded service per test session on a new database, run by uvicorn in a
+thread on loopback, and clients for it. Tests that write use unique names.
+
+A new database is a SQLite file in a temporary folder, or, when ``$CHAPLAB_TEST_DATABASE_URL``
+names a PostgreSQL server's maintenance database (``make test-postgres`` sets it to a throwaway
+server), a new database on that server."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
 
-
-@pytest.fixture(scope="session")
-def service_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The SQLite file of the session's service (seeded with the demo content)."""
-    return tmp_path_factory.mktemp("service") / "chaplab.db"
+TEST_DATABASE_VARIABLE = "CHAPLAB_TEST_DATABASE_URL"
 
 
 @pytest.fixture(scope="session")
-def service_url(service_database: Path) -> Iterator[str]:
+def new_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], str]]:
+    """``new_database_url(name)``: the SQLAlchemy URL of a new, empty database for a service.
+
+    On the server of ``$CHAPLAB_TEST_DATABASE_URL`` each database gets a unique name starting
+    with ``name`` and is dropped at the end of the session."""
+    server = os.environ.get(TEST_DATABASE_VARIABLE)
+    if not server:
+        yield lambda name: f"sqlite:///{tmp_path_factory.mktemp(name) / 'chaplab.db'}"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    admin = create_engine(server, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    created: list[str] = []
+
+    def create(name: str) -> str:
+        database = f"{name.lower()}_{uuid.uuid4().hex[:12]}"
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{database}"'))
+        created.append(database)
+        return make_url(server).set(database=database).render_as_string(hide_password=False)
+
+    yield create
+    with admin.connect() as connection:
+        for database in created:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def service_database(new_database_url: Callable[[str], str]) -> str:
+    """The database URL of the session's service (seeded with the demo content)."""
+    return new_database_url("service")
+
+
+@pytest.fixture(scope="session")
+def service_url(service_database: str) -> Iterator[str]:
     """Base URL of the session's running service (no authentication)."""
     from chaplab.service import create_app
     from chaplab.toolkit import BackgroundServer

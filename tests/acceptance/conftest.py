@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,23 +15,23 @@ NON_TERMINAL = {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
 
 
 @contextmanager
-def running_service(database: Path, **options: Any) -> Iterator[str]:
-    """Serve a new modeling service on ``database`` and yield its base URL."""
+def running_service(database_url: str, **options: Any) -> Iterator[str]:
+    """Serve a new modeling service on ``database_url`` and yield its base URL."""
     from chaplab.service import create_app
     from chaplab.toolkit import BackgroundServer
 
-    app = create_app(database_url=f"sqlite:///{database}", **options)
+    app = create_app(database_url=database_url, **options)
     with BackgroundServer(app, "127.0.0.1") as server:
         yield server.url
 
 
 @contextmanager
-def service_starter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., str]]:
+def service_starter(new_database_url: Callable[[str], str]) -> Iterator[Callable[..., str]]:
     """A function that starts fresh services (each on its own database); all stop on exit."""
     stack: list[AbstractContextManager[str]] = []
 
     def start(**options: Any) -> str:
-        manager = running_service(tmp_path_factory.mktemp("acceptance") / "chap.db", **options)
+        manager = running_service(new_database_url("acceptance"), **options)
         stack.append(manager)
         return manager.__enter__()
 
@@ -44,17 +43,17 @@ def service_starter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callab
 
 
 @pytest.fixture(scope="module")
-def start_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., str]]:
+def start_service(new_database_url: Callable[[str], str]) -> Iterator[Callable[..., str]]:
     """Start fresh services for one module, e.g. with keys or to see a new instance."""
-    with service_starter(tmp_path_factory) as start:
+    with service_starter(new_database_url) as start:
         yield start
 
 
 @pytest.fixture(scope="package")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def base_url(new_database_url: Callable[[str], str]) -> Iterator[str]:
     """One modeling service (with the demo content) shared by the suite; tests that write
     use unique names, and a test that needs a new instance starts its own."""
-    with service_starter(tmp_path_factory) as start:
+    with service_starter(new_database_url) as start:
         yield start()
 
 

@@ -30,11 +30,14 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    """``chaplab serve --database <file>`` on ``port`` (0: a free one); ``url`` once started.
+    """``chaplab serve --database <file or URL>`` on ``port`` (0: a free one); ``url`` once
+    started.
 
     ``start()`` may be called again after ``kill()``: a restart on the same database."""
 
-    def __init__(self, database: Path, workdir: Path, *extra_args: str, port: int = 0) -> None:
+    def __init__(
+        self, database: Path | str, workdir: Path, *extra_args: str, port: int = 0
+    ) -> None:
         self.database = database
         self.port = port
         self.workdir = workdir

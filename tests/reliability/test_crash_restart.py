@@ -14,7 +14,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,8 +75,10 @@ class Waiter:
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> Iterator[ServeProcess]:
-    with ServeProcess(tmp_path / "chaplab.db", tmp_path, port=free_port()) as running:
+def service(
+    tmp_path: Path, new_database_url: Callable[[str], str]
+) -> Iterator[ServeProcess]:
+    with ServeProcess(new_database_url("crash"), tmp_path, port=free_port()) as running:
         running.start()
         yield running
 

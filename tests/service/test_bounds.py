@@ -163,3 +163,42 @@ def test_a_forecast_that_would_pass_the_year_9999_is_refused() -> None:
     with pytest.raises(FieldProblem, match="would pass the year 9999") as problem:
         check_prediction_history(template, {}, panel, 13)
     assert problem.value.field == "nPeriods"
+
+
+BEYOND_INTEGER = 2**31
+"""One past the largest id an INTEGER key holds on PostgreSQL (its ``integer`` is 32-bit)."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/v1/crud/datasets/{BEYOND_INTEGER}",
+        f"/v1/crud/backtests/{BEYOND_INTEGER}/full",
+        f"/v1/analytics/prediction-entry/{BEYOND_INTEGER}",
+        f"/v1/analytics/actual-cases/{BEYOND_INTEGER}",
+        f"/v1/analytics/backtest-overlap/{-BEYOND_INTEGER}/1",
+        f"/v1/crud/metric/csv?backtestId={-BEYOND_INTEGER}",
+        f"/v2/services/{BEYOND_INTEGER}",
+        f"/v1/crud/debug/{10**15}",
+    ],
+)
+def test_an_id_beyond_the_integer_range_names_no_row(http: httpx.Client, path: str) -> None:
+    answer = http.get(path)
+    assert answer.status_code == 404, answer.text[:300]
+    assert answer.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/crud/debug", {"message": "first line\nsecond\x00line"}, "message"),
+        ("/v2/services/$register", {"url": "http://runner\x00.example:9000"}, "url"),
+        ("/v1/crud/models", {"name": "nul_text", "description": "a\x00b"}, "description"),
+    ],
+)
+def test_a_nul_character_in_stored_text_is_refused(
+    http: httpx.Client, path: str, body: dict[str, Any], field: str
+) -> None:
+    """PostgreSQL's text cannot hold NUL: refused as it arrives, on every database alike."""
+    detail = refused(http, "POST", path, field, json=body)
+    assert "NUL" in detail or "control character" in detail

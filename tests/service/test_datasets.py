@@ -8,8 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -176,9 +175,9 @@ def test_the_upload_form_needs_its_fields(service_url: str) -> None:
 
 
 @pytest.fixture
-def own_service(tmp_path: Path) -> Iterator[tuple[ChapClient, Any]]:
+def own_service(new_database_url: Callable[[str], str]) -> Iterator[tuple[ChapClient, Any]]:
     """A service of its own (no demo content, so its ids are known); a client and the app."""
-    app = create_app(tmp_path / "list.db", workers=1, seed_demo=False)
+    app = create_app(new_database_url("list"), workers=1, seed_demo=False)
     with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as client:
         yield client, app
 

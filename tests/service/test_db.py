@@ -4,12 +4,10 @@ refused before anything is written."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import create_engine
-from sqlalchemy.orm import Session
 
 from chaplab.client import ChapClient
 from chaplab.service import create_app
@@ -21,36 +19,44 @@ pytestmark = pytest.mark.integration
 
 @pytest.mark.parametrize("version, reason", [(99, "newer chaplab"), (0, "no migration")])
 def test_another_schema_version_is_refused_with_a_clear_message(
-    tmp_path: Path, version: int, reason: str
+    new_database_url: Callable[[str], str], version: int, reason: str
 ) -> None:
-    database = tmp_path / "versioned.db"
+    database = new_database_url("versioned")
     create_app(database, seed_demo=False)
-    with Session(create_engine(f"sqlite:///{database}")) as session, session.begin():
-        session.connection().exec_driver_sql(f"UPDATE schema_version SET version = {version}")
+    engine = create_engine(database)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"UPDATE schema_version SET version = {version}")
+    engine.dispose()
     with pytest.raises(SchemaVersionError, match=reason):
         create_app(database)
 
 
-def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
-    database = tmp_path / "foreign.db"
-    with sqlite3.connect(database) as connection:
-        connection.execute("CREATE TABLE something (x INTEGER)")
+def test_a_foreign_database_is_refused(new_database_url: Callable[[str], str]) -> None:
+    database = new_database_url("foreign")
+    engine = create_engine(database)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE something (x INTEGER)")
+    engine.dispose()
     with pytest.raises(SchemaVersionError, match="not a chaplab database"):
         create_app(database)
 
 
-def test_a_database_of_schema_version_1_gains_the_new_tables(tmp_path) -> None:
-    database = tmp_path / "v1.db"
+def test_a_database_of_schema_version_1_gains_the_new_tables(
+    new_database_url: Callable[[str], str],
+) -> None:
+    database = new_database_url("v1")
     create_app(database, seed_demo=False)
-    with sqlite3.connect(database) as connection:
+    engine = create_engine(database)
+    with engine.begin() as connection:
         for table in ("registered_templates", "model_runners", "debug_entries"):
-            connection.execute(f"DROP TABLE {table}")
-        connection.execute("UPDATE schema_version SET version = 1")
+            connection.exec_driver_sql(f"DROP TABLE {table}")
+        connection.exec_driver_sql("UPDATE schema_version SET version = 1")
     with (
         BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
         ChapClient(server.url) as chap,
     ):
         assert chap.list_model_runners() == []
         assert chap.create_debug_entry("migrated").id == 1
-    with sqlite3.connect(database) as connection:
-        assert connection.execute("SELECT version FROM schema_version").fetchone() == (2,)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [(2,)]
+    engine.dispose()

@@ -91,10 +91,10 @@ def test_an_abandoned_stream_gives_the_connection_back(
 
 
 def test_the_evaluation_entry_route_sends_the_stored_entries(
-    client: ChapClient, service_url: str, service_database: Path
+    client: ChapClient, service_url: str, service_database: str
 ) -> None:
     demo = next(e for e in client.list_evaluations() if e.model_id == "naive_model")
-    engine = create_engine(f"sqlite:///{service_database}")
+    engine = create_engine(service_database)
     with Session(engine) as session:
         row = session.get_one(EvaluationRow, demo.id)
         shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)

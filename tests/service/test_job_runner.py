@@ -1,16 +1,21 @@
 """Job workers: they end with the service, a result is never stored for a job ended meanwhile,
-and a worker that fails to start or dies before writing leaves its job FAILURE, not STARTED."""
+and a worker that fails to start or dies before writing leaves its job FAILURE, not STARTED.
+Queued jobs are claimed oldest first, never twice when runners look at once (on PostgreSQL too,
+where transactions run side by side)."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.client import ChapClient, JobFailedError
 from chaplab.service import create_app, job_runner
@@ -20,13 +25,15 @@ from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, create_job, ut
 from chaplab.service.wire.common import Observation
 from chaplab.service.worker import SERVICE_GONE_EXIT_CODE, WORK, Write, exit_with_service, run_job
 from chaplab.toolkit import BackgroundServer
-from chaplab.vocabulary import FAILURE, STARTED
+from chaplab.vocabulary import FAILURE, PENDING, STARTED
 
 from .helpers import observations, small_frame
 
 pytestmark = pytest.mark.integration
 WORKER_EXIT_CODE = 3
 MODEL = "naive_model:plain"
+CLAIMING_RUNNERS = 4
+QUEUED_JOBS = 60
 
 
 def sleep_until_the_service_is_gone(lifeline: Any) -> None:
@@ -53,11 +60,11 @@ def test_a_worker_exits_when_the_service_end_of_its_lifeline_closes() -> None:
 
 
 def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The restarted service fails the job while its old worker computes: the worker's result
     (a dataset here) is rolled back and the job stays FAILURE naming the restart."""
-    url = f"sqlite:///{tmp_path / 'fenced.db'}"
+    url = new_database_url("fenced")
     engine = make_engine(url)
     prepare_database(engine)
     factory = session_factory(engine)
@@ -92,9 +99,9 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
 
 
 @pytest.fixture
-def small_service(tmp_path: Path) -> Iterator[tuple[ChapClient, int]]:
+def small_service(new_database_url: Callable[[str], str]) -> Iterator[tuple[ChapClient, int]]:
     """A service of its own with one small dataset; yields a client and the dataset id."""
-    with BackgroundServer(create_app(tmp_path / "workers.db", workers=1, seed_demo=False),
+    with BackgroundServer(create_app(new_database_url("workers"), workers=1, seed_demo=False),
                           "127.0.0.1") as server, ChapClient(server.url) as client:
         dataset = client.create_dataset("small", small_frame(n_years=2))
         templates = {template.name: template.id for template in client.list_model_templates()}
@@ -138,3 +145,65 @@ def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(
     monkeypatch.undo()
     finished = client.run_evaluation("starts", MODEL, dataset_id, 1, 2, timeout=120)
     assert finished.name == "starts"
+
+
+@pytest.fixture
+def factory(new_database_url: Callable[[str], str]) -> Iterator[sessionmaker[Session]]:
+    """Sessions of a new, empty database."""
+    engine = make_engine(new_database_url("claims"))
+    prepare_database(engine)
+    yield session_factory(engine)
+    engine.dispose()
+
+
+def queue_jobs(factory: sessionmaker[Session], count: int) -> list[str]:
+    """``count`` PENDING jobs created one second apart; their ids, oldest first."""
+    first = utc_now() - timedelta(seconds=count)
+    with transaction(factory) as session:
+        queued = [create_job(session, "create_dataset", f"job {n}", {}) for n in range(count)]
+        for n, job in enumerate(queued):
+            job.created = first + timedelta(seconds=n)
+    return [job.id for job in queued]
+
+
+def test_the_oldest_queued_jobs_are_claimed_first(factory: sessionmaker[Session]) -> None:
+    queued = queue_jobs(factory, 5)
+    assert job_runner.claim_queued_jobs(factory, 3) == queued[:3]
+    assert job_runner.claim_queued_jobs(factory, 3) == queued[3:]
+    assert job_runner.claim_queued_jobs(factory, 3) == []
+    with factory() as session:
+        claimed = session.scalars(select(JobRow)).all()
+    assert {job.status for job in claimed} == {STARTED}
+    assert all(job.start_time is not None for job in claimed)
+
+
+def test_runners_claiming_at_once_never_claim_a_job_twice(
+    factory: sessionmaker[Session],
+) -> None:
+    queued = queue_jobs(factory, QUEUED_JOBS)
+    start = threading.Barrier(CLAIMING_RUNNERS)
+    claims: list[list[str]] = [[] for _ in range(CLAIMING_RUNNERS)]
+    failures: list[BaseException] = []
+
+    def claim_until_none_is_left(claimed: list[str]) -> None:
+        try:
+            start.wait(30)
+            while batch := job_runner.claim_queued_jobs(factory, 2):
+                claimed.extend(batch)
+        except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+            failures.append(error)
+
+    threads = [
+        threading.Thread(target=claim_until_none_is_left, args=(claimed,)) for claimed in claims
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    every_claim = Counter(job_id for claimed in claims for job_id in claimed)
+    assert [job_id for job_id, times in every_claim.items() if times > 1] == []
+    assert sorted(every_claim) == sorted(queued)
+    with factory() as session:
+        left = session.scalars(select(JobRow.id).where(JobRow.status == PENDING)).all()
+    assert left == []

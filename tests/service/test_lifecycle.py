@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine
 
 from chaplab.client import AuthenticationError, ChapClient
 from chaplab.service import create_app
@@ -46,8 +47,10 @@ def test_keys_from_the_environment_turn_auth_on(
         assert ChapClient(server.url, api_key=KEY).list_datasets() == []
 
 
-def test_a_restart_keeps_everything_and_fails_interrupted_jobs(tmp_path: Path) -> None:
-    database = tmp_path / "restart.db"
+def test_a_restart_keeps_everything_and_fails_interrupted_jobs(
+    new_database_url: Callable[[str], str],
+) -> None:
+    database = new_database_url("restart")
     with (
         BackgroundServer(create_app(database), "127.0.0.1") as server,
         ChapClient(server.url) as client,
@@ -82,14 +85,16 @@ def test_a_restart_keeps_everything_and_fails_interrupted_jobs(tmp_path: Path) -
         assert client.job_status("interrupted-job") == "FAILURE"
 
 
-def _leave_a_job_running(database: Path) -> None:
+def _leave_a_job_running(database: str) -> None:
     """Write the row a service killed mid-job would leave behind."""
-    with sqlite3.connect(database) as connection:
-        connection.execute(
+    engine = create_engine(database)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
             "INSERT INTO jobs (id, type, name, status, created, start_time, payload) "
             "VALUES ('interrupted-job', 'create_backtest', 'cut short', 'STARTED', "
             "'2026-01-01 10:00:00', '2026-01-01 10:00:01', '{}')"
         )
+    engine.dispose()
 
 
 def test_serving_beyond_loopback_without_keys_is_refused(

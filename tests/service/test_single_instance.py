@@ -1,27 +1,35 @@
-"""One service per SQLite database file: a second service on the file refuses to start and leaves
-the first one's jobs alone; a stopped or killed service lets a new one start; ``connect()``
-reuses the service already running on the per-user database."""
+"""One service per database (a SQLite file, or a PostgreSQL database when the tests run on one):
+a second service refuses to start and leaves the first one's jobs alone; a stopped or killed
+service lets a new one start; ``connect()`` reuses the service already running on the per-user
+database."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from chaplab import _connect
 from chaplab.client import AuthenticationError
 from chaplab.service import create_app
-from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock, current_owner
+from chaplab.service.instance_lock import (
+    AdvisoryLock,
+    DatabaseInUseError,
+    FileLock,
+    InstanceLock,
+    current_owner,
+)
 from chaplab.toolkit import BackgroundServer
 
 pytestmark = pytest.mark.integration
@@ -30,10 +38,10 @@ RUNNING_JOB = "running-job"
 
 
 class Serve:
-    """``chaplab serve --no-demo --port 0 --database <file> [options]`` in its own process
-    group."""
+    """``chaplab serve --no-demo --port 0 --database <file or URL> [options]`` in its own
+    process group."""
 
-    def __init__(self, database: Path, workdir: Path, *options: str) -> None:
+    def __init__(self, database: Path | str, workdir: Path, *options: str) -> None:
         ready = workdir / f"ready-{time.monotonic_ns()}"
         self.log = workdir / f"{ready.name}.log"
         command = [
@@ -77,10 +85,10 @@ def served(tmp_path: Path) -> Iterator[list[Serve]]:
         service.kill()
 
 
-def test_a_second_app_on_the_file_refuses_to_start_and_leaves_the_jobs_alone(
-    tmp_path: Path,
+def test_a_second_app_on_the_database_refuses_to_start_and_leaves_the_jobs_alone(
+    new_database_url: Callable[[str], str],
 ) -> None:
-    database = tmp_path / "shared.db"
+    database = new_database_url("shared")
     first = create_app(database, workers=1, seed_demo=False)
     with BackgroundServer(first, "127.0.0.1") as server:
         _leave_a_job_running(database)
@@ -88,7 +96,7 @@ def test_a_second_app_on_the_file_refuses_to_start_and_leaves_the_jobs_alone(
         with pytest.raises(DatabaseInUseError) as refused:
             _start_and_stop(second)
         assert str(refused.value) == (
-            f"database {database} is in use by another chaplab service "
+            f"database {locked_name(database)} is in use by another chaplab service "
             f"(pid {os.getpid()}, address unknown); stop it or choose another --database"
         )
         assert _job(database) == ("STARTED", None)
@@ -126,9 +134,32 @@ def test_a_killed_serve_process_leaves_no_lock_that_blocks_a_restart(
     assert httpx.get(f"{served[1].url}/health", timeout=5).status_code == 200
 
 
+def test_a_second_serve_refuses_naming_the_first_and_starts_once_the_first_is_killed(
+    new_database_url: Callable[[str], str], tmp_path: Path, served: list[Serve]
+) -> None:
+    """The lock ends with the first service's process, SIGKILL included: on a SQLite file the
+    kernel drops the ``flock``; on PostgreSQL the server ends the lock's session."""
+    database = new_database_url("served")
+    served.append(Serve(database, tmp_path))
+    second = subprocess.run(
+        [sys.executable, "-m", "chaplab", "serve", "--port", "0", "--database", database],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert second.returncode == 1
+    assert second.stderr.strip() == (
+        f"chaplab serve: database {locked_name(database)} is in use by another chaplab service "
+        f"(pid {served[0].process.pid}, {served[0].url}); stop it or choose another --database"
+    )
+    assert httpx.get(f"{served[0].url}/health", timeout=5).status_code == 200
+
+    served[0].kill()
+    served.append(Serve(database, tmp_path))
+    assert httpx.get(f"{served[1].url}/health", timeout=5).status_code == 200
+
+
 def test_serve_on_a_locked_database_exits_non_zero_with_the_message(tmp_path: Path) -> None:
     database = tmp_path / "locked.db"
-    lock = InstanceLock(database)
+    lock = FileLock(database)
     lock.acquire("http://127.0.0.1:8123")
     try:
         finished = subprocess.run(
@@ -183,10 +214,23 @@ def test_connect_sends_the_key_to_a_reused_service_that_requires_one(
         assert client.list_datasets() == []
 
 
-def test_databases_without_a_file_get_no_lock() -> None:
+def test_a_file_gets_a_file_lock_postgresql_an_advisory_lock_and_other_databases_none(
+    tmp_path: Path,
+) -> None:
+    file_lock = InstanceLock.for_url(f"sqlite:///{tmp_path / 'chaplab.db'}")
+    assert isinstance(file_lock, FileLock) and file_lock.database == tmp_path / "chaplab.db"
+    advisory = InstanceLock.for_url("postgresql+psycopg://user:secret@host/chap")
+    assert isinstance(advisory, AdvisoryLock) and not advisory.held
+    assert advisory.database == "postgresql+psycopg://user:***@host/chap"
     assert InstanceLock.for_url("sqlite://") is None
     assert InstanceLock.for_url("sqlite:///:memory:") is None
-    assert InstanceLock.for_url("postgresql+psycopg://user@host/chap") is None
+    assert InstanceLock.for_url("mysql://user@host/chap") is None
+
+
+def locked_name(database_url: str) -> str:
+    """How a refusal names the database: a SQLite file by its path, another by its URL."""
+    parsed = make_url(database_url)
+    return parsed.database if parsed.get_backend_name() == "sqlite" else database_url
 
 
 def _start_and_stop(app: FastAPI) -> None:
@@ -199,19 +243,23 @@ def _start_and_stop(app: FastAPI) -> None:
     asyncio.run(run())
 
 
-def _leave_a_job_running(database: Path) -> None:
+def _leave_a_job_running(database: str) -> None:
     """Write the row of a job the first service is running."""
-    with sqlite3.connect(database) as connection:
-        connection.execute(
+    engine = create_engine(database)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
             "INSERT INTO jobs (id, type, name, status, created, start_time, payload) "
             f"VALUES ('{RUNNING_JOB}', 'create_backtest', 'running', 'STARTED', "
             "'2026-01-01 10:00:00', '2026-01-01 10:00:01', '{}')"
         )
+    engine.dispose()
 
 
-def _job(database: Path) -> tuple[str, str | None]:
-    with sqlite3.connect(database) as connection:
+def _job(database: str) -> tuple[str, str | None]:
+    engine = create_engine(database)
+    with engine.connect() as connection:
         row = connection.execute(
-            "SELECT status, error FROM jobs WHERE id = ?", (RUNNING_JOB,)
-        ).fetchone()
+            text("SELECT status, error FROM jobs WHERE id = :id"), {"id": RUNNING_JOB}
+        ).one()
+    engine.dispose()
     return row[0], row[1]

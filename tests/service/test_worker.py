@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,11 @@ def test_the_os_reports_a_worker_at_a_lower_priority_than_the_service() -> None:
 
 
 @pytest.mark.skipif(own_niceness() >= 19, reason="the tests already run at the lowest priority")
-def test_a_job_runs_at_a_lower_priority_than_the_service(tmp_path: Path) -> None:
+def test_a_job_runs_at_a_lower_priority_than_the_service(
+    new_database_url: Callable[[str], str],
+) -> None:
     """The service runs in this process; its job's worker logs the nice value it ran at."""
-    app = create_app(tmp_path / "priority.db", workers=1, seed_demo=False)
+    app = create_app(new_database_url("priority"), workers=1, seed_demo=False)
     with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as client:
         job = client.wait_for_job(client.make_dataset("niced", small_frame(n_years=2)).id, 60)
         found = re.search(r"worker process \d+ started at niceness (\d+)", client.job_logs(job.id))

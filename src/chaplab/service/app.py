@@ -2,9 +2,10 @@
 
 Built with the toolkit's :class:`ServiceBuilder` (landing page, docs, ``/health``, API keys,
 problem details). When the app is created the database is created or its schema version checked.
-At start-up the service takes the database file's lock (one service per file, see
-:mod:`chaplab.service.instance_lock`), then jobs a stopped service left unfinished are failed,
-templates are synchronised, a new database gets the demo content, and the job runner starts.
+At start-up the service takes the database's lock (one service per SQLite file or PostgreSQL
+database, see :mod:`chaplab.service.instance_lock`), then jobs a stopped service left unfinished
+are failed, templates are synchronised, a new database gets the demo content, and the job runner
+starts.
 """
 
 from __future__ import annotations
@@ -73,10 +74,11 @@ def create_app(
     ``max_body_bytes`` (default 512 MiB, room for a national weekly dataset) is answered 413.
     Raises ``SchemaVersionError`` for a database of another schema version.
 
-    A SQLite file is served by one service at a time: the app takes the file's lock at start-up
-    and refuses to start (``DatabaseInUseError``) while another service holds it, and lets it go
-    at shutdown. ``instance_lock`` is that lock already taken by the caller (``chaplab serve``
-    takes it before preparing the database and records its URL in it); it stays the caller's."""
+    A SQLite file or PostgreSQL database is served by one service at a time: the app takes its
+    lock at start-up and refuses to start (``DatabaseInUseError``) while another service holds
+    it, and lets it go at shutdown. ``instance_lock`` is that lock already taken by the caller
+    (``chaplab serve`` takes it before preparing the database and records its URL in it); it
+    stays the caller's."""
     url = service_database_url(database_url)
     lock = _database_lock(url, instance_lock)
     worker_count = DEFAULT_WORKERS if workers is None else workers

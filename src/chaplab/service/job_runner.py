@@ -41,6 +41,7 @@ from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
 
 DEFAULT_WORKERS = 2
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
+CANCELLED = "cancelled on request"
 WATCH_INTERVAL_SECONDS = 0.05
 _PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.worker"]
 logger = logging.getLogger("chaplab.service.job_runner")
@@ -51,6 +52,32 @@ def worker_context() -> multiprocessing.context.ForkServerContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_PRELOAD)
     return context
+
+
+def claim_queued_jobs(factory: sessionmaker[Session], limit: int) -> list[str]:
+    """Mark STARTED the ``limit`` oldest PENDING jobs and return their ids, oldest first.
+
+    One statement claims them, so two runners looking at once never claim the same job. On
+    PostgreSQL the rows are picked ``FOR UPDATE SKIP LOCKED`` (a job another claim holds is
+    passed over) in a materialized CTE (evaluated once: a subquery with LIMIT may be run again
+    for every row and claim more than ``limit``); SQLite runs one write at a time."""
+    queued = (
+        select(JobRow.id)
+        .where(JobRow.status == PENDING)
+        .order_by(JobRow.created, JobRow.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+        .cte("queued")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
+    with transaction(factory) as session:
+        claimed = session.execute(
+            update(JobRow)
+            .where(JobRow.id == queued.c.id, JobRow.status == PENDING)
+            .values(status=STARTED, start_time=utc_now())
+            .returning(JobRow.id, JobRow.created)
+        ).all()
+    return [job_id for job_id, _ in sorted(claimed, key=lambda row: (row.created, row.id))]
 
 
 def fail_interrupted_jobs(factory: sessionmaker[Session]) -> int:
@@ -151,13 +178,14 @@ class JobRunner:
             process.terminate()
             process.join(timeout=5)
         with transaction(self._factory) as session:
-            job = session.get_one(JobRow, job_id)
-            if job.status in ACTIVE_STATUSES:
-                job.status = REVOKED
-                job.end_time = utc_now()
-                job.error = "cancelled on request"
-                session.add(JobLogRow(job_id=job_id, line="cancelled on request"))
-            return job.status
+            revoked = session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
+                .values(status=REVOKED, end_time=utc_now(), error=CANCELLED)
+            ).rowcount
+            if revoked:
+                session.add(JobLogRow(job_id=job_id, line=CANCELLED))
+            return session.get_one(JobRow, job_id).status
 
     async def _watch(self) -> None:
         assert self._wake is not None
@@ -184,14 +212,7 @@ class JobRunner:
             self._start_queued(free)
 
     def _start_queued(self, free: int) -> None:
-        with transaction(self._factory) as session:
-            jobs = session.scalars(
-                select(JobRow).where(JobRow.status == PENDING).order_by(JobRow.created).limit(free)
-            ).all()
-            for job in jobs:
-                job.status = STARTED
-                job.start_time = utc_now()
-            job_ids = [job.id for job in jobs]
+        job_ids = claim_queued_jobs(self._factory, free)
         assert self._lifeline is not None, "start() the runner before it starts jobs"
         context = worker_context()
         for job_id in job_ids:

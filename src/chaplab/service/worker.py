@@ -223,10 +223,10 @@ def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) 
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         log(f"worker process {os.getpid()} started at niceness {niceness}")
         write = WORK[job_type](factory, payload, log)
-        with transaction(factory) as session:
+        with transaction(factory) as session:  # the last log line lands with the SUCCESS
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))
-        log(f"finished: created row {result_id}")
+            session.add(JobLogRow(job_id=job_id, line=f"finished: created row {result_id}"))
     except JobEndedElsewhere:
         log("the job had already ended when its work was done: the result was not stored")
     except Exception as error:  # noqa: BLE001 - every failure is recorded on the job

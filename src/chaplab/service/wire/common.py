@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from chaplab.service.text import printable
+from chaplab.service.text import printable, storable
 
 MAX_HORIZON = 520
 """The most periods one forecast reaches ahead: ten years of weeks."""
@@ -29,6 +29,10 @@ Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printa
 
 Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
 """An org unit or feature id: printable text."""
+
+
+FreeText = Annotated[str, AfterValidator(storable)]
+"""A description or message: line breaks and tabs allowed, a NUL character not."""
 
 
 Horizon = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods ahead")]

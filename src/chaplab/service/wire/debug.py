@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import Field
 
-from chaplab.service.wire.common import WireModel, WireRequest
+from chaplab.service.wire.common import FreeText, WireModel, WireRequest
 
 
 class DebugEntryCreate(WireRequest):
-    message: str = Field(min_length=1, max_length=10_000)
+    message: FreeText = Field(min_length=1, max_length=10_000)
     details: dict[str, Any] = {}
 
 

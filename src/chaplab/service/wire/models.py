@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from chaplab.service.text import printable
-from chaplab.service.wire.common import DataSource, WireModel, WireRequest
+from chaplab.service.wire.common import DataSource, FreeText, WireModel, WireRequest
 
 
 class FeatureRef(WireModel):
@@ -38,11 +38,11 @@ class ModelTemplateCreate(WireRequest):
     configuration schema (the JSON form of ``chaplab.schema``)."""
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")
-    display_name: str | None = Field(None, max_length=200)
-    description: str = Field(min_length=1, max_length=5000)
-    author: str = Field("unknown", max_length=200)
+    display_name: FreeText | None = Field(None, max_length=200)
+    description: FreeText = Field(min_length=1, max_length=5000)
+    author: FreeText = Field("unknown", max_length=200)
     supported_period_type: Literal["any", "month", "week"] = "any"
-    target: str = Field("disease_cases", min_length=1, max_length=200)
+    target: FreeText = Field("disease_cases", min_length=1, max_length=200)
     required_covariates: list[str] = []
     config_schema: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object", "properties": {}},
