@@ -1,7 +1,7 @@
 """The service's database: the engine, sessions, the schema version and its migrations.
 
 The tables are declared in :mod:`chaplab.service.tables`. SQLite is the default (one file, WAL
-mode); any SQLAlchemy URL is accepted.
+mode); PostgreSQL is tested too (``make test-postgres``), and any SQLAlchemy URL is accepted.
 
 SQLite runs with ``synchronous=FULL``: every write is committed before its response is sent,
 and FULL makes that commit survive a power cut too, not only a crash of the process. The
