@@ -11,7 +11,8 @@
 #
 # No set-up is needed: `chaplab.connect()` starts a small modeling service on this computer with
 # demo data (synthetic monthly disease cases for six districts, with rainfall and temperature).
-# To use a deployed service instead, set `CHAP_URL` to its address before starting the notebook.
+# To use a deployed service instead, such as chap-core, set `CHAP_URL` to its address before
+# starting the notebook; the notebook uploads the demo data there if the service lacks it.
 
 # %% [markdown]
 # ## 1. Connect
@@ -29,10 +30,16 @@ client.system_info()
 #
 # A dataset holds observations per organisation unit (here: districts) and period. *Evaluation*
 # datasets are used to score models against history; *prediction* datasets to forecast forward.
+#
+# `demo_dataset` (in `demo_data.py` beside this notebook) finds the dataset named `demo`; on a
+# server that does not have it, for example a new chap-core, it uploads chaplab's demo data
+# under that name first with `client.make_dataset`.
 
 # %%
 import pandas as pd
+from demo_data import demo_dataset
 
+dataset = demo_dataset(client)  # the dataset named "demo", uploaded first if the server lacks it
 datasets = client.list_datasets()
 pd.DataFrame(
     [
@@ -49,7 +56,7 @@ pd.DataFrame(
 # chosen. Evaluations refer to a configured model by its **name**.
 
 # %%
-models = client.list_configured_models()
+models = [m for m in client.list_configured_models() if not m.archived]
 pd.DataFrame(
     [{"id": m.id, "name": m.name, "options": m.user_option_values} for m in models]
 ).set_index("id")
@@ -57,15 +64,15 @@ pd.DataFrame(
 # %% [markdown]
 # ## 4. Run an evaluation
 #
-# Pick the demo evaluation dataset and the `naive_model`. The evaluation forecasts `n_periods=3`
-# months ahead from `n_splits=3` starting points (the *split periods*) near the end of the data.
+# Pick the demo dataset and the `naive_model` (both chaplab's service and chap-core offer it).
+# The evaluation forecasts `n_periods=3` months ahead from `n_splits=3` starting points (the
+# *split periods*) near the end of the data.
 #
 # The service runs the evaluation as a background **job** and answers at once with the job's id.
 # `wait_for_job` follows the job until it ends; it raises `JobFailedError`, with the service's
 # error message, if the job fails.
 
 # %%
-dataset = next(d for d in datasets if d.name == "demo")
 job = client.create_evaluation("quickstart: naive model", "naive_model", dataset.id,
                                n_periods=3, n_splits=3)
 print("job", job.id, job.status)
@@ -83,7 +90,10 @@ print("job", finished.id, finished.status)
 # %%
 # NBVAL_CHECK_OUTPUT
 evaluation = client.get_evaluation(finished.result_id)
-print(evaluation.name, "- split periods:", ", ".join(evaluation.split_periods))
+print(f"{evaluation.name}: {len(evaluation.split_periods)} split periods, "
+      f"{len(evaluation.org_units)} districts")
+print("metrics include crps, mae and coverage_10_90:",
+      {"crps", "mae", "coverage_10_90"} <= set(evaluation.aggregate_metrics))
 
 # %%
 pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()

@@ -7,7 +7,8 @@
 # this notebook also does it from code, so that a run of the notebook shows a finished result.
 #
 # As in the other notebooks, `chaplab.connect()` starts a small modeling service on this computer
-# with demo data, unless `CHAP_URL` names a deployed service.
+# with demo data, unless `CHAP_URL` names a deployed service (such as chap-core); there the demo
+# data is uploaded first if the service lacks it (see `demo_data.py` beside this notebook).
 
 # %% [markdown]
 # ## 1. Open the panel
@@ -16,9 +17,12 @@
 # and while jobs run. `await panel.ready()` waits until the first load is done.
 
 # %%
+from demo_data import demo_dataset
+
 import chaplab
 from chaplab.widgets import ChapPanel
 
+dataset = demo_dataset(chaplab.connect())  # the dataset named "demo", uploaded if missing
 panel = ChapPanel(chaplab.connect(async_=True))
 panel
 
@@ -30,13 +34,12 @@ print(f"{len(panel.dataset_list)} datasets, {len(panel.model_list)} configured m
 # ## 2. Launch an evaluation from code
 #
 # Clicking a dataset and a configured model and then **Run evaluation** does the same as this
-# cell: it selects the demo evaluation dataset and the `naive_model`, asks for a small evaluation
+# cell: it selects the demo dataset and the `naive_model`, asks for a small evaluation
 # (3 split periods, 3 months ahead) and launches it. The job appears under **Jobs**; when it has
 # finished, its evaluation is selected under the results and its fan chart is drawn. (`launch`
 # returns at once; the evaluation runs in the background.)
 
 # %%
-dataset = next(d for d in panel.dataset_list if d.name == "demo")
 model = next(m for m in panel.model_list if m.name == "naive_model")
 panel.datasets.select(dataset.id)
 panel.models.select(model.id)

@@ -4,17 +4,28 @@
 # Which of two forecasting models should a programme use? Evaluate both on the same dataset,
 # with the same split periods, and compare their scores and their forecasts side by side.
 #
-# Here the two models are the `naive_model` (each district's average, with count noise) and the
-# `seasonal_naive` model (the same month in previous years), both configured in the demo service.
+# Here the two models are the `naive_model` and a seasonal model that forecasts a month from the
+# same month in earlier years: `seasonal_naive` on chaplab's service, `seasonal_median` on
+# chap-core. The data is the demo dataset (uploaded first if the server lacks it, see
+# `demo_data.py` beside this notebook).
 
 # %%
+from demo_data import demo_dataset
+
 import chaplab
 
 client = chaplab.connect()
-dataset = next(d for d in client.list_datasets() if d.name == "demo")
-model_names = [m.name for m in client.list_configured_models()]
+dataset = demo_dataset(client)
 print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
-print("configured models:", ", ".join(model_names))
+
+# %% [markdown]
+# Pick the two models from what this server offers:
+
+# %%
+offered = {m.name for m in client.list_configured_models() if not m.archived}
+seasonal = next(name for name in ("seasonal_naive", "seasonal_median") if name in offered)
+models = {"naive": "naive_model", "seasonal": seasonal}
+print("comparing", " and ".join(models.values()))
 
 # %% [markdown]
 # ## 1. Start both evaluations
@@ -27,14 +38,14 @@ print("configured models:", ", ".join(model_names))
 # NBVAL_CHECK_OUTPUT
 settings = {"n_periods": 3, "n_splits": 3}
 jobs = {
-    model: client.create_evaluation(f"compare: {model}", model, dataset.id, **settings)
-    for model in ["naive_model", "seasonal_naive"]
+    kind: client.create_evaluation(f"compare: {name}", name, dataset.id, **settings)
+    for kind, name in models.items()
 }
 evaluations = {}
-for model, job in jobs.items():
+for kind, job in jobs.items():
     finished = client.wait_for_job(job.id)
-    evaluations[model] = client.get_evaluation(finished.result_id)
-    print(model, "->", finished.status)
+    evaluations[kind] = client.get_evaluation(finished.result_id)
+    print(kind, "model ->", finished.status)
 
 # %% [markdown]
 # ## 2. The scores in one table
@@ -57,13 +68,13 @@ metrics_frame(evaluations.values()).round(3)
 # %%
 from chaplab.plotting import compare_chart
 
-naive, seasonal = evaluations["naive_model"], evaluations["seasonal_naive"]
-districts = list(naive.org_units[:2])
-actuals = client.actual_cases(naive.id, org_units=districts)
+naive_run, seasonal_run = evaluations["naive"], evaluations["seasonal"]
+districts = list(naive_run.org_units[:2])
+actuals = client.actual_cases(naive_run.id, org_units=districts)
 compare_chart(
-    client.evaluation_frame(naive.id, org_units=districts),
-    client.evaluation_frame(seasonal.id, org_units=districts),
+    client.evaluation_frame(naive_run.id, org_units=districts),
+    client.evaluation_frame(seasonal_run.id, org_units=districts),
     actuals[actuals["period"] >= actuals["period"].max() - 24],
-    labels=("naive_model", "seasonal_naive"),
-    split_period=naive.split_periods[-1],
+    labels=tuple(models.values()),
+    split_period=naive_run.split_periods[-1],
 );

@@ -66,52 +66,46 @@ geojson = {"type": "FeatureCollection",
 # %% [markdown]
 # ## 3. Upload them as a dataset
 #
-# `create_dataset` sends the table and the boundaries; the service answers with the stored
-# dataset, which now appears in every dataset list (and in the panel).
+# `make_dataset` sends the table and the boundaries; the service stores them in a background
+# job, whose result is the new dataset's id. The dataset then appears in every dataset list (and
+# in the panel). (`create_dataset` does the same in one call, but chap-core 2.5.1 keeps only some
+# of the features through it; `make_dataset` keeps them all on every server.)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-dataset = client.create_dataset("my districts", observations, geojson=geojson)
+job = client.make_dataset("my districts", observations, geojson=geojson)
+dataset_id = client.wait_for_job(job.id).result_id
+dataset = next(d for d in client.list_datasets() if d.id == dataset_id)
 print(f"{dataset.name}: {dataset.type} dataset, {dataset.first_period} to {dataset.last_period}")
-print("org units:", ", ".join(dataset.org_units))
-print("covariates:", ", ".join(dataset.covariates))
+print("org units:", ", ".join(sorted(dataset.org_units)))
+print("features:", ", ".join(sorted(dataset.covariates)))
 
 # %% [markdown]
 # ## 4. Evaluate a model on your data
 #
-# The `seasonal_naive` model forecasts each month from the same month in earlier years.
+# A seasonal model forecasts each month from the same month in earlier years: `seasonal_naive`
+# on chaplab's service, `seasonal_median` on chap-core; take the one this server offers.
 # `run_evaluation` starts the evaluation job and waits for it; a failed job raises
 # `JobFailedError` with the reason.
 
 # %%
-evaluation = client.run_evaluation("my districts: seasonal naive", "seasonal_naive", dataset.id,
+offered = {m.name for m in client.list_configured_models() if not m.archived}
+model = next(name for name in ("seasonal_naive", "seasonal_median") if name in offered)
+evaluation = client.run_evaluation(f"my districts: {model}", model, dataset.id,
                                    n_periods=3, n_splits=3)
 pd.Series(evaluation.aggregate_metrics).round(3).to_frame("value")
 
 # %% [markdown]
 # ## 5. Forecast forward
 #
-# A forward prediction needs a *configured model with data source*: the model together with
-# the kind of data it is fed. The quickest way to get one is from the evaluation just run, which
-# already ties the model to your dataset.
-#
-# The prediction request sends the latest observations and asks for the next `n_periods=3`
-# months. It runs as a job too; `wait_for_job` waits for it and its result is the prediction's id.
+# `run_prediction` sends your observations with the boundaries and asks the same model for the
+# `n_periods=3` months after the last observed one. It runs as a job too and waits for it; the
+# stored prediction's forecast is one `prediction_frame` call away.
 
 # %%
-from chaplab.client import PredictionRequest
-from chaplab.frames import frame_to_observations
-
-model_with_data = client.create_configured_model_with_data_source_from_evaluation(evaluation.id)
-job = client.make_prediction(PredictionRequest(
-    name="my districts: next three months",
-    geojson=geojson,
-    provided_data=frame_to_observations(observations),
-    configured_model_with_data_source_id=model_with_data.id,
-    n_periods=3,
-))
-prediction_id = client.wait_for_job(job.id).result_id
-forecast = client.prediction_frame(prediction_id)
+prediction = client.run_prediction("my districts: next three months", model, observations,
+                                   n_periods=3, geojson=geojson)
+forecast = client.prediction_frame(prediction.id)
 forecast.pivot_table(index=["org_unit", "period"], columns="quantile", values="value",
                      observed=True).round(1)
 
