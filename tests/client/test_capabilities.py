@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
 
 import chaplab
@@ -143,3 +144,25 @@ def test_a_csv_upload_names_its_parts_as_the_server_documents_them(
 def test_the_error_is_importable_from_the_package() -> None:
     assert chaplab.UnsupportedRouteError is UnsupportedRouteError
     assert issubclass(UnsupportedRouteError, chaplab.ChapError)
+
+
+def test_a_dataset_route_that_answers_a_job_is_passed_over_for_the_builder(
+    call: Callable[..., Any],
+) -> None:
+    document = openapi("POST /v1/crud/datasets", "POST /v1/analytics/make-dataset")
+    document["paths"]["/v1/crud/datasets"]["post"]["responses"] = {"200": {"content": {
+        "application/json": {"schema": {"properties": {"id": {"type": "string"}}}}}}}
+    handler, seen = recording({
+        "GET /openapi.json": httpx.Response(200, json=document),
+        "POST /v1/analytics/make-dataset": httpx.Response(200, json={"id": "job-1"}),
+        "GET /v1/jobs": httpx.Response(200, json=[
+            {"id": "job-1", "type": "create_dataset", "status": "SUCCESS", "result": "5"}]),
+        "GET /v1/jobs/job-1": httpx.Response(200, json="SUCCESS"),
+        "GET /v1/crud/datasets": httpx.Response(200, json=[
+            {"id": 5, "name": "mine", "covariates": ["rainfall"]}]),
+    })
+    frame = pd.DataFrame({"time_period": ["2021-01"], "location": ["A"], "rainfall": [1.0]})
+    dataset = call(handler, "create_dataset", "mine", frame,
+                   {"type": "FeatureCollection", "features": []})
+    assert (dataset.id, dataset.covariates) == (5, ["rainfall"])
+    assert "POST /v1/crud/datasets" not in seen and "POST /v1/analytics/make-dataset" in seen

@@ -93,6 +93,16 @@ class ServerRoutes:
             names |= set((schema.get("properties") or {}).keys())
         return frozenset(names)
 
+    def answer_fields(self, route: Route) -> frozenset[str]:
+        """The property names of the route's successful JSON answer; empty when the server
+        does not say."""
+        operation = self.routes.get(route.shape, {}) if self.known else {}
+        responses = operation.get("responses") or {}
+        answer = responses.get("200") or responses.get("201") or {}
+        media = ((answer.get("content") or {}).get("application/json")) or {}
+        schema = self._resolve(media.get("schema") or {})
+        return frozenset((schema.get("properties") or {}).keys())
+
     def _resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
         reference = schema.get("$ref")
         if isinstance(reference, str) and reference.startswith("#/components/schemas/"):

@@ -85,11 +85,12 @@ class ChapClient(SyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
-        (chap-core 2.5.1) the client waits for the job first.
+        ``"prediction"``. Returns the stored dataset.
 
-        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
-        features through this route; ``make_dataset`` keeps them all there.
+        Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
+        dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
+        built with ``make_dataset``, which keeps every feature and the type, and the client
+        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
         """
         return self._drive(self._resources.datasets.create_dataset(name, frame, geojson, type))
 
@@ -470,7 +471,8 @@ class ChapClient(SyncDriver):
     def job_prediction_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> PredictionDetail:
-        """The full prediction a successful prediction job created, with its entries."""
+        """The full prediction a successful prediction job created, with its entries (read from
+        ``prediction_entries`` where the server leaves them out, as chap-core 2.5.1 does)."""
         return self._drive(self._resources.predictions.job_prediction_result(job_id, quantiles))
 
     def delete_prediction(self, prediction_id: int) -> None:
@@ -660,11 +662,12 @@ class AsyncChapClient(AsyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
-        (chap-core 2.5.1) the client waits for the job first.
+        ``"prediction"``. Returns the stored dataset.
 
-        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
-        features through this route; ``make_dataset`` keeps them all there.
+        Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
+        dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
+        built with ``make_dataset``, which keeps every feature and the type, and the client
+        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
         """
         return await self._drive(
             self._resources.datasets.create_dataset(name, frame, geojson, type)
@@ -1057,7 +1060,8 @@ class AsyncChapClient(AsyncDriver):
     async def job_prediction_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> PredictionDetail:
-        """The full prediction a successful prediction job created, with its entries."""
+        """The full prediction a successful prediction job created, with its entries (read from
+        ``prediction_entries`` where the server leaves them out, as chap-core 2.5.1 does)."""
         return await self._drive(
             self._resources.predictions.job_prediction_result(job_id, quantiles)
         )

@@ -83,6 +83,7 @@ class DataSourceKind(WireModel):
 # -- operations ------------------------------------------------------------------------------
 
 
+CREATE = Route("create_dataset", "POST", "/v1/crud/datasets", "make_dataset(name, frame, geojson)")
 CSV_UPLOAD = Route(
     "upload_dataset_csv",
     "POST",
@@ -119,15 +120,20 @@ class Datasets(Resource):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset; where the server stores it in a job
-        (chap-core 2.5.1) the client waits for the job first.
+        ``"prediction"``. Returns the stored dataset.
 
-        chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and keeps only some
-        features through this route; ``make_dataset`` keeps them all there.
+        Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
+        dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
+        built with ``make_dataset``, which keeps every feature and the type, and the client
+        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
         """
         body = _dataset_body(name, frame, geojson, type)
+        routes = yield from self._server_routes()
+        if routes.answer_fields(CREATE) and "name" not in routes.answer_fields(CREATE):
+            job = yield from self.make_dataset(name, frame, geojson, type)
+            return (yield from self._stored_dataset_of_job(job.id))
         body["observations"] = body.pop("providedData")
-        response = yield from self._request("POST", "/v1/crud/datasets", json=body)
+        response = yield from self._request("POST", CREATE.path, json=body)
         return (yield from self._stored_dataset(response))
 
     def upload_dataset_csv(
@@ -184,19 +190,27 @@ class Datasets(Resource):
             raise decode_failure(response, f"no dataset and no job reference: {payload!r}")
         dataset_id = payload.get("id")
         if isinstance(dataset_id, str):
-            job = yield from self._jobs.wait_for_job(dataset_id)
-            result_id = job.result_id
-            if result_id is None:
-                result = yield from self._jobs.job_database_result(dataset_id)
-                result_id = result.id
-            dataset_id = result_id
+            return (yield from self._stored_dataset_of_job(dataset_id))
         if "name" in payload:
             return validate(Dataset, payload, response)
+        return (yield from self._listed_dataset(require_id("id", dataset_id)))
+
+    def _stored_dataset_of_job(self, job_id: str) -> Operation[Dataset]:
+        """The dataset a dataset job stores, once the job has succeeded."""
+        job = yield from self._jobs.wait_for_job(job_id)
+        dataset_id = job.result_id
+        if dataset_id is None:
+            result = yield from self._jobs.job_database_result(job_id)
+            dataset_id = result.id
+        return (yield from self._listed_dataset(dataset_id))
+
+    def _listed_dataset(self, dataset_id: int) -> Operation[Dataset]:
+        """The dataset as the dataset list shows it (no observations)."""
         datasets = yield from self.list_datasets()
         for dataset in datasets:
             if dataset.id == dataset_id:
                 return dataset
-        raise decode_failure(response, f"dataset {dataset_id!r}, which the dataset list lacks")
+        return (yield from self.get_dataset(dataset_id))
 
     def delete_dataset(self, dataset_id: int) -> Operation[None]:
         """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""

@@ -276,15 +276,26 @@ class Evaluations(Resource):
         """The evaluation with its configuration, configured model, dataset and entries."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/crud/backtests/{evaluation_id}/full"
-        return (yield from self._get(EvaluationDetail, path, params=quantile_params(quantiles)))
+        return (yield from self._detail(path, quantiles))
 
     def job_evaluation_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> Operation[EvaluationDetail]:
         """The full evaluation a successful evaluation job created, with its entries."""
-        params = quantile_params(quantiles)
         path = job_path(job_id) + "/evaluation_result"
-        return (yield from self._get(EvaluationDetail, path, params=params))
+        return (yield from self._detail(path, quantiles))
+
+    def _detail(self, path: str, quantiles: Sequence[float]) -> Operation[EvaluationDetail]:
+        """An evaluation with its entries; where the server leaves the entries out (chap-core
+        2.5.1) they are read from ``/v1/analytics/evaluation-entry``."""
+        response = yield from self._request("GET", path, params=quantile_params(quantiles))
+        payload = decode(response)
+        detail = validate(EvaluationDetail, payload, response)
+        if isinstance(payload, dict) and "forecasts" not in payload:
+            entries = yield from self.evaluation_entries(detail.id, quantiles)
+            levels = sorted({entry.quantile for entry in entries})
+            detail = detail.model_copy(update={"forecasts": entries, "quantiles": levels})
+        return detail
 
     def update_evaluation(self, evaluation_id: int, name: str) -> Operation[Evaluation]:
         """Rename a stored evaluation (its one editable field)."""

@@ -210,10 +210,17 @@ class Predictions(Resource):
     def job_prediction_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> Operation[PredictionDetail]:
-        """The full prediction a successful prediction job created, with its entries."""
-        params = quantile_params(quantiles)
+        """The full prediction a successful prediction job created, with its entries (read from
+        ``prediction_entries`` where the server leaves them out, as chap-core 2.5.1 does)."""
         path = job_path(job_id) + "/prediction_result"
-        return (yield from self._get(PredictionDetail, path, params=params))
+        response = yield from self._request("GET", path, params=quantile_params(quantiles))
+        payload = decode(response)
+        detail = validate(PredictionDetail, payload, response)
+        if isinstance(payload, dict) and "forecasts" not in payload:
+            entries = yield from self.prediction_entries(detail.id, quantiles)
+            levels = sorted({entry.quantile for entry in entries})
+            detail = detail.model_copy(update={"forecasts": entries, "quantiles": levels})
+        return detail
 
     def delete_prediction(self, prediction_id: int) -> Operation[None]:
         """Delete a stored prediction (its dataset stays)."""

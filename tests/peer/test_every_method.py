@@ -1,0 +1,395 @@
+"""Every public method of ``ChapClient`` against the server at ``CHAP_URL``: each one works, or
+raises ``UnsupportedRouteError`` naming what to call instead. The outcome of every call is
+recorded in ``tests/peer/outcomes/<server>.json``, from which ``docs/endpoints.md``'s server
+columns are written (``python -m tests.peer.endpoint_table``).
+
+The tests run in file order and share what earlier ones made (``state``). They use
+``naive_model``, which chap-core 2.5.1 runs offline and the embedded service has too. A cancel
+is asked but never relied on: the job may still finish.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+import pytest
+
+from chaplab import ChapClient
+from chaplab.client import (
+    ChapHTTPError,
+    Dataset,
+    Evaluation,
+    JobFailedError,
+    ServerPlot,
+    UnsupportedRouteError,
+)
+from chaplab.client._driver import operations
+from chaplab.frames import frame_to_observations
+
+from .peer_data import FEATURES, org_unit_geojson
+from .peer_requests import wait_for_pending_jobs
+
+OUTCOMES = Path(__file__).with_name("outcomes")
+MODEL = "naive_model"
+RECORDED: dict[str, list[dict[str, str]]] = {}
+STATE: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="module")
+def server_label(peer_url: str) -> Iterator[str]:
+    """``<title> <version>`` of the server's OpenAPI document; the recorded outcomes are
+    written under that name when the module's tests are done."""
+    info = httpx.get(f"{peer_url}/openapi.json", timeout=30).json()["info"]
+    label = f"{info['title']} {info['version']}"
+    yield label
+    if RECORDED:
+        OUTCOMES.mkdir(exist_ok=True)
+        name = re.sub(r"[^a-z0-9.]+", "-", label.lower()).strip("-")
+        document = {"server": label, "methods": dict(sorted(RECORDED.items()))}
+        (OUTCOMES / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n")
+
+
+@pytest.fixture
+def client(peer_client: ChapClient, server_label: str) -> ChapClient:
+    return peer_client
+
+
+def attempt(call: str, action: Callable[[], Any]) -> Any:
+    """Run ``action`` (the client call written as ``call``); record that it worked, or that the
+    server lacks its route (then the error names an alternative). Returns the result, or
+    ``None`` when unsupported."""
+    name = call.split("(")[0]
+    try:
+        result = action()
+    except UnsupportedRouteError as error:
+        assert error.operation == name and error.alternative and error.path in str(error)
+        RECORDED.setdefault(name, []).append(
+            {"call": call, "outcome": "unsupported", "alternative": error.alternative}
+        )
+        return None
+    RECORDED.setdefault(name, []).append({"call": call, "outcome": "works"})
+    return result
+
+
+def wide(table: pd.DataFrame) -> pd.DataFrame:
+    """The tests' observations as the client's wide frame (``time_period``, ``location``)."""
+    return table.rename(columns={"period": "time_period", "org_unit": "location"})
+
+
+def history(table: pd.DataFrame, periods: int) -> pd.DataFrame:
+    """The first ``periods`` months of every org unit (a short history for quick jobs)."""
+    frame = wide(table)
+    kept = sorted(frame["time_period"].unique())[:periods]
+    return frame[frame["time_period"].isin(kept)].reset_index(drop=True)
+
+
+# -- system ------------------------------------------------------------------------------------
+
+
+def test_system(client: ChapClient) -> None:
+    assert attempt("health()", client.health).status in (None, "success", "healthy", "ok")
+    info = attempt("system_info()", client.system_info)
+    assert info.chap_core_version
+    entry = attempt("create_debug_entry(message)", lambda: client.create_debug_entry("peer"))
+    if entry is not None:
+        read = attempt("get_debug_entry(entry_id)", lambda: client.get_debug_entry(entry.id))
+        assert read.message == "peer"
+    else:
+        assert attempt("get_debug_entry(entry_id)", lambda: client.get_debug_entry(1)) is None
+
+
+# -- datasets ----------------------------------------------------------------------------------
+
+
+def test_datasets(client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame) -> None:
+    listed = attempt("list_datasets()", client.list_datasets)
+    assert peer_dataset.id in [dataset.id for dataset in listed]
+    dataset = attempt("get_dataset(dataset_id)", lambda: client.get_dataset(peer_dataset.id))
+    assert len(dataset.observations or []) == len(dataset_table) * 4
+    csv_text = attempt("dataset_csv(dataset_id)", lambda: client.dataset_csv(peer_dataset.id))
+    assert "OU_North" in csv_text
+    frame = attempt("dataset_frame(dataset_id)", lambda: client.dataset_frame(peer_dataset.id))
+    assert len(frame) == len(dataset_table)
+    kinds = attempt("list_data_sources()", client.list_data_sources)
+    assert isinstance(kinds, list)
+
+    short = history(dataset_table, 24)
+    created = attempt(
+        "create_dataset(name, frame, geojson)",
+        lambda: client.create_dataset("peer crud dataset", short, org_unit_geojson()),
+    )
+    assert created.id != peer_dataset.id and set(created.org_units) == {"OU_North", "OU_South"}
+    assert set(created.covariates) == set(FEATURES) and created.type == "evaluation"
+    job = attempt(
+        "make_dataset(name, frame, geojson)",
+        lambda: client.make_dataset("peer built dataset", short, org_unit_geojson()),
+    )
+    built = client.wait_for_job(job.id)
+    assert built.result_id is not None
+    uploaded = attempt(
+        "upload_dataset_csv(name, csv, geojson)",
+        lambda: client.upload_dataset_csv("peer csv dataset", short, org_unit_geojson()),
+    )
+    assert set(uploaded.org_units) == {"OU_North", "OU_South"}
+    wait_for_pending_jobs(client)
+    for dataset_id in (created.id, built.result_id, uploaded.id):
+        attempt("delete_dataset(dataset_id)", lambda i=dataset_id: client.delete_dataset(i))
+    remaining = {dataset.id for dataset in client.list_datasets()}
+    assert not remaining & {created.id, built.result_id, uploaded.id}
+
+
+# -- models ------------------------------------------------------------------------------------
+
+
+def test_model_catalog(client: ChapClient) -> None:
+    templates = attempt("list_model_templates()", client.list_model_templates)
+    assert templates
+    registered = attempt(
+        "register_model_template(name, description)",
+        lambda: client.register_model_template("peer-template", "registered by the peer tests"),
+    )
+    assert registered is None or registered.name == "peer-template"
+    models = attempt("list_models()", client.list_models)
+    assert MODEL in [model.name for model in models]
+    configured = attempt("list_configured_models()", client.list_configured_models)
+    naive = next(model for model in configured if model.name == MODEL)
+    assert attempt("get_configured_model(model_id)",
+                   lambda: client.get_configured_model(naive.id)).name == MODEL
+    template = next(t for t in templates if t.name == MODEL)
+    made = attempt(
+        "create_configured_model(name, model_template_id)",
+        lambda: client.create_configured_model("peer-every-method", template.id, {}),
+    )
+    attempt("delete_configured_model(model_id)", lambda: client.delete_configured_model(made.id))
+    assert made.id not in [model.id for model in client.list_configured_models()]
+    assert client.get_configured_model(made.id).archived
+
+
+# -- evaluations -------------------------------------------------------------------------------
+
+
+def test_evaluations(
+    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame
+) -> None:
+    job = attempt(
+        "create_evaluation(name, model, dataset_id)",
+        lambda: client.create_evaluation("peer every a", MODEL, peer_dataset.id, 3, 2),
+    )
+    finished = client.wait_for_job(job.id)
+    detail = attempt("job_evaluation_result(job_id)", lambda: client.job_evaluation_result(job.id))
+    assert detail.id == finished.result_id and detail.forecasts
+    second: Evaluation = attempt(
+        "run_evaluation(name, model, dataset_id)",
+        lambda: client.run_evaluation("peer every b", MODEL, peer_dataset.id, 3, 2),
+    )
+    STATE["evaluation"] = second
+    row = attempt(
+        "create_evaluation_row(name, model, dataset_id)",
+        lambda: client.create_evaluation_row("peer row", MODEL, peer_dataset.id),
+    )
+    report = attempt(
+        "create_evaluation_with_data(name, model, frame, geojson)",
+        lambda: client.create_evaluation_with_data(
+            "peer with data", MODEL, wide(dataset_table), org_unit_geojson(), 3, 2
+        ),
+    )
+    assert report.id and not report.rejected
+    with_data = client.wait_for_job(report.id)
+
+    listed = attempt("list_evaluations()", client.list_evaluations)
+    assert second.id in [evaluation.id for evaluation in listed]
+    got = attempt("get_evaluation(evaluation_id)", lambda: client.get_evaluation(second.id))
+    assert got.split_periods == second.split_periods
+    full = attempt("get_evaluation_full(evaluation_id)",
+                   lambda: client.get_evaluation_full(second.id))
+    assert full.forecasts
+    entries = attempt("evaluation_entries(evaluation_id)",
+                      lambda: client.evaluation_entries(second.id))
+    frame = attempt("evaluation_frame(evaluation_id)", lambda: client.evaluation_frame(second.id))
+    assert len(frame) == len(entries) > 0
+    actual = attempt("actual_cases(evaluation_id)", lambda: client.actual_cases(second.id))
+    assert set(actual["org_unit"]) == {"OU_North", "OU_South"}
+    overlap = attempt(
+        "evaluation_overlap(first_id, second_id)",
+        lambda: client.evaluation_overlap(finished.result_id or 0, second.id),
+    )
+    assert set(overlap.org_units) == {"OU_North", "OU_South"}
+    compatible = attempt("compatible_evaluations(evaluation_id)",
+                         lambda: client.compatible_evaluations(second.id))
+    assert isinstance(compatible, list)
+    assert attempt("metrics_csv(evaluation_id)", lambda: client.metrics_csv(second.id)).strip()
+    every = attempt("metrics_csv()", client.metrics_csv)
+    assert every is None or every.strip()
+    renamed = attempt("update_evaluation(evaluation_id, name)",
+                      lambda: client.update_evaluation(second.id, "peer every renamed"))
+    assert renamed.name == "peer every renamed"
+
+    wait_for_pending_jobs(client)
+    doomed = [finished.result_id, with_data.result_id] + ([row.id] if row is not None else [])
+    first_doomed, *rest = [value for value in doomed if value is not None]
+    attempt("delete_evaluation(evaluation_id)", lambda: client.delete_evaluation(first_doomed))
+    assert attempt("delete_evaluations(evaluation_ids)",
+                   lambda: client.delete_evaluations(rest)) == rest
+
+
+# -- predictions -------------------------------------------------------------------------------
+
+
+def test_predictions(
+    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame
+) -> None:
+    data = wide(dataset_table)
+    job = attempt(
+        "make_prediction_for_model(name, model, frame, n_periods, geojson)",
+        lambda: client.make_prediction_for_model(
+            "peer every forecast a", MODEL, data, 3, org_unit_geojson()
+        ),
+    )
+    client.wait_for_job(job.id)
+    detail = attempt("job_prediction_result(job_id)", lambda: client.job_prediction_result(job.id))
+    prediction = attempt(
+        "run_prediction(name, model, frame, n_periods, geojson)",
+        lambda: client.run_prediction("peer every forecast b", MODEL, data, 3, org_unit_geojson()),
+    )
+    frame = client.prediction_frame(prediction.id)
+    assert sorted(frame["period"].astype(str).unique()) == ["2023-01", "2023-02", "2023-03"]
+    evaluation = STATE["evaluation"]
+    setups = attempt(
+        "list_configured_models_with_data_source()",
+        client.list_configured_models_with_data_source,
+    )
+    assert setups is None or isinstance(setups, list)
+    made = attempt(
+        "create_configured_model_with_data_source_from_evaluation(evaluation_id)",
+        lambda: client.create_configured_model_with_data_source_from_evaluation(evaluation.id),
+    )
+    record_id = made.id if made is not None else 1
+    attempt(
+        "get_configured_model_with_data_source(configured_model_with_data_source_id)",
+        lambda: client.get_configured_model_with_data_source(record_id),
+    )
+    submitted = attempt(
+        "make_prediction(request)",
+        lambda: client.make_prediction({
+            "name": "peer with data source", "configuredModelWithDataSourceId": record_id,
+            "nPeriods": 3, "geojson": org_unit_geojson(),
+            "providedData": frame_to_observations(data),
+        }),
+    )
+    if submitted is not None:
+        client.wait_for_job(submitted.id)
+    row = attempt(
+        "create_prediction_row(name, dataset_id, configured_model_with_data_source_id)",
+        lambda: client.create_prediction_row("peer prediction row", peer_dataset.id, record_id),
+    )
+    listed = attempt("list_predictions()", client.list_predictions)
+    assert prediction.id in [item.id for item in listed]
+    assert attempt("get_prediction(prediction_id)",
+                   lambda: client.get_prediction(prediction.id)).id == prediction.id
+    entries = attempt("prediction_entries(prediction_id)",
+                      lambda: client.prediction_entries(prediction.id))
+    as_frame = attempt("prediction_frame(prediction_id)",
+                       lambda: client.prediction_frame(prediction.id))
+    assert len(entries) == len(as_frame) > 0
+    one = attempt("list_prediction_entries(prediction_id)",
+                  lambda: client.list_prediction_entries(prediction.id))
+    assert {entry.prediction_id for entry in one} == {prediction.id}
+    every = attempt("list_prediction_entries()", client.list_prediction_entries)
+    assert every is None or prediction.id in {entry.prediction_id for entry in every}
+    doomed = [detail.id, prediction.id] + ([row.id] if row is not None else [])
+    for prediction_id in doomed:
+        attempt("delete_prediction(prediction_id)",
+                lambda i=prediction_id: client.delete_prediction(i))
+    assert not {item.id for item in client.list_predictions()} & set(doomed)
+
+
+# -- jobs --------------------------------------------------------------------------------------
+
+
+def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
+    job = client.create_evaluation("peer every job", MODEL, peer_dataset.id, 3, 2)
+    status = attempt("job_status(job_id)", lambda: client.job_status(job.id))
+    assert status in ("PENDING", "STARTED", "SUCCESS", "RUNNING")
+    try:
+        attempt("cancel_job(job_id)", lambda: client.cancel_job(job.id))
+    except ChapHTTPError as error:  # it finished first: that is the server's right answer
+        assert error.status_code in (400, 409), error
+        RECORDED.setdefault("cancel_job", []).append({"call": "cancel_job(job_id)",
+                                                      "outcome": "works"})
+    try:
+        attempt("wait_for_job(job_id)", lambda: client.wait_for_job(job.id))
+    except JobFailedError as error:  # cancelled after all
+        RECORDED.setdefault("wait_for_job", []).append({"call": "wait_for_job(job_id)",
+                                                        "outcome": "works"})
+        assert error.status in ("REVOKED", "CANCELLED", "FAILURE", "FAILED")
+    listed = attempt("list_jobs()", client.list_jobs)
+    assert job.id in [item.id for item in listed]
+    assert attempt("get_job(job_id)", lambda: client.get_job(job.id)).id == job.id
+    assert isinstance(attempt("job_logs(job_id)", lambda: client.job_logs(job.id)), str)
+
+    done = client.run_evaluation("peer every result", MODEL, peer_dataset.id, 3, 2)
+    [finished] = [
+        item for item in client.list_jobs() if item.result_id == done.id and item.succeeded
+    ][-1:]
+    result = attempt("job_database_result(job_id)",
+                     lambda: client.job_database_result(finished.id))
+    assert (result.id, result.result_type) == (done.id, "backtest")
+    wait_for_pending_jobs(client)
+    attempt("delete_job(job_id)", lambda: client.delete_job(finished.id))
+    assert finished.id not in [item.id for item in client.list_jobs()]
+    client.delete_evaluation(done.id)
+
+
+# -- server-drawn plots ------------------------------------------------------------------------
+
+
+def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
+    evaluation = STATE["evaluation"]
+    names = attempt("list_evaluation_plots()", client.list_evaluation_plots)
+    plot = attempt("evaluation_plot(visualization_name, evaluation_id)",
+                   lambda: client.evaluation_plot(names[0], evaluation.id))
+    assert isinstance(plot, ServerPlot) and plot.mime_type != "application/json"
+    dataset_names = attempt("list_dataset_plots()", client.list_dataset_plots)
+    drawn = attempt("dataset_plot(visualization_name, dataset_id)",
+                    lambda: client.dataset_plot(dataset_names[0], peer_dataset.id))
+    assert drawn.data
+    catalog = attempt("list_metric_plots(evaluation_id)",
+                      lambda: client.list_metric_plots(evaluation.id))
+    assert catalog.visualizations and catalog.metrics
+    metric = "crps" if "crps" in catalog.metrics else catalog.metrics[0]
+    chart = attempt(
+        "metric_plot(visualization_name, evaluation_id, metric)",
+        lambda: client.metric_plot(catalog.visualizations[0], evaluation.id, metric),
+    )
+    assert chart.data
+    metrics = attempt("evaluation_metrics(evaluation_id)",
+                      lambda: client.evaluation_metrics(evaluation.id))
+    assert metrics.aggregate and metrics.by_org_unit and metrics.by_horizon
+
+
+# -- model runners -----------------------------------------------------------------------------
+
+
+def test_model_runners(client: ChapClient) -> None:
+    info = {"id": "peer-runner", "display_name": "Peer runner", "model_metadata": {"author": "x"},
+            "period_type": "monthly"}
+    runner = attempt("register_model_runner(url, info)",
+                     lambda: client.register_model_runner("http://127.0.0.1:9/", info))
+    listed = attempt("list_model_runners()", client.list_model_runners)
+    assert runner.id in [item.id for item in listed]
+    assert attempt("get_model_runner(runner_id)",
+                   lambda: client.get_model_runner(runner.id)).url == runner.url
+    assert attempt("ping_model_runner(runner_id)",
+                   lambda: client.ping_model_runner(runner.id)).id == runner.id
+    attempt("remove_model_runner(runner_id)", lambda: client.remove_model_runner(runner.id))
+    assert runner.id not in [item.id for item in client.list_model_runners()]
+
+
+def test_every_method_was_called() -> None:
+    assert set(operations()) - set(RECORDED) == set()
