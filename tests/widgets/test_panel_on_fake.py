@@ -16,7 +16,7 @@ from chaplab.widgets import ChapPanel, _preload, _render, results
 from chaplab.widgets._render import Rendered
 from chaplab.widgets.connection import as_async_client
 from chaplab.widgets.results import ChartView
-from client.fake_service import TEMPLATE, FakeService
+from client.fake_service import MODEL_SPEC, TEMPLATE, FakeService
 
 from .conftest import BASE_URL, MakePanel
 
@@ -426,3 +426,48 @@ async def test_charts_are_sent_one_at_a_time_skipping_superseded_ones(
     assert [unit for unit, _ in sent] == ["OU_A", None]
     assert threading.get_ident() not in {thread for _, thread in sent}
     assert panel.results.shown_panels == ["OU_A", "OU_B"]
+
+
+async def test_models_listed_like_chap_core_show_their_template_and_hide_archived_ones(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    """chap-core 2.5.1's model list has no ``modelTemplateId`` and includes archived models."""
+    listed = {key: value for key, value in MODEL_SPEC.items() if key != "modelTemplateId"}
+    fake.configured_models = [
+        {**listed, "id": 1, "name": "naive_model", "userOptionValues": {}},
+        {**listed, "id": 6, "name": "naive_model:deleted", "archived": True},
+        listed,
+        {**listed, "id": 7, "name": "elsewhere:model"},
+    ]
+    panel = await make_panel()
+    assert [(row["name"], row["template"]) for row in panel.models.rows] == [
+        ("naive_model", "naive_model"), ("naive_model:weekly", "naive_model"),
+        ("elsewhere:model", None),
+    ]
+    assert [model.id for model in panel.model_list] == [1, 5, 7]
+
+
+async def test_an_evaluation_the_service_does_not_list_is_shown_once_launched(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    """chap-core 2.5.1 leaves evaluations of its baseline models out of its list: the panel
+    reads the one it launched by id and keeps it listed after a refresh."""
+    shown_before = set(fake.evaluations)
+
+    def listing_only_the_first(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path == "/v1/crud/backtests":
+            first = [fake.evaluations[key] for key in sorted(shown_before)]
+            return httpx.Response(200, json=first)
+        return fake(request)
+
+    panel = await make_panel(listing_only_the_first)
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (launched,) = panel.results.selected
+    assert launched.id not in shown_before
+    assert launched.name == "naive_model:weekly on demo"
+    assert bytes(panel.results.image.value).startswith(b"\x89PNG")
+    await panel.refresh()
+    assert [row["name"] for row in panel.results.table.rows] == [
+        "bt_naive", "naive_model:weekly on demo"
+    ]

@@ -66,9 +66,19 @@ def model_row(model: Any, template_names: dict[int, str]) -> dict[str, Any]:
     return {
         "id": model.id,
         "name": model.name,
-        "template": template_names.get(model.model_template_id, model.model_template_id),
+        "template": template_of(model, template_names),
         "options": options or "defaults",
     }
+
+
+def template_of(model: Any, template_names: dict[int, str]) -> Any:
+    """The name of a configured model's template. Where the server's model list leaves out the
+    template id (chap-core 2.5.1), the model's name tells it: a template's default model is
+    named after it, and a configuration ``<template>:<name>``."""
+    if model.model_template_id is not None:
+        return template_names.get(model.model_template_id, model.model_template_id)
+    prefix = model.name.split(":", 1)[0]
+    return prefix if prefix in template_names.values() else None
 
 
 class ChapPanel(widgets.VBox):
@@ -102,6 +112,7 @@ class ChapPanel(widgets.VBox):
         self.dataset_list: list[Any] = []
         self.model_list: list[Any] = []
         self.template_list: list[Any] = []
+        self._unlisted: dict[int, Any] = {}  # launched here, finished, but not in the server's list
         self._first_load: asyncio.Task[Any] | None = None
         self._launching: set[str] = set()
         self._loaded = False
@@ -237,7 +248,7 @@ class ChapPanel(widgets.VBox):
         self.dataset_list, self.template_list = datasets, templates
         self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
         self._show_models(models)
-        self.results.set_evaluations(evaluations)
+        self._show_evaluations(evaluations)
         self._preselect()
         self._update_taken_names()
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
@@ -245,9 +256,20 @@ class ChapPanel(widgets.VBox):
         self._loaded = True
 
     def _show_models(self, models: list[Any]) -> None:
+        """Show the configured models that can run: chap-core lists archived (deleted) ones
+        too."""
+        models = [model for model in models if not getattr(model, "archived", None)]
         self.model_list = models
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
+
+    def _show_evaluations(self, evaluations: list[Any]) -> None:
+        """Show the server's evaluations and those launched here that it does not list
+        (chap-core 2.5.1 leaves evaluations of its baseline models, such as a
+        ``seasonal_median`` configuration, out of its list; they are read by id)."""
+        listed = {item.id for item in evaluations}
+        unlisted = [item for key, item in self._unlisted.items() if key not in listed]
+        self.results.set_evaluations([*evaluations, *unlisted])
 
     def _preselect(self) -> None:
         """Select an evaluation dataset and a configured model when none is selected."""
@@ -288,10 +310,13 @@ class ChapPanel(widgets.VBox):
 
     async def _job_succeeded(self, job: Job) -> None:
         evaluations = await self.client.list_evaluations()
-        self.results.set_evaluations(evaluations)
+        result_id = job.result_id
+        if result_id is not None and result_id not in {item.id for item in evaluations}:
+            self._unlisted[result_id] = await self.client.get_evaluation(result_id)
+        self._show_evaluations(evaluations)
         self._update_taken_names()
-        if job.result_id is not None and job.result_id in self.results.evaluations:
-            self.results.table.select(job.result_id)
+        if result_id is not None and result_id in self.results.evaluations:
+            self.results.table.select(result_id)
 
     # -- wiring -----------------------------------------------------------------------
 
