@@ -115,7 +115,8 @@ for template in templates:
 # %%
 from chaplab.schema import ConfigSchema
 
-template = next(t for t in templates if t.name in ("regression_model", "seasonal_median"))
+by_name = {t.name: t for t in templates}
+template = by_name.get("regression_model") or by_name["seasonal_median"]
 template_schema = ConfigSchema.from_dict(
     {"title": template.display_name or template.name, "properties": template.user_options}
 )
