@@ -32,7 +32,7 @@ from chaplab.client import (
 from chaplab.client._driver import operations
 from chaplab.frames import frame_to_observations
 
-from .peer_data import FEATURES, org_unit_geojson
+from .peer_data import DATASET_NAME, FEATURES, org_unit_geojson
 from .peer_requests import wait_for_pending_jobs
 
 OUTCOMES = Path(__file__).with_name("outcomes")
@@ -58,6 +58,15 @@ def server_label(peer_url: str) -> Iterator[str]:
 @pytest.fixture
 def client(peer_client: ChapClient, server_label: str) -> ChapClient:
     return peer_client
+
+
+@pytest.fixture(scope="module")
+def peer_dataset(peer_client: ChapClient, dataset_table: pd.DataFrame) -> Dataset:
+    """The tests' dataset, found by name or stored with ``create_dataset``."""
+    for dataset in peer_client.list_datasets():
+        if dataset.name == DATASET_NAME:
+            return dataset
+    return peer_client.create_dataset(DATASET_NAME, wide(dataset_table), org_unit_geojson())
 
 
 def attempt(call: str, action: Callable[[], Any]) -> Any:

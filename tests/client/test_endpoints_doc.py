@@ -1,0 +1,40 @@
+"""docs/endpoints.md's table of client methods per server is the one the recorded peer
+outcomes give (``tests/peer/outcomes``, written by ``make test-peer``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from chaplab.client._driver import operations
+
+GENERATOR = Path(__file__).resolve().parents[1] / "peer" / "endpoint_table.py"
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("endpoint_table", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_doc_shows_the_recorded_outcomes_of_every_method_on_both_servers() -> None:
+    table = generator()
+    documents = table.load()
+    servers = [document["server"] for document in documents]
+    assert servers[0].startswith("chaplab") and any(s == "CHAP Core API 2.5.1" for s in servers)
+    for document in documents:
+        assert set(document["methods"]) == set(operations()), document["server"]
+    text = table.DOC.read_text()
+    assert table.updated(text, table.render(documents)) == text
+
+
+def test_a_cell_names_the_alternative_of_an_unsupported_call() -> None:
+    table = generator()
+    calls = [{"call": "metrics_csv(evaluation_id)", "outcome": "works"},
+             {"call": "metrics_csv()", "outcome": "unsupported", "alternative": "per id"}]
+    assert table.cell(calls) == (
+        "`metrics_csv(evaluation_id)` works<br>`metrics_csv()` unsupported; instead: per id")
+    assert table.cell([{"call": "health()", "outcome": "works"}]) == "works"
