@@ -12,7 +12,7 @@ from chaplab.client import AsyncChapClient, Dataset, Evaluation, ModelSpec
 from chaplab.vocabulary import DEFAULT_QUANTILES, SUCCESS
 from chaplab.widgets import ChapPanel
 
-from .peer_data import DATASET_NAME, ORG_UNITS, YEARS
+from .peer_data import DATASET_NAME, FIRST_YEAR, ORG_UNITS, YEARS
 
 pytestmark = pytest.mark.anyio
 
@@ -129,3 +129,24 @@ async def test_two_evaluations_are_compared_with_their_metrics(
     panel.results.org_unit.value = "OU_South"
     await panel.results.settled()
     assert panel.results.shown_panels == ["OU_South"]
+
+
+async def test_a_forecast_forward_is_followed_and_drawn_after_the_history(
+    panel: ChapPanel, peer_dataset: Dataset, naive_model: ModelSpec
+) -> None:
+    _choose(panel, peer_dataset, naive_model)
+    panel.launcher.n_periods.value = 3
+    panel.forecasts.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert (row.kind, row.status, row.error) == ("forecast", SUCCESS, None)
+    assert panel.forecasts.message.value == ""
+    frame = panel.forecasts.frame
+    assert set(frame["org_unit"]) == set(ORG_UNITS)
+    assert [str(period) for period in sorted(frame["period"].unique())] == [
+        f"{FIRST_YEAR + YEARS}-{month:02d}" for month in (1, 2, 3)
+    ]
+    assert sorted(frame["quantile"].unique()) == list(DEFAULT_QUANTILES)
+    assert str(panel.forecasts.actuals["period"].max()) == f"{FIRST_YEAR + YEARS - 1}-12"
+    assert sorted(panel.forecasts.shown_panels) == sorted(ORG_UNITS)
+    assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")

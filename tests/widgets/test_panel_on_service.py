@@ -231,3 +231,25 @@ async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
     plt.close(figure)
     namespace["client"].close()
     assert pasted == bytes(panel.results.image.value), "the pasted chart is the panel's"
+
+
+async def test_a_forecast_forward_is_followed_and_drawn_after_the_history(
+    panel: ChapPanel,
+) -> None:
+    _pick(panel, "naive_model")
+    dataset = panel.launcher.dataset
+    panel.launcher.n_periods.value = 2
+    panel.forecasts.button.click()
+    await panel.wait_idle()
+    (row,) = panel.jobs.rows
+    assert (row.kind, row.status, row.error) == ("forecast", "SUCCESS", None)
+    assert panel.forecasts.message.value == ""
+    frame = panel.forecasts.frame
+    assert set(frame["org_unit"]) == set(dataset.org_units)
+    last = chaplab.frames.parse_periods([dataset.last_period])[0]
+    assert sorted(frame["period"].unique()) == [last + 1, last + 2]
+    assert sorted(frame["quantile"].unique()) == [0.1, 0.25, 0.5, 0.75, 0.9]
+    assert panel.forecasts.actuals["period"].max() == last
+    assert sorted(panel.forecasts.shown_panels) == sorted(dataset.org_units)
+    assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")
+    assert panel.results.selected == []  # a forecast is no evaluation

@@ -146,15 +146,19 @@ class JobBoard(widgets.VBox):
         """How many jobs are still being followed."""
         return sum(not row.finished for row in self.rows)
 
-    def track(self, job_id: str, name: str, kind: str = "evaluation") -> JobRow:
-        """Add a row for ``job_id`` and follow the job in a background task."""
+    def track(self, job_id: str, name: str, kind: str = "evaluation",
+              on_success: OnSuccess | None = None) -> JobRow:
+        """Add a row for ``job_id`` and follow the job in a background task; a successful job
+        goes to ``on_success`` (by default the board's)."""
         row = JobRow(job_id, name, kind)
         row.cancel_button.on_click(
             lambda _: self._keeper.spawn(self.cancel(row), on_error=row.show_exception)
         )
         self.rows.insert(0, row)
         self.children = [self._header, *self.rows]
-        self._keeper.spawn(self._follow(row), on_error=row.show_exception)
+        self._keeper.spawn(
+            self._follow(row, on_success or self._on_success), on_error=row.show_exception
+        )
         return row
 
     async def cancel(self, row: JobRow) -> None:
@@ -162,7 +166,7 @@ class JobBoard(widgets.VBox):
         row.cancel_button.disabled = True
         await self._client.cancel_job(row.job_id)
 
-    async def _follow(self, row: JobRow) -> None:
+    async def _follow(self, row: JobRow, on_success: OnSuccess) -> None:
         """Wait for the job, showing each new status in its row; then hand it on."""
         try:
             job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
@@ -170,4 +174,4 @@ class JobBoard(widgets.VBox):
             if not row.finished:
                 row.show_failure("STOPPED", "the panel stopped following this job", None)
             raise
-        await self._on_success(job)
+        await on_success(job)

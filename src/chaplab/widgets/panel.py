@@ -21,10 +21,12 @@ import ipywidgets as widgets
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
 from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
+from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.codegen import CodeView, ViewState
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
+from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
@@ -108,6 +110,7 @@ class ChapPanel(widgets.VBox):
         self.launcher = EvaluationLauncher()
         self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
         self.results = ResultsView(self.client, self._keeper)
+        self.forecasts = ForecastView()
         self.code = CodeView()
         self.dataset_list: list[Any] = []
         self.model_list: list[Any] = []
@@ -129,6 +132,7 @@ class ChapPanel(widgets.VBox):
             self.launcher,
             self.jobs,
             self.results,
+            self.forecasts,
             self.code,
         ]
         self._show_code()
@@ -186,6 +190,18 @@ class ChapPanel(widgets.VBox):
             self.launcher.show_problem(describe_error(error))
 
         return self._keeper.spawn(self._launch(request), on_error=failed)
+
+    def forecast(self) -> asyncio.Task[Any] | None:
+        """Forecast the launcher's ``nPeriods`` after the selected dataset with the selected
+        configured model (what **Forecast forward** does); None when either is not selected.
+        The job shows under the jobs; the forecast is drawn when it has succeeded."""
+        dataset, model = self.launcher.dataset, self.launcher.model
+        if dataset is None or model is None:
+            self.forecasts.message.value = message("select a dataset and a configured model")
+            return None
+        name = f"{model.name} forecast from {dataset.name or dataset.id}"
+        run = self._forecast(name, dataset.id, model.name, self.launcher.n_periods.value)
+        return self._keeper.spawn(run, on_error=self.forecasts.show_error)
 
     def create_model(self) -> asyncio.Task[Any]:
         """Create the configured model described by the form (what its button does)."""
@@ -308,6 +324,24 @@ class ChapPanel(widgets.VBox):
         self.jobs.track(job.id, request.name)
         self._launching.discard(request.name)  # its row holds the name from now on
 
+    async def _forecast(self, name: str, dataset_id: int, model_name: str, n_periods: int) -> None:
+        history = await load_history(self.client, dataset_id)
+        job = await self.client.make_prediction_for_model(
+            name, model_name, history.table, n_periods=n_periods, geojson=history.geojson
+        )
+
+        async def succeeded(done: Job) -> None:
+            await self._forecast_succeeded(done, name, history)
+
+        self.jobs.track(job.id, name, kind="forecast", on_success=succeeded)
+
+    async def _forecast_succeeded(self, job: Job, name: str, history: History) -> None:
+        prediction_id = job.result_id
+        if prediction_id is None:
+            prediction_id = (await self.client.job_database_result(job.id)).id
+        frame = await self.client.prediction_frame(prediction_id)
+        await self.forecasts.show(name, prediction_id, frame, history)
+
     async def _job_succeeded(self, job: Job) -> None:
         evaluations = await self.client.list_evaluations()
         result_id = job.result_id
@@ -325,6 +359,7 @@ class ChapPanel(widgets.VBox):
         self.datasets.observe(lambda _: self._choice_changed(), names="selected")
         self.models.observe(lambda _: self._choice_changed(), names="selected")
         self.launcher.button.on_click(lambda _: self.launch())
+        self.forecasts.button.on_click(lambda _: self.forecast())
         self.model_form.button.on_click(lambda _: self.create_model())
         view_changes = [
             (self.results.table, "selected"),
@@ -342,6 +377,7 @@ class ChapPanel(widgets.VBox):
         dataset = _selected(self.datasets, self.dataset_list)
         model = _selected(self.models, self.model_list)
         self.launcher.set_choice(dataset, model)
+        self.forecasts.set_ready(dataset is not None and model is not None)
 
     def _update_taken_names(self) -> None:
         names = {item.name for item in self.results.evaluations.values() if item.name}

@@ -250,11 +250,12 @@ class ResultsView(widgets.VBox):
 
 
 def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:
-    """The actual cases from ``HISTORY_PERIODS`` before the first split on: the chart shows
-    the forecasts with recent history, not years of it (``panel.actuals`` keeps everything)."""
-    if actuals is None or actuals.empty or frame.empty or "split_period" not in frame:
+    """The actual cases from ``HISTORY_PERIODS`` before the first split (of a forward
+    forecast: its first period) on: the chart shows the forecasts with recent history, not
+    years of it (``panel.actuals`` keeps everything)."""
+    if actuals is None or actuals.empty or frame.empty:
         return actuals
-    start = frame["split_period"].min() - HISTORY_PERIODS
+    start = frame["split_period" if "split_period" in frame else "period"].min() - HISTORY_PERIODS
     return actuals[actuals["period"] >= start]
 
 
