@@ -199,6 +199,8 @@ def test_client_ignores_unknown_fields() -> None:
     }
 
     def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path not in routes:  # /openapi.json: this server does not describe itself
+            return httpx.Response(404, json={"detail": "Not Found"})
         return httpx.Response(200, json=routes[request.url.path])
 
     with ChapClient("http://chap.test", transport=httpx.MockTransport(handle)) as client:

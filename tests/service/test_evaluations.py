@@ -47,6 +47,18 @@ def test_several_evaluations_are_deleted_at_once(
     assert not set(ids[:2]) & listed and ids[2] in listed
 
 
+def test_a_bulk_delete_also_says_how_many_in_chap_core_words(
+    client: ChapClient, evaluated: Evaluated, service_url: str, unique: str
+) -> None:
+    import httpx
+
+    ids = [client.create_evaluation_row(f"counted {unique} {i}", "naive_model",
+                                        evaluated.dataset.id).id for i in range(2)]
+    answer = httpx.delete(f"{service_url}/v1/crud/backtests",
+                          params={"ids": ",".join(map(str, ids))})
+    assert answer.json() == {"deletedIds": ids, "message": "Deleted 2 backtests"}
+
+
 def test_deleting_several_with_an_unknown_id_deletes_nothing(
     client: ChapClient, evaluated: Evaluated, service_url: str, unique: str
 ) -> None:

@@ -183,7 +183,7 @@ def delete_backtests(session: Session, ids: str) -> DeletedIds:
     for row in rows.values():
         session.delete(row)
     session.commit()
-    return DeletedIds(deleted_ids=wanted)
+    return DeletedIds(deleted_ids=wanted, message=f"Deleted {len(wanted)} backtests")
 
 
 def parse_id_list(text: str, field: str) -> list[int]:

@@ -15,6 +15,7 @@ from pydantic import AfterValidator
 
 from chaplab.service.domain import datasets
 from chaplab.service.domain.datasets import CellValue
+from chaplab.service.errors import FieldProblem
 from chaplab.service.routes.dependencies import DB, State, csv_answer, job_reference
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.text import printable
@@ -58,18 +59,30 @@ async def create_dataset_from_csv(
     session: DB,
     name: Annotated[str, Form(min_length=1, max_length=200), AfterValidator(printable)],
     csv_file: Annotated[
-        UploadFile,
+        UploadFile | None,
         File(alias="csvFile", description="time_period, location, one column per feature"),
-    ],
+    ] = None,
     geojson_file: Annotated[
         UploadFile | None,
         File(alias="geojsonFile", description="FeatureCollection of the org units"),
     ] = None,
     type: Annotated[str, Form(pattern="^(evaluation|prediction)$")] = "evaluation",
+    csv_file_2_5: Annotated[
+        UploadFile | None, File(alias="csv_file", description="chap-core 2.5.1's csvFile")
+    ] = None,
+    geojson_file_2_5: Annotated[
+        UploadFile | None, File(alias="geojson_file", description="chap-core 2.5.1's geojsonFile")
+    ] = None,
 ) -> DatasetRead:
-    """Store a dataset uploaded as CSV (multipart), with optional org-unit polygons."""
-    geojson = None if geojson_file is None else await geojson_file.read()
-    return datasets.create_dataset_from_csv(session, name, type, await csv_file.read(), geojson)
+    """Store a dataset uploaded as CSV (multipart), with optional org-unit polygons. The parts
+    are ``csvFile`` and ``geojsonFile``, or chap-core 2.5.1's ``csv_file`` and
+    ``geojson_file``."""
+    csv_part = csv_file or csv_file_2_5
+    if csv_part is None:
+        raise FieldProblem("csvFile", "Field required (the CSV file part)")
+    geojson_part = geojson_file or geojson_file_2_5
+    geojson = None if geojson_part is None else await geojson_part.read()
+    return datasets.create_dataset_from_csv(session, name, type, await csv_part.read(), geojson)
 
 
 @router.delete("/v1/crud/datasets/{dataset_id}", status_code=204, response_class=Response)

@@ -98,7 +98,10 @@ class BacktestUpdate(WireRequest):
 
 
 class DeletedIds(WireModel):
+    """The evaluations a bulk delete removed, and chap-core 2.5.1's sentence saying how many."""
+
     deleted_ids: list[int]
+    message: str
 
 
 class EvaluationEntry(WireModel):
