@@ -17,12 +17,14 @@
 # and while jobs run. `await panel.ready()` waits until the first load is done.
 
 # %%
-from demo_data import demo_dataset
-
 import chaplab
 from chaplab.widgets import ChapPanel
 
-dataset = demo_dataset(chaplab.connect())  # the dataset named "demo", uploaded if missing
+client = chaplab.connect()
+if "demo" not in {d.name for d in client.list_datasets()}:  # e.g. a new chap-core
+    from demo_data import demo_dataset  # beside this notebook: uploads chaplab's demo data
+
+    demo_dataset(client)
 panel = ChapPanel(chaplab.connect(async_=True))
 panel
 
@@ -40,6 +42,7 @@ print(f"{len(panel.dataset_list)} datasets, {len(panel.model_list)} configured m
 # returns at once; the evaluation runs in the background.)
 
 # %%
+dataset = next(d for d in panel.dataset_list if d.name == "demo")
 model = next(m for m in panel.model_list if m.name == "naive_model")
 panel.datasets.select(dataset.id)
 panel.models.select(model.id)

@@ -78,11 +78,10 @@ class ForecastView(widgets.VBox):
             tooltip="the selected model forecasts nPeriods after the selected dataset",
         )
         self.message = widgets.HTML()
-        self.image = image_widget()
+        self.image = image_widget()  # shown once there is a forecast
         self.children = [
             widgets.HTML("<b>Forecast forward</b>"),
             widgets.HBox([self.button, self.message]),
-            self.image,
         ]
 
     def set_ready(self, ready: bool) -> None:
@@ -102,6 +101,8 @@ class ForecastView(widgets.VBox):
                          org_unit=None, split_period=None)
         rendered = await render_chart(view)
         self.image.value, self.shown_panels = rendered.png, rendered.panels
+        if self.image not in self.children:
+            self.children = [*self.children, self.image]
 
 
 async def load_history(client: Any, dataset_id: int) -> History:
