@@ -90,3 +90,12 @@ def test_create_dataset(client: Any, fake: FakeService) -> None:
                          "value": 2.0}]}
     with pytest.raises(ValueError, match="type must be"):
         client.create_dataset("mine", frame, type="training")
+
+
+def test_polygons_sent_as_json_text_read_as_a_dict(call: Callable[..., Any]) -> None:
+    geojson = {"type": "FeatureCollection", "features": []}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"id": 1, "name": "d", "geojson": json.dumps(geojson)})
+
+    assert call(handler, "get_dataset", 1).geojson == geojson

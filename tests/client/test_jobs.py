@@ -258,3 +258,15 @@ def test_a_database_result_that_is_only_an_id(call: Callable[..., Any]) -> None:
 
     result = call(handler, "job_database_result", "j1")
     assert (result.job_id, result.result_type, result.id, result.row) == ("j1", "backtest", 12, {})
+
+
+def test_cancelling_a_stopped_job_is_a_conflict_also_where_the_server_says_400(
+    call: Callable[..., Any],
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={
+            "detail": "Cannot cancel a job that has already finished or been cancelled"})
+
+    with pytest.raises(ConflictError, match="already finished") as caught:
+        call(handler, "cancel_job", "j1")
+    assert caught.value.status_code == 400

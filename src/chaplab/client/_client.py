@@ -524,7 +524,9 @@ class ChapClient(SyncDriver):
         return self._drive(self._resources.jobs.job_logs(job_id))
 
     def cancel_job(self, job_id: str) -> None:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``)."""
+        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
+        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
+        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
         self._drive(self._resources.jobs.cancel_job(job_id))
 
     def delete_job(self, job_id: str) -> None:
@@ -1119,7 +1121,9 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.jobs.job_logs(job_id))
 
     async def cancel_job(self, job_id: str) -> None:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``)."""
+        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
+        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
+        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
         await self._drive(self._resources.jobs.cancel_job(job_id))
 
     async def delete_job(self, job_id: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._jobs import Job, JobRef, Jobs
@@ -54,7 +54,9 @@ class Observation(WireModel):
 
 
 class Dataset(WireModel):
-    """A stored dataset; ``observations`` is filled by ``get_dataset`` only."""
+    """A stored dataset; ``observations`` and ``geojson`` (the org units' polygons, a
+    FeatureCollection dict also where the server sends it as JSON text, as chap-core 2.5.1
+    does) are filled by ``get_dataset`` only."""
 
     id: int
     name: str | None = None
@@ -67,6 +69,12 @@ class Dataset(WireModel):
     covariates: NullableList[str] = Field(default_factory=list)
     data_sources: NullableList[DataSource] = Field(default_factory=list)
     observations: list[Observation] | None = None
+    geojson: dict[str, Any] | None = None
+
+    @field_validator("geojson", mode="before")
+    @classmethod
+    def _parsed(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) and value.strip() else value
 
 
 class DataSourceKind(WireModel):

@@ -16,11 +16,13 @@ from chaplab import vocabulary
 from chaplab.client._errors import (
     ChapDecodeError,
     ChapHTTPError,
+    ConflictError,
     JobFailedError,
     JobTimeoutError,
     NotFoundError,
+    error_from_response,
 )
-from chaplab.client._plumbing import Resource, decode, decode_failure, validate
+from chaplab.client._plumbing import Resource, checked, decode, decode_failure, validate
 from chaplab.client._polling import PollSchedule, StatusChanges
 from chaplab.client._steps import Now, Operation, Sleep
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
@@ -134,8 +136,21 @@ class Jobs(Resource):
         return response.text
 
     def cancel_job(self, job_id: str) -> Operation[None]:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``)."""
-        yield from self._request("POST", job_path(job_id) + "/cancel")
+        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
+        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
+        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
+        response = yield from self._send("POST", job_path(job_id) + "/cancel")
+        if response.status_code == 400:
+            error = error_from_response(response)
+            raise ConflictError(
+                error.message,
+                status_code=error.status_code,
+                method=error.method,
+                url=error.url,
+                body=error.body,
+                problem=error.problem,
+            )
+        checked(response)
 
     def delete_job(self, job_id: str) -> Operation[None]:
         """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""
