@@ -318,6 +318,35 @@ def test_predictions(
     assert not {item.id for item in client.list_predictions()} & set(doomed)
 
 
+# -- backtest specifications ------------------------------------------------------------------
+
+
+def test_specifications(client: ChapClient, peer_dataset: Dataset) -> None:
+    batch = attempt(
+        "create_backtests(name, models, dataset_id)",
+        lambda: client.create_backtests("peer every batch", [MODEL], peer_dataset.id, 3, 2),
+    )
+    for job in batch.jobs:
+        client.wait_for_job(job.job_id)
+    detail = attempt(
+        "run_backtests(name, models, dataset_id)",
+        lambda: client.run_backtests(
+            "peer every run", [MODEL], peer_dataset.id, 3, 2, timeout=600
+        ),
+    )
+    assert detail.id == batch.specification_id
+    listed = attempt(
+        "list_backtest_specifications(dataset_id=)",
+        lambda: client.list_backtest_specifications(dataset_id=peer_dataset.id),
+    )
+    assert batch.specification_id in [specification.id for specification in listed]
+    read = attempt(
+        "get_backtest_specification(specification_id)",
+        lambda: client.get_backtest_specification(batch.specification_id),
+    )
+    assert {evaluation.model_id for evaluation in read.backtests} == {MODEL}
+
+
 # -- jobs --------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import create_engine
 
 from chaplab.client import ChapClient
 from chaplab.service import create_app
-from chaplab.service.db import SchemaVersionError
+from chaplab.service.db import SCHEMA_VERSION, SchemaVersionError
 from chaplab.toolkit import BackgroundServer
 
 pytestmark = pytest.mark.integration
@@ -58,5 +58,7 @@ def test_a_database_of_schema_version_1_gains_the_new_tables(
         assert chap.list_model_runners() == []
         assert chap.create_debug_entry("migrated").id == 1
     with engine.connect() as connection:
-        assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [(2,)]
+        assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [
+            (SCHEMA_VERSION,)
+        ]
     engine.dispose()

@@ -41,6 +41,11 @@ from chaplab.client import (
     ServerPlot,
     SystemInfo,
 )
+from chaplab.client._specifications import (
+    BacktestBatch,
+    BacktestSpecification,
+    BacktestSpecificationDetail,
+)
 
 
 def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: PredictionRequest) -> None:
@@ -108,6 +113,18 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.evaluation_frame(1, org_units="O1"), pd.DataFrame)
     assert_type(client.actual_cases(1, org_units=["O1"]), pd.DataFrame)
     assert_type(client.evaluation_overlap(1, 2), EvaluationOverlap)
+    assert_type(
+        client.create_backtests("b", [1001, "persistence"], 1, 3, 7, 1, n_retrain=1), BacktestBatch
+    )
+    assert_type(
+        client.run_backtests("b", ["naive_model"], 1, n_periods=3, timeout=60.0, on_status=print),
+        BacktestSpecificationDetail,
+    )
+    assert_type(
+        client.list_backtest_specifications(1, 3, 7, 1, 1, "disease_cases"),
+        list[BacktestSpecification],
+    )
+    assert_type(client.get_backtest_specification(1, True), BacktestSpecificationDetail)
     assert_type(client.compatible_evaluations(1), list[Evaluation])
     assert_type(client.metrics_csv(), str)
     assert_type(client.make_prediction(request), Job)
@@ -213,6 +230,18 @@ async def every_async_method(
     assert_type(await client.evaluation_frame(1, org_units="O1"), pd.DataFrame)
     assert_type(await client.actual_cases(1, org_units=["O1"]), pd.DataFrame)
     assert_type(await client.evaluation_overlap(1, 2), EvaluationOverlap)
+    assert_type(await client.create_backtests("b", ["naive_model"], 1), BacktestBatch)
+    assert_type(
+        await client.run_backtests("b", ["naive_model"], 1, timeout=60.0, on_status=print),
+        BacktestSpecificationDetail,
+    )
+    assert_type(
+        await client.list_backtest_specifications(dataset_id=1), list[BacktestSpecification]
+    )
+    assert_type(
+        await client.get_backtest_specification(1, include_comparison_models=True),
+        BacktestSpecificationDetail,
+    )
     assert_type(await client.compatible_evaluations(1), list[Evaluation])
     assert_type(await client.metrics_csv(), str)
     assert_type(await client.make_prediction(request), Job)

@@ -29,6 +29,11 @@ from chaplab.client._predictions import (
     PredictionEntry,
     PredictionRequest,
 )
+from chaplab.client._specifications import (
+    BacktestBatch,
+    BacktestSpecification,
+    BacktestSpecificationDetail,
+)
 from chaplab.client._sync import SyncDriver
 from chaplab.client._system import DebugEntry, Health, SystemInfo
 from chaplab.vocabulary import DEFAULT_QUANTILES
@@ -401,6 +406,80 @@ class ChapClient(SyncDriver):
         chap-core 2.5.1 writes one evaluation's metrics per org unit, period and horizon, and
         has no CSV of every evaluation (``UnsupportedRouteError`` without an id)."""
         return self._drive(self._resources.evaluations.metrics_csv(evaluation_id))
+
+    def create_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+    ) -> BacktestBatch:
+        """Start one evaluation per configured model on a dataset, all under one specification.
+
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
+        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
+        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        """
+        return self._drive(
+            self._resources.specifications.create_backtests(
+                name, models, dataset_id, n_periods, n_splits, stride, n_retrain
+            )
+        )
+
+    def list_backtest_specifications(
+        self,
+        dataset_id: int | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        target_column: str | None = None,
+    ) -> list[BacktestSpecification]:
+        """The specifications evaluations ran under, those matching every filter given."""
+        return self._drive(
+            self._resources.specifications.list_backtest_specifications(
+                dataset_id, n_periods, n_splits, stride, n_retrain, target_column
+            )
+        )
+
+    def get_backtest_specification(
+        self, specification_id: int, include_comparison_models: bool = False
+    ) -> BacktestSpecificationDetail:
+        """A specification's leaderboard: every evaluation under it with its comparisons
+        against each reference model that is done, and the baselines' runs."""
+        return self._drive(
+            self._resources.specifications.get_backtest_specification(
+                specification_id, include_comparison_models
+            )
+        )
+
+    def run_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> BacktestSpecificationDetail:
+        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        and return the specification's leaderboard.
+
+        Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after
+        ``timeout`` seconds (the jobs keep running); ``on_status`` hears of each new status of
+        each job, as in ``wait_for_job``.
+        """
+        return self._drive(
+            self._resources.specifications.run_backtests(
+                name, models, dataset_id, n_periods, n_splits, stride, n_retrain, timeout, on_status
+            )
+        )
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
@@ -992,6 +1071,80 @@ class AsyncChapClient(AsyncDriver):
         chap-core 2.5.1 writes one evaluation's metrics per org unit, period and horizon, and
         has no CSV of every evaluation (``UnsupportedRouteError`` without an id)."""
         return await self._drive(self._resources.evaluations.metrics_csv(evaluation_id))
+
+    async def create_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+    ) -> BacktestBatch:
+        """Start one evaluation per configured model on a dataset, all under one specification.
+
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
+        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
+        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        """
+        return await self._drive(
+            self._resources.specifications.create_backtests(
+                name, models, dataset_id, n_periods, n_splits, stride, n_retrain
+            )
+        )
+
+    async def list_backtest_specifications(
+        self,
+        dataset_id: int | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        target_column: str | None = None,
+    ) -> list[BacktestSpecification]:
+        """The specifications evaluations ran under, those matching every filter given."""
+        return await self._drive(
+            self._resources.specifications.list_backtest_specifications(
+                dataset_id, n_periods, n_splits, stride, n_retrain, target_column
+            )
+        )
+
+    async def get_backtest_specification(
+        self, specification_id: int, include_comparison_models: bool = False
+    ) -> BacktestSpecificationDetail:
+        """A specification's leaderboard: every evaluation under it with its comparisons
+        against each reference model that is done, and the baselines' runs."""
+        return await self._drive(
+            self._resources.specifications.get_backtest_specification(
+                specification_id, include_comparison_models
+            )
+        )
+
+    async def run_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> BacktestSpecificationDetail:
+        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        and return the specification's leaderboard.
+
+        Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after
+        ``timeout`` seconds (the jobs keep running); ``on_status`` hears of each new status of
+        each job, as in ``wait_for_job``.
+        """
+        return await self._drive(
+            self._resources.specifications.run_backtests(
+                name, models, dataset_id, n_periods, n_splits, stride, n_retrain, timeout, on_status
+            )
+        )
 
     async def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either

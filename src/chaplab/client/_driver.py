@@ -23,6 +23,7 @@ from chaplab.client._model_runners import ModelRunners
 from chaplab.client._plots import Plots
 from chaplab.client._plumbing import RequestBuilder
 from chaplab.client._predictions import Predictions
+from chaplab.client._specifications import Specifications
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._system import System
 
@@ -35,6 +36,7 @@ class Resources:
     datasets: Datasets
     model_catalog: ModelCatalog
     evaluations: Evaluations
+    specifications: Specifications
     predictions: Predictions
     jobs: Jobs
     plots: Plots
@@ -50,6 +52,7 @@ class Resources:
             datasets=Datasets(builder, retry, routes),
             model_catalog=ModelCatalog(builder, retry, routes),
             evaluations=Evaluations(builder, retry, routes),
+            specifications=Specifications(builder, retry, routes),
             predictions=Predictions(builder, retry, routes),
             jobs=Jobs(builder, retry, routes),
             plots=Plots(builder, retry, routes),

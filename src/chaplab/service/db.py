@@ -20,14 +20,16 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.tables import (
+    BacktestSpecificationRow,
     Base,
     DebugEntryRow,
     ModelRunnerRow,
     RegisteredTemplateRow,
     SchemaVersion,
+    SpecificationRunRow,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -141,8 +143,19 @@ def _add_further_tables(session: Session) -> None:
     )
 
 
+def _add_specification_tables(session: Session) -> None:
+    """Version 2 -> 3: backtest specifications and the runs of their batches."""
+    Base.metadata.create_all(
+        session.connection(),
+        tables=[BacktestSpecificationRow.__table__, SpecificationRunRow.__table__],
+    )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
-MIGRATIONS: dict[int, Callable[[Session], None]] = {1: _add_further_tables}
+MIGRATIONS: dict[int, Callable[[Session], None]] = {
+    1: _add_further_tables,
+    2: _add_specification_tables,
+}
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

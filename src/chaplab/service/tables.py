@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
     func,
     select,
 )
@@ -271,3 +272,54 @@ class DebugEntryRow(Base):
     message: Mapped[str] = mapped_column(Text)
     details: Mapped[dict[str, Any]]
     created: Mapped[datetime] = mapped_column(default=utc_now)
+
+
+class BacktestSpecificationRow(Base):
+    """A dataset and the backtest parameters that make the evaluations under it comparable.
+
+    One row per distinct (dataset, target, parameters); ``org_units`` are those the evaluations
+    run over, fixed when the specification is first resolved."""
+
+    __tablename__ = "backtest_specifications"
+    __table_args__ = (
+        UniqueConstraint(
+            "dataset_id",
+            "target_column",
+            "n_periods",
+            "n_splits",
+            "stride",
+            "n_retrain",
+            "future_weather_provider",
+        ),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"))
+    target_column: Mapped[str] = mapped_column(String(200))
+    n_periods: Mapped[int]
+    n_splits: Mapped[int]
+    stride: Mapped[int]
+    n_retrain: Mapped[int]
+    future_weather_provider: Mapped[str] = mapped_column(String(100))
+    org_units: Mapped[list[Any]]
+    dataset: Mapped[DatasetRow] = relationship()
+
+
+class SpecificationRunRow(Base):
+    """One configured model's evaluation job under a specification.
+
+    ``reference`` marks a baseline's run (the reference the others are compared with). The
+    evaluation is the job's result once it succeeds; a run without a job was not applicable to
+    the specification's data, ``message`` says why."""
+
+    __tablename__ = "specification_runs"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    specification_id: Mapped[int] = mapped_column(
+        ForeignKey("backtest_specifications.id", ondelete="CASCADE"), index=True
+    )
+    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
+    reference: Mapped[bool]
+    job_id: Mapped[str | None] = mapped_column(String(36))
+    message: Mapped[str | None] = mapped_column(Text)
+    configured_model: Mapped[ConfiguredModelRow] = relationship()

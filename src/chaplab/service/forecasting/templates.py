@@ -105,7 +105,14 @@ def _check_future(history: Panel, future: Panel, n_periods: int) -> None:
 
 
 def _build_templates() -> dict[str, ModelTemplateSpec]:
-    from chaplab.service.forecasting import naive, regression, seasonal
+    from chaplab.service.forecasting import (
+        global_median,
+        naive,
+        persistence,
+        regression,
+        seasonal,
+        seasonal_median,
+    )
 
     specs = [
         ModelTemplateSpec(
@@ -154,8 +161,42 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
             forecaster=regression.forecast_regression,
             min_training_periods=regression.min_training_periods_regression,
         ),
+        *(
+            ModelTemplateSpec(
+                name=baseline.NAME,
+                display_name=baseline.DISPLAY_NAME,
+                description=baseline.DESCRIPTION,
+                author="chaplab (chap-core's baseline)",
+                supported_period_type="any",
+                target=TARGET,
+                required_covariates=[],
+                config_schema=baseline.CONFIG_SCHEMA,
+                forecaster=forecaster,
+                min_training_periods=min_training_periods,
+            )
+            for baseline, forecaster, min_training_periods in (
+                (
+                    persistence,
+                    persistence.forecast_persistence,
+                    persistence.min_training_periods_persistence,
+                ),
+                (
+                    seasonal_median,
+                    seasonal_median.forecast_seasonal_median,
+                    seasonal_median.min_training_periods_seasonal_median,
+                ),
+                (
+                    global_median,
+                    global_median.forecast_global_median,
+                    global_median.min_training_periods_global_median,
+                ),
+            )
+        ),
     ]
     return {spec.name: spec for spec in specs}
 
 
 TEMPLATES: dict[str, ModelTemplateSpec] = _build_templates()
+
+BASELINES: tuple[str, ...] = ("persistence", "seasonal_median", "global_median")
+"""chap-core's baselines: in a batch they run on every specification as the reference models."""

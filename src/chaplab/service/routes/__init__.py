@@ -16,6 +16,7 @@ from chaplab.service.routes import (
     plots,
     predictions,
     runners,
+    specifications,
     system,
 )
 
@@ -24,6 +25,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     datasets.router,
     models.router,
     evaluations.router,
+    specifications.router,
     predictions.router,
     jobs.router,
     plots.router,

@@ -1,0 +1,275 @@
+"""Backtest specifications and batch evaluations (chap-core 2.5.1's leaderboard): several
+configured models run under one specification, and each specification's evaluations compared
+with its reference models (the baselines)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import Field
+
+from chaplab.client._capabilities import RouteCache
+from chaplab.client._datasets import Dataset
+from chaplab.client._errors import JobTimeoutError
+from chaplab.client._evaluations import Evaluation
+from chaplab.client._jobs import Jobs
+from chaplab.client._model_catalog import ModelSpec
+from chaplab.client._plumbing import (
+    RequestBuilder,
+    Resource,
+    optional_counts,
+    require_id,
+    require_name,
+)
+from chaplab.client._steps import Now, Operation, RetryPolicy, Sleep
+from chaplab.client._wire import NullableDict, NullableList, WireModel
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+class BatchJob(WireModel):
+    """The job evaluating one configured model of a batch."""
+
+    configured_model_id: int
+    job_id: str
+
+
+class BacktestBatch(WireModel):
+    """A queued batch: the specification its evaluations file under and one job per model, in
+    the order the models were given."""
+
+    specification_id: int
+    jobs: NullableList[BatchJob] = Field(default_factory=list)
+
+
+class MetricInfo(WireModel):
+    """A metric of ``aggregate_metrics`` and how its comparison value reads (``comparison_op``:
+    ``skill_ratio``, ``difference`` or ``target_distance``; positive is better)."""
+
+    id: str
+    display_name: str | None = None
+    description: str | None = None
+    unit: str | None = None
+    target: float | None = None
+    target_behavior: str | None = None
+    optimization_direction: str | None = None
+    comparison_op: str | None = None
+    comparison_description: str | None = None
+
+
+class ReferenceComparison(WireModel):
+    """An evaluation's metrics compared with one reference model's: metric id -> value,
+    positive when the evaluation is better, ``None`` when undefined."""
+
+    configured_model_id: int
+    values: NullableDict[float | None] = Field(default_factory=dict)
+
+
+class ReferenceModel(WireModel):
+    """A reference model's run on a specification (``status``: ``pending``, ``done``,
+    ``not_applicable`` or ``failed``; ``message`` says why)."""
+
+    configured_model: ModelSpec
+    status: str
+    message: str | None = None
+    backtest_id: int | None = None
+    aggregate_metrics: NullableDict[float] = Field(default_factory=dict)
+
+
+class LeaderboardEvaluation(Evaluation):
+    """An evaluation of a specification with its comparisons against the references."""
+
+    specification_id: int | None = None
+    n_retrain: int | None = None
+    future_weather_provider: str | None = None
+    comparisons: NullableList[ReferenceComparison] = Field(default_factory=list)
+
+
+class BacktestSpecification(WireModel):
+    """A dataset and the parameters that make evaluations on it comparable, with how many
+    evaluations (baselines not counted) ran under it."""
+
+    id: int
+    dataset: Dataset | None = None
+    n_periods: int | None = None
+    n_splits: int | None = None
+    stride: int | None = None
+    n_retrain: int | None = None
+    future_weather_provider: str | None = None
+    target_column: str | None = None
+    org_unit_count: int | None = None
+    backtest_count: int | None = None
+
+
+class BacktestSpecificationDetail(WireModel):
+    """A specification's leaderboard: its evaluations (newest first) with their comparisons,
+    the baselines' runs, the comparison models' (when asked for) and the metrics."""
+
+    id: int
+    dataset: Dataset | None = None
+    n_periods: int | None = None
+    n_splits: int | None = None
+    stride: int | None = None
+    n_retrain: int | None = None
+    future_weather_provider: str | None = None
+    target_column: str | None = None
+    org_units: NullableList[str] = Field(default_factory=list)
+    backtests: NullableList[LeaderboardEvaluation] = Field(default_factory=list)
+    baselines: NullableList[ReferenceModel] = Field(default_factory=list)
+    comparison_models: list[ReferenceModel] | None = None
+    metrics: NullableList[MetricInfo] = Field(default_factory=list)
+
+    def references(self) -> list[ReferenceModel]:
+        """The baselines, then the comparison models."""
+        return [*self.baselines, *(self.comparison_models or [])]
+
+
+# -- operations ------------------------------------------------------------------------------
+
+BASELINES_POLL_SECONDS = 1.0
+
+
+class Specifications(Resource):
+    """``/v1/analytics/create-backtests`` and ``/v1/crud/backtest-specifications``."""
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+        super().__init__(builder, retry, routes)
+        self._jobs = Jobs(builder, retry, routes)
+
+    def create_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+    ) -> Operation[BacktestBatch]:
+        """Start one evaluation per configured model on a dataset, all under one specification.
+
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
+        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
+        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        """
+        body: dict[str, Any] = {
+            "name": require_name("name", name),
+            "modelIds": _model_ids(models),
+            "datasetId": require_id("dataset_id", dataset_id),
+            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
+        }
+        if n_retrain is not None:
+            body["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
+        return (
+            yield from self._call(
+                BacktestBatch, "POST", "/v1/analytics/create-backtests", json=body
+            )
+        )
+
+    def list_backtest_specifications(
+        self,
+        dataset_id: int | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        target_column: str | None = None,
+    ) -> Operation[list[BacktestSpecification]]:
+        """The specifications evaluations ran under, those matching every filter given."""
+        params: dict[str, Any] = optional_counts(
+            n_periods=n_periods, n_splits=n_splits, stride=stride
+        )
+        if dataset_id is not None:
+            params["datasetId"] = require_id("dataset_id", dataset_id)
+        if n_retrain is not None:
+            params["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
+        if target_column is not None:
+            params["targetColumn"] = require_name("target_column", target_column)
+        return (
+            yield from self._get(
+                list[BacktestSpecification], "/v1/crud/backtest-specifications", params=params
+            )
+        )
+
+    def get_backtest_specification(
+        self, specification_id: int, include_comparison_models: bool = False
+    ) -> Operation[BacktestSpecificationDetail]:
+        """A specification's leaderboard: every evaluation under it with its comparisons
+        against each reference model that is done, and the baselines' runs."""
+        specification_id = require_id("specification_id", specification_id)
+        if not isinstance(include_comparison_models, bool):
+            raise TypeError(
+                "include_comparison_models must be a bool, got "
+                f"{type(include_comparison_models).__name__}"
+            )
+        return (
+            yield from self._get(
+                BacktestSpecificationDetail,
+                f"/v1/crud/backtest-specifications/{specification_id}",
+                params={"includeComparisonModels": str(include_comparison_models).lower()},
+            )
+        )
+
+    def run_backtests(
+        self,
+        name: str,
+        models: Sequence[int | str | Any],
+        dataset_id: int,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Operation[BacktestSpecificationDetail]:
+        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        and return the specification's leaderboard.
+
+        Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after
+        ``timeout`` seconds (the jobs keep running); ``on_status`` hears of each new status of
+        each job, as in ``wait_for_job``.
+        """
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        start: float = yield Now()
+        batch = yield from self.create_backtests(
+            name, models, dataset_id, n_periods, n_splits, stride, n_retrain
+        )
+        for job in batch.jobs:
+            now: float = yield Now()
+            left = None if timeout is None else max(timeout - (now - start), 1e-3)
+            yield from self._jobs.wait_for_job(job.job_id, timeout=left, on_status=on_status)
+        while True:
+            detail = yield from self.get_backtest_specification(batch.specification_id)
+            pending = [ref for ref in detail.baselines if ref.status == "pending"]
+            if not pending:
+                return detail
+            now = yield Now()
+            if timeout is not None and now - start >= timeout:
+                raise JobTimeoutError(
+                    f"baseline {pending[0].configured_model.name}", "PENDING", timeout
+                )
+            yield Sleep(BASELINES_POLL_SECONDS)
+
+
+def _model_ids(models: Sequence[int | str | Any]) -> list[int | str]:
+    """Configured-model ids and names of ``models`` (ids, names or objects with ``.name``)."""
+    if isinstance(models, (str, bytes)) or not isinstance(models, Sequence) or not models:
+        raise ValueError(
+            f"models must be a non-empty list of configured-model ids or names, got {models!r}"
+        )
+    ids: list[int | str] = []
+    for model in models:
+        if isinstance(model, int) and not isinstance(model, bool):
+            ids.append(require_id("models", model))
+        elif isinstance(model, str):
+            ids.append(require_name("models", model))
+        elif isinstance(getattr(model, "name", None), str):
+            ids.append(model.name)
+        else:
+            raise TypeError(
+                f"models: each must be a configured-model id, name or object with .name, "
+                f"got {model!r}"
+            )
+    return ids

@@ -1,0 +1,414 @@
+"""Backtest specifications and batch evaluations, as chap-core 2.5.1 files them.
+
+A specification is a dataset with the parameters that make evaluations on it comparable. A
+batch (``create-backtests``) resolves its specification and queues one evaluation job per model;
+it also queues, once per specification, a run of each of chap-core's baselines, the reference
+models every evaluation is compared with. A baseline's configured model asked for in a batch is
+that run: filed as a reference, not among the evaluations. A run's state is read off its job
+(its result is the evaluation's id), so nothing changes in how evaluations are run or stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from chaplab.service.comparisons import COMPARISON_DESCRIPTIONS, METRIC_KINDS, compare_metrics
+from chaplab.service.domain.datasets import dataset_read
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.models import template_read
+from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.forecasting.templates import BASELINES
+from chaplab.service.registered_templates import template_spec
+from chaplab.service.storage import panel_of
+from chaplab.service.tables import (
+    BacktestSpecificationRow,
+    ConfiguredModelRow,
+    DatasetRow,
+    EvaluationRow,
+    JobRow,
+    ModelTemplateRow,
+    SpecificationRunRow,
+    create_job,
+    next_configured_model_id,
+)
+from chaplab.service.validation import check_backtest_history, check_model_fits
+from chaplab.service.wire.specifications import (
+    BacktestJob,
+    BacktestParameters,
+    BacktestSpecificationRead,
+    BacktestSpecificationSummary,
+    ConfiguredModelRead,
+    LeaderboardBacktestRead,
+    MakeBacktestsRequest,
+    MakeBacktestsResponse,
+    MetricInfo,
+    ReferenceComparison,
+    ReferenceModelResult,
+    ReferenceStatus,
+    ReferenceTemplate,
+)
+from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED, SUCCESS
+
+BASELINE_RUN_NAME = "baseline"
+"""The name of a baseline's evaluation, as chap-core names it."""
+
+
+def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktestsResponse:
+    """Check the dataset, every model and the parameters, resolve the specification, then commit
+    one evaluation job per model (in request order) and the baselines' runs it lacks."""
+    dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
+    if request.n_retrain > request.n_splits:
+        raise FieldProblem(
+            "nRetrain", f"is {request.n_retrain}, more than the {request.n_splits} splits"
+        )
+    models = [configured_model(session, model_id) for model_id in request.model_ids]
+    repeated = sorted({m.name for m in models if sum(o.id == m.id for o in models) > 1})
+    if repeated:
+        raise FieldProblem("modelIds", f"names a model more than once: {', '.join(repeated)}")
+    panel = panel_of(dataset)
+    for model in models:
+        template = template_spec(model.template)
+        check_model_fits(template, model.user_option_values, panel, "modelIds")
+        check_backtest_history(
+            template,
+            model.user_option_values,
+            panel,
+            request.n_periods,
+            request.n_splits,
+            request.stride,
+        )
+    specification = resolve_specification(session, dataset, request)
+    jobs = [
+        BacktestJob(
+            configured_model_id=model.id,
+            job_id=_queue_run(session, specification, model, f"{request.name}/{model.name}"),
+        )
+        for model in models
+    ]
+    _queue_missing_baselines(session, specification)
+    session.commit()
+    return MakeBacktestsResponse(specification_id=specification.id, jobs=jobs)
+
+
+def configured_model(session: Session, model_id: int | str) -> ConfiguredModelRow:
+    """A configured model by id or by name (NotFound naming ``modelIds``)."""
+    if isinstance(model_id, int):
+        return get_or_404(session, ConfiguredModelRow, model_id, "configured model", "modelIds")
+    row = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == model_id))
+    if row is None:
+        raise NotFound("configured model", model_id, "modelIds")
+    return row
+
+
+def resolve_specification(
+    session: Session, dataset: DatasetRow, parameters: MakeBacktestsRequest
+) -> BacktestSpecificationRow:
+    """The specification of these parameters on ``dataset``, created when there is none."""
+    values = {name: getattr(parameters, name) for name in BacktestParameters.model_fields} | {
+        "dataset_id": dataset.id
+    }
+    found = session.scalar(select(BacktestSpecificationRow).filter_by(**values))
+    if found is not None:
+        return found
+    row = BacktestSpecificationRow(**values, org_units=list(dataset.org_units))
+    session.add(row)
+    session.flush()
+    return row
+
+
+def _queue_run(
+    session: Session,
+    specification: BacktestSpecificationRow,
+    model: ConfiguredModelRow,
+    name: str,
+) -> str:
+    """Add the evaluation job of ``model`` under ``specification`` and its run; the job's id."""
+    job = create_job(
+        session,
+        "create_backtest",
+        name,
+        {
+            "name": name,
+            "configured_model_id": model.id,
+            "dataset_id": specification.dataset_id,
+            "n_periods": specification.n_periods,
+            "n_splits": specification.n_splits,
+            "stride": specification.stride,
+        },
+    )
+    session.add(
+        SpecificationRunRow(
+            specification_id=specification.id,
+            configured_model_id=model.id,
+            reference=is_baseline(model),
+            job_id=job.id,
+        )
+    )
+    session.flush()
+    return job.id
+
+
+def _queue_missing_baselines(session: Session, specification: BacktestSpecificationRow) -> None:
+    """Queue each baseline without a run on ``specification``; one that cannot run on its data
+    is filed as not applicable, with the reason."""
+    have = set(
+        session.scalars(
+            select(SpecificationRunRow.configured_model_id).where(
+                SpecificationRunRow.specification_id == specification.id
+            )
+        )
+    )
+    panel = panel_of(specification.dataset)
+    for model in baseline_models(session):
+        if model.id in have:
+            continue
+        try:
+            check_backtest_history(
+                template_spec(model.template),
+                model.user_option_values,
+                panel,
+                specification.n_periods,
+                specification.n_splits,
+                specification.stride,
+            )
+        except FieldProblem as problem:
+            session.add(
+                SpecificationRunRow(
+                    specification_id=specification.id,
+                    configured_model_id=model.id,
+                    reference=True,
+                    message=problem.reason,
+                )
+            )
+            continue
+        _queue_run(session, specification, model, BASELINE_RUN_NAME)
+
+
+def is_baseline(model: ConfiguredModelRow) -> bool:
+    return model.template.name in BASELINES
+
+
+def baseline_models(session: Session) -> list[ConfiguredModelRow]:
+    """The configured model of each baseline (named after it), created when missing."""
+    models = []
+    for name in BASELINES:
+        model = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == name))
+        if model is None:
+            template = session.scalars(
+                select(ModelTemplateRow).where(ModelTemplateRow.name == name)
+            ).one()
+            model = ConfiguredModelRow(
+                id=next_configured_model_id(session),
+                name=name,
+                template=template,
+                user_option_values={},
+                additional_continuous_covariates=[],
+            )
+            session.add(model)
+            session.flush()
+        models.append(model)
+    return models
+
+
+def list_specifications(
+    session: Session, filters: dict[str, object]
+) -> list[BacktestSpecificationSummary]:
+    """Specifications by id that match every filter given (a column name and its value; None
+    filters nothing), with their evaluation counts."""
+    query = (
+        select(BacktestSpecificationRow)
+        .filter_by(**{name: value for name, value in filters.items() if value is not None})
+        .order_by(BacktestSpecificationRow.id)
+    )
+    return [
+        BacktestSpecificationSummary(
+            **_parameters(row),
+            id=row.id,
+            dataset=dataset_read(row.dataset),
+            org_unit_count=len(row.org_units),
+            backtest_count=sum(
+                run.evaluation is not None
+                for run in _runs(session, row.id)
+                if not run.row.reference
+            ),
+        )
+        for row in session.scalars(query)
+    ]
+
+
+def get_specification(
+    session: Session, specification_id: int, include_comparison_models: bool
+) -> BacktestSpecificationRead:
+    """The leaderboard of a specification: evaluations newest first, each compared with every
+    reference that is done (never with a run of its own model), and the baselines' runs."""
+    row = get_or_404(session, BacktestSpecificationRow, specification_id, "backtest specification")
+    runs = _runs(session, row.id)
+    baselines = _reference_results(session, runs)
+    done = [reference for reference in baselines if reference.status == "done"]
+    evaluations = sorted(
+        (run for run in runs if not run.row.reference and run.evaluation is not None),
+        key=lambda run: (run.evaluation.created, run.evaluation.id),  # type: ignore[union-attr]
+        reverse=True,
+    )
+    return BacktestSpecificationRead(
+        **_parameters(row),
+        id=row.id,
+        dataset=dataset_read(row.dataset),
+        org_units=list(row.org_units),
+        backtests=[_leaderboard_row(row, run, done) for run in evaluations],
+        baselines=baselines,
+        comparison_models=[] if include_comparison_models else None,
+        metrics=metric_infos(),
+    )
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A run with what its job says: its status, why it failed, its evaluation when done."""
+
+    row: SpecificationRunRow
+    status: ReferenceStatus
+    message: str | None
+    evaluation: EvaluationRow | None
+
+
+def _runs(session: Session, specification_id: int) -> list[_Run]:
+    rows = session.scalars(
+        select(SpecificationRunRow)
+        .where(SpecificationRunRow.specification_id == specification_id)
+        .order_by(SpecificationRunRow.id)
+    )
+    return [_run(session, row) for row in rows]
+
+
+def _run(session: Session, row: SpecificationRunRow) -> _Run:
+    if row.job_id is None:
+        return _Run(row, "not_applicable", row.message, None)
+    job = session.get(JobRow, row.job_id)
+    if job is None:
+        return _Run(row, "failed", f"its job {row.job_id} was deleted", None)
+    if job.status in (PENDING, STARTED):
+        return _Run(row, "pending", None, None)
+    if job.status in (FAILURE, REVOKED):
+        return _Run(row, "failed", job.error or f"its job ended {job.status}", None)
+    assert job.status == SUCCESS and job.result is not None
+    evaluation = session.get(EvaluationRow, int(job.result))
+    if evaluation is None:
+        return _Run(row, "failed", f"its evaluation {job.result} was deleted", None)
+    return _Run(row, "done", None, evaluation)
+
+
+def _reference_results(session: Session, runs: Sequence[_Run]) -> list[ReferenceModelResult]:
+    """The newest run of each baseline (those never run: pending), baselines first, then other
+    configurations of a baseline's template in the order they first ran."""
+    newest = {run.row.configured_model_id: run for run in runs if run.row.reference}
+    models = {model.id: model for model in baseline_models(session)}
+    for run in runs:
+        if run.row.reference:
+            models.setdefault(run.row.configured_model_id, run.row.configured_model)
+    results = []
+    for model_id, model in models.items():
+        run = newest.get(model_id)
+        if run is None:
+            results.append(
+                ReferenceModelResult(
+                    configured_model=configured_model_read(model), status="pending"
+                )
+            )
+            continue
+        results.append(
+            ReferenceModelResult(
+                configured_model=configured_model_read(model),
+                status=run.status,
+                message=run.message,
+                backtest_id=run.evaluation.id if run.evaluation else None,
+                aggregate_metrics=_metrics(run.evaluation) if run.evaluation else {},
+            )
+        )
+    return results
+
+
+def _leaderboard_row(
+    specification: BacktestSpecificationRow, run: _Run, references: list[ReferenceModelResult]
+) -> LeaderboardBacktestRead:
+    evaluation = run.evaluation
+    assert evaluation is not None
+    metrics = _metrics(evaluation)
+    return LeaderboardBacktestRead(
+        **_parameters(specification),
+        id=evaluation.id,
+        name=evaluation.name,
+        created=evaluation.created,
+        dataset_id=evaluation.dataset_id,
+        model_id=evaluation.configured_model.name,
+        org_units=list(evaluation.org_units),
+        split_periods=list(evaluation.split_periods),
+        max_horizon_distance=evaluation.n_periods,
+        specification_id=specification.id,
+        aggregate_metrics=metrics,
+        configured_model=configured_model_read(evaluation.configured_model),
+        dataset=dataset_read(evaluation.dataset),
+        comparisons=[
+            ReferenceComparison(
+                configured_model_id=reference.configured_model.id,
+                values=compare_metrics(metrics, reference.aggregate_metrics),
+            )
+            for reference in references
+            if reference.configured_model.id != evaluation.configured_model_id
+        ],
+    )
+
+
+def _metrics(evaluation: EvaluationRow) -> dict[str, float]:
+    """The evaluation's aggregate metrics that have a value."""
+    return {
+        name: value for name, value in evaluation.aggregate_metrics.items() if value is not None
+    }
+
+
+def _parameters(row: BacktestSpecificationRow) -> dict[str, object]:
+    return {name: getattr(row, name) for name in BacktestParameters.model_fields}
+
+
+def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
+    """A configured model in 2.5.1's shape, with the digest of its configuration."""
+    configuration = {
+        "template": model.template.name,
+        "userOptionValues": model.user_option_values,
+        "additionalContinuousCovariates": model.additional_continuous_covariates,
+    }
+    digest = hashlib.sha256(json.dumps(configuration, sort_keys=True).encode()).hexdigest()
+    template = template_read(model.template)
+    return ConfiguredModelRead(
+        id=model.id,
+        name=model.name,
+        user_option_values=model.user_option_values,
+        additional_continuous_covariates=model.additional_continuous_covariates,
+        configuration_digest=digest,
+        model_template=ReferenceTemplate(
+            **template.model_dump(), role="baseline" if is_baseline(model) else None
+        ),
+    )
+
+
+def metric_infos() -> list[MetricInfo]:
+    """Every metric the scores and comparisons are keyed by."""
+    return [
+        MetricInfo(
+            id=kind.id,
+            display_name=kind.display_name,
+            description=kind.description,
+            target=kind.target,
+            target_behavior="at_least" if kind.target is not None else "closest",
+            optimization_direction=None if kind.target is not None else "minimize",
+            comparison_op=kind.comparison_op,
+            comparison_description=COMPARISON_DESCRIPTIONS[kind.comparison_op],
+        )
+        for kind in METRIC_KINDS
+    ]

@@ -1,0 +1,36 @@
+"""What the baselines share: forecast samples spread evenly over observed values.
+
+chap-core's baselines forecast with the empirical distribution of past observations: the samples
+are quantiles of those observations at evenly spaced levels, so the samples' median is the
+observations' median and any quantile or CRPS of the forecast is that of the observations.
+Their options schema is empty: a baseline is the same model wherever it runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chaplab.schema import ConfigSchema, create_config_schema
+
+
+def baseline_schema(title: str, description: str) -> ConfigSchema:
+    """The empty options schema of a baseline."""
+    return create_config_schema(
+        title=title, description=description, properties={}, additional_properties=False
+    )
+
+
+def quantile_samples(values: np.ndarray, n_samples: int) -> np.ndarray:
+    """``n_samples`` samples at the levels ``(i + 1/2) / n_samples`` of ``values`` (1-D, finite).
+
+    Deterministic; with an odd count the middle sample is the median of ``values``."""
+    levels = (np.arange(n_samples) + 0.5) / n_samples
+    return np.quantile(values, levels)
+
+
+def require_observed(values: np.ndarray, model: str, org_unit: str, what: str) -> np.ndarray:
+    """The finite ``values``; a ValueError naming the model, the org unit and ``what`` when none."""
+    observed = values[np.isfinite(values)]
+    if observed.size == 0:
+        raise ValueError(f"{model}: org unit {org_unit!r} has no observed disease cases {what}")
+    return observed

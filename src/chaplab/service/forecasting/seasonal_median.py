@@ -1,0 +1,55 @@
+"""``seasonal_median``: each period forecast with all past observations of its month or week.
+
+chap-core's baseline of the same name: for a future period the samples are quantiles of the org
+unit's observed disease cases in the same month (or ISO week; week 53 pooled with week 52) of
+every year of the history, so the forecast's median is their median. A month or week never
+observed is an error naming the org unit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chaplab.schema import ConfigSchema
+from chaplab.service.forecasting.empirical import (
+    baseline_schema,
+    quantile_samples,
+    require_observed,
+)
+from chaplab.service.forecasting.inputs import ForecastTask
+from chaplab.vocabulary import season_position
+
+NAME = "seasonal_median"
+DISPLAY_NAME = "Seasonal median"
+DESCRIPTION = (
+    "Baseline that uses all observed values for the same location and month or week of the year "
+    "as forecast samples, without smoothing or model fitting."
+)
+CONFIG_SCHEMA: ConfigSchema = baseline_schema(DISPLAY_NAME, DESCRIPTION)
+
+
+def forecast_seasonal_median(task: ForecastTask) -> np.ndarray:
+    """Samples of shape (org units, periods, samples) from the same month or week in the past."""
+    history = task.history
+    cases = history.feature(task.target)
+    positions = history.season_positions()
+    future = history.periods_after(task.n_periods)
+    samples = np.empty((history.n_org_units, task.n_periods, task.n_samples))
+    for row, org_unit in enumerate(history.org_units):
+        for column, period in enumerate(future):
+            position = season_position(period)
+            observed = require_observed(
+                cases[row, positions == position],
+                NAME,
+                org_unit,
+                f"in period of year {position + 1}, which {period} needs",
+            )
+            samples[row, column] = quantile_samples(observed, task.n_samples)
+    return samples
+
+
+def min_training_periods_seasonal_median(options: dict[str, Any], season_length: int) -> int:
+    """One full year, so that every month or week has been seen once."""
+    return season_length

@@ -1,0 +1,144 @@
+"""Wire models of backtest specifications and batch evaluations, in chap-core 2.5.1's shapes:
+``POST /v1/analytics/create-backtests`` (``MakeBacktestsRequest`` -> ``MakeBacktestsResponse``),
+the list of specifications (``BacktestSpecificationSummary``) and one specification with its
+leaderboard (``BacktestSpecificationRead``: evaluations compared with the reference models)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from chaplab.service.wire.common import Horizon, Name, SplitCount, Stride, WireModel, WireRequest
+from chaplab.service.wire.datasets import DatasetRead
+from chaplab.service.wire.models import ModelTemplateRead
+
+ReferenceStatus = Literal["pending", "done", "not_applicable", "failed"]
+
+
+class BacktestParameters(WireModel):
+    """What makes evaluations comparable, besides their dataset."""
+
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
+    n_retrain: int = Field(1, ge=1, description="trainings, evenly spaced over the splits")
+    future_weather_provider: str = "climatology"
+    target_column: str = "disease_cases"
+
+
+class MakeBacktestsRequest(WireRequest):
+    """Several configured models (ids or names) on one dataset under one specification."""
+
+    name: Name
+    model_ids: list[int | str] = Field(min_length=1, max_length=100)
+    dataset_id: int
+    n_periods: Horizon = 3
+    n_splits: SplitCount = 7
+    stride: Stride = 1
+    n_retrain: int = Field(1, ge=1)
+    future_weather_provider: Literal["climatology"] = "climatology"
+    target_column: Literal["disease_cases"] = "disease_cases"
+
+
+class BacktestJob(WireModel):
+    configured_model_id: int
+    job_id: str
+
+
+class MakeBacktestsResponse(WireModel):
+    """The specification every evaluation of the batch files under, and one job per model in
+    request order."""
+
+    specification_id: int
+    jobs: list[BacktestJob]
+
+
+class ReferenceTemplate(ModelTemplateRead):
+    """A template with its role: ``baseline`` for chap-core's baselines, else null."""
+
+    role: Literal["baseline", "comparison"] | None = None
+
+
+class ConfiguredModelRead(WireModel):
+    """A configured model with its template (2.5.1's shape; no other fields)."""
+
+    id: int
+    name: str
+    user_option_values: dict[str, Any]
+    additional_continuous_covariates: list[str]
+    configuration_digest: str
+    model_template: ReferenceTemplate
+
+
+class ReferenceComparison(WireModel):
+    """An evaluation's aggregate metrics compared with one reference model's (positive: better)."""
+
+    configured_model_id: int
+    values: dict[str, float | None]
+
+
+class LeaderboardBacktestRead(WireModel):
+    id: int
+    name: str
+    created: datetime
+    dataset_id: int
+    model_id: str
+    org_units: list[str]
+    split_periods: list[str]
+    max_horizon_distance: int
+    n_periods: int
+    n_splits: int
+    stride: int
+    n_retrain: int
+    future_weather_provider: str
+    specification_id: int
+    aggregate_metrics: dict[str, float]
+    configured_model: ConfiguredModelRead
+    dataset: DatasetRead
+    comparisons: list[ReferenceComparison]
+
+
+class ReferenceModelResult(WireModel):
+    """A reference model's run on a specification: ``done`` once its evaluation is stored."""
+
+    configured_model: ConfiguredModelRead
+    status: ReferenceStatus
+    message: str | None = None
+    backtest_id: int | None = None
+    aggregate_metrics: dict[str, float] = {}
+
+
+class MetricInfo(WireModel):
+    """One metric of ``aggregateMetrics`` and how its comparison value reads."""
+
+    id: str
+    display_name: str
+    description: str
+    unit: str | None = None
+    target: float | None = None
+    target_behavior: Literal["closest", "at_least"]
+    optimization_direction: Literal["minimize", "maximize"] | None
+    comparison_op: str
+    comparison_description: str
+
+
+class BacktestSpecificationSummary(BacktestParameters):
+    id: int
+    dataset: DatasetRead
+    org_unit_count: int
+    backtest_count: int = Field(description="evaluations of models that are not baselines")
+
+
+class BacktestSpecificationRead(BacktestParameters):
+    """A specification's leaderboard: its evaluations (newest first) with their comparisons,
+    the baselines' runs, and the metrics the comparisons are keyed by."""
+
+    id: int
+    dataset: DatasetRead
+    org_units: list[str]
+    backtests: list[LeaderboardBacktestRead]
+    baselines: list[ReferenceModelResult]
+    comparison_models: list[ReferenceModelResult] | None = None
+    metrics: list[MetricInfo]

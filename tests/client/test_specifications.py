@@ -1,0 +1,156 @@
+"""Batch evaluations and backtest specifications on a mock transport (both drivers): the
+requests in chap-core 2.5.1's shape, its answers read, bad arguments refused before sending."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+TEMPLATE = {"name": "seasonal_median", "version": "1", "id": 4, "role": "baseline"}
+BASELINE = {
+    "id": 4,
+    "name": "seasonal_median",
+    "configurationDigest": "ab12",
+    "userOptionValues": {},
+    "additionalContinuousCovariates": [],
+    "modelTemplate": TEMPLATE,
+}
+NAIVE = {
+    **BASELINE,
+    "id": 1,
+    "name": "naive_model",
+    "modelTemplate": {"name": "naive_model", "version": "1", "id": 1},
+}
+DATASET = {"id": 7, "name": "demo", "createdManually": True}
+SPECIFICATION = {
+    "nPeriods": 3,
+    "nSplits": 7,
+    "stride": 1,
+    "nRetrain": 1,
+    "futureWeatherProvider": "climatology",
+    "targetColumn": "disease_cases",
+    "id": 2,
+    "dataset": DATASET,
+}
+LEADERBOARD = {
+    **SPECIFICATION,
+    "orgUnits": ["OU_North", "OU_South"],
+    "backtests": [
+        {
+            "id": 12,
+            "datasetId": 7,
+            "modelId": "naive_model",
+            "name": "batch/naive_model",
+            "splitPeriods": ["202210", "202209"],
+            "specificationId": 2,
+            "aggregateMetrics": {"crps": 6.0},
+            "configuredModel": NAIVE,
+            "dataset": DATASET,
+            "comparisons": [{"configuredModelId": 4, "values": {"crps": 0.25, "mape": None}}],
+        }
+    ],
+    "baselines": [
+        {
+            "configuredModel": BASELINE,
+            "status": "done",
+            "backtestId": 13,
+            "aggregateMetrics": {"crps": 8.0},
+        },
+        {"configuredModel": {**BASELINE, "id": 3, "name": "persistence"}, "status": "pending"},
+    ],
+    "comparisonModels": None,
+    "metrics": [{"id": "crps", "displayName": "CRPS", "comparisonOp": "skill_ratio"}],
+}
+
+
+def test_a_batch_sends_ids_names_and_parameters_and_reads_the_jobs(
+    call: Callable[..., Any],
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert (request.method, request.url.path) == ("POST", "/v1/analytics/create-backtests")
+        assert json.loads(request.read()) == {
+            "name": "batch",
+            "modelIds": [1, "seasonal_median"],
+            "datasetId": 7,
+            "nPeriods": 3,
+            "nSplits": 7,
+            "nRetrain": 2,
+        }
+        jobs = [{"configuredModelId": 1, "jobId": "a1"}, {"configuredModelId": 4, "jobId": "b2"}]
+        return httpx.Response(200, json={"specificationId": 2, "jobs": jobs})
+
+    class Named:
+        name = "seasonal_median"
+
+    batch = call(handler, "create_backtests", "batch", [1, Named()], 7, 3, 7, n_retrain=2)
+    assert batch.specification_id == 2
+    assert [(job.configured_model_id, job.job_id) for job in batch.jobs] == [(1, "a1"), (4, "b2")]
+
+
+def test_specifications_are_listed_with_the_filters_given(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/crud/backtest-specifications"
+        assert dict(request.url.params) == {"datasetId": "7", "nSplits": "7", "nRetrain": "1"}
+        return httpx.Response(200, json=[{**SPECIFICATION, "orgUnitCount": 2, "backtestCount": 3}])
+
+    [listed] = call(handler, "list_backtest_specifications", dataset_id=7, n_splits=7, n_retrain=1)
+    assert (listed.id, listed.org_unit_count, listed.backtest_count) == (2, 2, 3)
+    assert listed.dataset is not None and listed.dataset.name == "demo"
+
+
+def test_a_leaderboard_is_read_with_its_comparisons_and_references(
+    call: Callable[..., Any],
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/crud/backtest-specifications/2"
+        assert request.url.params["includeComparisonModels"] == "true"
+        return httpx.Response(200, json=LEADERBOARD)
+
+    detail = call(handler, "get_backtest_specification", 2, include_comparison_models=True)
+    [evaluation] = detail.backtests
+    assert evaluation.model_id == "naive_model" and evaluation.specification_id == 2
+    assert evaluation.split_periods == ["202209", "202210"]
+    assert evaluation.configured_model.model_template_id == 1
+    [comparison] = evaluation.comparisons
+    assert comparison.configured_model_id == 4 and comparison.values == {"crps": 0.25, "mape": None}
+    assert [(b.configured_model.name, b.status) for b in detail.references()] == [
+        ("seasonal_median", "done"),
+        ("persistence", "pending"),
+    ]
+    assert detail.baselines[0].aggregate_metrics == {"crps": 8.0}
+    assert detail.comparison_models is None
+    assert detail.metrics[0].comparison_op == "skill_ratio"
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        (("b", [], 1), ValueError, "non-empty list"),
+        (("b", "naive_model", 1), ValueError, "non-empty list"),
+        (("b", [1.5], 1), TypeError, "models: each must be"),
+        (("b", ["naive_model"], "1"), TypeError, "dataset_id must be an int"),
+        (("", ["naive_model"], 1), ValueError, "name must be a non-empty string"),
+    ],
+)
+def test_bad_batch_arguments_are_refused_before_sending(
+    call: Callable[..., Any], args: tuple[Any, ...], error: type[Exception], message: str
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"sent {request.url}")
+
+    with pytest.raises(error, match=message):
+        call(handler, "create_backtests", *args)
+
+
+def test_a_specification_id_and_the_flag_are_checked(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"sent {request.url}")
+
+    with pytest.raises(TypeError, match="specification_id must be an int"):
+        call(handler, "get_backtest_specification", "2")
+    with pytest.raises(TypeError, match="include_comparison_models must be a bool"):
+        call(handler, "get_backtest_specification", 2, "yes")
