@@ -272,9 +272,6 @@ class ChapPanel(widgets.VBox):
         self._loaded = True
 
     def _show_models(self, models: list[Any]) -> None:
-        """Show the configured models that can run: chap-core lists archived (deleted) ones
-        too."""
-        models = [model for model in models if not getattr(model, "archived", None)]
         self.model_list = models
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
