@@ -9,6 +9,8 @@ other servers send. Messages name the method, the path and what went wrong, neve
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -23,8 +25,37 @@ _CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
 _REDACTED = "[redacted]"
 
 
+FULL_TRACEBACKS_VARIABLE = "CHAPLAB_FULL_TRACEBACKS"
+"""Environment variable: set to ``1`` for IPython to show a chaplab error's full traceback."""
+
+
+def full_tracebacks_wanted() -> bool:
+    """Whether ``CHAPLAB_FULL_TRACEBACKS`` asks for full tracebacks (read at each error, so
+    ``os.environ["CHAPLAB_FULL_TRACEBACKS"] = "1"`` in a running notebook takes effect)."""
+    return os.environ.get(FULL_TRACEBACKS_VARIABLE, "").strip().lower() in ("1", "true", "yes")
+
+
 class ChapError(Exception):
-    """Base class of every error raised by the chaplab client."""
+    """Base class of every error raised by the chaplab client.
+
+    In IPython and Jupyter the error shows as its class and sentence and a hint, not the
+    traceback through the HTTP library (IPython's ``_render_traceback_`` hook); with
+    ``CHAPLAB_FULL_TRACEBACKS=1`` in the environment the hook is absent and IPython shows the
+    full traceback.
+    """
+
+    @property
+    def _render_traceback_(self) -> Callable[[], list[str]]:
+        if full_tracebacks_wanted():
+            raise AttributeError("_render_traceback_")  # IPython then shows the full traceback
+        return self._short_traceback
+
+    def _short_traceback(self) -> list[str]:
+        """The lines IPython shows for this error."""
+        return [
+            f"{type(self).__name__}: {self}",
+            f"(the full traceback: set {FULL_TRACEBACKS_VARIABLE}=1 in the environment)",
+        ]
 
 
 class ChapConnectionError(ChapError):

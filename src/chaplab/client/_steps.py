@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import random
+import socket
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -109,9 +110,11 @@ class RetryPolicy:
 
     Idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) are retried on connection errors,
     dropped connections and the ``retry_statuses``; other requests only when the connection
-    could not be opened (the request never left). The delay before retry ``n`` (1-based) is
-    ``backoff * 2**(n-1)`` capped at ``max_backoff``, with full jitter when ``jitter`` is on; a
-    ``Retry-After`` header replaces it, capped at ``max_retry_after``.
+    could not be opened (the request never left). A refused connection is retried like any
+    connection error; a host name that does not resolve is a wrong URL and is not retried. The
+    delay before retry ``n`` (1-based) is ``backoff * 2**(n-1)`` capped at ``max_backoff``, with
+    full jitter when ``jitter`` is on; a ``Retry-After`` header replaces it, capped at
+    ``max_retry_after``.
     """
 
     max_retries: int = 3
@@ -191,9 +194,21 @@ def send_with_retry(request: httpx.Request, policy: RetryPolicy) -> Operation[ht
 
 def _retriable(exc: httpx.TransportError, idempotent: bool) -> bool:
     """Whether sending again may help and cannot do anything twice."""
-    if isinstance(exc, _PERMANENT_ERRORS):
+    if isinstance(exc, _PERMANENT_ERRORS) or _unresolvable_host(exc):
         return False
     return idempotent or isinstance(exc, _NOT_SENT_ERRORS)
+
+
+def _unresolvable_host(exc: BaseException) -> bool:
+    """Whether the connection failed because the host name does not resolve (a wrong URL, not
+    a passing fault: asking again gets the same answer). A resolver that could not be asked
+    (``EAI_AGAIN``, e.g. the network is down) is a passing fault."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return cause.errno != socket.EAI_AGAIN
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _gone_on_retry(request: httpx.Request, response: httpx.Response) -> bool:
@@ -229,5 +244,11 @@ def _connection_error(
         return ChapTimeoutError(f"{where} timed out{tried}: {reason}")
     if isinstance(exc, httpx.LocalProtocolError):
         return ChapConnectionError(f"{where}: the request could not be formed{tried}: {reason}")
-    host = request.url.host + (f":{request.url.port}" if request.url.port else "")
-    return ChapConnectionError(f"{where} could not reach {host}{tried}: {reason}")
+    url = request.url
+    server = f"{url.scheme}://{url.host}" + (f":{url.port}" if url.port else "")
+    if _unresolvable_host(exc):
+        return ChapConnectionError(
+            f"{where} could not reach {server}: the host name {url.host!r} does not resolve "
+            f"({reason}); check the URL"
+        )
+    return ChapConnectionError(f"{where} could not reach {server}{tried}: {reason}")
