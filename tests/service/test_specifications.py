@@ -5,6 +5,7 @@ compared with them as 2.5.1 computes it, and the answers fit 2.5.1's published s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from jsonschema import Draft202012Validator
 
 from chaplab.client import ChapClient, NotFoundError, UnprocessableEntityError
 from chaplab.client._specifications import BacktestSpecificationDetail
+from chaplab.service import create_app
 from chaplab.service.comparisons import compare_metrics
+from chaplab.toolkit import BackgroundServer
 
 from .helpers import Evaluated, geojson_for, small_frame
 
@@ -217,3 +220,22 @@ def test_deleting_a_dataset_deletes_its_specifications(client: ChapClient, uniqu
     assert client.list_backtest_specifications(dataset_id=dataset.id) == []
     with pytest.raises(NotFoundError):
         client.get_backtest_specification(detail.id)
+
+
+def test_a_service_without_demo_models_runs_the_baselines_by_name(
+    new_database_url: Callable[[str], str], unique: str
+) -> None:
+    """A database seeded without models (or older than the baselines) gains their models."""
+    app = create_app(new_database_url("bare"), seed_demo=False, workers=1)
+    with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as bare:
+        assert bare.list_configured_models() == []
+        frame = small_frame(n_years=2)
+        units = sorted(set(frame.location))
+        dataset = bare.create_dataset(f"bare {unique}", frame, geojson=geojson_for(units))
+        detail = bare.run_backtests("bare", ["seasonal_median"], dataset.id, 2, 2, timeout=120)
+        assert detail.backtests == []
+        assert [(b.configured_model.name, b.status) for b in detail.baselines] == [
+            ("persistence", "done"),
+            ("seasonal_median", "done"),
+            ("global_median", "done"),
+        ]

@@ -67,6 +67,7 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
         raise FieldProblem(
             "nRetrain", f"is {request.n_retrain}, more than the {request.n_splits} splits"
         )
+    baseline_models(session)  # a database older than the baselines gains their models here
     models = [configured_model(session, model_id) for model_id in request.model_ids]
     repeated = sorted({m.name for m in models if sum(o.id == m.id for o in models) > 1})
     if repeated:
