@@ -22,6 +22,12 @@ from datetime import date
 DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 """The quantile levels asked for when a caller names none."""
 
+# -- split views -----------------------------------------------------------------------------
+
+ALL_SPLITS = "all"
+"""The ``split_period`` that asks a chart for every split of an evaluation, each in a panel of
+its own (a chart shows one split by default)."""
+
 # -- job statuses ----------------------------------------------------------------------------
 
 SUCCESS = "SUCCESS"

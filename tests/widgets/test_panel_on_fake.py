@@ -257,7 +257,11 @@ async def test_org_unit_and_split_redraw_only_the_image(
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
     requests_before = len(fake.requests)
-    assert panel.results.split.options == ("all splits", "202307", "202308", "202309")
+    # one split at a time by default (the last), all splits one stop away
+    assert panel.results.split.value == "last split"
+    assert panel.results.split.options == (
+        "last split", "all splits", "202307", "202308", "202309"
+    )
     panel.results.org_unit.value = "OU_B"
     await panel.results.settled()
     assert panel.results.shown_panels == ["OU_B"]
@@ -350,7 +354,13 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
     assert drawn == ["202308"]
     panel.results.split.value = "all splits"
     await panel.results.settled()
-    assert drawn == ["202308", None]
+    # "all splits" asks the chart for every split (small multiples); None would be the last only
+    assert drawn == ["202308", "all"]
+    every = panel.results._view(panel.results.selected).draw()
+    frame = panel.results.frames[panel.results.selected[0].id]
+    panels = frame["org_unit"].nunique() * frame["split_period"].nunique()
+    assert panels > frame["org_unit"].nunique()
+    assert len([axes for axes in every.axes if axes.has_data()]) == panels
 
 
 async def test_the_repr_says_loading_until_the_first_load_is_done(

@@ -25,9 +25,8 @@ from chaplab.frames import (
     period_label,
     resolve_org_units,
 )
+from chaplab.vocabulary import ALL_SPLITS
 
-ALL_SPLITS = "all"
-"""``split_period=ALL_SPLITS`` draws every split, each in a panel of its own."""
 MIN_HISTORY = 3
 """Periods of history shown before a forecast window at least, by default."""
 MAX_COLUMNS = 4

@@ -30,7 +30,7 @@ from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
-from chaplab.widgets.results import ALL_ORG_UNITS, ALL_SPLITS, HISTORY_PERIODS, ResultsView
+from chaplab.widgets.results import ALL_ORG_UNITS, HISTORY_PERIODS, ResultsView, chart_split
 from chaplab.widgets.tables import Column, SortableTable
 
 if TYPE_CHECKING:
@@ -391,7 +391,7 @@ class ChapPanel(widgets.VBox):
             evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
             quantiles=sorted(results.quantiles.value),
             org_unit=None if results.org_unit.value == ALL_ORG_UNITS else results.org_unit.value,
-            split_period=None if results.split.value == ALL_SPLITS else results.split.value,
+            split_period=chart_split(results.split.value),
             history_periods=HISTORY_PERIODS,
             launch=launch,
         ))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.vocabulary import ALL_SPLITS as EVERY_SPLIT
 from chaplab.vocabulary import DEFAULT_QUANTILES
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
 
 QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 ALL_ORG_UNITS = "all org units"
+LAST_SPLIT = "last split"
 ALL_SPLITS = "all splits"
+
+
+def chart_split(choice: str) -> str | None:
+    """The chart's ``split_period`` for a stop of the split slider: None (the last split),
+    every split in panels of their own, or one split period."""
+    return {LAST_SPLIT: None, ALL_SPLITS: EVERY_SPLIT}.get(choice, choice)
 SPLIT_DEBOUNCE_SECONDS = 0.2
 MAX_PANELS = 12
 HISTORY_PERIODS = 24
@@ -110,7 +118,7 @@ class ResultsView(widgets.VBox):
         )
         self.org_unit = widgets.Dropdown(options=[ALL_ORG_UNITS], description="org unit")
         self.split = widgets.SelectionSlider(
-            options=[ALL_SPLITS], description="split", continuous_update=True,
+            options=[LAST_SPLIT], description="split", continuous_update=True,
             layout=widgets.Layout(width="420px"),
         )
         self.image = image_widget()
@@ -220,12 +228,15 @@ class ResultsView(widgets.VBox):
         org_units = sorted({unit for item in selected for unit in item.org_units})
         splits = sorted({split for item in selected for split in item.split_periods})
         keep_unit = self.org_unit.value if self.org_unit.value in org_units else ALL_ORG_UNITS
-        keep_split = self.split.value if self.split.value in splits else ALL_SPLITS
+        # one split at a time (the last one) unless a split or "all splits" was chosen
+        keep_split = self.split.value if self.split.value in splits else LAST_SPLIT
+        if self.split.value == ALL_SPLITS and splits:
+            keep_split = ALL_SPLITS
         self._offering_choices = True
         try:
             self.org_unit.options = [ALL_ORG_UNITS, *org_units]
             self.org_unit.value = keep_unit
-            self.split.options = [ALL_SPLITS, *splits]
+            self.split.options = [LAST_SPLIT, ALL_SPLITS, *splits]
             self.split.value = keep_split
         finally:
             self._offering_choices = False
@@ -245,7 +256,7 @@ class ResultsView(widgets.VBox):
             actuals=self.actuals_by_id.get(selected[0].id),
             names=tuple(item.name or str(item.id) for item in selected),
             org_unit=None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value,
-            split_period=None if self.split.value == ALL_SPLITS else self.split.value,
+            split_period=chart_split(self.split.value),
         )
 
 
