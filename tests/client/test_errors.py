@@ -55,7 +55,7 @@ def test_422_field_problems(client: Any) -> None:
     error = caught.value
     assert error.errors == [{"loc": ["body", "userOptionValues", "n_lags"],
                              "msg": "Input should be a valid integer", "type": "int_type"}]
-    assert "userOptionValues.n_lags: Input should be a valid integer" in str(error)
+    assert "user_option_values.n_lags: Input should be a valid integer" in str(error)
 
 
 @pytest.mark.parametrize(("status", "error_class"), [

@@ -12,6 +12,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from chaplab.client import ChapConnectionError, ChapError, NotFoundError
+from chaplab.client._errors import speak_arguments
 
 from .fake_service import FakeService
 from .test_steps import route_through
@@ -113,3 +114,28 @@ def test_the_full_traceback_is_one_variable_away(
     assert "call_the_service()" in shown and "raise error" in shown
     assert "ChapConnectionError: GET /v1/jobs could not reach x" in shown
     assert "CHAPLAB_FULL_TRACEBACKS" not in shown
+
+
+def test_a_field_named_in_the_detail_is_not_repeated_and_speaks_the_argument(
+    make_client: Any, fake: FakeService
+) -> None:
+    problem = {
+        "type": "about:blank", "title": "Not Found", "status": 404,
+        "detail": "datasetId: no dataset with id 9999",
+        "errors": [{"loc": ["datasetId"], "msg": "no dataset with this id", "type": "not_found"},
+                   {"loc": ["body", "modelId"], "msg": "no configured model 'x'"}],
+    }
+    fake.fail("GET /v1/crud/datasets", httpx.Response(
+        404, json=problem, headers={"content-type": "application/problem+json"}))
+    with pytest.raises(NotFoundError) as caught:
+        make_client().list_datasets()
+    assert caught.value.message == (
+        "dataset_id: no dataset with id 9999 - model: no configured model 'x'"
+    )
+    assert caught.value.problem == problem
+
+
+def test_wire_names_inside_a_sentence_become_argument_names() -> None:
+    assert speak_arguments(
+        "nPeriods=12, nSplits=500 and stride=1 need more; userOptionValues.n_lags; nPeriodsX"
+    ) == "n_periods=12, n_splits=500 and stride=1 need more; user_option_values.n_lags; nPeriodsX"

@@ -53,7 +53,7 @@ def field_names(error: UnprocessableEntityError) -> str:
 @pytest.mark.usefixtures("unchanged")
 class TestRefusedWithoutChange:
     def test_unknown_dataset_is_404(self, client: ChapClient) -> None:
-        with pytest.raises(NotFoundError, match="datasetId"):
+        with pytest.raises(NotFoundError, match="dataset_id"):
             client.create_evaluation("x", "naive_model", 999_999)
         with pytest.raises(NotFoundError):
             client.get_dataset(999_999)
@@ -71,15 +71,15 @@ class TestRefusedWithoutChange:
             client.create_configured_model_with_data_source_from_evaluation(999_999)
 
     def test_unknown_model_name_is_404(self, client: ChapClient) -> None:
-        with pytest.raises(NotFoundError, match="modelId"):
+        with pytest.raises(NotFoundError, match="model: "):
             client.create_evaluation("x", "naive_model:no-such-name", demo_dataset_id(client))
 
     def test_an_id_where_a_name_is_wanted_is_refused(self, client: ChapClient) -> None:
         model = client.list_models()[0]
-        with pytest.raises(UnprocessableEntityError, match="modelId") as refused:
+        with pytest.raises(UnprocessableEntityError, match="model: ") as refused:
             client.create_evaluation("x", str(model.id), demo_dataset_id(client))
         assert "NAME" in str(refused.value)
-        with pytest.raises(NotFoundError, match="modelTemplateId"):
+        with pytest.raises(NotFoundError, match="model_template_id"):
             client.create_configured_model("wrong-id", model.id)
 
     def test_option_values_breaking_the_schema_are_422(self, client: ChapClient) -> None:
@@ -98,13 +98,13 @@ class TestRefusedWithoutChange:
 
     def test_unknown_org_unit_and_bad_split_period_are_422(self, client: ChapClient) -> None:
         evaluation = client.list_evaluations()[0]
-        with pytest.raises(UnprocessableEntityError, match="orgUnits"):
+        with pytest.raises(UnprocessableEntityError, match="org_units"):
             client.evaluation_entries(evaluation.id, [0.5], org_units=["nowhere"])
-        with pytest.raises(UnprocessableEntityError, match="splitPeriod"):
+        with pytest.raises(UnprocessableEntityError, match="split_period"):
             client.evaluation_entries(evaluation.id, [0.5], split_period="2021-13")
 
     def test_more_history_than_the_dataset_has_is_422(self, client: ChapClient) -> None:
-        with pytest.raises(UnprocessableEntityError, match="nPeriods") as refused:
+        with pytest.raises(UnprocessableEntityError, match="n_splits: ") as refused:
             client.create_evaluation(
                 "x", "seasonal_naive", demo_dataset_id(client), n_periods=12, n_splits=200
             )

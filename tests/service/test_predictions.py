@@ -43,7 +43,7 @@ def test_the_older_submit_makes_a_prediction(
 
 def test_the_older_submit_checks_its_input(client: ChapClient) -> None:
     frame = small_frame(n_years=2)
-    with pytest.raises(NotFoundError, match="modelId"):
+    with pytest.raises(NotFoundError, match="model: "):
         client.make_prediction_for_model("x", "no_such_model", frame)
     with pytest.raises(UnprocessableEntityError, match="rainfall"):
         client.make_prediction_for_model("x", "regression_model", frame.drop(columns=["rainfall"]))
@@ -68,9 +68,9 @@ def test_all_prediction_entries_name_their_prediction(
     unit = client.get_prediction(prediction_id).org_units[0]
     one_unit = client.list_prediction_entries(prediction_id, quantiles=[0.5], org_units=[unit])
     assert {e.org_unit for e in one_unit} == {unit} and len(one_unit) == 3
-    with pytest.raises(NotFoundError, match="predictionId"):
+    with pytest.raises(NotFoundError, match="prediction_id"):
         client.list_prediction_entries(987654)
-    with pytest.raises(UnprocessableEntityError, match="orgUnits"):
+    with pytest.raises(UnprocessableEntityError, match="org_units"):
         client.list_prediction_entries(org_units=["nowhere"])
 
 
@@ -90,9 +90,9 @@ def test_a_prediction_row_is_created_and_deleted(
     for call in (client.get_prediction, client.delete_prediction):
         with pytest.raises(NotFoundError):
             call(row.id)
-    with pytest.raises(NotFoundError, match="configuredModelWithDataSourceId"):
+    with pytest.raises(NotFoundError, match="configured_model_with_data_source_id"):
         client.create_prediction_row("x", evaluated.dataset.id, 987654)
-    with pytest.raises(NotFoundError, match="datasetId"):
+    with pytest.raises(NotFoundError, match="dataset_id"):
         client.create_prediction_row("x", 987654, bundle.id)
 
 

@@ -134,7 +134,7 @@ def test_bad_batches_are_refused_naming_the_field(client: ChapClient, evaluated:
         client.create_backtests("bad", ["no_such_model"], dataset_id)
     with pytest.raises(NotFoundError, match="dataset"):
         client.create_backtests("bad", ["naive_model"], 999_999)
-    with pytest.raises(UnprocessableEntityError, match="nRetrain"):
+    with pytest.raises(UnprocessableEntityError, match="n_retrain"):
         client.create_backtests("bad", ["naive_model"], dataset_id, n_splits=2, n_retrain=3)
     with pytest.raises(UnprocessableEntityError, match="more than once"):
         client.create_backtests("bad", ["naive_model", "naive_model"], dataset_id)

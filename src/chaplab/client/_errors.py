@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -283,11 +284,51 @@ def _field_problems(problem: dict[str, Any] | None) -> list[dict[str, Any]]:
     return []
 
 
-def _describe_field_problem(item: dict[str, Any]) -> str:
+ARGUMENT_NAMES: dict[str, str] = {
+    "datasetId": "dataset_id",
+    "modelId": "model",
+    "modelIds": "models",
+    "modelTemplateId": "model_template_id",
+    "userOptionValues": "user_option_values",
+    "configuredModelWithDataSourceId": "configured_model_with_data_source_id",
+    "providedData": "frame",
+    "nPeriods": "n_periods",
+    "nSplits": "n_splits",
+    "nRetrain": "n_retrain",
+    "backtestId": "evaluation_id",
+    "predictionId": "prediction_id",
+    "splitPeriod": "split_period",
+    "orgUnits": "org_units",
+    "targetColumn": "target_column",
+    "includeComparisonModels": "include_comparison_models",
+    "csvFile": "csv_file",
+    "geojsonFile": "geojson_file",
+}
+"""Wire field -> the argument of the client's methods that carries it, so that an error speaks
+of what the caller typed (``dataset_id``, not ``datasetId``)."""
+_WIRE_NAME = re.compile(r"\b(" + "|".join(sorted(ARGUMENT_NAMES, key=len, reverse=True)) + r")\b")
+
+
+def speak_arguments(text: str) -> str:
+    """``text`` with each wire field name replaced by the argument name a caller typed."""
+    return _WIRE_NAME.sub(lambda match: ARGUMENT_NAMES[match.group(1)], text)
+
+
+def _field_of(item: dict[str, Any]) -> str:
     loc = item.get("loc")
-    where = ".".join(str(part) for part in loc if part != "body") if isinstance(loc, list) else ""
+    return ".".join(str(part) for part in loc if part != "body") if isinstance(loc, list) else ""
+
+
+def _describe_field_problem(item: dict[str, Any]) -> str:
+    where = _field_of(item)
     msg = str(item.get("msg") or item.get("message") or item)
-    return f"{where}: {msg}" if where else msg
+    return speak_arguments(f"{where}: {msg}" if where else msg)
+
+
+def _said_in(item: dict[str, Any], text: str) -> bool:
+    """Whether ``text`` (the problem's detail) already names the field of ``item``."""
+    where = _field_of(item)
+    return bool(where) and f"{where}:" in text
 
 
 def _readable_message(
@@ -295,10 +336,11 @@ def _readable_message(
 ) -> str:
     if problem is not None:
         detail = problem.get("detail")
-        text = detail if isinstance(detail, str) and detail else problem.get("title")
-        parts = [str(text)] if text else []
-        if errors:
-            parts.append("; ".join(_describe_field_problem(item) for item in errors))
+        text = str(detail if isinstance(detail, str) and detail else problem.get("title") or "")
+        parts = [speak_arguments(text)] if text else []
+        unsaid = [item for item in errors if not _said_in(item, text)]
+        if unsaid:
+            parts.append("; ".join(_describe_field_problem(item) for item in unsaid))
         extra = problem.get("error")
         if isinstance(extra, str) and extra:
             kind = problem.get("type")

@@ -55,12 +55,24 @@ def check_backtest_history(
     n_splits: int,
     stride: int,
 ) -> None:
-    """The dataset has enough periods to train before the first split and to score every split."""
+    """The dataset has enough periods to train before the first split and to score every split.
+
+    The problem names ``nPeriods`` when one split's horizon alone does not fit, otherwise the
+    count of splits (``nSplits``, or ``stride`` when the splits would fit one period apart)."""
     training = template.history_needed(options, panel.period_type)
     try:
         check_history(training, panel, n_periods, n_splits, stride)
     except InsufficientHistoryError as error:
-        raise FieldProblem("nPeriods", str(error)) from None
+        raise FieldProblem(_too_long(training, panel, n_periods, n_splits), str(error)) from None
+
+
+def _too_long(training: int, panel: Panel, n_periods: int, n_splits: int) -> str:
+    """The request field to blame when the backtest does not fit in the dataset's history."""
+    if training + n_periods > panel.n_periods:
+        return "nPeriods"
+    if training + n_periods + n_splits - 1 > panel.n_periods:
+        return "nSplits"
+    return "stride"
 
 
 def check_prediction_history(
