@@ -8,11 +8,19 @@ import socket
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from chaplab.client import ChapConnectionError, ChapError, NotFoundError
+from chaplab.client import (
+    ChapConnectionError,
+    ChapError,
+    NotFoundError,
+    ServerError,
+    UnprocessableEntityError,
+)
 from chaplab.client._errors import speak_arguments
+from chaplab.client._plumbing import did_you_mean
 
 from .fake_service import FakeService
 from .test_steps import route_through
@@ -139,3 +147,38 @@ def test_wire_names_inside_a_sentence_become_argument_names() -> None:
     assert speak_arguments(
         "nPeriods=12, nSplits=500 and stride=1 need more; userOptionValues.n_lags; nPeriodsX"
     ) == "n_periods=12, n_splits=500 and stride=1 need more; user_option_values.n_lags; nPeriodsX"
+
+
+def test_a_refused_model_name_gets_the_closest_listed_names_once(
+    make_client: Any, fake: FakeService
+) -> None:
+    fake.fail("POST /v1/analytics/create-backtest", 404)
+    with pytest.raises(NotFoundError) as caught:
+        make_client().create_evaluation("bt", "naive_model:weekyl", 1)
+    assert str(caught.value).endswith("; did you mean 'naive_model:weekly'?")
+    assert fake.paths() == ["POST /v1/analytics/create-backtest", "GET /v1/crud/configured-models"]
+
+
+def test_a_listed_model_name_gets_no_suggestion(make_client: Any, fake: FakeService) -> None:
+    fake.fail("POST /v1/analytics/make-prediction", 422)
+    frame = pd.DataFrame({"time_period": ["2024-01"], "location": ["A"], "disease_cases": [1.0]})
+    with pytest.raises(UnprocessableEntityError) as caught:
+        make_client().make_prediction_for_model("p", "naive_model:weekly", frame)
+    assert "did you mean" not in str(caught.value)
+
+
+def test_a_server_error_is_not_taken_for_a_wrong_name(make_client: Any, fake: FakeService) -> None:
+    fake.fail("POST /v1/analytics/create-backtest", 500)
+    with pytest.raises(ServerError) as caught:
+        make_client().create_evaluation("bt", "naive_model:weekyl", 1)
+    assert "did you mean" not in str(caught.value)
+    assert fake.paths() == ["POST /v1/analytics/create-backtest"]
+
+
+def test_did_you_mean_lists_close_names_only() -> None:
+    known = ["naive_model", "naive_model:weekly", "regression_model"]
+    assert did_you_mean("naive_modle", known) == (
+        "did you mean 'naive_model' or 'naive_model:weekly'?"
+    )
+    assert did_you_mean("naive_model", known) is None
+    assert did_you_mean("arima", known) is None

@@ -109,6 +109,13 @@ class ChapHTTPError(ChapError):
         super().__init__(f"{method} {path} failed with HTTP {status_code}: {message}")
 
 
+def with_hint(error: ChapHTTPError, hint: str) -> ChapHTTPError:
+    """``error`` with ``hint`` (e.g. ``did you mean 'naive_model'?``) ending its message."""
+    error.message = f"{error.message}; {hint}"
+    error.args = (f"{error.args[0]}; {hint}",)
+    return error
+
+
 class AuthenticationError(ChapHTTPError):
     """401: the API key (or gateway credentials) is missing or not accepted."""
 

@@ -187,7 +187,8 @@ class Evaluations(Resource):
         body = _evaluation_body(
             name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
         )
-        ref = yield from self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
+        send = self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
+        ref = yield from self._suggesting_model(send, body["modelId"])
         return ref.pending_job("create_backtest", body["name"])
 
     def run_evaluation(
@@ -231,7 +232,8 @@ class Evaluations(Resource):
         ``model`` is the configured model's NAME or an object with ``.name``."""
         body = _evaluation_body(name, model, dataset_id, n_periods=n_periods)
         route = EVALUATION_ROW
-        return (yield from self._call_route(Evaluation, route, route.path, json=body))
+        send = self._call_route(Evaluation, route, route.path, json=body)
+        return (yield from self._suggesting_model(send, body["modelId"]))
 
     def create_evaluation_with_data(
         self,
@@ -259,7 +261,8 @@ class Evaluations(Resource):
         }
         params = {"dryRun": "true" if dry_run else "false"}
         path = "/v1/analytics/create-backtest-with-data/"
-        return (yield from self._call(DataImportReport, "POST", path, json=body, params=params))
+        send = self._call(DataImportReport, "POST", path, json=body, params=params)
+        return (yield from self._suggesting_model(send, body["modelId"]))
 
     def list_evaluations(self) -> Operation[list[Evaluation]]:
         """All stored evaluations."""

@@ -6,6 +6,7 @@ Every name here is meant to be imported by the resource modules (``_datasets``, 
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeVar, Unpack
@@ -26,9 +27,12 @@ from chaplab.client._capabilities import (
 from chaplab.client._errors import (
     SECRET_HEADERS,
     ChapDecodeError,
+    ChapError,
+    ChapHTTPError,
     error_from_response,
     public_url,
     scrub,
+    with_hint,
 )
 from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
 
@@ -245,6 +249,39 @@ class Resource:
         """``_request_route`` and parse the answer as ``shape``."""
         response = yield from self._request_route(route, path, **options)
         return parse(shape, response)
+
+
+    def _suggesting_model(self, operation: Operation[T], model: str) -> Operation[T]:
+        """Run ``operation``, which sends the configured model's name ``model``. When the
+        server refuses the request's content (400, 404, 422) and no configured model has that
+        name, the error ends in "did you mean" and the closest names the server lists
+        (``naive_model`` for ``naive_modle``). Other errors pass unchanged."""
+        try:
+            return (yield from operation)
+        except ChapHTTPError as error:
+            if error.status_code not in _REFUSED_CONTENT:
+                raise
+            try:
+                listed = yield from self._get(list[dict[str, Any]], "/v1/crud/configured-models")
+            except ChapError:
+                raise error from None
+            hint = did_you_mean(model, [str(item.get("name")) for item in listed])
+            raise (error if hint is None else with_hint(error, hint)) from error.__cause__
+
+
+_REFUSED_CONTENT = frozenset({400, 404, 422})
+"""Statuses by which a server may refuse a name it does not know."""
+
+
+def did_you_mean(given: str, known: Sequence[str]) -> str | None:
+    """``"did you mean 'a' or 'b'?"`` for the known names close to ``given``; ``None`` when
+    ``given`` is known or nothing comes close."""
+    if given in known:
+        return None
+    close = difflib.get_close_matches(given, known, n=3, cutoff=0.6)
+    if not close:
+        return None
+    return f"did you mean {' or '.join(repr(name) for name in close)}?"
 
 
 def checked(response: httpx.Response) -> httpx.Response:

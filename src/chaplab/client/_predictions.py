@@ -151,7 +151,8 @@ class Predictions(Resource):
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
             "dataToBeFetched": [],
         }
-        ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
+        send = self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
+        ref = yield from self._suggesting_model(send, model_name(model))
         return ref.pending_job("make_prediction", name)
 
     def run_prediction(
