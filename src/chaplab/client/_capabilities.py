@@ -132,26 +132,16 @@ class RouteCache:
 def read_openapi(response: httpx.Response) -> ServerRoutes | None:
     """The routes of a ``GET /openapi.json`` answer; ``None`` when it is no OpenAPI document
     (a gateway's page, an error)."""
-    if response.status_code != 200:
-        return None
-    try:
-        document = json.loads(response.content)
-    except ValueError:
-        return None
-    if not isinstance(document, dict) or not isinstance(document.get("paths"), dict):
+    document = _json_object(response, 200)
+    if document is None or not isinstance(document.get("paths"), dict):
         return None
     return ServerRoutes.from_openapi(document)
 
 
 def version_from_system_info(response: httpx.Response) -> str | None:
     """The version a ``GET /system/info`` answer names, when it names one."""
-    if response.status_code != 200:
-        return None
-    try:
-        info = json.loads(response.content)
-    except ValueError:
-        return None
-    version = info.get("chap_core_version") if isinstance(info, dict) else None
+    info = _json_object(response, 200)
+    version = info.get("chap_core_version") if info is not None else None
     return f"version {version}" if isinstance(version, str) and version else None
 
 
@@ -160,13 +150,20 @@ def route_missing(response: httpx.Response) -> bool:
     the framework's bare ``Not Found`` (a missing row names what is missing)."""
     if response.status_code == 405:
         return True
-    if response.status_code != 404:
-        return False
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        return False
-    if not isinstance(body, dict):
+    body = _json_object(response, 404)
+    if body is None:
         return False
     text = body.get("detail", body.get("title"))
     return isinstance(text, str) and text.strip().lower() == "not found"
+
+
+def _json_object(response: httpx.Response, status: int) -> dict[str, Any] | None:
+    """The JSON object an answer with this status code carries; ``None`` for another status,
+    a body that is no JSON, or JSON that is no object."""
+    if response.status_code != status:
+        return None
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
