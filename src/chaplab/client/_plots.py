@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from pydantic import Field
@@ -20,6 +20,7 @@ from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, SnakeModel, WireModel
 
 _NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+T = TypeVar("T")
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -157,12 +158,11 @@ class Plots(Resource):
         """The metric chart names and the metric ids an evaluation can be drawn for."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/visualization/metric-plots/{evaluation_id}"
-        response = yield from self._request("GET", path)
-        payload = decode(response)
-        if not isinstance(payload, list):
-            return validate(MetricPlotCatalog, payload, response)
+        answer = yield from self._model_or_names(MetricPlotCatalog, path)
+        if isinstance(answer, MetricPlotCatalog):
+            return answer
         metrics = yield from self._names(f"/v1/visualization/metrics/{evaluation_id}")
-        return MetricPlotCatalog(visualizations=_ids(payload, response), metrics=metrics)
+        return MetricPlotCatalog(visualizations=answer, metrics=metrics)
 
     def metric_plot(
         self, visualization_name: str, evaluation_id: int, metric: str
@@ -182,11 +182,9 @@ class Plots(Resource):
         CSV per org unit and per horizon distance."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/visualization/metrics/{evaluation_id}"
-        response = yield from self._request("GET", path)
-        payload = decode(response)
-        if not isinstance(payload, list):
-            return validate(EvaluationMetrics, payload, response)
-        names = _ids(payload, response)
+        names = yield from self._model_or_names(EvaluationMetrics, path)
+        if isinstance(names, EvaluationMetrics):
+            return names
         info = yield from self._request("GET", f"/v1/crud/backtests/{evaluation_id}/info")
         aggregate = decode(info).get("aggregateMetrics") or {}
         csv_answer = yield from self._request(
@@ -205,6 +203,15 @@ class Plots(Resource):
         """A list of chart or metric names: plain strings, or objects with an ``id``."""
         response = yield from self._request("GET", path)
         return _ids(decode(response), response)
+
+    def _model_or_names(self, shape: type[T], path: str) -> Operation[T | list[str]]:
+        """The answer of ``path`` as ``shape``; where the service answers with a bare list
+        (chap-core 2.5.1), the names it lists, for the caller to build ``shape`` from."""
+        response = yield from self._request("GET", path)
+        payload = decode(response)
+        if isinstance(payload, list):
+            return _ids(payload, response)
+        return validate(shape, payload, response)
 
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"
