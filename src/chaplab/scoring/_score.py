@@ -25,6 +25,7 @@ from chaplab.scoring._targets import (
     Targets,
     Unmatched,
     align,
+    missing_columns,
 )
 
 KEYS = (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD, HORIZON, MONTH, SCALE, QUANTILE)
@@ -135,9 +136,7 @@ def summarise(
     ``"split_period"``, ``"month"`` or (for :func:`quantile_loss`) ``"quantile"``; ``metrics``
     picks metric columns (default: all). A metric a target lacks (NaN) is left out of its mean.
     """
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
-    if MODEL not in scores.columns:
+    if missing_columns(scores, (MODEL,), "scores"):
         raise ValueError("scores has no 'model' column: pass the frame that score() returns")
     groups = [MODEL] + ([SCALE] if SCALE in scores.columns else []) + _by(scores, by)
     chosen = _metrics(scores, metrics)

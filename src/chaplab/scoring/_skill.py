@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
-from chaplab.scoring._targets import MODEL, SCALE
+from chaplab.scoring._targets import MODEL, SCALE, missing_columns
 
 RELATIVE_SKILL = "relative_skill"
 LOWER = "lower"
@@ -89,9 +89,7 @@ def relative_skill(
 def _check_arguments(
     scores: pd.DataFrame, baseline: str, metric: str, n_bootstrap: int, level: float
 ) -> None:
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
-    missing = [name for name in (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD) if name not in scores]
+    missing = missing_columns(scores, (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD), "scores")
     if missing:
         raise ValueError(f"scores lacks column(s) {missing}: pass the frame score() returns")
     if metric not in scores.columns or not pd.api.types.is_numeric_dtype(scores[metric]):

@@ -9,7 +9,7 @@ is found with one hash lookup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -203,8 +203,15 @@ def _frame_names(forecasts: Forecasts, models: list[str]) -> list[str]:
     return [f"forecasts[{name!r}]" for name in models]
 
 
+def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
+    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    return [name for name in columns if name not in frame.columns]
+
+
 def _check_forecast_frame(frame: pd.DataFrame, what: str) -> None:
-    missing = [name for name in FORECAST_COLUMNS if name not in frame.columns]
+    missing = missing_columns(frame, FORECAST_COLUMNS, what)
     if missing:
         raise ValueError(
             f"{what} lacks column(s) {missing}; it needs {list(FORECAST_COLUMNS)} "
@@ -263,9 +270,7 @@ class _Lookup:
 
 def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
     """Check the actual cases and index them by (org unit, period)."""
-    if not isinstance(actuals, pd.DataFrame):
-        raise TypeError(f"actuals must be a pandas DataFrame, got {type(actuals).__name__}")
-    missing = [name for name in ACTUAL_COLUMNS if name not in actuals.columns]
+    missing = missing_columns(actuals, ACTUAL_COLUMNS, "actuals")
     if missing:
         raise ValueError(
             f"actuals lacks column(s) {missing}; it needs {list(ACTUAL_COLUMNS)} "
