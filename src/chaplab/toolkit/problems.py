@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -88,22 +88,26 @@ def problem_body(
     return body
 
 
+class ProblemFields(TypedDict, total=False):
+    """The optional members of a problem, as :func:`problem_body` takes them."""
+
+    title: str | None
+    detail: str | None
+    type: str | None
+    errors: Sequence[Mapping[str, Any]] | None
+    extensions: Mapping[str, Any] | None
+
+
 def problem_response(
     status: int,
     *,
     instance: str,
-    title: str | None = None,
-    detail: str | None = None,
-    type: str | None = None,
-    errors: Sequence[Mapping[str, Any]] | None = None,
-    extensions: Mapping[str, Any] | None = None,
     headers: Mapping[str, str] | None = None,
+    **fields: Unpack[ProblemFields],
 ) -> JSONResponse:
-    """An ``application/problem+json`` response (also usable as an ASGI app)."""
-    body = problem_body(
-        status, instance=instance, title=title, detail=detail, type=type, errors=errors,
-        extensions=extensions,
-    )
+    """An ``application/problem+json`` response (also usable as an ASGI app); ``fields`` as in
+    :func:`problem_body`."""
+    body = problem_body(status, instance=instance, **fields)
     return JSONResponse(body, status_code=status, headers=headers, media_type=PROBLEM_MEDIA_TYPE)
 
 
