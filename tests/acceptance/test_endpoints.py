@@ -237,7 +237,8 @@ def test_client_evaluation_frame_is_tidy(
 
     with ChapClient(base_url) as client:
         frame = client.evaluation_frame(finished_evaluation["id"], quantiles=(0.1, 0.5, 0.9))
-    assert list(frame.columns)[:5] == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert list(frame.columns)[:6] == [
+        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
     assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
     assert isinstance(frame["period"].dtype, pd.PeriodDtype)
     assert isinstance(frame["split_period"].dtype, pd.PeriodDtype)

@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncIterator
 
 import ipywidgets as widgets
+import pandas as pd
 import pytest
 
 import chaplab.frames
@@ -98,12 +99,13 @@ async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, uni
     assert shown.name == f"panel run {unique}"
     dataset = panel.launcher.dataset
     frame = panel.frame
-    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert list(frame.columns) == [
+        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
     assert set(frame["org_unit"]) == set(dataset.org_units)
     assert frame["split_period"].nunique() == 2
     assert sorted(frame["quantile"].unique()) == [0.1, 0.25, 0.5, 0.75, 0.9]
     assert set(panel.actuals["org_unit"]) == set(dataset.org_units)
-    assert sorted(panel.results.shown_panels) == sorted(dataset.org_units)
+    assert sorted(panel.results.shown_panels) == sorted(_names(frame).values())
     assert bytes(panel.results.image.value).startswith(b"\x89PNG")
     assert f"evaluation_frame({shown.id}, quantiles=[0.1, 0.25, 0.5, 0.75, 0.9])" in panel.code.code
 
@@ -122,7 +124,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel)
     assert panel.results.shown_panels
     panel.results.org_unit.value = panel.results.org_unit.options[1]
     await panel.results.settled()
-    assert panel.results.shown_panels == [panel.results.org_unit.options[1]]
+    picked = panel.results.org_unit.options[1]
+    assert panel.results.shown_panels == [_names(panel.results.actuals_by_id[seeded])[picked]]
 
 
 async def test_several_jobs_poll_while_the_event_loop_stays_responsive(
@@ -250,6 +253,14 @@ async def test_a_forecast_forward_is_followed_and_drawn_after_the_history(
     assert sorted(frame["period"].unique()) == [last + 1, last + 2]
     assert sorted(frame["quantile"].unique()) == [0.1, 0.25, 0.5, 0.75, 0.9]
     assert panel.forecasts.actuals["period"].max() == last
-    assert sorted(panel.forecasts.shown_panels) == sorted(dataset.org_units)
+    assert sorted(panel.forecasts.shown_panels) == sorted(_names(frame).values())
     assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")
     assert panel.results.selected == []  # a forecast is no evaluation
+
+
+def _names(frame: pd.DataFrame) -> dict[str, str]:
+    """Org unit -> the name the client's frame gives it (from the dataset's GeoJSON)."""
+    pairs = frame[["org_unit", "org_unit_name"]].astype(str).drop_duplicates()
+    names = dict(zip(pairs["org_unit"], pairs["org_unit_name"], strict=True))
+    assert all(name != org_unit for org_unit, name in names.items())  # names, not codes
+    return names

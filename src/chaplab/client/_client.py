@@ -379,7 +379,8 @@ class ChapClient(SyncDriver):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> pd.DataFrame:
-        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
         return self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units
@@ -390,7 +391,8 @@ class ChapClient(SyncDriver):
         self, evaluation_id: int, org_units: Iterable[str] | str | None = None
     ) -> pd.DataFrame:
         """The observed cases an evaluation was scored against, as a frame
-        (``org_unit``, ``period``, ``value``)."""
+        (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
+        evaluation's dataset has a GeoJSON)."""
         return self._drive(self._resources.evaluations.actual_cases(evaluation_id, org_units))
 
     def evaluation_overlap(self, first_id: int, second_id: int) -> EvaluationOverlap:
@@ -567,7 +569,8 @@ class ChapClient(SyncDriver):
     def prediction_frame(
         self, prediction_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> pd.DataFrame:
-        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the prediction's dataset has a GeoJSON."""
         return self._drive(self._resources.predictions.prediction_frame(prediction_id, quantiles))
 
     def list_prediction_entries(
@@ -1042,7 +1045,8 @@ class AsyncChapClient(AsyncDriver):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> pd.DataFrame:
-        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
         return await self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units
@@ -1053,7 +1057,8 @@ class AsyncChapClient(AsyncDriver):
         self, evaluation_id: int, org_units: Iterable[str] | str | None = None
     ) -> pd.DataFrame:
         """The observed cases an evaluation was scored against, as a frame
-        (``org_unit``, ``period``, ``value``)."""
+        (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
+        evaluation's dataset has a GeoJSON)."""
         return await self._drive(self._resources.evaluations.actual_cases(evaluation_id, org_units))
 
     async def evaluation_overlap(self, first_id: int, second_id: int) -> EvaluationOverlap:
@@ -1236,7 +1241,8 @@ class AsyncChapClient(AsyncDriver):
     async def prediction_frame(
         self, prediction_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> pd.DataFrame:
-        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the prediction's dataset has a GeoJSON."""
         return await self._drive(
             self._resources.predictions.prediction_frame(prediction_id, quantiles)
         )

@@ -4,8 +4,9 @@ job, read back as models, CSV or frames; and the kinds of data the service's mod
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ import httpx
 from pydantic import Field, field_validator
 
 from chaplab.client._capabilities import Route, RouteCache
+from chaplab.client._errors import NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs
 from chaplab.client._plumbing import (
     RequestBuilder,
@@ -98,6 +100,60 @@ CSV_UPLOAD = Route(
     "/v1/crud/datasets/csvFile",
     "create_dataset(name, frame, geojson)",
 )
+
+
+class OrgUnitNames(Resource):
+    """Org-unit id -> name of each dataset, read from its GeoJSON once and kept (one per
+    resource of a client: a dataset's GeoJSON does not change).
+
+    chap-core 2.5.1 sends the GeoJSON only inside ``GET /v1/crud/datasets/{id}``, with every
+    observation; so it is fetched once per dataset, not once per frame. A dataset without a
+    GeoJSON, or one the server no longer has, has no names (``None``): its frames get no
+    ``org_unit_name`` column. An org unit the GeoJSON does not name is named by its id.
+    """
+
+    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+        super().__init__(builder, retry, routes)
+        self._known: dict[int, dict[str, str] | None] = {}
+
+    def of_dataset(self, dataset_id: int | None) -> Operation[dict[str, str] | None]:
+        """The names of ``dataset_id``'s org units (``None``: no names, or no dataset)."""
+        if dataset_id is None:
+            return None
+        if dataset_id not in self._known:
+            try:
+                dataset = yield from self._get(Dataset, f"/v1/crud/datasets/{dataset_id}")
+            except NotFoundError:
+                return None
+            self._known[dataset_id] = _names_of(dataset)
+        return self._known[dataset_id]
+
+    def add_to(
+        self, to_frame: Callable[[bytes], pd.DataFrame], names: dict[str, str] | None
+    ) -> Callable[[bytes], pd.DataFrame]:
+        """``to_frame`` followed by the ``org_unit_name`` column, when there are ``names``."""
+        if names is None:
+            return to_frame
+        return partial(_named_frame, to_frame, names)
+
+
+def _names_of(dataset: Dataset) -> dict[str, str] | None:
+    from chaplab.frames import org_unit_names
+
+    if not dataset.geojson:
+        return None
+    try:
+        return org_unit_names(dataset.geojson) or None
+    except ValueError:
+        return None  # a GeoJSON the frames cannot read names from: ids it is
+
+
+def _named_frame(
+    to_frame: Callable[[bytes], pd.DataFrame], names: dict[str, str], content: bytes
+) -> pd.DataFrame:
+    from chaplab.frames import with_org_unit_names
+
+    return with_org_unit_names(to_frame(content), names)
 
 
 class Datasets(Resource):

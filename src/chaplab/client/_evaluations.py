@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 
 from chaplab import vocabulary
 from chaplab.client._capabilities import Route, RouteCache
-from chaplab.client._datasets import Dataset
+from chaplab.client._datasets import Dataset, OrgUnitNames
 from chaplab.client._errors import ChapDecodeError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._model_catalog import ModelSpec
@@ -168,6 +168,18 @@ class Evaluations(Resource):
     def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
+        self._names = OrgUnitNames(builder, retry, routes)
+        self._dataset_of: dict[int, int | None] = {}
+
+    def _org_unit_names(self, evaluation_id: int) -> Operation[dict[str, str] | None]:
+        """The org-unit names of the evaluation's dataset (its dataset id is read once)."""
+        if evaluation_id not in self._dataset_of:
+            try:
+                evaluation = yield from self.get_evaluation(evaluation_id)
+            except NotFoundError:
+                return None  # the entries' request says so
+            self._dataset_of[evaluation_id] = evaluation.dataset_id
+        return (yield from self._names.of_dataset(self._dataset_of[evaluation_id]))
 
     def create_evaluation(
         self,
@@ -364,25 +376,31 @@ class Evaluations(Resource):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[pd.DataFrame]:
-        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
         from chaplab.frames import entries_to_frame
 
         params = _entry_params(evaluation_id, quantiles, split_period, org_units)
+        names = yield from self._org_unit_names(evaluation_id)
         response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
         to_frame = partial(entries_to_frame, with_split_period=True)  # an empty answer too
-        return (yield from convert(to_frame, response.content, response))
+        return (yield from convert(self._names.add_to(to_frame, names), response.content, response))
 
     def actual_cases(
         self, evaluation_id: int, org_units: Iterable[str] | str | None = None
     ) -> Operation[pd.DataFrame]:
         """The observed cases an evaluation was scored against, as a frame
-        (``org_unit``, ``period``, ``value``)."""
+        (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
+        evaluation's dataset has a GeoJSON)."""
         from chaplab.frames import actuals_to_frame
 
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/analytics/actual-cases/{evaluation_id}"
-        response = yield from self._request("GET", path, params=org_unit_params(org_units))
-        return (yield from convert(actuals_to_frame, response.content, response))
+        params = org_unit_params(org_units)
+        names = yield from self._org_unit_names(evaluation_id)
+        response = yield from self._request("GET", path, params=params)
+        to_frame = self._names.add_to(actuals_to_frame, names)
+        return (yield from convert(to_frame, response.content, response))
 
     def evaluation_overlap(self, first_id: int, second_id: int) -> Operation[EvaluationOverlap]:
         """The org units, split periods and forecast periods two evaluations share."""

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from chaplab.client._capabilities import Route, RouteCache
-from chaplab.client._datasets import Dataset, DataSource, Observation
+from chaplab.client._datasets import Dataset, DataSource, Observation, OrgUnitNames
+from chaplab.client._errors import NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._plumbing import (
     RequestBuilder,
@@ -116,6 +117,18 @@ class Predictions(Resource):
     def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
+        self._names = OrgUnitNames(builder, retry, routes)
+        self._dataset_of: dict[int, int | None] = {}
+
+    def _org_unit_names(self, prediction_id: int) -> Operation[dict[str, str] | None]:
+        """The org-unit names of the prediction's dataset (its dataset id is read once)."""
+        if prediction_id not in self._dataset_of:
+            try:
+                prediction = yield from self.get_prediction(prediction_id)
+            except NotFoundError:
+                return None  # the entries' request says so
+            self._dataset_of[prediction_id] = prediction.dataset_id
+        return (yield from self._names.of_dataset(self._dataset_of[prediction_id]))
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Operation[Job]:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
@@ -240,13 +253,16 @@ class Predictions(Resource):
     def prediction_frame(
         self, prediction_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> Operation[pd.DataFrame]:
-        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``)."""
+        """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
+        with an ``org_unit_name`` column when the prediction's dataset has a GeoJSON."""
         from chaplab.frames import entries_to_frame
 
         prediction_id = require_id("prediction_id", prediction_id)
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
-        response = yield from self._request("GET", path, params=quantile_params(quantiles))
-        to_frame = partial(entries_to_frame, with_split_period=False)
+        params = quantile_params(quantiles)
+        names = yield from self._org_unit_names(prediction_id)
+        response = yield from self._request("GET", path, params=params)
+        to_frame = self._names.add_to(partial(entries_to_frame, with_split_period=False), names)
         return (yield from convert(to_frame, response.content, response))
 
     def list_prediction_entries(
