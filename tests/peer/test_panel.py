@@ -94,12 +94,13 @@ async def test_a_launched_evaluation_is_followed_to_success_and_charted(
     (shown,) = panel.results.selected
     assert shown.name == f"panel run {unique}"
     frame = panel.frame
-    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    assert list(frame.columns) == [
+        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
     assert set(frame["org_unit"]) == set(ORG_UNITS)
     assert frame["split_period"].nunique() == 2
     assert sorted(frame["quantile"].unique()) == list(DEFAULT_QUANTILES)
     assert set(panel.actuals["org_unit"]) == set(ORG_UNITS)
-    assert sorted(panel.results.shown_panels) == sorted(ORG_UNITS)
+    assert sorted(panel.results.shown_panels) == sorted(ORG_UNITS.values())
     assert bytes(panel.results.image.value).startswith(b"\x89PNG")
     assert f"evaluation_frame({shown.id}, " in panel.code.code
 
@@ -124,11 +125,11 @@ async def test_two_evaluations_are_compared_with_their_metrics(
     ]
     assert "crps" in panel.results.metrics.value
     assert "coverage_10_90" in panel.results.metrics.value
-    assert sorted(panel.results.shown_panels) == sorted(ORG_UNITS)
+    assert sorted(panel.results.shown_panels) == sorted(ORG_UNITS.values())
     assert bytes(panel.results.image.value).startswith(b"\x89PNG")
     panel.results.org_unit.value = "OU_South"
     await panel.results.settled()
-    assert panel.results.shown_panels == ["OU_South"]
+    assert panel.results.shown_panels == [ORG_UNITS["OU_South"]]
 
 
 async def test_a_forecast_forward_is_followed_and_drawn_after_the_history(
@@ -148,5 +149,5 @@ async def test_a_forecast_forward_is_followed_and_drawn_after_the_history(
     ]
     assert sorted(frame["quantile"].unique()) == list(DEFAULT_QUANTILES)
     assert str(panel.forecasts.actuals["period"].max()) == f"{FIRST_YEAR + YEARS - 1}-12"
-    assert sorted(panel.forecasts.shown_panels) == sorted(ORG_UNITS)
+    assert sorted(panel.forecasts.shown_panels) == sorted(ORG_UNITS.values())
     assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")
