@@ -31,24 +31,13 @@ from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import ALL_ORG_UNITS, HISTORY_PERIODS, ResultsView, chart_split
-from chaplab.widgets.tables import Column, SortableTable
+from chaplab.widgets.tables import SortableTable, columns
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DATASET_COLUMNS = (
-    Column("name", "name"),
-    Column("id", "id"),
-    Column("type", "type"),
-    Column("periods", "periods"),
-    Column("org_units", "org units"),
-)
-MODEL_COLUMNS = (
-    Column("name", "name"),
-    Column("id", "id"),
-    Column("template", "template"),
-    Column("options", "options"),
-)
+DATASET_COLUMNS = columns("name", "id", "type", "periods", "org_units")
+MODEL_COLUMNS = columns("name", "id", "template", "options")
 
 
 def dataset_row(dataset: Any) -> dict[str, Any]:

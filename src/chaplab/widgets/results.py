@@ -26,7 +26,7 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import Column, SortableTable, format_cell
+from chaplab.widgets.tables import Column, SortableTable, columns, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,10 +48,7 @@ HISTORY_PERIODS = 24
 _METRICS_SHOWN = ("crps", "mae", "rmse", "coverage_10_90")
 
 EVALUATION_COLUMNS = (
-    Column("name", "name"),
-    Column("id", "id"),
-    Column("model", "model"),
-    Column("dataset", "dataset"),
+    *columns("name", "id", "model", "dataset"),
     *(Column(metric, metric) for metric in _METRICS_SHOWN),
 )
 

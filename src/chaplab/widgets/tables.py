@@ -32,6 +32,11 @@ class Column:
     title: str
 
 
+def columns(*keys: str) -> tuple[Column, ...]:
+    """Columns titled by their keys, an underscore read as a space (``org_units``: "org units")."""
+    return tuple(Column(key, key.replace("_", " ")) for key in keys)
+
+
 def format_cell(value: Any) -> str:
     """The text of a cell: numbers to three significant digits, lists joined, nothing as a dash."""
     if _is_missing(value):
