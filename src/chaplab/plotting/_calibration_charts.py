@@ -14,11 +14,9 @@ from matplotlib.ticker import PercentFormatter
 from chaplab.plotting._scoring_style import (
     MODEL,
     REFERENCE_COLOUR,
-    model_colours,
-    models_of,
+    coloured_models,
     new_figure,
-    require_columns,
-    require_one_row_per,
+    require_table,
 )
 
 PIT_COLUMNS = (MODEL, "bin_lower", "bin_upper", "density")
@@ -36,12 +34,11 @@ def pit_chart(histogram: pd.DataFrame, *, title: str | None = None) -> Figure:
 
     ``histogram`` is the frame :func:`chaplab.scoring.pit_histogram` returns (without ``by``).
     """
-    require_columns(histogram, PIT_COLUMNS, "histogram", "chaplab.scoring.pit_histogram")
-    require_one_row_per(
-        histogram, [MODEL, "bin_lower"], "histogram", "pass pit_histogram(...) without by="
+    require_table(
+        histogram, PIT_COLUMNS, "histogram", "chaplab.scoring.pit_histogram",
+        one_row_per=[MODEL, "bin_lower"], hint="pass pit_histogram(...) without by=",
     )
-    models = models_of(histogram)
-    colours = model_colours(models)
+    models, colours = coloured_models(histogram)
     columns = min(len(models), MAX_COLUMNS)
     rows = math.ceil(len(models) / columns)
     figure = new_figure(PANEL_SIZE * columns + 0.4, PANEL_SIZE * 0.8 * rows + 0.7)
@@ -85,12 +82,11 @@ def coverage_chart(table: pd.DataFrame, *, title: str | None = None) -> Figure:
 
     ``table`` is the frame :func:`chaplab.scoring.coverage` returns (without ``by``).
     """
-    require_columns(table, COVERAGE_COLUMNS, "table", "chaplab.scoring.coverage")
-    require_one_row_per(
-        table, [MODEL, "kind", "nominal"], "table", "pass coverage(...) without by="
+    require_table(
+        table, COVERAGE_COLUMNS, "table", "chaplab.scoring.coverage",
+        one_row_per=[MODEL, "kind", "nominal"], hint="pass coverage(...) without by=",
     )
-    models = models_of(table)
-    colours = model_colours(models)
+    models, colours = coloured_models(table)
     figure = new_figure(9.5, 4.2)
     axes = figure.subplots(1, 2, sharey=True)
     panels = (

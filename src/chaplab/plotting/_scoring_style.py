@@ -24,6 +24,12 @@ def model_colours(models: Sequence[str]) -> dict[str, tuple[float, ...]]:
     return {model: palette(index % palette.N) for index, model in enumerate(models)}
 
 
+def coloured_models(frame: pd.DataFrame) -> tuple[list[str], dict[str, tuple[float, ...]]]:
+    """The models of a frame in their order (:func:`models_of`) and a colour per model."""
+    models = models_of(frame)
+    return models, model_colours(models)
+
+
 def models_of(frame: pd.DataFrame) -> list[str]:
     """The models of a frame in their order: the categories' order, else first appearance."""
     column = frame[MODEL]
@@ -60,11 +66,20 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, sour
         raise ValueError(f"{what} is empty: there is nothing to draw")
 
 
-def require_one_row_per(
-    frame: pd.DataFrame, keys: Sequence[str], what: str, hint: str
+def require_table(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    what: str,
+    source: str,
+    *,
+    one_row_per: Sequence[str],
+    hint: str,
 ) -> None:
-    """ValueError when some combination of ``keys`` has more than one row."""
-    if frame.duplicated(list(keys)).any():
+    """:func:`require_columns`, then a ValueError (ending in ``hint``) when some combination
+    of the ``one_row_per`` columns has more than one row."""
+    require_columns(frame, columns, what, source)
+    keys = list(one_row_per)
+    if frame.duplicated(keys).any():
         raise ValueError(f"{what} has more than one row per {' and '.join(keys)}: {hint}")
 
 

@@ -11,11 +11,9 @@ from matplotlib.ticker import MaxNLocator
 from chaplab.plotting._scoring_style import (
     MODEL,
     REFERENCE_COLOUR,
-    model_colours,
-    models_of,
+    coloured_models,
     new_figure,
-    require_columns,
-    require_one_row_per,
+    require_table,
     score_format,
 )
 
@@ -39,11 +37,13 @@ def leaderboard_chart(
 
     ``skill`` is the frame :func:`chaplab.scoring.relative_skill` returns.
     """
-    require_columns(skill, SKILL_COLUMNS, "skill", "chaplab.scoring.relative_skill")
-    require_one_row_per(skill, [MODEL], "skill", "pass the frame of one relative_skill call")
+    require_table(
+        skill, SKILL_COLUMNS, "skill", "chaplab.scoring.relative_skill",
+        one_row_per=[MODEL], hint="pass the frame of one relative_skill call",
+    )
     ranked = skill.sort_values("relative_skill", kind="stable", ignore_index=True)
     figure, ax = _figure_and_axes(ax, len(ranked), width=7.0)
-    colours = model_colours(models_of(skill))
+    _, colours = coloured_models(skill)
     rows = np.arange(len(ranked))
     upper_end = float(np.nanmax(ranked[["relative_skill", "upper"]].to_numpy()))
     for row, record in zip(rows, ranked.itertuples(index=False), strict=True):
@@ -91,10 +91,9 @@ def wis_components_chart(
 
     ``summary`` has one row per model: ``chaplab.scoring.summarise(scores)``.
     """
-    require_columns(summary, (MODEL, *COMPONENTS), "summary", "chaplab.scoring.summarise")
-    require_one_row_per(
-        summary, [MODEL], "summary",
-        "pass summarise(scores) without by=, for one scale",
+    require_table(
+        summary, (MODEL, *COMPONENTS), "summary", "chaplab.scoring.summarise",
+        one_row_per=[MODEL], hint="pass summarise(scores) without by=, for one scale",
     )
     totals = summary[list(COMPONENTS)].sum(axis=1)
     ranked = summary.assign(_total=totals).sort_values("_total", kind="stable", ignore_index=True)
