@@ -83,8 +83,10 @@ def test_a_prediction_row_is_created_and_deleted(
     row = client.create_prediction_row(f"row {unique}", evaluated.dataset.id, bundle.id)
     assert row.periods == [] and row.n_periods == 0 and row.dataset_id == evaluated.dataset.id
     assert client.prediction_entries(row.id) == []
-    with pytest.raises(ConflictError, match=f"prediction {row.id}"):
+    with pytest.raises(ConflictError, match="delete those first") as refused:
         client.delete_dataset(evaluated.dataset.id)
+    # the message names at most ten users; the problem lists every one
+    assert row.id in refused.value.problem["predictionIds"]
     client.delete_prediction(row.id)
     assert row.id not in [p.id for p in client.list_predictions()]
     for call in (client.get_prediction, client.delete_prediction):

@@ -177,9 +177,10 @@ def delete_dataset(session: Session, dataset_id: int) -> None:
     )
     if evaluations or predictions:
         users = [f"evaluation {i}" for i in evaluations] + [f"prediction {i}" for i in predictions]
+        named = ", ".join(users[:10]) + (f" and {len(users) - 10} more" if len(users) > 10 else "")
         raise ProblemError(
             409,
-            detail=f"dataset {dataset_id} is used by {', '.join(users[:10])}; delete those first",
+            detail=f"dataset {dataset_id} is used by {named}; delete those first",
             extensions={"backtestIds": evaluations, "predictionIds": predictions},
         )
     session.delete(row)
