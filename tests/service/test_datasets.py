@@ -65,7 +65,7 @@ def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "csvFile: is empty"),
+        (b"", "csv: is empty"),
         (b"time_period,cases\n202101,3\n", "lacks the column 'location'"),
         (b"time_period,location\n202101,A\n", "has no feature column"),
         (b"time_period,location,x,x\n202101,A,1,2\n", "repeats the column 'x'"),
@@ -96,8 +96,8 @@ def test_a_malformed_csv_is_refused_naming_the_line_and_column(
 @pytest.mark.parametrize(
     ("geojson", "message"),
     [
-        (b"{not json", "geojsonFile: is not valid JSON"),
-        (b'{"type": "Feature"}', "geojsonFile: must be a GeoJSON object"),
+        (b"{not json", "geojson: is not valid JSON"),
+        (b'{"type": "Feature"}', "geojson: must be a GeoJSON object"),
         (
             b'{"type": "FeatureCollection", "features": [{"type": "Feature", '
             b'"properties": {"id": "A"}, '

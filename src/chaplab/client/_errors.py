@@ -308,8 +308,8 @@ ARGUMENT_NAMES: dict[str, str] = {
     "orgUnits": "org_units",
     "targetColumn": "target_column",
     "includeComparisonModels": "include_comparison_models",
-    "csvFile": "csv_file",
-    "geojsonFile": "geojson_file",
+    "csvFile": "csv",
+    "geojsonFile": "geojson",
 }
 """Wire field -> the argument of the client's methods that carries it, so that an error speaks
 of what the caller typed (``dataset_id``, not ``datasetId``)."""
