@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from chaplab import ChapClient
-from chaplab.client import Dataset, ModelSpec
-from chaplab.client._specifications import BacktestSpecificationDetail
+from chaplab.client import BacktestSpecificationDetail, Dataset, ModelSpec
 from chaplab.service.comparisons import compare_metrics
 
 BASELINES = {"persistence", "seasonal_median", "global_median"}

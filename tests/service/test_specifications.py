@@ -13,8 +13,12 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from chaplab.client import ChapClient, NotFoundError, UnprocessableEntityError
-from chaplab.client._specifications import BacktestSpecificationDetail
+from chaplab.client import (
+    BacktestSpecificationDetail,
+    ChapClient,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 from chaplab.service import create_app
 from chaplab.service.comparisons import compare_metrics
 from chaplab.toolkit import BackgroundServer

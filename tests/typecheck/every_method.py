@@ -15,6 +15,9 @@ import pandas as pd
 from chaplab.client import (
     DEFAULT_QUANTILES,
     AsyncChapClient,
+    BacktestBatch,
+    BacktestSpecification,
+    BacktestSpecificationDetail,
     ChapClient,
     ConfiguredModelWithDataSource,
     DataImportReport,
@@ -40,11 +43,6 @@ from chaplab.client import (
     PredictionRequest,
     ServerPlot,
     SystemInfo,
-)
-from chaplab.client._specifications import (
-    BacktestBatch,
-    BacktestSpecification,
-    BacktestSpecificationDetail,
 )
 
 

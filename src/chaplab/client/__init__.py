@@ -44,11 +44,27 @@ from chaplab.client._predictions import (
     PredictionEntry,
     PredictionRequest,
 )
+from chaplab.client._specifications import (
+    BacktestBatch,
+    BacktestSpecification,
+    BacktestSpecificationDetail,
+    BatchJob,
+    LeaderboardEvaluation,
+    ReferenceComparison,
+    ReferenceModel,
+)
 from chaplab.client._steps import RetryPolicy
 from chaplab.client._system import DebugEntry, Health, SystemInfo
 from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [
+    "BacktestBatch",
+    "BacktestSpecification",
+    "BacktestSpecificationDetail",
+    "BatchJob",
+    "LeaderboardEvaluation",
+    "ReferenceComparison",
+    "ReferenceModel",
     "DEFAULT_QUANTILES",
     "NON_TERMINAL_STATUSES",
     "AsyncChapClient",
