@@ -231,12 +231,23 @@ class ResultsView(widgets.VBox):
             keep_split = ALL_SPLITS
         self._offering_choices = True
         try:
-            self.org_unit.options = [ALL_ORG_UNITS, *org_units]
+            labels = self._org_unit_labels()
+            picks = sorted(((labels.get(u, u), u) for u in org_units), key=lambda p: p[0].lower())
+            self.org_unit.options = [(ALL_ORG_UNITS, ALL_ORG_UNITS), *picks]
             self.org_unit.value = keep_unit
             self.split.options = [LAST_SPLIT, ALL_SPLITS, *splits]
             self.split.value = keep_split
         finally:
             self._offering_choices = False
+
+    def _org_unit_labels(self) -> dict[str, str]:
+        """Place names of the loaded frames by org-unit id (the picker shows names, keeps ids)."""
+        labels: dict[str, str] = {}
+        for frame in self.frames.values():
+            if "org_unit_name" in frame:
+                pairs = frame[["org_unit", "org_unit_name"]].astype(str).drop_duplicates()
+                labels.update(zip(pairs["org_unit"], pairs["org_unit_name"], strict=True))
+        return labels
 
     def _org_unit_changed(self, _: Any) -> None:
         if not self._offering_choices:
