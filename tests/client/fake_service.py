@@ -223,6 +223,8 @@ class FakeService:
             ("GET", r"/v1/analytics/actual(?:Cases|-cases)/(\d+)", self._actual_cases),
             ("POST", r"/v1/analytics/make-prediction-with-data-source", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
+            ("GET", r"/v1/crud/predictions/(\d+)",
+             lambda r, i: _ok({"id": int(i), "name": "forecast", "datasetId": 1})),
             ("GET", r"/v1/jobs", lambda r: _ok([
                 job.wire(self.clock.now) | ({"status": job.status_at(self.clock.now).lower()}
                                            if self.lower_case_status else {})

@@ -39,6 +39,18 @@ def test_frames_get_names_and_the_dataset_is_fetched_once(
     assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1
 
 
+def test_an_evaluation_and_a_prediction_of_one_dataset_fetch_it_once(
+    client: Any, fake: FakeService
+) -> None:
+    fake.datasets[0]["geojson"] = GEOJSON
+    evaluation = client.evaluation_frame(1, quantiles=[0.5])
+    prediction = client.prediction_frame(7, quantiles=[0.5])
+    assert set(evaluation["org_unit_name"].astype(str)) == {"Bo", "Bombali"}
+    assert frame_names(prediction) == {"OU_A": "Bo"}
+    assert fake.paths().count("GET /v1/crud/datasets/1") == 1
+    assert fake.paths().count("GET /v1/crud/predictions/7") == 1
+
+
 def test_a_dataset_without_geojson_gives_no_name_column(client: Any, fake: FakeService) -> None:
     assert "org_unit_name" not in client.evaluation_frame(1).columns
     assert "org_unit_name" not in client.actual_cases(1).columns

@@ -104,7 +104,7 @@ CSV_UPLOAD = Route(
 
 class OrgUnitNames(Resource):
     """Org-unit id -> name of each dataset, read from its GeoJSON once and kept (one per
-    resource of a client: a dataset's GeoJSON does not change).
+    client, shared by its evaluations and predictions: a dataset's GeoJSON does not change).
 
     chap-core 2.5.1 sends the GeoJSON only inside ``GET /v1/crud/datasets/{id}``, with every
     observation; so it is fetched once per dataset, not once per frame. A dataset without a
@@ -115,6 +115,7 @@ class OrgUnitNames(Resource):
     def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         super().__init__(builder, retry, routes)
         self._known: dict[int, dict[str, str] | None] = {}
+        self._dataset_of: dict[tuple[str, int], int | None] = {}
 
     def of_dataset(self, dataset_id: int | None) -> Operation[dict[str, str] | None]:
         """The names of ``dataset_id``'s org units (``None``: no names, or no dataset)."""
@@ -127,6 +128,20 @@ class OrgUnitNames(Resource):
                 return None
             self._known[dataset_id] = _names_of(dataset)
         return self._known[dataset_id]
+
+    def of_result(
+        self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
+    ) -> Operation[dict[str, str] | None]:
+        """The names of the dataset an evaluation or prediction (``kind``) was made from;
+        ``read`` (its get operation) is asked for the ``dataset_id`` once per result."""
+        key = (kind, result_id)
+        if key not in self._dataset_of:
+            try:
+                result = yield from read(result_id)
+            except NotFoundError:
+                return None  # the entries' own request says so
+            self._dataset_of[key] = result.dataset_id
+        return (yield from self.of_dataset(self._dataset_of[key]))
 
     def add_to(
         self, to_frame: Callable[[bytes], pd.DataFrame], names: dict[str, str] | None

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from chaplab.client._capabilities import RouteCache
-from chaplab.client._datasets import Datasets
+from chaplab.client._datasets import Datasets, OrgUnitNames
 from chaplab.client._errors import public_url
 from chaplab.client._evaluations import Evaluations
 from chaplab.client._jobs import Jobs
@@ -47,13 +47,14 @@ class Resources:
         """Every resource, sending with ``builder``'s requests and ``retry``'s policy, sharing
         one reading of the server's routes."""
         routes = RouteCache()
+        names = OrgUnitNames(builder, retry, routes)
         return cls(
             system=System(builder, retry, routes),
             datasets=Datasets(builder, retry, routes),
             model_catalog=ModelCatalog(builder, retry, routes),
-            evaluations=Evaluations(builder, retry, routes),
+            evaluations=Evaluations(builder, retry, routes, names),
             specifications=Specifications(builder, retry, routes),
-            predictions=Predictions(builder, retry, routes),
+            predictions=Predictions(builder, retry, routes, names),
             jobs=Jobs(builder, retry, routes),
             plots=Plots(builder, retry, routes),
             model_runners=ModelRunners(builder, retry, routes),

@@ -165,21 +165,12 @@ class Evaluations(Resource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
     job created."""
 
-    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+    def __init__(
+        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
+    ) -> None:
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
-        self._names = OrgUnitNames(builder, retry, routes)
-        self._dataset_of: dict[int, int | None] = {}
-
-    def _org_unit_names(self, evaluation_id: int) -> Operation[dict[str, str] | None]:
-        """The org-unit names of the evaluation's dataset (its dataset id is read once)."""
-        if evaluation_id not in self._dataset_of:
-            try:
-                evaluation = yield from self.get_evaluation(evaluation_id)
-            except NotFoundError:
-                return None  # the entries' request says so
-            self._dataset_of[evaluation_id] = evaluation.dataset_id
-        return (yield from self._names.of_dataset(self._dataset_of[evaluation_id]))
+        self._names = names
 
     def create_evaluation(
         self,
@@ -381,7 +372,7 @@ class Evaluations(Resource):
         from chaplab.frames import entries_to_frame
 
         params = _entry_params(evaluation_id, quantiles, split_period, org_units)
-        names = yield from self._org_unit_names(evaluation_id)
+        names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
         response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
         to_frame = partial(entries_to_frame, with_split_period=True)  # an empty answer too
         return (yield from convert(self._names.add_to(to_frame, names), response.content, response))
@@ -397,7 +388,7 @@ class Evaluations(Resource):
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/analytics/actual-cases/{evaluation_id}"
         params = org_unit_params(org_units)
-        names = yield from self._org_unit_names(evaluation_id)
+        names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
         response = yield from self._request("GET", path, params=params)
         to_frame = self._names.add_to(actuals_to_frame, names)
         return (yield from convert(to_frame, response.content, response))

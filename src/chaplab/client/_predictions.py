@@ -12,7 +12,6 @@ from pydantic import Field
 
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, DataSource, Observation, OrgUnitNames
-from chaplab.client._errors import NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._plumbing import (
     RequestBuilder,
@@ -114,21 +113,12 @@ class Predictions(Resource):
     """``/v1/crud/predictions``, the prediction routes of ``/v1/analytics`` and the prediction
     a job created."""
 
-    def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
+    def __init__(
+        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
+    ) -> None:
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
-        self._names = OrgUnitNames(builder, retry, routes)
-        self._dataset_of: dict[int, int | None] = {}
-
-    def _org_unit_names(self, prediction_id: int) -> Operation[dict[str, str] | None]:
-        """The org-unit names of the prediction's dataset (its dataset id is read once)."""
-        if prediction_id not in self._dataset_of:
-            try:
-                prediction = yield from self.get_prediction(prediction_id)
-            except NotFoundError:
-                return None  # the entries' request says so
-            self._dataset_of[prediction_id] = prediction.dataset_id
-        return (yield from self._names.of_dataset(self._dataset_of[prediction_id]))
+        self._names = names
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Operation[Job]:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
@@ -260,7 +250,7 @@ class Predictions(Resource):
         prediction_id = require_id("prediction_id", prediction_id)
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
         params = quantile_params(quantiles)
-        names = yield from self._org_unit_names(prediction_id)
+        names = yield from self._names.of_result("prediction", prediction_id, self.get_prediction)
         response = yield from self._request("GET", path, params=params)
         to_frame = self._names.add_to(partial(entries_to_frame, with_split_period=False), names)
         return (yield from convert(to_frame, response.content, response))
