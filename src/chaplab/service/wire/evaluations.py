@@ -23,7 +23,9 @@ from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.models import ModelSpecRead
 
 
-class BacktestRead(WireModel):
+class BacktestFields(WireModel):
+    """What every wire shape of a stored evaluation (a backtest) starts with."""
+
     id: int
     name: str
     created: datetime
@@ -35,6 +37,9 @@ class BacktestRead(WireModel):
     n_periods: int
     n_splits: int
     stride: int
+
+
+class BacktestRead(BacktestFields):
     aggregate_metrics: dict[str, float | None]
     configured_model: ModelSpecRead
     dataset: DatasetRead

@@ -5,13 +5,13 @@ leaderboard (``BacktestSpecificationRead``: evaluations compared with the refere
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field
 
 from chaplab.service.wire.common import Horizon, Name, SplitCount, Stride, WireModel, WireRequest
 from chaplab.service.wire.datasets import DatasetRead
+from chaplab.service.wire.evaluations import BacktestFields
 from chaplab.service.wire.models import ModelTemplateRead
 
 ReferenceStatus = Literal["pending", "done", "not_applicable", "failed"]
@@ -79,18 +79,7 @@ class ReferenceComparison(WireModel):
     values: dict[str, float | None]
 
 
-class LeaderboardBacktestRead(WireModel):
-    id: int
-    name: str
-    created: datetime
-    dataset_id: int
-    model_id: str
-    org_units: list[str]
-    split_periods: list[str]
-    max_horizon_distance: int
-    n_periods: int
-    n_splits: int
-    stride: int
+class LeaderboardBacktestRead(BacktestFields):
     n_retrain: int
     future_weather_provider: str
     specification_id: int
