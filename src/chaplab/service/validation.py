@@ -5,7 +5,7 @@ Each check raises :class:`FieldProblem` naming the request field and the reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,6 +45,29 @@ def check_model_fits(
                 f"required covariate {name!r} has {len(missing)} missing value(s), the first "
                 f"for org unit {panel.org_units[unit]!r} in period {panel.periods[period]}",
             )
+
+
+class BacktestSettings(Protocol):
+    """The backtest settings of a request or a stored specification."""
+
+    n_periods: int
+    n_splits: int
+    stride: int
+
+
+def check_backtest_fits(
+    template: ModelTemplateSpec,
+    options: dict[str, Any],
+    panel: Panel,
+    backtest: BacktestSettings,
+    field: str,
+) -> None:
+    """The model suits the panel (a problem names ``field``) and the panel has the history the
+    backtest needs: both checks a backtest is queued after."""
+    check_model_fits(template, options, panel, field)
+    check_backtest_history(
+        template, options, panel, backtest.n_periods, backtest.n_splits, backtest.stride
+    )
 
 
 def check_backtest_history(

@@ -45,7 +45,7 @@ from chaplab.service.tables import (
     JobRow,
     create_job,
 )
-from chaplab.service.validation import check_backtest_history, check_model_fits
+from chaplab.service.validation import check_backtest_fits
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.evaluations import (
     ActualCase,
@@ -96,15 +96,7 @@ def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
     dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
     template = template_spec(model.template)
     panel = panel_of(dataset)
-    check_model_fits(template, model.user_option_values, panel, "datasetId")
-    check_backtest_history(
-        template,
-        model.user_option_values,
-        panel,
-        request.n_periods,
-        request.n_splits,
-        request.stride,
-    )
+    check_backtest_fits(template, model.user_option_values, panel, request, "datasetId")
     return queue_evaluation(session, request, model, dataset)
 
 
@@ -220,15 +212,7 @@ def import_and_queue(
             "providedData", f"no org unit can be used by {template.name!r} ({reasons})"
         )
     usable = org_unit_subset(panel, imported)
-    check_model_fits(template, model.user_option_values, usable, "providedData")
-    check_backtest_history(
-        template,
-        model.user_option_values,
-        usable,
-        request.n_periods,
-        request.n_splits,
-        request.stride,
-    )
+    check_backtest_fits(template, model.user_option_values, usable, request, "providedData")
     if dry_run:
         return report
     sources = [source.model_dump(by_alias=True) for source in request.data_sources]

@@ -37,7 +37,7 @@ from chaplab.service.tables import (
     create_job,
     next_configured_model_id,
 )
-from chaplab.service.validation import check_backtest_history, check_model_fits
+from chaplab.service.validation import check_backtest_fits, check_backtest_history
 from chaplab.service.wire.specifications import (
     BacktestJob,
     BacktestParameters,
@@ -75,15 +75,7 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
     panel = panel_of(dataset)
     for model in models:
         template = template_spec(model.template)
-        check_model_fits(template, model.user_option_values, panel, "modelIds")
-        check_backtest_history(
-            template,
-            model.user_option_values,
-            panel,
-            request.n_periods,
-            request.n_splits,
-            request.stride,
-        )
+        check_backtest_fits(template, model.user_option_values, panel, request, "modelIds")
     specification = resolve_specification(session, dataset, request)
     jobs = [
         BacktestJob(
