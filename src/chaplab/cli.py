@@ -264,18 +264,27 @@ def _lab(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     reused = "" if service.process is not None else "; already running, it stops with its starter"
     print(f"chaplab service on {service.url} (data in {service.data_dir}{reused})", flush=True)
     environment = {**os.environ, "CHAP_URL": service.url}
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        f"--notebook-dir={folder}",
+        *_root_flag(arguments.jupyter_args),
+        *arguments.jupyter_args,
+    ]
     try:
-        command = [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            f"--notebook-dir={folder}",
-            *_root_flag(arguments.jupyter_args),
-            *arguments.jupyter_args,
-        ]
-        return subprocess.call(command, env=environment)
-    except KeyboardInterrupt:
-        return 130
+        return _run_until_it_ends(command, environment)
     finally:
         service.stop()
+
+
+def _run_until_it_ends(command: list[str], environment: dict[str, str]) -> int:
+    """Run JupyterLab and wait for it to end. A Ctrl-C reaches JupyterLab too, which asks
+    whether to stop: it decides, and the service stops only when it has ended."""
+    process = subprocess.Popen(command, env=environment)
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue

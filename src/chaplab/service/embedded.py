@@ -129,8 +129,14 @@ def start_embedded(
         "--no-auth",  # this user's own service on loopback; key variables are for others
     ]
     with open(log_path, "ab") as log:
+        # A session of its own: a Ctrl-C in the starter's terminal (JupyterLab asking whether
+        # to stop) does not reach the service; it ends with its starter (--exit-with-stdin).
         process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT
+            command,
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     deadline = time.monotonic() + timeout
     url = _wait_for_url(process, ready_file, deadline, log_path)
