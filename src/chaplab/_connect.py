@@ -66,6 +66,19 @@ def connect(
     return client_type(target, proxy_prefix=prefix, api_key=key)
 
 
+def reaches(url: str, proxy_prefix: str = "") -> bool:
+    """Whether ``connect()`` here and now gives a client of ``url`` (behind ``proxy_prefix``):
+    ``$CHAP_URL`` names it or, without ``$CHAP_URL``, it is this process's embedded service.
+    Code written for a person ("copy code") then says ``chaplab.connect()``, not a port that
+    changes with every start."""
+    target = os.environ.get(URL_VARIABLE)
+    if target:
+        here = (target.rstrip("/"), os.environ.get(PROXY_PREFIX_VARIABLE, ""))
+        return here == (url.rstrip("/"), proxy_prefix)
+    embedded = _embedded
+    return not proxy_prefix and embedded is not None and embedded.url.rstrip("/") == url.rstrip("/")
+
+
 def _import_client_meanwhile() -> None:
     """Import the client in a thread while this one starts or finds the embedded service: the
     service's start-up runs in its own process and this one mostly waits, so the client's

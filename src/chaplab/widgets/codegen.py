@@ -3,11 +3,14 @@ in code. The key is never written out; the code asks for it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
+
+from chaplab._connect import API_KEY_VARIABLE
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,7 @@ class ViewState:
     base_url: str
     proxy_prefix: str = ""
     key_in_use: bool = False
+    by_connect: bool = False  # chaplab.connect() reaches this service (CHAP_URL or embedded)
     evaluations: Sequence[tuple[int, str]] = ()
     quantiles: Sequence[float] = ()
     org_unit: str | None = None
@@ -79,8 +83,8 @@ def _history_lines(history_periods: int | None) -> list[str]:
 
 
 def _imports(state: ViewState) -> list[str]:
-    lines = ["import getpass", ""] if state.key_in_use else []
-    lines.append("from chaplab.client import ChapClient")
+    lines = ["import getpass", ""] if _asks_for_key(state) else []
+    lines.append("import chaplab" if state.by_connect else "from chaplab.client import ChapClient")
     if len(state.evaluations) == 1:
         lines.append("from chaplab.plotting import fan_chart")
     elif len(state.evaluations) > 1:
@@ -88,7 +92,16 @@ def _imports(state: ViewState) -> list[str]:
     return lines
 
 
+def _asks_for_key(state: ViewState) -> bool:
+    """The code asks for the key, unless ``chaplab.connect()`` finds it in ``CHAP_API_KEY``."""
+    key_in_environment = bool(os.environ.get(API_KEY_VARIABLE, "").strip())
+    return state.key_in_use and not (state.by_connect and key_in_environment)
+
+
 def _client_line(state: ViewState) -> str:
+    if state.by_connect:
+        key = 'api_key=getpass.getpass("API key: ")' if _asks_for_key(state) else ""
+        return f"client = chaplab.connect({key})"
     arguments = [repr(state.base_url)]
     if state.proxy_prefix:
         arguments.append(f"proxy_prefix={state.proxy_prefix!r}")

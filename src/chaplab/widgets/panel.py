@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab._connect import reaches
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
 from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
@@ -377,6 +378,7 @@ class ChapPanel(widgets.VBox):
             base_url=self.client.base_url,
             proxy_prefix=self.client.proxy_prefix,
             key_in_use=self.connection.key_in_use,
+            by_connect=reaches(self.client.base_url, self.client.proxy_prefix),
             evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
             quantiles=sorted(results.quantiles.value),
             org_unit=None if results.org_unit.value == ALL_ORG_UNITS else results.org_unit.value,

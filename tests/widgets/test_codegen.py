@@ -1,0 +1,43 @@
+""""Copy code" writes ``chaplab.connect()`` where that reaches the panel's service, so the code
+still works after the next ``make lab`` (a new port), and asks for a key only when it must."""
+
+from __future__ import annotations
+
+import pytest
+
+from chaplab._connect import reaches
+from chaplab.widgets.codegen import ViewState, view_code
+
+
+def test_a_service_connect_reaches_is_written_as_connect_without_its_port(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CHAP_API_KEY", raising=False)
+    code = view_code(ViewState("http://127.0.0.1:42687", by_connect=True, evaluations=[(3, "e")]))
+    assert "import chaplab\n" in code and "client = chaplab.connect()\n" in code
+    assert "42687" not in code and "ChapClient" not in code
+
+
+def test_the_key_is_asked_for_unless_connect_finds_it_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = ViewState("http://127.0.0.1:42687", key_in_use=True, by_connect=True)
+    monkeypatch.delenv("CHAP_API_KEY", raising=False)
+    assert 'chaplab.connect(api_key=getpass.getpass("API key: "))' in view_code(state)
+    monkeypatch.setenv("CHAP_API_KEY", "sk_test_0123456789abcdef")
+    code = view_code(state)
+    assert "client = chaplab.connect()\n" in code and "getpass" not in code
+    assert "sk_test" not in code
+
+
+def test_another_service_is_written_with_its_address() -> None:
+    code = view_code(ViewState("https://chap.example.org", proxy_prefix="/chap"))
+    assert "client = ChapClient('https://chap.example.org', proxy_prefix='/chap')" in code
+
+
+def test_connect_reaches_the_service_chap_url_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAP_URL", "https://chap.example.org/")
+    monkeypatch.delenv("CHAP_PROXY_PREFIX", raising=False)
+    assert reaches("https://chap.example.org")
+    assert not reaches("https://chap.example.org", proxy_prefix="/chap")
+    assert not reaches("http://127.0.0.1:8000")
