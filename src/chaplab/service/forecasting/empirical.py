@@ -8,9 +8,12 @@ Their options schema is empty: a baseline is the same model wherever it runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from chaplab.schema import ConfigSchema, create_config_schema
+from chaplab.service.forecasting.inputs import ForecastTask
 
 
 def baseline_schema(title: str, description: str) -> ConfigSchema:
@@ -34,3 +37,16 @@ def require_observed(values: np.ndarray, model: str, org_unit: str, what: str) -
     if observed.size == 0:
         raise ValueError(f"{model}: org unit {org_unit!r} has no observed disease cases {what}")
     return observed
+
+
+def samples_per_target(
+    task: ForecastTask, draw: Callable[[int, str, int, str], np.ndarray]
+) -> np.ndarray:
+    """Samples of shape (org units, periods, samples), ``draw(row, org_unit, column, period)``
+    giving those of each forecast target (an org unit's row and a future period's column)."""
+    history = task.history
+    samples = np.empty((history.n_org_units, task.n_periods, task.n_samples))
+    for row, org_unit in enumerate(history.org_units):
+        for column, period in enumerate(history.periods_after(task.n_periods)):
+            samples[row, column] = draw(row, org_unit, column, period)
+    return samples

@@ -18,6 +18,7 @@ from chaplab.service.forecasting.empirical import (
     baseline_schema,
     quantile_samples,
     require_observed,
+    samples_per_target,
 )
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import season_position
@@ -36,25 +37,26 @@ def forecast_persistence(task: ForecastTask) -> np.ndarray:
     history = task.history
     cases = history.feature(task.target)
     positions = history.season_positions()
-    future = history.periods_after(task.n_periods)
-    samples = np.empty((history.n_org_units, task.n_periods, task.n_samples))
     for row, org_unit in enumerate(history.org_units):
         require_observed(cases[row], NAME, org_unit, "in the history")
-        last = int(np.flatnonzero(np.isfinite(cases[row]))[-1])
-        for column, period in enumerate(future):
-            horizon = history.n_periods - last + column
-            ratios = (cases[row, horizon:] + 1) / (cases[row, :-horizon] + 1)
-            position = season_position(period)
-            observed = require_observed(
-                ratios[positions[horizon:] == position],
-                NAME,
-                org_unit,
-                f"{horizon} periods apart ending in period of year {position + 1}, which "
-                f"{period} needs to estimate the spread",
-            )
-            scaled = (cases[row, last] + 1) * quantile_samples(observed, task.n_samples) - 1
-            samples[row, column] = np.maximum(scaled, 0.0)
-    return samples
+    last_observed = [int(np.flatnonzero(np.isfinite(row))[-1]) for row in cases]
+
+    def draw(row: int, org_unit: str, column: int, period: str) -> np.ndarray:
+        last = last_observed[row]
+        horizon = history.n_periods - last + column
+        ratios = (cases[row, horizon:] + 1) / (cases[row, :-horizon] + 1)
+        position = season_position(period)
+        observed = require_observed(
+            ratios[positions[horizon:] == position],
+            NAME,
+            org_unit,
+            f"{horizon} periods apart ending in period of year {position + 1}, which "
+            f"{period} needs to estimate the spread",
+        )
+        scaled = (cases[row, last] + 1) * quantile_samples(observed, task.n_samples) - 1
+        return np.maximum(scaled, 0.0)
+
+    return samples_per_target(task, draw)
 
 
 def min_training_periods_persistence(options: dict[str, Any], season_length: int) -> int:

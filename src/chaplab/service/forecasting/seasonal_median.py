@@ -17,6 +17,7 @@ from chaplab.service.forecasting.empirical import (
     baseline_schema,
     quantile_samples,
     require_observed,
+    samples_per_target,
 )
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import season_position
@@ -32,22 +33,20 @@ CONFIG_SCHEMA: ConfigSchema = baseline_schema(DISPLAY_NAME, DESCRIPTION)
 
 def forecast_seasonal_median(task: ForecastTask) -> np.ndarray:
     """Samples of shape (org units, periods, samples) from the same month or week in the past."""
-    history = task.history
-    cases = history.feature(task.target)
-    positions = history.season_positions()
-    future = history.periods_after(task.n_periods)
-    samples = np.empty((history.n_org_units, task.n_periods, task.n_samples))
-    for row, org_unit in enumerate(history.org_units):
-        for column, period in enumerate(future):
-            position = season_position(period)
-            observed = require_observed(
-                cases[row, positions == position],
-                NAME,
-                org_unit,
-                f"in period of year {position + 1}, which {period} needs",
-            )
-            samples[row, column] = quantile_samples(observed, task.n_samples)
-    return samples
+    cases = task.history.feature(task.target)
+    positions = task.history.season_positions()
+
+    def draw(row: int, org_unit: str, _column: int, period: str) -> np.ndarray:
+        position = season_position(period)
+        observed = require_observed(
+            cases[row, positions == position],
+            NAME,
+            org_unit,
+            f"in period of year {position + 1}, which {period} needs",
+        )
+        return quantile_samples(observed, task.n_samples)
+
+    return samples_per_target(task, draw)
 
 
 def min_training_periods_seasonal_median(options: dict[str, Any], season_length: int) -> int:
