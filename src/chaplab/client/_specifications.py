@@ -86,9 +86,9 @@ class LeaderboardEvaluation(Evaluation):
     comparisons: NullableList[ReferenceComparison] = Field(default_factory=list)
 
 
-class BacktestSpecification(WireModel):
-    """A dataset and the parameters that make evaluations on it comparable, with how many
-    evaluations (baselines not counted) ran under it."""
+class SpecificationFields(WireModel):
+    """What identifies a specification: a dataset and the parameters that make evaluations on
+    it comparable."""
 
     id: int
     dataset: Dataset | None = None
@@ -98,22 +98,20 @@ class BacktestSpecification(WireModel):
     n_retrain: int | None = None
     future_weather_provider: str | None = None
     target_column: str | None = None
+
+
+class BacktestSpecification(SpecificationFields):
+    """A specification as listed, with how many evaluations (baselines not counted) ran
+    under it."""
+
     org_unit_count: int | None = None
     backtest_count: int | None = None
 
 
-class BacktestSpecificationDetail(WireModel):
+class BacktestSpecificationDetail(SpecificationFields):
     """A specification's leaderboard: its evaluations (newest first) with their comparisons,
     the baselines' runs, the comparison models' (when asked for) and the metrics."""
 
-    id: int
-    dataset: Dataset | None = None
-    n_periods: int | None = None
-    n_splits: int | None = None
-    stride: int | None = None
-    n_retrain: int | None = None
-    future_weather_provider: str | None = None
-    target_column: str | None = None
     org_units: NullableList[str] = Field(default_factory=list)
     backtests: NullableList[LeaderboardEvaluation] = Field(default_factory=list)
     baselines: NullableList[ReferenceModel] = Field(default_factory=list)
