@@ -2,7 +2,8 @@
 
 From top to bottom: the connection bar; the datasets and configured models (sortable,
 selectable); the "new configured model" form; the evaluation launcher; the jobs followed in the
-background; the finished evaluations with their charts; and "copy code".
+background; the finished evaluations with their charts; "compare models" (a batch of models
+and the baselines, ranked); and "copy code".
 
 Every request runs in an asyncio task on the kernel's running event loop, so the kernel stays
 free while jobs are followed; the slow import (jsonschema) and building frames happen in worker
@@ -26,6 +27,7 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.codegen import CodeView, ViewState
+from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
@@ -100,6 +102,7 @@ class ChapPanel(widgets.VBox):
         self.launcher = EvaluationLauncher()
         self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
         self.results = ResultsView(self.client, self._keeper)
+        self.compare = CompareModelsView(self.client, self._keeper)
         self.forecasts = ForecastView()
         self.code = CodeView()
         self.dataset_list: list[Any] = []
@@ -122,6 +125,7 @@ class ChapPanel(widgets.VBox):
             self.launcher,
             self.jobs,
             self.results,
+            self.compare,
             self.forecasts,
             self.code,
         ]
@@ -265,6 +269,7 @@ class ChapPanel(widgets.VBox):
         self.model_list = models
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
+        self.compare.set_choices(self.dataset_list, models)
 
     def _show_evaluations(self, evaluations: list[Any]) -> None:
         """Show the server's evaluations and those launched here that it does not list

@@ -1,0 +1,450 @@
+"""The "compare models" view: several configured models and the baselines on one backtest.
+
+The analyst picks a dataset and configured models (chap-core's baselines preselected), sets
+``nPeriods``, ``nSplits`` and ``stride`` once and runs the models as one batch
+(``create_backtests``): every evaluation files under one backtest specification, so they are
+comparable by construction. Each model's job gets a row like those of the jobs section; when
+every job has ended and the specification's baselines are done, the entries of every
+evaluation are scored with :mod:`chaplab.scoring` (in a worker thread) and the view shows the
+leaderboard (relative skill with bootstrap intervals, as a table and a chart) and the
+diagnostics: the WIS split into its components, PIT histograms and coverage. Selecting two rows
+of the leaderboard draws their comparison chart.
+
+Widgets are read and written only on the event loop; the charts are drawn in the chart process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from chaplab.frames import format_number
+from chaplab.widgets._markup import GREEN, message
+from chaplab.widgets._render import image_widget, render_chart
+from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.connection import describe_error
+from chaplab.widgets.jobs import JobRow
+from chaplab.widgets.launcher import dataset_period_count
+from chaplab.widgets.results import ChartView
+from chaplab.widgets.tables import Column, SortableTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+BASELINES = ("persistence", "seasonal_median", "global_median")
+"""chap-core's baselines, preselected where the server has them."""
+PREFERRED_BASELINE = "seasonal_median"
+"""The model relative skill is scaled by, when it was scored."""
+SKILL_LEVEL = 0.9
+MAX_PERIODS = 520  # the service's bounds of nPeriods and stride
+MAX_SPLITS = 1000  # and of nSplits
+BASELINES_POLL_SECONDS = 1.0
+_STYLE = {"description_width": "90px"}
+
+LEADERBOARD_COLUMNS = (
+    Column("model", "model"),
+    Column("rank", "rank"),
+    Column("relative_skill", "relative WIS"),
+    Column("interval", f"{SKILL_LEVEL:.0%} interval"),
+    Column("mean_wis", "mean WIS"),
+    Column("targets", "forecast targets"),
+)
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """What the view asks the service to run: several models on one backtest."""
+
+    name: str
+    dataset_id: int
+    model_names: tuple[str, ...]
+    n_periods: int
+    n_splits: int
+    stride: int
+
+
+@dataclass(frozen=True)
+class BatchScores:
+    """The batch's forecasts scored the same way (built in a worker thread): one row per model
+    and forecast target, the mean of every metric per model, PIT histograms and coverage."""
+
+    forecasts: Mapping[str, pd.DataFrame]
+    actuals: pd.DataFrame
+    scores: pd.DataFrame
+    summary: pd.DataFrame
+    pit: pd.DataFrame
+    coverage: pd.DataFrame
+
+    @classmethod
+    def build(cls, forecasts: Mapping[str, pd.DataFrame], actuals: pd.DataFrame) -> BatchScores:
+        """Score ``forecasts`` (model name -> evaluation frame) against ``actuals``; forecast
+        targets without an actual case are left out."""
+        from chaplab import scoring
+
+        scores = scoring.score(forecasts, actuals, unmatched="drop")
+        return cls(
+            forecasts=dict(forecasts),
+            actuals=actuals,
+            scores=scores,
+            summary=scoring.summarise(scores),
+            pit=scoring.pit_histogram(forecasts, actuals, unmatched="drop"),
+            coverage=scoring.coverage(forecasts, actuals, unmatched="drop"),
+        )
+
+    @property
+    def models(self) -> list[str]:
+        """The scored models, in the order they were run."""
+        return list(self.forecasts)
+
+    def skill(self, baseline: str) -> pd.DataFrame:
+        """Relative WIS of every model, scaled by ``baseline`` (seeded: the same every time)."""
+        from chaplab import scoring
+
+        return scoring.relative_skill(self.scores, baseline, level=SKILL_LEVEL, seed=0)
+
+
+def leaderboard_row(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The table row of one model of a :func:`chaplab.scoring.relative_skill` frame."""
+    lower, upper = format_number(record["lower"]), format_number(record["upper"])
+    return {
+        "model": record["model"],
+        "rank": int(record["rank"]),
+        "relative_skill": format_number(record["relative_skill"])
+        + (" (baseline)" if record["baseline"] else ""),
+        "interval": f"{lower} \u2013 {upper}",
+        "mean_wis": format_number(record["mean_score"]),
+        "targets": format_number(int(record["n_targets"])),
+    }
+
+
+@dataclass(frozen=True)
+class ScoringChart:
+    """A chart of :mod:`chaplab.plotting` (by name) of one scoring table, drawn in the chart
+    process, where matplotlib lives."""
+
+    plot: str
+    table: pd.DataFrame
+
+    def draw(self) -> Figure:
+        """The chart on a figure of its own."""
+        from chaplab import plotting
+
+        return getattr(plotting, self.plot)(self.table)
+
+
+class CompareModelsView(widgets.VBox):
+    """Run several configured models as one batch and rank them with proper scores."""
+
+    def __init__(self, client: Any, keeper: TaskKeeper) -> None:
+        super().__init__()
+        self._client = client
+        self._keeper = keeper
+        self._datasets: dict[int, Any] = {}
+        self._running = False
+        self.scored: BatchScores | None = None
+        self.dataset = widgets.Dropdown(
+            description="dataset", style=_STYLE, layout=widgets.Layout(width="380px")
+        )
+        self.models = widgets.SelectMultiple(
+            description="models", rows=6, style=_STYLE, layout=widgets.Layout(width="380px")
+        )
+        self.n_periods = _bounded("nPeriods", 3, MAX_PERIODS, "periods forecast after each split")
+        self.n_splits = _bounded("nSplits", 3, MAX_SPLITS, "how many forecast origins are scored")
+        self.stride = _bounded("stride", 1, MAX_PERIODS, "periods between consecutive splits")
+        self.name = widgets.Text(
+            value="compare models", description="batch name", style=_STYLE,
+            layout=widgets.Layout(width="380px"),
+        )
+        self.button = widgets.Button(
+            description="Run batch", button_style="primary", icon="play", disabled=True,
+            tooltip="run every selected model on the same backtest, as one batch",
+        )
+        self.problem = widgets.HTML()
+        self.job_rows: list[JobRow] = []
+        self.jobs = widgets.VBox()
+        self.status = widgets.HTML()
+        self.baseline = widgets.Dropdown(
+            description="relative to", style=_STYLE, layout=widgets.Layout(width="380px"),
+            disabled=True,
+        )
+        self.leaderboard = SortableTable(
+            LEADERBOARD_COLUMNS,
+            key="model",
+            max_selected=2,
+            caption="Leaderboard (select two models to compare their forecasts)",
+            empty_text="Run a batch to rank its models.",
+        )
+        self.images = {
+            plot: image_widget()
+            for plot in ("leaderboard_chart", "wis_components_chart", "pit_chart", "coverage_chart")
+        }
+        self.comparison = image_widget()
+        self.comparison_title = widgets.HTML()
+        for control in (self.dataset, self.models, self.n_periods, self.n_splits, self.stride,
+                        self.name):
+            control.observe(lambda _: self.check(), names="value")
+        self.button.on_click(lambda _: self.run())
+        self.baseline.observe(lambda _: self._baseline_changed(), names="value")
+        self.leaderboard.observe(lambda _: self.compare(), names="selected")
+        self.children = [
+            widgets.HTML(
+                "<b>Compare models</b><br><small>Run several configured models and the "
+                "baselines on one backtest, then rank them by relative skill.</small>"
+            ),
+            widgets.HBox(
+                [widgets.VBox([self.dataset, self.name]), self.models],
+                layout=widgets.Layout(flex_flow="row wrap", grid_gap="4px 24px"),
+            ),
+            widgets.HBox([self.n_periods, self.n_splits, self.stride]),
+            widgets.HBox([self.button, self.problem]),
+            self.jobs,
+            self.status,
+            self.baseline,
+            self.leaderboard,
+            self.images["leaderboard_chart"],
+            widgets.HBox(
+                [self.images["wis_components_chart"], self.images["coverage_chart"]],
+                layout=widgets.Layout(flex_flow="row wrap"),
+            ),
+            self.images["pit_chart"],
+            self.comparison_title,
+            self.comparison,
+        ]
+        self.check()
+
+    # -- choices ------------------------------------------------------------------------
+
+    def set_choices(self, datasets: Sequence[Any], models: Sequence[Any]) -> None:
+        """Offer ``datasets`` and the configured models that are not archived; choices still
+        offered stay, and the baselines are preselected while no model is chosen."""
+        self._datasets = {dataset.id: dataset for dataset in datasets}
+        kept = self.dataset.value
+        self.dataset.options = [(dataset.name or f"dataset {dataset.id}", dataset.id)
+                                for dataset in datasets]
+        if kept in self._datasets:
+            self.dataset.value = kept
+        elif datasets:
+            evaluation_sets = [item for item in datasets if item.type == "evaluation"]
+            self.dataset.value = (evaluation_sets or list(datasets))[0].id
+        chosen = set(self.models.value)
+        names = sorted({model.name for model in models if not model.archived}, key=str.casefold)
+        self.models.options = names
+        self.models.value = tuple(
+            name for name in names if name in chosen or (not chosen and name in BASELINES)
+        )
+        self.check()
+
+    def problems(self) -> list[str]:
+        """Why the batch cannot run yet (empty when it can)."""
+        found: list[str] = []
+        if self._running:
+            found.append("a batch is running")
+        if self.dataset.value is None:
+            found.append("select a dataset")
+        if len(self.models.value) < 2:
+            found.append("select at least two models to compare")
+        if not self.name.value.strip():
+            found.append("batch name: give the batch a name")
+        periods = dataset_period_count(self._datasets.get(self.dataset.value))
+        needed = self.n_periods.value + (self.n_splits.value - 1) * self.stride.value
+        if periods is not None and needed >= periods:
+            found.append(
+                f"nPeriods + (nSplits - 1) × stride = {needed} leaves no history in a dataset "
+                f"of {periods} periods"
+            )
+        return found
+
+    def check(self) -> list[str]:
+        """Show the problems, enable the button only without any; returns the problems."""
+        found = self.problems()
+        self.show_problem("; ".join(found))
+        self.button.disabled = bool(found)
+        return found
+
+    def show_problem(self, text: str) -> None:
+        """Say (in red, beside the button) why the batch cannot run or did not start."""
+        self.problem.value = message(text)
+
+    def request(self) -> BatchRequest:
+        """The batch to run; ``ValueError`` listing the problems when there are any."""
+        found = self.check()
+        if found:
+            raise ValueError("cannot run the batch: " + "; ".join(found))
+        return BatchRequest(
+            name=self.name.value.strip(),
+            dataset_id=self.dataset.value,
+            model_names=tuple(self.models.value),
+            n_periods=self.n_periods.value,
+            n_splits=self.n_splits.value,
+            stride=self.stride.value,
+        )
+
+    # -- running ------------------------------------------------------------------------
+
+    def run(self) -> asyncio.Task[Any] | None:
+        """Start the batch (what **Run batch** does); None when the inputs are not valid.
+        ``await`` the task for the whole run: jobs, baselines, scores and charts."""
+        try:
+            request = self.request()
+        except ValueError as error:
+            self.show_problem(str(error))
+            return None
+        self._running = True
+        self.check()
+        return self._keeper.spawn(self._run(request), on_error=self._failed)
+
+    def _failed(self, error: BaseException) -> None:
+        self._finished()
+        self.status.value = message(describe_error(error), alert=True)
+
+    def _finished(self) -> None:
+        self._running = False
+        self.check()
+
+    async def _run(self, request: BatchRequest) -> None:
+        self.status.value = message("starting the batch…", GREEN)
+        batch = await self._client.create_backtests(
+            request.name, list(request.model_names), request.dataset_id,
+            n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
+        )
+        names = dict(zip((job.job_id for job in batch.jobs), request.model_names, strict=True))
+        self.job_rows = [JobRow(job_id, names[job_id], "evaluation") for job_id in names]
+        for row in self.job_rows:
+            row.cancel_button.on_click(self._canceller(row))
+        self.jobs.children = [widgets.HTML("<b>Jobs of the batch</b>"), *self.job_rows]
+        self.status.value = message(f"running {len(self.job_rows)} models…", GREEN)
+        finished = await asyncio.gather(*(self._follow(row) for row in self.job_rows))
+        runs = {row.name: evaluation for row, evaluation in
+                zip(self.job_rows, finished, strict=True) if evaluation is not None}
+        runs |= await self._baseline_runs(batch.specification_id, runs)
+        if len(runs) < 2:
+            raise RuntimeError(
+                f"only {len(runs)} model(s) finished: at least two are needed to compare"
+            )
+        self.status.value = message(f"scoring {len(runs)} models…", GREEN)
+        forecasts = {name: await self._client.evaluation_frame(evaluation)
+                     for name, evaluation in runs.items()}
+        actuals = await self._client.actual_cases(next(iter(runs.values())))
+        self.scored = await asyncio.to_thread(BatchScores.build, forecasts, actuals)
+        await self._show_scores(self.scored)
+        self._finished()
+
+    def _canceller(self, row: JobRow) -> Any:
+        async def cancel() -> None:
+            row.cancel_button.disabled = True
+            await self._client.cancel_job(row.job_id)
+
+        return lambda _: self._keeper.spawn(cancel(), on_error=row.show_exception)
+
+    async def _follow(self, row: JobRow) -> int | None:
+        """Wait for a model's job, showing each status in its row; its evaluation's id, or
+        None when it did not succeed (the row says why)."""
+        try:
+            job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
+            if job.result_id is not None:
+                return int(job.result_id)
+            return int((await self._client.job_database_result(job.id)).id)
+        except asyncio.CancelledError:
+            if not row.finished:
+                row.show_failure("STOPPED", "the panel stopped following this job", None)
+            raise
+        except Exception as error:  # the row shows it; the other models still count
+            row.show_exception(error)
+            return None
+
+    async def _baseline_runs(
+        self, specification_id: int, runs: Mapping[str, int]
+    ) -> dict[str, int]:
+        """The evaluations of the specification's baselines that are done, once none is
+        pending (chap-core queues them when the specification is first read)."""
+        while True:
+            detail = await self._client.get_backtest_specification(specification_id)
+            pending = [ref.configured_model.name for ref in detail.baselines
+                       if ref.status == "pending"]
+            if not pending:
+                break
+            self.status.value = message(f"waiting for the baselines: {', '.join(pending)}", GREEN)
+            await asyncio.sleep(BASELINES_POLL_SECONDS)
+        return {
+            ref.configured_model.name: ref.backtest_id
+            for ref in detail.baselines
+            if ref.status == "done" and ref.backtest_id is not None
+            and ref.configured_model.name not in runs
+        }
+
+    # -- showing ------------------------------------------------------------------------
+
+    async def _show_scores(self, scored: BatchScores) -> None:
+        models = scored.models
+        preferred = [name for name in (PREFERRED_BASELINE, *BASELINES) if name in models]
+        self.baseline.options = models
+        self.baseline.value = (preferred or models)[0]  # draws the leaderboard when it changes
+        self.baseline.disabled = False
+        await self.redraw_leaderboard()
+        charts = (
+            ScoringChart("wis_components_chart", scored.summary),
+            ScoringChart("pit_chart", scored.pit),
+            ScoringChart("coverage_chart", scored.coverage),
+        )
+        for chart in charts:
+            self.images[chart.plot].value = (await render_chart(chart)).png
+        targets = len(scored.scores) // max(len(models), 1)
+        self.status.value = message(
+            f"{len(models)} models scored on {format_number(targets)} forecast targets each",
+            GREEN,
+        )
+
+    async def redraw_leaderboard(self) -> None:
+        """Rank the scored models relative to the chosen baseline: the table and the chart."""
+        scored, baseline = self.scored, self.baseline.value
+        if scored is None or baseline is None:
+            return
+        skill = await asyncio.to_thread(scored.skill, baseline)
+        self.leaderboard.set_rows(
+            [leaderboard_row(record) for record in skill.to_dict("records")]
+        )
+        rendered = await render_chart(ScoringChart("leaderboard_chart", skill))
+        self.images["leaderboard_chart"].value = rendered.png
+
+    def _baseline_changed(self) -> None:
+        if self.scored is not None and self.baseline.value is not None and not self._running:
+            self._keeper.spawn(self.redraw_leaderboard(), on_error=self._failed)
+
+    def compare(self) -> asyncio.Task[Any] | None:
+        """Draw the comparison chart of the two selected models (what selecting them does);
+        None when fewer than two are selected."""
+        chosen = list(self.leaderboard.selected)
+        if self.scored is None or len(chosen) < 2:
+            self.comparison.value, self.comparison_title.value = b"", ""
+            return None
+        return self._keeper.spawn(self._compare(self.scored, chosen[0], chosen[1]),
+                                  on_error=self._failed)
+
+    async def _compare(self, scored: BatchScores, first: str, second: str) -> None:
+        view = ChartView(
+            frames=(scored.forecasts[first], scored.forecasts[second]),
+            actuals=scored.actuals,
+            names=(first, second),
+            org_unit=None,
+            split_period=None,
+        )
+        rendered = await render_chart(view)
+        if list(self.leaderboard.selected) == [first, second]:
+            self.comparison.value = rendered.png
+            self.comparison_title.value = (
+                f"<b>{html.escape(first)}</b> vs <b>{html.escape(second)}</b> "
+                "<small>(the last split of every org unit)</small>"
+            )
+
+
+def _bounded(label: str, value: int, maximum: int, tooltip: str) -> widgets.BoundedIntText:
+    return widgets.BoundedIntText(
+        value=value, min=1, max=maximum, description=label, tooltip=tooltip, style=_STYLE,
+        layout=widgets.Layout(width="170px"),
+    )

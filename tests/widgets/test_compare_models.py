@@ -1,0 +1,117 @@
+"""The panel's "compare models" view on the embedded service over loopback: our three models and
+chap-core's three baselines run as one batch, every job followed, the leaderboard and the
+scoring diagnostics drawn, and two models of the batch opened in the comparison chart."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from chaplab import scoring
+from chaplab.client import AsyncChapClient
+from chaplab.frames import format_number
+from chaplab.vocabulary import SUCCESS
+from chaplab.widgets import ChapPanel
+from chaplab.widgets.compare_models import BASELINES
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
+
+
+@pytest.fixture
+async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
+    client = AsyncChapClient(service_url)
+    chap_panel = ChapPanel(client)
+    await chap_panel.ready()
+    yield chap_panel
+    chap_panel.close()
+    await chap_panel.wait_idle()
+    await client.aclose()
+
+
+@pytest.fixture
+async def compared(panel: ChapPanel) -> ChapPanel:
+    """The panel after a batch of six models on the demo dataset has been run and scored."""
+    view = panel.compare
+    view.dataset.value = next(d.id for d in panel.dataset_list if d.name == "demo")
+    view.models.value = (*view.models.value, *OUR_MODELS)
+    view.n_periods.value, view.n_splits.value = 2, 3
+    task = view.run()
+    assert task is not None and view.button.disabled  # no second batch while one runs
+    await task
+    await panel.wait_idle()
+    return panel
+
+
+async def test_the_baselines_are_preselected_by_name(panel: ChapPanel) -> None:
+    view = panel.compare
+    assert set(view.models.value) == set(BASELINES)
+    assert set(OUR_MODELS) <= set(view.models.options)  # names, not ids
+    assert view.dataset.label == "demo" and not view.button.disabled
+
+
+async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: ChapPanel) -> None:
+    view = panel.compare
+    view.dataset.value = next(d.id for d in panel.dataset_list if d.name == "demo")
+    view.n_periods.value, view.n_splits.value = 20, 101  # 20 + 100 periods of a 120-period set
+    assert view.button.disabled
+    assert "leaves no history in a dataset of 120 periods" in view.problem.value
+    view.n_splits.value = 3
+    view.models.value = ("persistence",)
+    assert "select at least two models" in view.problem.value
+    assert view.run() is None and view.job_rows == []
+
+
+async def test_a_batch_of_six_models_is_followed_and_ranked(compared: ChapPanel) -> None:
+    view = compared.compare
+    assert sorted(row.name for row in view.job_rows) == sorted((*BASELINES, *OUR_MODELS))
+    assert {row.status for row in view.job_rows} == {SUCCESS}
+    rows = view.leaderboard.rows
+    assert len(rows) == 6
+    assert [row["rank"] for row in rows] == [1, 2, 3, 4, 5, 6]
+    assert {row["model"] for row in rows} == {*BASELINES, *OUR_MODELS}
+    baseline = next(row for row in rows if row["model"] == "seasonal_median")
+    assert baseline["relative_skill"] == "1 (baseline)"
+    assert view.baseline.value == "seasonal_median"
+    assert "6 models scored on 36 forecast targets each" in view.status.value  # 6 × 3 × 2
+    for image in view.images.values():
+        assert bytes(image.value).startswith(b"\x89PNG")
+
+
+async def test_the_leaderboard_is_the_scores_of_the_evaluations_entries(
+    compared: ChapPanel,
+) -> None:
+    view = compared.compare
+    assert view.scored is not None
+    expected = scoring.relative_skill(
+        scoring.score(view.scored.forecasts, view.scored.actuals), "seasonal_median", seed=0
+    )
+    shown = {row["model"]: row for row in view.leaderboard.rows}
+    for record in expected.itertuples():
+        row = shown[record.model]
+        assert row["rank"] == record.rank
+        assert row["relative_skill"].split(" ")[0] == format_number(record.relative_skill)
+        assert row["interval"] == (
+            f"{format_number(record.lower)} \u2013 {format_number(record.upper)}"
+        )
+
+
+async def test_another_baseline_reranks_the_models(compared: ChapPanel) -> None:
+    view = compared.compare
+    view.baseline.value = "naive_model"
+    await compared.wait_idle()
+    naive = next(row for row in view.leaderboard.rows if row["model"] == "naive_model")
+    assert naive["relative_skill"] == "1 (baseline)"
+
+
+async def test_picking_two_models_opens_their_comparison(compared: ChapPanel) -> None:
+    view = compared.compare
+    assert bytes(view.comparison.value) == b""
+    view.leaderboard.select("naive_model", "persistence")
+    await compared.wait_idle()
+    assert bytes(view.comparison.value).startswith(b"\x89PNG")
+    assert "<b>naive_model</b> vs <b>persistence</b>" in view.comparison_title.value
+    view.leaderboard.select("naive_model")
+    assert bytes(view.comparison.value) == b"" and view.comparison_title.value == ""
