@@ -1,4 +1,5 @@
-"""Fan charts, comparison charts, metric tables and scoring charts on matplotlib.
+"""Fan charts, comparison charts, metric tables, scoring charts, maps and probability tiles on
+matplotlib.
 
 Every chart returns its Figure and never calls ``plt.show()``, so it works with the Agg backend,
 inline and ipympl alike; a fan or comparison chart is shown once as a cell's last value.
@@ -10,16 +11,19 @@ from chaplab.plotting._calibration_charts import coverage_chart, pit_chart
 from chaplab.plotting._compare import compare_chart
 from chaplab.plotting._fan import fan_chart
 from chaplab.plotting._heatmap import score_heatmap
+from chaplab.plotting._map import NoPolygonsError, map_chart
 from chaplab.plotting._metrics import metrics_frame
 from chaplab.plotting._panels import ALL_SPLITS
 from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
 
 __all__ = [
     "ALL_SPLITS",
+    "NoPolygonsError",
     "compare_chart",
     "coverage_chart",
     "fan_chart",
     "leaderboard_chart",
+    "map_chart",
     "metrics_frame",
     "pit_chart",
     "score_heatmap",
