@@ -15,6 +15,7 @@ from chaplab.plotting._map import NoPolygonsError, map_chart
 from chaplab.plotting._metrics import metrics_frame
 from chaplab.plotting._panels import ALL_SPLITS
 from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
+from chaplab.plotting._tiles import probability_tiles
 
 __all__ = [
     "ALL_SPLITS",
@@ -26,6 +27,7 @@ __all__ = [
     "map_chart",
     "metrics_frame",
     "pit_chart",
+    "probability_tiles",
     "score_heatmap",
     "wis_components_chart",
 ]

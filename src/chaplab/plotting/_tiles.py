@@ -1,0 +1,136 @@
+"""Outbreak probability as tiles: one row per org unit, one column per period, white to red on
+a fixed 0-100 % scale, so that two charts read alike whatever their largest probability."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+from chaplab.frames import ORG_UNIT, PERIOD, frame_labels, period_label
+from chaplab.plotting._scoring_style import new_figure, require_table
+
+PROBABILITY = "probability"
+TILES_GID = "tiles"
+ROW = 0.3  # inches per org unit, up to ...
+GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
+NAMED_ROW = 0.12  # rows lower than this are too low for names
+COLUMN = 0.62  # inches per period
+WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells
+DARK_FROM = 0.6  # cells from this probability on have white text
+NO_VALUE_COLOUR = "0.88"
+
+Order = Literal["name", "probability"]
+
+
+def probability_tiles(
+    frame: pd.DataFrame,
+    *,
+    value: str = PROBABILITY,
+    strategy: str | None = None,
+    sort: Order = "name",
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Tiles of ``frame[value]``, a probability (0 to 1) per org unit (rows, named by
+    ``org_unit_name`` where the frame has it) and period (columns, as ``2024-07``), white to red
+    on a fixed 0-100 % scale; each tile says its percentage where the grid is small enough.
+
+    ``frame`` is :func:`chaplab.scoring.exceedance_probability`'s answer (``org_unit``,
+    ``period``, ``probability``). ``strategy`` names the threshold strategy in the title.
+    ``sort="probability"`` puts the org units most likely to cross their threshold first. A
+    missing probability is a grey tile. Rows too low for names (hundreds of org units) are
+    drawn without them, which the title says.
+    """
+    require_table(
+        frame, (ORG_UNIT, PERIOD, value), "frame", "chaplab.scoring.exceedance_probability",
+        one_row_per=[ORG_UNIT, PERIOD], hint="one probability per org unit and period",
+    )
+    if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
+        raise ValueError(f"frame: column 'period' must hold pandas Periods, not "
+                         f"{frame[PERIOD].dtype}")
+    probabilities = frame[value].to_numpy(np.float64)
+    outside = probabilities[np.isfinite(probabilities)]
+    outside = outside[(outside < 0) | (outside > 1)]
+    if outside.size:
+        raise ValueError(
+            f"frame: {value!r} holds {outside.size} value(s) outside 0..1 (such as "
+            f"{outside[0]:g}): tiles show probabilities, not percentages or counts"
+        )
+    if sort not in ("name", "probability"):
+        raise ValueError(f"sort must be 'name' or 'probability', got {sort!r}")
+    labels = frame_labels(frame)
+    grid = frame.assign(**{ORG_UNIT: frame[ORG_UNIT].astype(str)}).pivot_table(
+        index=ORG_UNIT, columns=PERIOD, values=value, aggfunc="first", dropna=False,
+        observed=True,
+    )
+    grid = grid.reindex(_row_order(grid, labels, sort))
+    figure, ax, owns = _figure_and_axes(ax, *grid.shape)
+    cells = grid.to_numpy(np.float64)
+    colours = colormaps["Reds"].with_extremes(bad=NO_VALUE_COLOUR)
+    norm = Normalize(0.0, 1.0)
+    image = ax.imshow(np.ma.masked_invalid(cells), cmap=colours, norm=norm, aspect="auto",
+                      interpolation="nearest")
+    image.set_gid(TILES_GID)
+    ax.set_xticks(range(grid.shape[1]), [period_label(p) for p in grid.columns],
+                  rotation=90 if grid.shape[1] > 12 else 0)
+    row_height = _row_height(grid.shape[0])
+    named = not owns or row_height >= NAMED_ROW
+    if named:
+        ax.set_yticks(range(grid.shape[0]), [labels[unit] for unit in grid.index])
+    else:
+        ax.set_yticks([])
+        ax.set_ylabel(f"{grid.shape[0]} org units")
+    ax.tick_params(length=0)
+    ax.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.0 if named else 0)
+    ax.tick_params(which="minor", length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if cells.size <= WRITTEN_CELLS and named:
+        _write_percentages(ax, cells)
+    bar = figure.colorbar(image, ax=ax, shrink=min(1.0, 4.0 / max(figure.get_figheight(), 1)),
+                          format=PercentFormatter(1.0, decimals=0))
+    bar.set_label("P(cases > threshold)")
+    lines = [title or "Outbreak probability: P(cases > threshold)"]
+    if strategy:
+        lines.append(f"thresholds by the {strategy!r} strategy")
+    if not named:
+        order = "likeliest first" if sort == "probability" else "in name order"
+        lines.append(f"{grid.shape[0]} org units {order}, too many for names")
+    heading = "\n".join(lines)
+    ax.set_title(heading, loc="left", fontsize="medium")
+    return figure
+
+
+def _row_order(grid: pd.DataFrame, labels: dict[str, str], sort: Order) -> list[str]:
+    if sort == "probability":
+        highest = grid.max(axis=1, skipna=True).fillna(-1.0)
+        return sorted(grid.index, key=lambda unit: (-highest[unit], labels[unit].casefold()))
+    return sorted(grid.index, key=lambda unit: labels[unit].casefold())
+
+
+def _row_height(rows: int) -> float:
+    return min(ROW, GRID_HEIGHT / max(rows, 1))
+
+
+def _figure_and_axes(ax: Axes | None, rows: int, columns: int) -> tuple[Figure, Axes, bool]:
+    if ax is not None:
+        return ax.figure, ax, False  # type: ignore[return-value]
+    figure = new_figure(max(5.2, 2.6 + COLUMN * columns), 1.5 + _row_height(rows) * rows)
+    return figure, figure.add_subplot(), True
+
+
+def _write_percentages(ax: Axes, cells: np.ndarray) -> None:
+    for (row, column), probability in np.ndenumerate(cells):
+        if np.isfinite(probability):
+            ax.text(column, row, f"{probability:.0%}", ha="center", va="center",
+                    fontsize="x-small", color="white" if probability >= DARK_FROM else "black",
+                    gid="percentage")
