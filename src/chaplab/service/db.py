@@ -23,13 +23,16 @@ from chaplab.service.tables import (
     BacktestSpecificationRow,
     Base,
     DebugEntryRow,
+    JobRequestRow,
     ModelRunnerRow,
+    PredictionSetupForecastRow,
+    PredictionSetupRow,
     RegisteredTemplateRow,
     SchemaVersion,
     SpecificationRunRow,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -151,10 +154,23 @@ def _add_specification_tables(session: Session) -> None:
     )
 
 
+def _add_version_4_tables(session: Session) -> None:
+    """Version 3 -> 4: prediction setups with their forecast history, and jobs' requests."""
+    Base.metadata.create_all(
+        session.connection(),
+        tables=[
+            PredictionSetupRow.__table__,
+            PredictionSetupForecastRow.__table__,
+            JobRequestRow.__table__,
+        ],
+    )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
     2: _add_specification_tables,
+    3: _add_version_4_tables,
 }
 
 

@@ -323,3 +323,47 @@ class SpecificationRunRow(Base):
     job_id: Mapped[str | None] = mapped_column(String(36))
     message: Mapped[str | None] = mapped_column(Text)
     configured_model: Mapped[ConfiguredModelRow] = relationship()
+
+
+class PredictionSetupRow(Base):
+    """An evaluation promoted to a repeatable forecast: it keeps the evaluation's configured
+    model, org units, period type and data sources, so that each run forecasts the same way on
+    fresh observations. Deleting the evaluation deletes its setups."""
+
+    __tablename__ = "prediction_setups"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    evaluation_id: Mapped[int] = mapped_column(
+        ForeignKey("evaluations.id", ondelete="CASCADE"), index=True
+    )
+    configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
+    period_type: Mapped[str] = mapped_column(String(10))
+    start_period: Mapped[str | None] = mapped_column(String(10))
+    org_units: Mapped[list[Any]]
+    covariate_sources: Mapped[list[Any]]
+    schedule_cron_expression: Mapped[str | None] = mapped_column(String(200))
+    schedule_enabled: Mapped[bool] = mapped_column(default=False)
+    quantile_targets: Mapped[list[Any]]
+    alert_policy_id: Mapped[int | None]
+    configured_model: Mapped[ConfiguredModelRow] = relationship()
+
+
+class PredictionSetupForecastRow(Base):
+    """One forecast of a setup's history: the prediction a run of the setup created."""
+
+    __tablename__ = "prediction_setup_forecasts"
+    prediction_id: Mapped[int] = mapped_column(
+        ForeignKey("predictions.id", ondelete="CASCADE"), primary_key=True
+    )
+    prediction_setup_id: Mapped[int] = mapped_column(
+        ForeignKey("prediction_setups.id", ondelete="CASCADE"), index=True
+    )
+
+
+class JobRequestRow(Base):
+    """The request body a job was queued with, as it was sent; deleted with its job."""
+
+    __tablename__ = "job_requests"
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    body: Mapped[dict[str, Any]]
