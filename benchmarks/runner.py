@@ -38,8 +38,10 @@ FIGURES: dict[str, str] = {
     "fanchart": "benchmarks.fanchart",
     "startup": "benchmarks.startup",
     "scoring": "benchmarks.scoring",
+    "forecast_maps": "benchmarks.forecast_maps",
 }
-"""Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, then 9)."""
+"""Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, 9 of issue 19,
+then 10 of issue 20)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 

@@ -412,11 +412,12 @@ def _figure(shapes: Mapping[str, Shape], count: int, ax: Axes | Sequence[Axes] |
 def _draw_panel(ax: Axes, shapes: Mapping[str, Shape], values: Mapping[str, float],
                 norm: Normalize, colours: Colormap, bounds: Bbox) -> PatchCollection:
     """The polygons with a value, coloured by it, and those without, grey."""
+    edge = 0.6 if len(shapes) <= MAX_LABELS * 3 else 0.3  # thin borders between many places
     valued = [unit for unit in shapes if unit in values]
     blank = [unit for unit in shapes if unit not in values]
     collection = PatchCollection(
         [PathPatch(path) for unit in valued for path in shapes[unit].paths],
-        cmap=colours, norm=norm, edgecolor=EDGE_COLOUR, linewidth=0.6,
+        cmap=colours, norm=norm, edgecolor=EDGE_COLOUR, linewidth=edge,
     )
     collection.set_array(
         np.array([values[unit] for unit in valued for _ in shapes[unit].paths], np.float64)
@@ -426,7 +427,7 @@ def _draw_panel(ax: Axes, shapes: Mapping[str, Shape], values: Mapping[str, floa
     if blank:
         grey = PatchCollection(
             [PathPatch(path) for unit in blank for path in shapes[unit].paths],
-            facecolor=NO_VALUE_COLOUR, edgecolor=EDGE_COLOUR, linewidth=0.6,
+            facecolor=NO_VALUE_COLOUR, edgecolor=EDGE_COLOUR, linewidth=edge,
         )
         grey.set_gid(f"{MAP_GID} no value")
         ax.add_collection(grey)

@@ -88,10 +88,11 @@ def probability_tiles(
         ax.set_yticks([])
         ax.set_ylabel(f"{grid.shape[0]} org units")
     ax.tick_params(length=0)
-    ax.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
-    ax.grid(which="minor", color="white", linewidth=1.0 if named else 0)
-    ax.tick_params(which="minor", length=0)
+    if named:  # white lines between the tiles; hundreds of rows are a band without them
+        ax.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
+        ax.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
+        ax.grid(which="minor", color="white", linewidth=1.0)
+        ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
     if cells.size <= WRITTEN_CELLS and named:
