@@ -115,8 +115,10 @@ def panel_from_observations(observations: Sequence[Any], field: str = "observati
 
 
 def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson") -> None:
-    """A FeatureCollection of polygon features whose ids (``properties.id`` or the feature's
-    ``id``) cover the org units; FieldProblem naming the broken part otherwise."""
+    """A FeatureCollection of features whose ids (``properties.id`` or the feature's ``id``)
+    cover the org units, each with a polygon or a null geometry (RFC 7946's unlocated feature,
+    which chap-core accepts too: data without boundaries, that no map can show); FieldProblem
+    naming the broken part otherwise."""
     if not isinstance(geojson, Mapping) or geojson.get("type") != "FeatureCollection":
         raise FieldProblem(field, 'must be a GeoJSON object with "type": "FeatureCollection"')
     features = geojson.get("features")
@@ -127,7 +129,8 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
         where = f"{field}.features[{index}]"
         if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
             raise FieldProblem(where, 'must be an object with "type": "Feature"')
-        check_polygon_geometry(feature.get("geometry"), f"{where}.geometry")
+        if feature.get("geometry") is not None:
+            check_polygon_geometry(feature["geometry"], f"{where}.geometry")
         properties = feature.get("properties")
         identifier = (properties or {}).get("id") if isinstance(properties, Mapping) else None
         identifier = identifier if identifier is not None else feature.get("id")
