@@ -5,6 +5,8 @@ compared with them as 2.5.1 computes it, and the answers fit 2.5.1's published s
 from __future__ import annotations
 
 import json
+import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,15 +14,22 @@ from typing import Any
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from chaplab.client import (
     BacktestSpecificationDetail,
     ChapClient,
+    Dataset,
     NotFoundError,
     UnprocessableEntityError,
 )
 from chaplab.service import create_app
 from chaplab.service.comparisons import compare_metrics
+from chaplab.service.db import make_engine
+from chaplab.service.domain.specifications import resolve_specification
+from chaplab.service.tables import BacktestSpecificationRow, DatasetRow
+from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.toolkit import BackgroundServer
 
 from .helpers import Evaluated, geojson_for, small_frame
@@ -31,19 +40,26 @@ BASELINES = ["persistence", "seasonal_median", "global_median"]
 
 
 @pytest.fixture(scope="module")
-def batch(session_client: ChapClient, evaluated: Evaluated) -> BacktestSpecificationDetail:
-    """Two models and two baselines on the shared dataset, run as one batch."""
+def batch_dataset(session_client: ChapClient) -> Dataset:
+    """A dataset of the batch's own: an evaluation run on the shared dataset with the same
+    parameters (by another test) would file under the batch's specification."""
+    return _own_dataset(session_client, f"leaderboard {uuid.uuid4().hex[:8]}")
+
+
+@pytest.fixture(scope="module")
+def batch(session_client: ChapClient, batch_dataset: Dataset) -> BacktestSpecificationDetail:
+    """Two models and two baselines on the batch's dataset, run as one batch."""
     return session_client.run_backtests(
-        "leaderboard", MODELS, evaluated.dataset.id, n_periods=2, n_splits=3, timeout=300
+        "leaderboard", MODELS, batch_dataset.id, n_periods=2, n_splits=3, timeout=300
     )
 
 
 def test_a_batch_answers_its_specification_and_one_job_per_model_in_order(
-    client: ChapClient, evaluated: Evaluated, batch: BacktestSpecificationDetail
+    client: ChapClient, batch_dataset: Dataset, batch: BacktestSpecificationDetail
 ) -> None:
     ids = {model.name: model.id for model in client.list_configured_models()}
     again = client.create_backtests(
-        "again", [ids["naive_model"], "seasonal_naive"], evaluated.dataset.id, 2, 3
+        "again", [ids["naive_model"], "seasonal_naive"], batch_dataset.id, 2, 3
     )
     assert again.specification_id == batch.id  # the same parameters: the same specification
     assert [job.configured_model_id for job in again.jobs] == [
@@ -98,14 +114,14 @@ def test_each_evaluation_is_compared_with_every_reference_as_chap_core_computes_
 
 
 def test_specifications_are_listed_with_2_5_1s_filters(
-    client: ChapClient, evaluated: Evaluated, batch: BacktestSpecificationDetail
+    client: ChapClient, batch_dataset: Dataset, batch: BacktestSpecificationDetail
 ) -> None:
     [listed] = client.list_backtest_specifications(
-        dataset_id=evaluated.dataset.id, n_periods=2, n_splits=3
+        dataset_id=batch_dataset.id, n_periods=2, n_splits=3
     )
     assert listed.id == batch.id and listed.org_unit_count == 2
     assert listed.backtest_count is not None and listed.backtest_count >= 2
-    assert client.list_backtest_specifications(dataset_id=evaluated.dataset.id, n_periods=5) == []
+    assert client.list_backtest_specifications(dataset_id=batch_dataset.id, n_periods=5) == []
     assert (
         client.get_backtest_specification(
             batch.id, include_comparison_models=True
@@ -243,3 +259,110 @@ def test_a_service_without_demo_models_runs_the_baselines_by_name(
             ("seasonal_median", "done"),
             ("global_median", "done"),
         ]
+
+
+def _own_dataset(client: ChapClient, name: str) -> Dataset:
+    frame = small_frame(n_years=2)
+    return client.create_dataset(name, frame, geojson=geojson_for(sorted(set(frame.location))))
+
+
+def test_a_single_evaluation_is_filed_under_its_specification_as_2_5_1_files_it(
+    client: ChapClient, unique: str
+) -> None:
+    dataset = _own_dataset(client, f"single {unique}")
+    before = _baseline_jobs(client)
+    single = client.run_evaluation(
+        "single", "seasonal_naive", dataset.id, n_periods=1, n_splits=3, timeout=120
+    )
+    [specification] = client.list_backtest_specifications(dataset_id=dataset.id)
+    assert (specification.n_periods, specification.n_splits, specification.stride) == (1, 3, 1)
+    assert specification.backtest_count == 1
+    assert _baseline_jobs(client) == before  # a single evaluation queues nothing more
+    # reading the specification queues its baselines, as 2.5.1 does; reading again does not
+    read = client.get_backtest_specification(specification.id)
+    assert [b.id for b in read.backtests] == [single.id]
+    assert {b.status for b in read.baselines} == {"pending"}
+    queued = _baseline_jobs(client) - before
+    assert len(queued) == 3
+    client.get_backtest_specification(specification.id)
+    assert _baseline_jobs(client) - before == queued
+    for job_id in queued:
+        client.wait_for_job(job_id, timeout=120)
+    # a batch with the same parameters files under it, and its leaderboard holds both
+    detail = client.run_backtests("later", ["naive_model"], dataset.id, 1, 3, timeout=120)
+    assert detail.id == specification.id
+    assert [b.name for b in detail.backtests] == ["later/naive_model", "single"]
+    assert detail.backtests[1].id == single.id
+    assert {b.status for b in detail.baselines} == {"done"}
+    assert [c.configured_model_id for c in detail.backtests[1].comparisons] == [
+        b.configured_model.id for b in detail.baselines
+    ]
+
+
+def _baseline_jobs(client: ChapClient) -> set[str]:
+    """The ids of the baselines' jobs."""
+    return {job.id for job in client.list_jobs() if job.name == "baseline"}
+
+
+def test_batches_racing_to_create_one_specification_all_file_under_it(
+    service_url: str, client: ChapClient, unique: str
+) -> None:
+    dataset = _own_dataset(client, f"race {unique}")
+    racers = 4
+    start = threading.Barrier(racers)
+    answers: list[httpx.Response] = []
+
+    def post(index: int) -> None:
+        body = {"name": f"race {index}", "modelIds": ["naive_model"], "datasetId": dataset.id,
+                "nPeriods": 1, "nSplits": 2}
+        start.wait()
+        answers.append(httpx.post(f"{service_url}/v1/analytics/create-backtests", json=body))
+
+    threads = [threading.Thread(target=post, args=(index,)) for index in range(racers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [answer.status_code for answer in answers] == [200] * racers
+    [specification] = client.list_backtest_specifications(dataset_id=dataset.id)
+    assert {answer.json()["specificationId"] for answer in answers} == {specification.id}
+    for answer in answers:
+        [job] = answer.json()["jobs"]
+        client.wait_for_job(job["jobId"], timeout=120)
+    names = {b.name for b in client.get_backtest_specification(specification.id).backtests}
+    assert names == {f"race {index}/naive_model" for index in range(racers)}
+
+
+def test_the_request_that_loses_the_race_files_under_the_winners_specification(
+    service_database: str, evaluated: Evaluated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loser looked before the winner committed (its first lookup finds nothing), so its
+    insert meets the winner's row on the unique constraint: it takes the winner's row."""
+    engine = make_engine(service_database)
+    parameters = BacktestParameters(n_periods=1, n_splits=5, stride=2)
+    try:
+        with Session(engine) as winner, Session(engine) as loser:
+            lookups = 0
+            lookup = loser.scalar
+
+            def looked_too_early(statement: Any, *args: Any, **kwargs: Any) -> Any:
+                nonlocal lookups
+                lookups += 1
+                return None if lookups == 1 else lookup(statement, *args, **kwargs)
+
+            monkeypatch.setattr(loser, "scalar", looked_too_early)
+            first = resolve_specification(
+                winner, winner.get_one(DatasetRow, evaluated.dataset.id), parameters
+            )
+            second = resolve_specification(
+                loser, loser.get_one(DatasetRow, evaluated.dataset.id), parameters
+            )
+            assert lookups == 2 and second.id == first.id
+            rows = loser.scalars(
+                select(BacktestSpecificationRow).filter_by(
+                    dataset_id=evaluated.dataset.id, n_periods=1, n_splits=5, stride=2
+                )
+            ).all()
+            assert [row.id for row in rows] == [first.id]
+    finally:
+        engine.dispose()

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, defer
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
 from chaplab.service.domain.models import configured_model_by_name, model_spec
+from chaplab.service.domain.specifications import queue_filed_backtest
 from chaplab.service.entries import (
     StoredSplits,
     evaluation_entries_json,
@@ -91,13 +92,13 @@ def list_backtests(session: Session) -> list[BacktestRead]:
 
 def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
     """Check that the configured model (by NAME) suits the dataset and its history suffices,
-    then commit the evaluation's job."""
+    then commit the evaluation's job, filed under its backtest specification."""
     model = configured_model_by_name(session, request.model_id)
     dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
     template = template_spec(model.template)
     panel = panel_of(dataset)
     check_backtest_fits(template, model.user_option_values, panel, request, "datasetId")
-    return queue_evaluation(session, request, model, dataset)
+    return queue_filed_backtest(session, request, model, dataset)
 
 
 def queue_evaluation(

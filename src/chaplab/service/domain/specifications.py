@@ -3,9 +3,12 @@
 A specification is a dataset with the parameters that make evaluations on it comparable. A
 batch (``create-backtests``) resolves its specification and queues one evaluation job per model;
 it also queues, once per specification, a run of each of chap-core's baselines, the reference
-models every evaluation is compared with. A baseline's configured model asked for in a batch is
-that run: filed as a reference, not among the evaluations. A run's state is read off its job
-(its result is the evaluation's id), so nothing changes in how evaluations are run or stored.
+models every evaluation is compared with. A single evaluation (``create-backtest``) is filed
+the same way, under the specification of its dataset and parameters, as 2.5.1 files it; the
+baselines a specification lacks are also queued when it is read, as 2.5.1 queues them. A
+baseline's configured model asked for in a batch or alone is that run: filed as a reference,
+not among the evaluations. A run's state is read off its job (its result is the evaluation's
+id), so nothing changes in how evaluations are run or stored.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from chaplab.service.comparisons import COMPARISON_DESCRIPTIONS, METRIC_KINDS, compare_metrics
@@ -38,6 +42,7 @@ from chaplab.service.tables import (
     next_configured_model_id,
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
+from chaplab.service.wire.evaluations import CreateBacktestRequest
 from chaplab.service.wire.specifications import (
     BacktestJob,
     BacktestParameters,
@@ -80,7 +85,7 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
     jobs = [
         BacktestJob(
             configured_model_id=model.id,
-            job_id=_queue_run(session, specification, model, f"{request.name}/{model.name}"),
+            job_id=_queue_run(session, specification, model, f"{request.name}/{model.name}").id,
         )
         for model in models
     ]
@@ -99,19 +104,49 @@ def configured_model(session: Session, model_id: int | str) -> ConfiguredModelRo
     return row
 
 
+def queue_filed_backtest(
+    session: Session, request: CreateBacktestRequest, model: ConfiguredModelRow, dataset: DatasetRow
+) -> JobRow:
+    """Commit one model's evaluation job filed under the specification of its dataset and
+    parameters (the defaults for the rest), as 2.5.1 files a ``create-backtest``. Its baselines
+    are queued when the specification is read or a batch runs on it, so a single evaluation adds
+    no jobs nobody asked for."""
+    parameters = BacktestParameters(
+        n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride
+    )
+    specification = resolve_specification(session, dataset, parameters)
+    job = _queue_run(session, specification, model, request.name)
+    session.commit()
+    return job
+
+
 def resolve_specification(
-    session: Session, dataset: DatasetRow, parameters: MakeBacktestsRequest
+    session: Session, dataset: DatasetRow, parameters: BacktestParameters | MakeBacktestsRequest
 ) -> BacktestSpecificationRow:
-    """The specification of these parameters on ``dataset``, created when there is none."""
+    """The specification of these parameters on ``dataset``, created when there is none.
+
+    A new specification is committed at once, in a transaction of its own (what the request
+    did before is committed with it): two requests that create the same specification at the
+    same time then collide on its unique constraint, and the one that loses files under the
+    winner's row instead of failing."""
     values = {name: getattr(parameters, name) for name in BacktestParameters.model_fields} | {
         "dataset_id": dataset.id
     }
-    found = session.scalar(select(BacktestSpecificationRow).filter_by(**values))
+    lookup = select(BacktestSpecificationRow).filter_by(**values)
+    found = session.scalar(lookup)
     if found is not None:
         return found
+    session.commit()
     row = BacktestSpecificationRow(**values, org_units=list(dataset.org_units))
     session.add(row)
-    session.flush()
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        found = session.scalar(lookup)
+        if found is None:
+            raise
+        return found
     return row
 
 
@@ -120,8 +155,8 @@ def _queue_run(
     specification: BacktestSpecificationRow,
     model: ConfiguredModelRow,
     name: str,
-) -> str:
-    """Add the evaluation job of ``model`` under ``specification`` and its run; the job's id."""
+) -> JobRow:
+    """Add the evaluation job of ``model`` under ``specification`` and its run; the job."""
     job = create_job(
         session,
         "create_backtest",
@@ -144,12 +179,23 @@ def _queue_run(
         )
     )
     session.flush()
-    return job.id
+    return job
 
 
-def _queue_missing_baselines(session: Session, specification: BacktestSpecificationRow) -> None:
+def queue_baselines_of(session: Session, specification_id: int) -> int:
+    """Commit the runs of the baselines the specification lacks (as 2.5.1 queues them when a
+    specification is read); how many jobs were queued."""
+    specification = get_or_404(
+        session, BacktestSpecificationRow, specification_id, "backtest specification"
+    )
+    queued = _queue_missing_baselines(session, specification)
+    session.commit()
+    return queued
+
+
+def _queue_missing_baselines(session: Session, specification: BacktestSpecificationRow) -> int:
     """Queue each baseline without a run on ``specification``; one that cannot run on its data
-    is filed as not applicable, with the reason."""
+    is filed as not applicable, with the reason. How many jobs were queued."""
     have = set(
         session.scalars(
             select(SpecificationRunRow.configured_model_id).where(
@@ -157,10 +203,12 @@ def _queue_missing_baselines(session: Session, specification: BacktestSpecificat
             )
         )
     )
+    missing = [model for model in baseline_models(session) if model.id not in have]
+    if not missing:
+        return 0
     panel = panel_of(specification.dataset)
-    for model in baseline_models(session):
-        if model.id in have:
-            continue
+    queued = 0
+    for model in missing:
         try:
             check_backtest_history(
                 template_spec(model.template),
@@ -181,6 +229,8 @@ def _queue_missing_baselines(session: Session, specification: BacktestSpecificat
             )
             continue
         _queue_run(session, specification, model, BASELINE_RUN_NAME)
+        queued += 1
+    return queued
 
 
 def is_baseline(model: ConfiguredModelRow) -> bool:
@@ -239,7 +289,12 @@ def get_specification(
     session: Session, specification_id: int, include_comparison_models: bool
 ) -> BacktestSpecificationRead:
     """The leaderboard of a specification: evaluations newest first, each compared with every
-    reference that is done (never with a run of its own model), and the baselines' runs."""
+    reference that is done (never with a run of its own model), and the baselines' runs.
+
+    With ``include_comparison_models`` 2.5.1 also lists the newest evaluation of each model
+    whose template has the ``comparison`` role (set from a marketplace entry; none of its own
+    templates has it) and compares with it; no template here has that role, so the list is
+    empty, as on 2.5.1 without a marketplace."""
     row = get_or_404(session, BacktestSpecificationRow, specification_id, "backtest specification")
     runs = _runs(session, row.id)
     baselines = _reference_results(session, runs)

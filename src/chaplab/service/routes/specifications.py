@@ -1,6 +1,7 @@
 """Backtest specifications and batch evaluations (chap-core 2.5.1's routes): a batch of
 configured models queued under one specification, the list of specifications (with 2.5.1's
-filters) and one specification's leaderboard. Paths span ``/v1/analytics`` and ``/v1/crud``."""
+filters) and one specification's leaderboard (reading it queues the baselines it lacks, as
+2.5.1 does). Paths span ``/v1/analytics`` and ``/v1/crud``."""
 
 from __future__ import annotations
 
@@ -61,7 +62,12 @@ def list_backtest_specifications(
 def get_backtest_specification(
     specification_id: int,
     session: DB,
+    state: State,
     include_comparison_models: Annotated[bool, Query(alias="includeComparisonModels")] = False,
 ) -> BacktestSpecificationRead:
-    """A specification's leaderboard: its evaluations compared with the reference models."""
+    """A specification's leaderboard: its evaluations compared with the reference models. The
+    baselines it lacks (a specification of single evaluations has none yet) are queued, as
+    2.5.1 queues them when a specification is read, and listed as pending."""
+    if specifications.queue_baselines_of(session, specification_id):
+        state.runner.wake()
     return specifications.get_specification(session, specification_id, include_comparison_models)
