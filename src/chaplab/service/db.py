@@ -20,6 +20,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.tables import (
+    AlertPolicyRow,
+    AlertRow,
     BacktestSpecificationRow,
     Base,
     DebugEntryRow,
@@ -155,13 +157,16 @@ def _add_specification_tables(session: Session) -> None:
 
 
 def _add_version_4_tables(session: Session) -> None:
-    """Version 3 -> 4: prediction setups with their forecast history, and jobs' requests."""
+    """Version 3 -> 4: prediction setups with their forecast history, jobs' requests, alert
+    policies and alerts."""
     Base.metadata.create_all(
         session.connection(),
         tables=[
             PredictionSetupRow.__table__,
             PredictionSetupForecastRow.__table__,
             JobRequestRow.__table__,
+            AlertPolicyRow.__table__,
+            AlertRow.__table__,
         ],
     )
 

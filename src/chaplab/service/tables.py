@@ -367,3 +367,38 @@ class JobRequestRow(Base):
     __tablename__ = "job_requests"
     job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
     body: Mapped[dict[str, Any]]
+
+
+class AlertPolicyRow(Base):
+    """A named ladder of alert levels, least to most severe; ``levels`` holds them in the wire
+    spelling (name, thresholdParams, exceedanceThreshold). A policy is never edited: an alert's
+    level name must keep meaning what it meant."""
+
+    __tablename__ = "alert_policies"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    levels: Mapped[list[Any]]
+
+
+class AlertRow(Base):
+    """An alert raised for an org unit and period at a level of a policy, and where it stands
+    in the release gate (``approved``: pending, approved or declined). A prediction raises at
+    most one alert per org unit and period; a deleted prediction leaves its alerts unlinked."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (UniqueConstraint("prediction_id", "org_unit", "time_period"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    time_period: Mapped[str] = mapped_column(String(10))
+    org_unit: Mapped[str] = mapped_column(String(200))
+    alert_policy_id: Mapped[int] = mapped_column(
+        ForeignKey("alert_policies.id", ondelete="RESTRICT"), index=True
+    )
+    level: Mapped[str] = mapped_column(String(200))
+    prediction_id: Mapped[int | None] = mapped_column(
+        ForeignKey("predictions.id", ondelete="SET NULL")
+    )
+    approved: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    approved_by: Mapped[str | None] = mapped_column(String(200))
+    approved_at: Mapped[datetime | None]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from chaplab.service.routes import (
+    alerts,
     datasets,
     debug,
     evaluations,
@@ -18,6 +19,7 @@ from chaplab.service.routes import (
     runners,
     specifications,
     system,
+    thresholds,
 )
 
 ROUTERS: tuple[APIRouter, ...] = (
@@ -27,6 +29,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     evaluations.router,
     specifications.router,
     predictions.router,
+    thresholds.router,
+    alerts.router,
     jobs.router,
     plots.router,
     runners.router,

@@ -1,0 +1,188 @@
+"""Endemic thresholds of a dataset's ``disease_cases``, with chap-core 2.5.1's two strategies,
+each computed for a period from the years before it only.
+
+A period's threshold comes from the values of the same season (calendar month, or ISO week;
+week 53 shares week 52's season, as :func:`chaplab.vocabulary.season_position` says) in the
+years before the period's year: never from the period itself or anything later, so a
+threshold is what could have been known before the period began, and an outbreak in progress
+never raises the line it is judged against. (2.5.1 draws one static line per season from the
+dataset's most recent complete years, so its past periods are judged against a baseline that
+includes them.)
+
+- ``seasonal``: mean + k standard deviations (``ddof=1``) of the same season in every earlier
+  year; null with fewer than two values.
+- ``percentile``: the ``quantile`` of the same season in the ``baselineYears`` years before
+  the period's year (every earlier year when null), interpolated linearly between order
+  statistics (numpy's and pandas' default); null without a value.
+
+Missing values are left out. Each strategy's line parameter may be a list: one line per value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.errors import FieldProblem
+from chaplab.service.storage import panel_of
+from chaplab.service.tables import DatasetRow
+from chaplab.service.wire.thresholds import (
+    PercentileParams,
+    SeasonalParams,
+    ThresholdEntry,
+    ThresholdParams,
+    ThresholdRequest,
+    ThresholdResponse,
+    ThresholdStrategyInfo,
+)
+from chaplab.toolkit import ProblemError
+from chaplab.vocabulary import canonical_period, parse_period, season_position
+
+TARGET = "disease_cases"
+
+STRATEGIES = (  # in 2.5.1's order
+    ThresholdStrategyInfo(
+        id="percentile",
+        display_name="Seasonal percentile (WHO)",
+        description="Outbreak threshold as a percentile of the same month (or week) in the "
+        "baselineYears years before the period's year. Defaults to the 75th percentile over "
+        "5 years, the WHO malaria channel practice; robust to past epidemic years, which "
+        "inflate mean + k*std.",
+    ),
+    ThresholdStrategyInfo(
+        id="seasonal",
+        display_name="Seasonal mean + k*std",
+        description="Outbreak threshold as the mean + k standard deviations of the same month "
+        "(or week) in every year before the period's year.",
+    ),
+)
+
+
+def list_strategies() -> list[ThresholdStrategyInfo]:
+    """The strategies a request's ``params.type`` may select."""
+    return list(STRATEGIES)
+
+
+def compute_thresholds(session: Session, request: ThresholdRequest) -> ThresholdResponse:
+    """One entry per requested (period, location), periods first, each with one value per line.
+
+    404 when the dataset is unknown or has no ``disease_cases`` value; 422 naming the field for
+    a period of another frequency than the dataset's or a location the dataset lacks."""
+    dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
+    panel = panel_of(dataset)
+    cases = panel.features.get(TARGET)
+    if cases is None or np.isnan(cases).all():
+        raise ProblemError(
+            404, detail=f"dataset {dataset.id} has no {TARGET} observations to draw thresholds from"
+        )
+    periods = [
+        _requested_period(index, period, panel.period_type)
+        for index, period in enumerate(request.period_ids)
+    ]
+    locations = _requested_locations(request.locations, panel.org_units, dataset.id)
+    rows = cases[[panel.org_units.index(location) for location in locations]]
+    years = np.array([int(period[:4]) for period in panel.periods])
+    seasons = np.array([season_position(period) for period in panel.periods])
+    entries = []
+    for requested, canonical in zip(request.period_ids, periods, strict=True):
+        history = _same_season_before(
+            rows, years, seasons, canonical, _baseline_years(request.params)
+        )
+        lines = threshold_lines(history, request.params)
+        entries.extend(
+            ThresholdEntry(
+                period=requested,
+                location=location,
+                values=[None if np.isnan(value) else float(value) for value in line_values],
+            )
+            for location, line_values in zip(locations, lines, strict=True)
+        )
+    return ThresholdResponse(params=request.params, lines=request.params.lines, entries=entries)
+
+
+def _requested_period(index: int, period: str, period_type: str) -> str:
+    """The canonical spelling of ``periodIds[index]``, which must be of the dataset's type."""
+    field = f"periodIds[{index}]"
+    try:
+        found_type, _ = parse_period(period)
+    except ValueError as error:
+        raise FieldProblem(field, str(error)) from None
+    if found_type != period_type:
+        raise FieldProblem(
+            field,
+            f"period {period!r} is a {found_type}, but the dataset's periods are {period_type}s",
+        )
+    return canonical_period(period)
+
+
+def _requested_locations(
+    requested: list[str] | None, org_units: list[str], dataset_id: int
+) -> list[str]:
+    """The locations asked for (every org unit, sorted, when none are)."""
+    if not requested:
+        return sorted(org_units)
+    known = set(org_units)
+    for index, location in enumerate(requested):
+        if location not in known:
+            raise FieldProblem(
+                f"locations[{index}]", f"{location!r} is not an org unit of dataset {dataset_id}"
+            )
+    return list(requested)
+
+
+def _baseline_years(params: ThresholdParams) -> int | None:
+    return params.baseline_years if isinstance(params, PercentileParams) else None
+
+
+def _same_season_before(
+    cases: np.ndarray,
+    years: np.ndarray,
+    seasons: np.ndarray,
+    period: str,
+    baseline_years: int | None,
+) -> np.ndarray:
+    """The columns of ``cases`` of ``period``'s season in the years before its year (the
+    ``baseline_years`` last of them, when given)."""
+    year = int(period[:4])
+    first = -np.inf if baseline_years is None else year - baseline_years
+    chosen = (seasons == season_position(period)) & (years < year) & (years >= first)
+    return cases[:, chosen]
+
+
+def threshold_lines(history: np.ndarray, params: ThresholdParams) -> np.ndarray:
+    """Threshold lines, shape ``(locations, lines)``, from each location's same-season values
+    (``history``: locations x values, NaN for missing); NaN where there are too few values."""
+    if isinstance(params, SeasonalParams):
+        return _seasonal(history, np.asarray(params.lines, dtype=np.float64))
+    return _percentile(history, np.asarray(params.lines, dtype=np.float64))
+
+
+def _seasonal(history: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
+    """mean + k * std (``ddof=1``) per row; NaN for a row with fewer than two values."""
+    present = ~np.isnan(history)
+    count = present.sum(axis=1)
+    filled = np.where(present, history, 0.0)
+    mean = filled.sum(axis=1) / np.maximum(count, 1)
+    squares = np.where(present, (history - mean[:, None]) ** 2, 0.0).sum(axis=1)
+    std = np.sqrt(squares / np.maximum(count - 1, 1))
+    lines = mean[:, None] + multipliers[None, :] * std[:, None]
+    lines[count < 2] = np.nan
+    return lines
+
+
+def _percentile(history: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
+    """The quantiles of each row's values (linear between order statistics); NaN for a row
+    without a value."""
+    ordered = np.sort(history, axis=1)  # NaN last
+    count = (~np.isnan(history)).sum(axis=1)
+    if ordered.shape[1] == 0:
+        return np.full((len(history), len(quantiles)), np.nan)
+    position = quantiles[None, :] * np.maximum(count - 1, 0)[:, None]
+    lower = np.floor(position).astype(np.int64)
+    upper = np.minimum(lower + 1, np.maximum(count - 1, 0)[:, None])
+    low = np.take_along_axis(ordered, lower, axis=1)
+    high = np.take_along_axis(ordered, upper, axis=1)
+    lines = low + (high - low) * (position - lower)
+    lines[count == 0] = np.nan
+    return lines
