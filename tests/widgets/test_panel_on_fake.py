@@ -7,6 +7,7 @@ import asyncio
 import html
 import threading
 from collections.abc import Iterable
+from datetime import datetime
 
 import httpx
 import pytest
@@ -16,7 +17,7 @@ from chaplab.widgets import ChapPanel, _preload, _render, results
 from chaplab.widgets._render import Rendered
 from chaplab.widgets.connection import as_async_client
 from chaplab.widgets.results import ChartView
-from client.fake_service import MODEL_SPEC, TEMPLATE, FakeService
+from client.fake_service import EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
 
 from .conftest import BASE_URL, MakePanel
 
@@ -37,7 +38,8 @@ async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel
 async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
     panel = await make_panel()
     assert panel.datasets.rows == [
-        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36, "org_units": 2}
+        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36, "org_units": 2,
+         "created": datetime(2026, 1, 1, 10, 0)}
     ]
     assert panel.models.rows == [
         {"id": 5, "name": "naive_model:weekly", "template": "naive_model", "options": "n_lags=3"}
@@ -248,6 +250,43 @@ async def test_two_selected_evaluations_show_comparison_and_metrics(make_panel: 
     assert panel.results.shown_panels[:2] == ["OU_A", "OU_B"]
     assert "compare_chart(frame, frame_b" in panel.code.code
     assert "vs bt_naive" in repr(panel)
+    # the metrics table sits under the chart, not beside it (out of sight in a narrow output)
+    children = list(panel.results.children)
+    assert children.index(panel.results.metrics) == children.index(panel.results.image) + 1
+
+
+async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.evaluations[2] = {**EVALUATION, "id": 2, "name": "bt_big",
+                           "aggregateMetrics": {"crps": 1790.4, "mae": 777.0}}
+    panel = await make_panel()
+    rows = {row["name"]: row for row in panel.results.table.rows}
+    assert (rows["bt_naive"]["n_periods"], rows["bt_naive"]["n_splits"],
+            rows["bt_naive"]["stride"]) == (3, 3, 1)
+    assert rows["bt_naive"]["created"] == datetime(2026, 1, 1, 10, 0)
+    assert [panel.results.table.header(key).description
+            for key in ("created", "n_periods", "n_splits", "stride")] == [
+        "created", "nPeriods", "nSplits", "stride"]
+    panel.results.table.select(1, 2)
+    await panel.results.settled()
+    metrics = panel.results.metrics.value
+    assert "<td>2.13</td><td>1,790</td>" in metrics
+    assert "<td>777</td>" in metrics and "e+0" not in metrics
+
+
+async def test_deleting_an_evaluation_asks_then_removes_it(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    panel = await make_panel()
+    table = panel.results.table
+    table.delete_button(1).click()
+    assert "Delete evaluation bt_naive (id 1)?" in table.confirmation.question.value
+    assert "DELETE /v1/crud/backtests/1" not in fake.paths()
+    table.confirmation.yes.click()
+    await panel.wait_idle()
+    assert "DELETE /v1/crud/backtests/1" in fake.paths()
+    assert table.rows == [] and table.confirmation.layout.display == "none"
 
 
 async def test_org_unit_and_split_redraw_only_the_image(
@@ -259,8 +298,10 @@ async def test_org_unit_and_split_redraw_only_the_image(
     requests_before = len(fake.requests)
     # one split at a time by default (the last), all splits one stop away
     assert panel.results.split.value == "last split"
+    # the split periods written as the charts write them, the server's periods as values
     assert panel.results.split.options == (
-        "last split", "all splits", "202307", "202308", "202309"
+        ("last split", "last split"), ("all splits", "all splits"),
+        ("2023-07", "202307"), ("2023-08", "202308"), ("2023-09", "202309"),
     )
     panel.results.org_unit.value = "OU_B"
     await panel.results.settled()

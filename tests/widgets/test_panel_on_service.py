@@ -224,7 +224,7 @@ async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
     await panel.results.settled()
     panel.results.quantiles.value = (0.1, 0.5, 0.9)
     panel.results.org_unit.value = panel.results.org_unit.options[2][1]
-    panel.results.split.value = panel.results.split.options[1]
+    panel.results.split.value = panel.results.split.options[1][1]
     await panel.results.settled()
     namespace: dict[str, object] = {}
     exec(panel.code.code, namespace)  # what a person pastes into a cell
@@ -266,3 +266,28 @@ def _names(frame: pd.DataFrame) -> dict[str, str]:
     names = dict(zip(pairs["org_unit"], pairs["org_unit_name"], strict=True))
     assert all(name != org_unit for org_unit, name in names.items())  # names, not codes
     return names
+
+
+async def test_a_dataset_in_use_is_not_deleted_and_the_table_says_why(panel: ChapPanel) -> None:
+    demo = next(row for row in panel.datasets.rows if row["name"] == "demo")
+    assert demo["created"] is not None
+    panel.datasets.delete_button(demo["id"]).click()
+    panel.datasets.confirmation.yes.click()
+    await panel.wait_idle()
+    problem = panel.datasets.confirmation.problem.value
+    assert "HTTP 409" in problem and "evaluation" in problem
+    assert demo["id"] in {row["id"] for row in panel.datasets.rows}
+
+
+async def test_a_configured_model_is_deleted_after_confirmation(
+    panel: ChapPanel, unique: str
+) -> None:
+    template = next(item for item in panel.template_list if item.name == "naive_model")
+    model = await panel.client.create_configured_model(f"gone{unique}", template.id, {})
+    await panel.refresh()
+    panel.models.delete_button(model.id).click()
+    assert f"naive_model:gone{unique}" in panel.models.confirmation.question.value
+    panel.models.confirmation.yes.click()
+    await panel.wait_idle()
+    assert model.id not in {row["id"] for row in panel.models.rows}
+    assert panel.models.confirmation.layout.display == "none"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import ipywidgets as widgets
 import pytest
 
@@ -91,3 +93,45 @@ def test_shown_rows_keep_their_widgets_and_removed_rows_close_theirs() -> None:
     grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
     texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[2:]]
     assert texts == ["beta", "48", "gamma", "12", "delta", "–"]
+
+
+def test_numbers_read_one_way_and_times_to_the_minute() -> None:
+    table = SortableTable([Column("name", "name"), Column("crps", "crps"),
+                           Column("created", "created")])
+    table.set_rows([
+        {"id": 1, "name": "big", "crps": 1790.4, "created": datetime(2026, 11, 23, 9, 5, 42)},
+        {"id": 2, "name": "small", "crps": 777.0, "created": None},
+        {"id": 3, "name": "share", "crps": 0.8254, "created": None},
+    ])
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[3:]]
+    assert texts == ["big", "1,790", "2026-11-23 09:05", "small", "777", "–",
+                     "share", "0.825", "–"]
+
+
+def test_delete_asks_first_and_keep_deletes_nothing() -> None:
+    deleted: list[object] = []
+    table = _table(on_delete=lambda row: deleted.append(row["id"]), noun="dataset")
+    table.delete_button(3).click()
+    assert table.confirmation.layout.display == ""
+    assert table.confirmation.question.value == "Delete dataset gamma (id 3)?"
+    assert deleted == []
+    table.confirmation.no.click()
+    assert table.confirmation.layout.display == "none" and deleted == []
+    table.delete_button(1).click()
+    table.confirmation.yes.click()
+    assert deleted == [1]
+    assert table.confirmation.yes.disabled  # one delete per confirmation
+    table.confirmation.show_problem("dataset 1 is used by 2 evaluations")
+    assert "used by 2 evaluations" in table.confirmation.problem.value
+    assert not table.confirmation.yes.disabled
+    table.set_rows([row for row in ROWS if row["id"] != 1])  # gone: the question goes too
+    assert table.confirmation.layout.display == "none"
+
+
+def test_a_table_without_on_delete_has_no_delete_buttons() -> None:
+    table = _table()
+    with pytest.raises(KeyError, match="no delete buttons"):
+        table.delete_button(1)
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    assert len(grid.children) == 2 + 2 * len(ROWS)

@@ -4,7 +4,13 @@ Each row shows the job's name and id, a phase bar (queued, running, finished: th
 reports a status, not a percentage), the status (``FAILURE`` in red with the error text and a
 "show logs" toggle), and a cancel button. The task makes one ``AsyncChapClient.wait_for_job``
 call on the kernel's event loop, whose ``on_status`` callback moves the row to each new status,
-so other cells keep running while jobs are followed.
+so other cells keep running while jobs are followed. While a job runs, its log is read every
+:data:`PROGRESS_SECONDS`; where it reports ``split k/n`` (as our service's evaluations do) the
+bar shows how many splits are done.
+
+Every row has the same columns: the name, kind and id take what is left (the name may wrap, the
+id does not), the bar, the status and the buttons have fixed widths, so the bars line up
+whatever the names.
 """
 
 from __future__ import annotations
@@ -12,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import ipywidgets as widgets
 
-from chaplab.client import JobFailedError
+from chaplab.client import ChapError, JobFailedError
 from chaplab.vocabulary import (
     FAILURE,
     NON_TERMINAL_STATUSES,
@@ -29,12 +36,27 @@ from chaplab.vocabulary import (
 from chaplab.widgets._markup import AMBER, GREEN, RED, message
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
+from chaplab.widgets.tables import UNCUT
 
 _QUEUED = frozenset({PENDING, "QUEUED"})
 _COLOURS = {SUCCESS: GREEN, FAILURE: RED, "ERROR": RED, REVOKED: AMBER}
 _BAR_STYLES = {SUCCESS: "success", FAILURE: "danger", "ERROR": "danger", REVOKED: "warning"}
 
 OnSuccess = Callable[[Any], Awaitable[None]]
+
+
+PROGRESS_SECONDS = 2.0
+"""How often a running job's log is read for its progress."""
+_SPLIT_PROGRESS = re.compile(r"\bsplit (\d+)/(\d+)\b")
+
+
+def job_progress(logs: str) -> tuple[int, int] | None:
+    """The last ``split k/n`` a job's log reports, as ``(k, n)``; None when it reports none."""
+    found = _SPLIT_PROGRESS.findall(logs)
+    if not found:
+        return None
+    done, total = (int(number) for number in found[-1])
+    return (done, total) if total > 0 and done <= total else None
 
 
 def readable_logs(logs: str) -> str:
@@ -65,22 +87,29 @@ class JobRow(widgets.VBox):
         self.status = PENDING
         self.error: str | None = None
         self.bar = widgets.IntProgress(value=0, min=0, max=3, description="queued",
-                                       layout=widgets.Layout(width="220px"))
+                                       style={"description_width": "80px"},
+                                       layout=widgets.Layout(flex="0 0 240px", width="240px"))
         self.status_label = widgets.HTML()
         self.cancel_button = widgets.Button(description="Cancel", icon="stop",
-                                            tooltip=f"cancel job {job_id}")
+                                            tooltip=f"cancel job {job_id}",
+                                            layout=widgets.Layout(**UNCUT))
         self.logs_toggle = widgets.ToggleButton(description="show logs", icon="file-text",
-                                                layout=widgets.Layout(display="none"))
+                                                layout=widgets.Layout(display="none", **UNCUT))
         self.error_label = widgets.HTML()
         self.logs = widgets.Textarea(disabled=True, layout=widgets.Layout(
             display="none", width="100%", height="12em"))
         self.logs_toggle.observe(self._toggle_logs, names="value")
-        title = widgets.HTML(f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} "
-                             f"· job {html.escape(job_id)}</small>")
+        title = widgets.HTML(
+            f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} · "
+            f'<span style="white-space:nowrap">job {html.escape(job_id)}</span></small>'
+        )
+        title.layout = widgets.Layout(flex="1 1 0%", min_width="0")
+        self.status_label.layout = widgets.Layout(flex="0 0 90px", width="90px")
+        buttons = widgets.HBox([self.cancel_button, self.logs_toggle],
+                               layout=widgets.Layout(flex="0 0 240px", width="240px"))
         self.children = [
-            widgets.HBox(
-                [title, self.bar, self.status_label, self.cancel_button, self.logs_toggle]
-            ),
+            widgets.HBox([title, self.bar, self.status_label, buttons],
+                         layout=widgets.Layout(align_items="center", width="100%")),
             self.error_label,
             self.logs,
         ]
@@ -95,16 +124,24 @@ class JobRow(widgets.VBox):
         """Move the phase bar and the status text to ``status``."""
         self.status = status
         if status in _QUEUED:
-            self.bar.value, self.bar.description = 1, "queued"
+            self.bar.max, self.bar.value, self.bar.description = 3, 1, "queued"
         elif status in NON_TERMINAL_STATUSES:
-            self.bar.value, self.bar.description = 2, "running"
+            if not self.bar.description.startswith("split"):  # progress, once known, stays
+                self.bar.max, self.bar.value, self.bar.description = 3, 2, "running"
         else:
-            self.bar.value, self.bar.description = 3, "finished"
+            self.bar.value, self.bar.description = self.bar.max, "finished"
         self.bar.bar_style = _BAR_STYLES.get(status, "info" if not self.finished else "")
         colour = _COLOURS.get(status, "inherit")
         self.status_label.value = f'<b style="color:{colour}">{html.escape(status)}</b>'
         if self.finished:
             self.cancel_button.disabled = True
+
+    def show_progress(self, done: int, total: int) -> None:
+        """Show that ``done`` of ``total`` splits are done (while the job runs)."""
+        if self.finished:
+            return
+        self.bar.max, self.bar.value = total, done
+        self.bar.description = f"split {done}/{total}"
 
     def show_failure(self, status: str, error: str | None, logs: str | None) -> None:
         """Show a job that ended without success, with its error text and its logs."""
@@ -167,11 +204,30 @@ class JobBoard(widgets.VBox):
         await self._client.cancel_job(row.job_id)
 
     async def _follow(self, row: JobRow, on_success: OnSuccess) -> None:
-        """Wait for the job, showing each new status in its row; then hand it on."""
+        """Wait for the job, showing each new status (and its progress) in its row; then hand
+        it on."""
+        progress = asyncio.ensure_future(self._watch_progress(row))
         try:
             job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
         except asyncio.CancelledError:
             if not row.finished:
                 row.show_failure("STOPPED", "the panel stopped following this job", None)
             raise
+        finally:
+            progress.cancel()
         await on_success(job)
+
+    async def _watch_progress(self, row: JobRow) -> None:
+        """Read a running job's log every :data:`PROGRESS_SECONDS` and show its progress; a log
+        that cannot be read this time (or says nothing of splits) leaves the phase bar."""
+        while not row.finished:
+            await asyncio.sleep(PROGRESS_SECONDS)
+            if row.status in _QUEUED or row.finished:
+                continue
+            try:
+                logs = await self._client.job_logs(row.job_id)
+            except ChapError:
+                continue
+            found = job_progress(readable_logs(logs))
+            if found is not None:
+                row.show_progress(*found)

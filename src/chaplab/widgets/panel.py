@@ -15,6 +15,7 @@ them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -34,12 +35,12 @@ from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import ALL_ORG_UNITS, HISTORY_PERIODS, ResultsView, chart_split
-from chaplab.widgets.tables import SortableTable, columns
+from chaplab.widgets.tables import Row, SortableTable, columns
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DATASET_COLUMNS = columns("name", "id", "type", "periods", "org_units")
+DATASET_COLUMNS = columns("name", "id", "type", "periods", "org_units", "created")
 MODEL_COLUMNS = columns("name", "id", "template", "options")
 
 
@@ -51,6 +52,7 @@ def dataset_row(dataset: Any) -> dict[str, Any]:
         "type": dataset.type,
         "periods": dataset_period_count(dataset),
         "org_units": len(dataset.org_units),
+        "created": dataset.created,
     }
 
 
@@ -96,12 +98,25 @@ class ChapPanel(widgets.VBox):
         self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
         self._preloader = Preloader(self._keeper)
-        self.datasets = SortableTable(DATASET_COLUMNS, caption="Datasets")
-        self.models = SortableTable(MODEL_COLUMNS, caption="Configured models")
+        self.datasets = SortableTable(
+            DATASET_COLUMNS, caption="Datasets", noun="dataset",
+            on_delete=lambda row: self.delete(self.datasets, self.client.delete_dataset, row),
+        )
+        self.models = SortableTable(
+            MODEL_COLUMNS, caption="Configured models", noun="configured model",
+            on_delete=lambda row: self.delete(
+                self.models, self.client.delete_configured_model, row
+            ),
+        )
         self.model_form = NewModelForm()
         self.launcher = EvaluationLauncher()
         self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
-        self.results = ResultsView(self.client, self._keeper)
+        self.results = ResultsView(
+            self.client, self._keeper,
+            on_delete=lambda row: self.delete(
+                self.results.table, self.client.delete_evaluation, row
+            ),
+        )
         self.compare = CompareModelsView(self.client, self._keeper)
         self.forecasts = ForecastView()
         self.code = CodeView()
@@ -196,6 +211,25 @@ class ChapPanel(widgets.VBox):
         name = f"{model.name} forecast from {dataset.name or dataset.id}"
         run = self._forecast(name, dataset.id, model.name, self.launcher.n_periods.value)
         return self._keeper.spawn(run, on_error=self.forecasts.show_error)
+
+    def delete(
+        self, table: SortableTable, delete: Callable[[Any], Awaitable[None]], row: Row
+    ) -> asyncio.Task[Any]:
+        """Delete ``row``'s item with ``delete`` (the client's method) and reload the lists
+        (what confirming a table's delete does); a refusal, such as a dataset that evaluations
+        still use, is shown under the table."""
+
+        async def run() -> None:
+            await delete(row[table.key])
+            if table is self.results.table:
+                self._unlisted.pop(row[table.key], None)
+            table.confirmation.dismiss()
+            await self._load_all()
+
+        def failed(error: BaseException) -> None:
+            table.confirmation.show_problem(describe_error(error))
+
+        return self._keeper.spawn(run(), on_error=failed)
 
     def create_model(self) -> asyncio.Task[Any]:
         """Create the configured model described by the form (what its button does)."""

@@ -3,7 +3,7 @@
 The list shows every evaluation with its aggregate metrics. Selecting one loads its entries for
 the chosen quantiles (and the actual cases) into frames and draws the fan chart; the org-unit
 selector and the split-period slider redraw only the image (the slider debounced). Selecting
-two draws the comparison chart beside a table of both evaluations' metrics.
+two draws the comparison chart with a table of both evaluations' metrics under it.
 
 Only widgets are read and written on the event loop: the frames are built by the async client
 in a worker thread, and the chart, with the pandas work it needs, is drawn in the chart process
@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.frames import period_label
 from chaplab.vocabulary import ALL_SPLITS as EVERY_SPLIT
 from chaplab.vocabulary import DEFAULT_QUANTILES
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import Column, SortableTable, columns, format_cell
+from chaplab.widgets.tables import Column, OnDelete, SortableTable, columns, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,19 +49,27 @@ HISTORY_PERIODS = 24
 _METRICS_SHOWN = ("crps", "mae", "rmse", "coverage_10_90")
 
 EVALUATION_COLUMNS = (
-    *columns("name", "id", "model", "dataset"),
+    *columns("name", "id", "model", "dataset", "created"),
+    Column("n_periods", "nPeriods"),
+    Column("n_splits", "nSplits"),
+    Column("stride", "stride"),
     *(Column(metric, metric) for metric in _METRICS_SHOWN),
 )
 
 
 def evaluation_row(evaluation: Any) -> dict[str, Any]:
-    """The table row of an evaluation: its name, model, dataset and headline metrics."""
+    """The table row of an evaluation: its name, model, dataset, when it was made, its backtest
+    settings (evaluations with the same ones are comparable) and its headline metrics."""
     dataset = evaluation.dataset.name if evaluation.dataset is not None else None
     return {
         "id": evaluation.id,
         "name": evaluation.name or f"evaluation {evaluation.id}",
         "model": evaluation.model_id,
         "dataset": dataset or evaluation.dataset_id,
+        "created": evaluation.created,
+        "n_periods": evaluation.n_periods,
+        "n_splits": evaluation.n_splits,
+        "stride": evaluation.stride,
         **{metric: evaluation.aggregate_metrics.get(metric) for metric in _METRICS_SHOWN},
     }
 
@@ -91,9 +100,13 @@ class ChartView:
 
 
 class ResultsView(widgets.VBox):
-    """The evaluation list, the chart controls, the chart and the metrics of a comparison."""
+    """The evaluation list, the chart controls, the chart and the metrics of a comparison.
 
-    def __init__(self, client: Any, keeper: TaskKeeper) -> None:
+    ``on_delete`` receives an evaluation's row once a person has confirmed deleting it."""
+
+    def __init__(
+        self, client: Any, keeper: TaskKeeper, on_delete: OnDelete | None = None
+    ) -> None:
         super().__init__()
         self._client = client
         self._keeper = keeper
@@ -108,6 +121,8 @@ class ResultsView(widgets.VBox):
             max_selected=2,
             caption="Evaluations (select one for its fan chart, two to compare)",
             empty_text="No finished evaluations yet.",
+            on_delete=on_delete,
+            noun="evaluation",
         )
         self.quantiles = widgets.SelectMultiple(
             options=QUANTILE_CHOICES, value=DEFAULT_QUANTILES, rows=len(QUANTILE_CHOICES),
@@ -137,7 +152,8 @@ class ResultsView(widgets.VBox):
             self.table,
             controls,
             self.message,
-            widgets.HBox([self.image, self.metrics]),
+            self.image,
+            self.metrics,
         ]
 
     @property
@@ -235,7 +251,10 @@ class ResultsView(widgets.VBox):
             picks = sorted(((labels.get(u, u), u) for u in org_units), key=lambda p: p[0].lower())
             self.org_unit.options = [(ALL_ORG_UNITS, ALL_ORG_UNITS), *picks]
             self.org_unit.value = keep_unit
-            self.split.options = [LAST_SPLIT, ALL_SPLITS, *splits]
+            self.split.options = [
+                (LAST_SPLIT, LAST_SPLIT), (ALL_SPLITS, ALL_SPLITS),
+                *((_split_label(split), split) for split in splits),
+            ]
             self.split.value = keep_split
         finally:
             self._offering_choices = False
@@ -266,6 +285,15 @@ class ResultsView(widgets.VBox):
             org_unit=None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value,
             split_period=chart_split(self.split.value),
         )
+
+
+def _split_label(split: str) -> str:
+    """A split period as the charts write it (``2024-07``); the server's own text if it is no
+    period."""
+    try:
+        return period_label(split)
+    except ValueError:
+        return split
 
 
 def _recent(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataFrame | None:

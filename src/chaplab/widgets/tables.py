@@ -3,6 +3,11 @@
 The header cells are buttons that sort (a second click reverses the order); the first cell
 of each row is a toggle button labelled with the row's name, so a row is selected by pressing
 its name, and screen readers announce a labelled, pressed button. The other cells are labels.
+A table given ``on_delete`` ends each row with a delete button, which asks for confirmation
+under the table before anything is deleted.
+
+Cells never cut their text: every column is as wide as its widest cell (``max-content``) and
+buttons do not shrink.
 
 A row keeps its widgets for as long as its key is shown: new rows get new widgets, changed
 rows new texts, removed rows' widgets are closed. Creating a widget opens a comm to the
@@ -11,17 +16,25 @@ front end, so rebuilding every row on each change would hold up the kernel's eve
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import ipywidgets as widgets
 import traitlets
 
+from chaplab.frames import format_number
 from chaplab.widgets._closing import close_all
+from chaplab.widgets._markup import message
 
 Row = Mapping[str, Any]
+OnDelete = Callable[[Row], None]
+
+UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
+"""Layout of a button whose label must never be cut: it keeps its own width."""
 
 
 @dataclass(frozen=True)
@@ -38,13 +51,16 @@ def columns(*keys: str) -> tuple[Column, ...]:
 
 
 def format_cell(value: Any) -> str:
-    """The text of a cell: numbers to three significant digits, lists joined, nothing as a dash."""
+    """The text of a cell: numbers as :func:`chaplab.frames.format_number` writes them
+    (``1,790`` beside ``777``), times to the minute, lists joined, nothing as a dash."""
     if _is_missing(value):
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3g}"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
     if isinstance(value, (list, tuple)):
         return ", ".join(format_cell(item) for item in value)
     return str(value)
@@ -75,7 +91,9 @@ class SortableTable(widgets.VBox):
     """Rows of dicts shown under sortable headers; ``selected`` holds the selected rows' keys.
 
     ``max_selected`` rows can be selected at once; selecting one more drops the oldest, so a
-    single-selection table behaves like radio buttons and a two-row table like a comparison."""
+    single-selection table behaves like radio buttons and a two-row table like a comparison.
+    With ``on_delete``, each row has a delete button; confirming under the table hands the
+    row to ``on_delete`` (``noun`` names what a row is in the question)."""
 
     selected = traitlets.Tuple(help="keys of the selected rows, oldest selection first")
 
@@ -87,6 +105,8 @@ class SortableTable(widgets.VBox):
         max_selected: int = 1,
         caption: str = "",
         empty_text: str = "nothing to show yet",
+        on_delete: OnDelete | None = None,
+        noun: str = "row",
     ) -> None:
         if not columns:
             raise ValueError("SortableTable: columns must name at least one column")
@@ -102,12 +122,17 @@ class SortableTable(widgets.VBox):
         self._toggles: dict[Any, widgets.ToggleButton] = {}
         self._cells: dict[Any, list[widgets.Widget]] = {}
         self._syncing = False
+        self._on_delete = on_delete
+        self.noun = noun
         self._caption = widgets.HTML(f"<b>{caption}</b>") if caption else None
         self._empty = widgets.Label(empty_text)
         self._headers = [self._header_button(column) for column in self.columns]
+        self._deletes: dict[Any, widgets.Button] = {}
+        self.confirmation = DeleteConfirmation(self._confirmed)
+        width = len(self.columns) + (on_delete is not None)
         self._grid = widgets.GridBox(
             layout=widgets.Layout(
-                grid_template_columns=f"repeat({len(self.columns)}, max-content)",
+                grid_template_columns=f"repeat({width}, max-content)",
                 grid_gap="2px 12px",
                 align_items="center",
             )
@@ -133,6 +158,14 @@ class SortableTable(widgets.VBox):
         except KeyError:
             raise KeyError(f"no row with {self.key}={key!r}; rows: {list(self._toggles)}") from None
 
+    def delete_button(self, key: Any) -> widgets.Button:
+        """The button that asks to delete the row with ``key`` (tables given ``on_delete``)."""
+        self.toggle(key)
+        try:
+            return self._deletes[key]
+        except KeyError:
+            raise KeyError("this table has no delete buttons (no on_delete)") from None
+
     def header(self, column_key: str) -> widgets.Button:
         """The header button that sorts by ``column_key``."""
         for column, button in zip(self.columns, self._headers, strict=True):
@@ -147,7 +180,10 @@ class SortableTable(widgets.VBox):
         keys = {row[self.key] for row in self._rows}
         for key in [key for key in self._cells if key not in keys]:
             del self._toggles[key]
+            self._deletes.pop(key, None)
             close_all(self._cells.pop(key))
+        if self.confirmation.row is not None and self.confirmation.row[self.key] not in keys:
+            self.confirmation.dismiss()
         for row in self._rows:
             cells = self._cells.get(row[self.key])
             if cells is None:
@@ -175,7 +211,7 @@ class SortableTable(widgets.VBox):
         button = widgets.Button(
             description=column.title,
             tooltip=f"sort by {column.title}",
-            layout=widgets.Layout(width="auto"),
+            layout=widgets.Layout(**UNCUT),
         )
 
         def clicked(_: widgets.Button) -> None:
@@ -195,18 +231,37 @@ class SortableTable(widgets.VBox):
             description=name,
             tooltip=f"select {name}",
             value=key in self.selected,
-            layout=widgets.Layout(width="auto"),
+            layout=widgets.Layout(**UNCUT),
         )
         toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
         self._toggles[key] = toggle
-        return [toggle, *(widgets.Label(text) for text in others)]
+        cells: list[widgets.Widget] = [toggle, *(widgets.Label(text) for text in others)]
+        if self._on_delete is not None:
+            delete = widgets.Button(
+                icon="trash", tooltip=f"delete {name}", layout=widgets.Layout(width="36px")
+            )
+            delete.on_click(lambda _: self._ask_to_delete(key))
+            self._deletes[key] = delete
+            cells.append(delete)
+        return cells
 
     def _show_texts(self, cells: list[widgets.Widget], row: Row) -> None:
         """Update a shown row's cells (a trait set to its own value sends nothing)."""
         (name, *others), (toggle, *labels) = self._texts(row), cells
         toggle.description, toggle.tooltip = name, f"select {name}"
-        for label, text in zip(labels, others, strict=True):
+        for label, text in zip(labels, others, strict=False):  # the delete button has no text
             label.value = text
+        if row[self.key] in self._deletes:
+            self._deletes[row[self.key]].tooltip = f"delete {name}"
+
+    def _ask_to_delete(self, key: Any) -> None:
+        row = next(row for row in self._rows if row[self.key] == key)
+        self.confirmation.ask(row, f"{self.noun} {format_cell(row.get(self.columns[0].key))} "
+                                   f"(id {key})")
+
+    def _confirmed(self, row: Row) -> None:
+        if self._on_delete is not None:
+            self._on_delete(row)
 
     def _toggled(self, key: Any, pressed: bool) -> None:
         if self._syncing:
@@ -233,9 +288,53 @@ class SortableTable(widgets.VBox):
             arrow = (" ▼" if self.sort_descending else " ▲") if sorted_here else ""
             button.description = column.title + arrow
         cells = [cell for row in self._rows for cell in self._cells[row[self.key]]]
-        self._grid.children = [*self._headers, *cells]
+        corner = [widgets.Label("")] if self._on_delete is not None else []
+        self._grid.children = [*self._headers, *corner, *cells]
         self._layout_children()
 
     def _layout_children(self) -> None:
         body: list[widgets.Widget] = [self._grid] if self._rows else [self._empty]
-        self.children = [*([self._caption] if self._caption else []), *body]
+        caption = [self._caption] if self._caption else []
+        self.children = [*caption, *body, self.confirmation]
+
+
+class DeleteConfirmation(widgets.HBox):
+    """"Delete …?" with **Delete** and **Keep** under a table: nothing is deleted before a
+    person confirms; a problem deleting stays here, in red, until the next question."""
+
+    def __init__(self, on_confirm: OnDelete) -> None:
+        super().__init__(layout=widgets.Layout(display="none", align_items="center"))
+        self._on_confirm = on_confirm
+        self.row: Row | None = None
+        self.question = widgets.HTML()
+        self.yes = widgets.Button(description="Delete", button_style="danger", icon="trash",
+                                  layout=widgets.Layout(**UNCUT))
+        self.no = widgets.Button(description="Keep", layout=widgets.Layout(**UNCUT))
+        self.problem = widgets.HTML()
+        self.yes.on_click(lambda _: self._confirm())
+        self.no.on_click(lambda _: self.dismiss())
+        self.children = [self.question, self.yes, self.no, self.problem]
+
+    def ask(self, row: Row, what: str) -> None:
+        """Ask whether to delete ``what`` (the text naming ``row``)."""
+        self.row = row
+        self.question.value = f"Delete {html.escape(what)}?"
+        self.problem.value = ""
+        self.yes.disabled = False
+        self.layout.display = ""
+
+    def dismiss(self) -> None:
+        """Hide the question; nothing is deleted."""
+        self.row = None
+        self.problem.value = ""
+        self.layout.display = "none"
+
+    def show_problem(self, text: str) -> None:
+        """Say why the delete did not happen (the question stays, to try again or keep)."""
+        self.yes.disabled = False
+        self.problem.value = message(text, alert=True)
+
+    def _confirm(self) -> None:
+        if self.row is not None:
+            self.yes.disabled = True  # one delete per confirmation
+            self._on_confirm(self.row)
