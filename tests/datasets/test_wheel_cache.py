@@ -37,9 +37,9 @@ class Index:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request.url.path)
-        if request.url.path == "/pypi/tables/1.0/json":
-            url = f"https://files.example/{FILENAME}"
-            return httpx.Response(200, json={"urls": [{"filename": FILENAME, "url": url}]})
+        if request.url.path == "/pypi/tables/json":
+            files = [{"filename": FILENAME, "url": f"https://files.example/{FILENAME}"}]
+            return httpx.Response(200, json={"releases": {"0.9": [], "1.0": files}})
         if request.url.path == f"/{FILENAME}":
             return httpx.Response(200, content=self.content)
         return httpx.Response(404)
@@ -49,7 +49,7 @@ def test_the_wheel_is_downloaded_once_then_read_from_the_cache(tmp_path: Path) -
     index = Index()
     with httpx.Client(transport=httpx.MockTransport(index)) as http:
         first = cached_wheel(WHEEL, tmp_path, http)
-        assert index.requests == ["/pypi/tables/1.0/json", f"/{FILENAME}"]
+        assert index.requests == ["/pypi/tables/json", f"/{FILENAME}"]
         second = cached_wheel(WHEEL, tmp_path, http)
     assert first == second == tmp_path / FILENAME
     assert len(index.requests) == 2  # the second call asked nobody
@@ -84,7 +84,8 @@ def test_an_unreachable_index_is_one_clear_sentence(tmp_path: Path) -> None:
 
 def test_a_release_without_the_pinned_file_says_so(tmp_path: Path) -> None:
     def other_files(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={"urls": [{"filename": "x.tar.gz", "url": "https://x"}]})
+        files = [{"filename": "x.tar.gz", "url": "https://x"}]
+        return httpx.Response(200, json={"releases": {"1.0": files}})
 
     with (
         httpx.Client(transport=httpx.MockTransport(other_files)) as http,

