@@ -49,6 +49,7 @@ async def test_the_baselines_are_preselected_by_name(panel: ChapPanel) -> None:
     view = panel.compare
     assert set(view.models.value) == set(BASELINES)
     assert set(OUR_MODELS) <= set(view.models.options)  # names, not ids
+    assert f"3 of {len(view.models.options)} selected" in view.models_note.value
     assert view.dataset.label == "demo" and not view.button.disabled
 
 
@@ -67,6 +68,8 @@ async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: Cha
 async def test_a_batch_of_six_models_is_followed_and_ranked(compared: ChapPanel) -> None:
     view = compared.compare
     assert sorted(row.name for row in view.job_rows) == sorted((*BASELINES, *OUR_MODELS))
+    titles = [row.children[0].children[0].value for row in view.job_rows]  # names, not job ids
+    assert titles == [f"<b>{row.name}</b>" for row in view.job_rows]
     assert {row.status for row in view.job_rows} == {SUCCESS}
     rows = view.leaderboard.rows
     assert len(rows) == 6
@@ -93,9 +96,8 @@ async def test_the_leaderboard_is_the_scores_of_the_evaluations_entries(
         row = shown[record.model]
         assert row["rank"] == record.rank
         assert row["relative_skill"].split(" ")[0] == format_number(record.relative_skill)
-        assert row["interval"] == (
-            f"{format_number(record.lower)} \u2013 {format_number(record.upper)}"
-        )
+        interval = f"{format_number(record.lower)} \u2013 {format_number(record.upper)}"
+        assert row["interval"] == (None if record.baseline else interval)
 
 
 async def test_another_baseline_reranks_the_models(compared: ChapPanel) -> None:

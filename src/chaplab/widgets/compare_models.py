@@ -112,12 +112,13 @@ class BatchScores:
 def leaderboard_row(record: Mapping[str, Any]) -> dict[str, Any]:
     """The table row of one model of a :func:`chaplab.scoring.relative_skill` frame."""
     lower, upper = format_number(record["lower"]), format_number(record["upper"])
+    baseline = bool(record["baseline"])  # 1 by definition: no interval to show
     return {
         "model": record["model"],
         "rank": int(record["rank"]),
         "relative_skill": format_number(record["relative_skill"])
-        + (" (baseline)" if record["baseline"] else ""),
-        "interval": f"{lower} \u2013 {upper}",
+        + (" (baseline)" if baseline else ""),
+        "interval": None if baseline else f"{lower} \u2013 {upper}",
         "mean_wis": format_number(record["mean_score"]),
         "targets": format_number(int(record["n_targets"])),
     }
@@ -154,6 +155,7 @@ class CompareModelsView(widgets.VBox):
         self.models = widgets.SelectMultiple(
             description="models", rows=6, style=_STYLE, layout=widgets.Layout(width="380px")
         )
+        self.models_note = widgets.HTML(layout=widgets.Layout(margin="0 0 0 98px"))
         self.n_periods = _bounded("nPeriods", 3, MAX_PERIODS, "periods forecast after each split")
         self.n_splits = _bounded("nSplits", 3, MAX_SPLITS, "how many forecast origins are scored")
         self.stride = _bounded("stride", 1, MAX_PERIODS, "periods between consecutive splits")
@@ -198,7 +200,8 @@ class CompareModelsView(widgets.VBox):
                 "baselines on one backtest, then rank them by relative skill.</small>"
             ),
             widgets.HBox(
-                [widgets.VBox([self.dataset, self.name]), self.models],
+                [widgets.VBox([self.dataset, self.name]),
+                 widgets.VBox([self.models, self.models_note])],
                 layout=widgets.Layout(flex_flow="row wrap", grid_gap="4px 24px"),
             ),
             widgets.HBox([self.n_periods, self.n_splits, self.stride]),
@@ -221,8 +224,8 @@ class CompareModelsView(widgets.VBox):
     # -- choices ------------------------------------------------------------------------
 
     def set_choices(self, datasets: Sequence[Any], models: Sequence[Any]) -> None:
-        """Offer ``datasets`` and the configured models that are not archived; choices still
-        offered stay, and the baselines are preselected while no model is chosen."""
+        """Offer ``datasets`` and the configured ``models`` (by name); choices still offered
+        stay, and the baselines are preselected while no model is chosen."""
         self._datasets = {dataset.id: dataset for dataset in datasets}
         kept = self.dataset.value
         self.dataset.options = [(dataset.name or f"dataset {dataset.id}", dataset.id)
@@ -233,7 +236,7 @@ class CompareModelsView(widgets.VBox):
             evaluation_sets = [item for item in datasets if item.type == "evaluation"]
             self.dataset.value = (evaluation_sets or list(datasets))[0].id
         chosen = set(self.models.value)
-        names = sorted({model.name for model in models if not model.archived}, key=str.casefold)
+        names = sorted({model.name for model in models}, key=str.casefold)
         self.models.options = names
         self.models.value = tuple(
             name for name in names if name in chosen or (not chosen and name in BASELINES)
@@ -262,6 +265,10 @@ class CompareModelsView(widgets.VBox):
 
     def check(self) -> list[str]:
         """Show the problems, enable the button only without any; returns the problems."""
+        chosen, offered = len(self.models.value), len(self.models.options)
+        self.models_note.value = (
+            f"<small>{chosen} of {offered} selected (Ctrl- or Shift-click to choose)</small>"
+        )
         found = self.problems()
         self.show_problem("; ".join(found))
         self.button.disabled = bool(found)
@@ -314,7 +321,7 @@ class CompareModelsView(widgets.VBox):
             n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
         )
         names = dict(zip((job.job_id for job in batch.jobs), request.model_names, strict=True))
-        self.job_rows = [JobRow(job_id, names[job_id], "evaluation") for job_id in names]
+        self.job_rows = [_job_row(job_id, names[job_id]) for job_id in names]
         for row in self.job_rows:
             row.cancel_button.on_click(self._canceller(row))
         self.jobs.children = [widgets.HTML("<b>Jobs of the batch</b>"), *self.job_rows]
@@ -423,10 +430,10 @@ class CompareModelsView(widgets.VBox):
         if self.scored is None or len(chosen) < 2:
             self.comparison.value, self.comparison_title.value = b"", ""
             return None
-        return self._keeper.spawn(self._compare(self.scored, chosen[0], chosen[1]),
+        return self._keeper.spawn(self._draw_comparison(self.scored, chosen[0], chosen[1]),
                                   on_error=self._failed)
 
-    async def _compare(self, scored: BatchScores, first: str, second: str) -> None:
+    async def _draw_comparison(self, scored: BatchScores, first: str, second: str) -> None:
         view = ChartView(
             frames=(scored.forecasts[first], scored.forecasts[second]),
             actuals=scored.actuals,
@@ -441,6 +448,16 @@ class CompareModelsView(widgets.VBox):
                 f"<b>{html.escape(first)}</b> vs <b>{html.escape(second)}</b> "
                 "<small>(the last split of every org unit)</small>"
             )
+
+
+def _job_row(job_id: str, model_name: str) -> JobRow:
+    """A job row like the jobs section's, titled with the model's name alone (the job's id is in
+    the cancel button's tooltip), so the rows of a batch stay one line high."""
+    row = JobRow(job_id, model_name, "evaluation")
+    header = row.children[0]
+    title = widgets.HTML(f"<b>{html.escape(model_name)}</b>", layout=widgets.Layout(width="220px"))
+    header.children = (title, *header.children[1:])
+    return row
 
 
 def _bounded(label: str, value: int, maximum: int, tooltip: str) -> widgets.BoundedIntText:

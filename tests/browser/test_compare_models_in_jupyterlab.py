@@ -1,0 +1,95 @@
+"""The panel's "compare models" view in JupyterLab in headless Chromium, as a person sees it.
+
+A notebook opens the panel on its own embedded service (a fresh data folder), shows the view,
+adds our three models to the preselected baselines and runs the batch. The test waits until the
+leaderboard is drawn, checks what the page shows (every model's job row ending ``SUCCESS``, six
+ranked rows, the charts, the comparison of two models picked by clicking their rows) and saves
+a screenshot of the view as test-output/browser/compare-models.png.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+from lab_harness import JupyterLab, NotebookPage
+from playwright.sync_api import expect
+
+NOTEBOOK = "compare_models.ipynb"
+VIEWPORT = {"width": 1400, "height": 3600}  # the whole view, charts included
+OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
+BASELINES = ("persistence", "seasonal_median", "global_median")
+CELLS = [
+    "from chaplab.widgets import ChapPanel\n"
+    "panel = ChapPanel()\n"
+    "await panel.ready()\n"
+    "view = panel.compare\n"
+    "view",
+    f"view.models.value = (*view.models.value, *{OUR_MODELS!r})\n"
+    "view.n_periods.value, view.n_splits.value = 3, 4\n"
+    "await view.run()\n"
+    "await panel.wait_idle()\n"
+    "print(view.status.value)",
+]
+
+
+@pytest.fixture(scope="module")
+def lab(
+    tmp_path_factory: pytest.TempPathFactory, start_lab: Callable[..., JupyterLab]
+) -> JupyterLab:
+    """JupyterLab on a folder with the view's notebook, its kernels using a fresh data folder."""
+    folder = tmp_path_factory.mktemp("lab-root")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+    notebook.metadata["kernelspec"] = {
+        "name": "python3", "display_name": "Python 3", "language": "python"
+    }
+    nbformat.write(notebook, folder / NOTEBOOK)
+    data_dir = tmp_path_factory.mktemp("chaplab-data")
+    return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
+
+
+@pytest.mark.browser
+def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
+    lab: JupyterLab,
+    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    browser_output_dir: Path,
+) -> None:
+    page = open_notebook(lab, NOTEBOOK)
+    page.page.set_viewport_size(VIEWPORT)
+
+    page.run_all_cells()
+
+    view = page.output_area().filter(has_text="Compare models").first
+    expect(view.get_by_text("Run batch")).to_be_visible()
+    for model in (*OUR_MODELS, *BASELINES):
+        job = view.locator(".widget-hbox", has_text=model).filter(has_text="SUCCESS")
+        expect(job).to_have_count(1)  # the model's job row, titled with its name
+        expect(view.get_by_role("button", name=model, exact=True)).to_be_visible()
+    expect(view.get_by_text("6 models scored on 72 forecast targets each")).to_be_visible()
+    expect(view.get_by_text("1 (baseline)", exact=True)).to_be_visible()
+
+    charts = view.locator("img.widget-image")
+    expect(charts).to_have_count(5)
+    for index in range(4):  # leaderboard, WIS components, coverage, PIT
+        page.page.wait_for_function(
+            "(img) => img.complete && img.naturalWidth > 300",
+            arg=charts.nth(index).element_handle(),
+        )
+
+    for model in ("naive_model", "persistence"):
+        view.get_by_role("button", name=model, exact=True).click()
+    expect(view.get_by_role("button", name="naive_model", exact=True)).to_have_class(
+        re.compile(r"\bmod-info\b")
+    )
+    expect(view.get_by_text("vs")).to_be_visible()
+    page.page.wait_for_function(
+        "(img) => img.complete && img.naturalWidth > 300", arg=charts.nth(4).element_handle()
+    )
+
+    screenshot = browser_output_dir / "compare-models.png"
+    page.wait_until_idle()
+    view.screenshot(path=str(screenshot))
+    assert screenshot.stat().st_size > 10_000
