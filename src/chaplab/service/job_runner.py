@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import transaction
 from chaplab.service.tables import ACTIVE_STATUSES, JobLogRow, JobRow, utc_now
-from chaplab.service.worker import run_job
+from chaplab.service.worker import read_schema_version, run_job
 from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
 
 DEFAULT_WORKERS = 2
@@ -116,7 +116,7 @@ def ended_without_result(exit_code: int | None) -> str:
         how = f"ended with exit code {exit_code}"
     return (
         f"the worker process {how} without recording a result (it may have failed to start, "
-        "e.g. a script serving the app in-process needs an `if __name__ == \"__main__\":` guard)"
+        'e.g. a script serving the app in-process needs an `if __name__ == "__main__":` guard)'
     )
 
 
@@ -135,6 +135,7 @@ class JobRunner:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._lifeline: tuple[Connection, Connection] | None = None
+        self._round_error: str | None = None
 
     def start(self) -> None:
         """Begin watching (call from the service's event loop); the fork server, which imports
@@ -187,12 +188,53 @@ class JobRunner:
                 session.add(JobLogRow(job_id=job_id, line=CANCELLED))
             return session.get_one(JobRow, job_id).status
 
+    def problem(self) -> str | None:
+        """Why the runner cannot start jobs now (not started, stopped, or its last round of
+        starting and reaping workers failed), or None while it works."""
+        if self._task is None:
+            return "the job runner has not been started"
+        if self._task.done():
+            return "the job runner has stopped"
+        if self._round_error is not None:
+            return f"the job runner's last round failed: {self._round_error}"
+        return None
+
+    def roundtrip(self, timeout: float) -> str | None:
+        """Start a worker process as a job's is started and have it read the database's schema
+        version; None when it answers the version within ``timeout`` seconds, else why not."""
+        receiving, sending = worker_context().Pipe(duplex=False)
+        process = worker_context().Process(
+            target=read_schema_version,
+            args=(self.database_url, sending),
+            name="chaplab-probe",
+            daemon=True,
+        )
+        try:
+            process.start()
+            sending.close()
+            if not receiving.poll(timeout):
+                return f"a worker process did not answer within {timeout:g} s"
+            answer = receiving.recv()
+        except (OSError, EOFError) as error:
+            return f"a worker process could not run: {type(error).__name__}: {error}"
+        finally:
+            receiving.close()
+            if process.is_alive():
+                process.terminate()
+            if process.pid is not None:
+                process.join(timeout=5)
+        if isinstance(answer, str):
+            return f"a worker process could not read the database: {answer}"
+        return None
+
     async def _watch(self) -> None:
         assert self._wake is not None
         while True:
             try:
                 await asyncio.to_thread(self._step)
-            except Exception:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
+                self._round_error = None
+            except Exception as error:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
+                self._round_error = f"{type(error).__name__}: {error}"
                 logger.exception("job runner: a round of starting and reaping workers failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)

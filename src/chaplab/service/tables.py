@@ -213,12 +213,21 @@ class JobRow(Base):
     logs: Mapped[list[JobLogRow]] = relationship(
         cascade="all, delete-orphan", order_by="JobLogRow.id"
     )
+    request: Mapped[JobRequestRow | None] = relationship(cascade="all, delete-orphan")
+
+
+REQUEST_BODY = "chaplab.request_body"
+"""The key of ``Session.info`` holding the JSON object body of the request a session serves."""
 
 
 def create_job(session: Session, job_type: str, name: str, payload: dict[str, Any]) -> JobRow:
     """Add a PENDING job to ``session`` (committed by the caller's transaction); the job runner
-    starts it once it is committed."""
+    starts it once it is committed. A session serving a request with a JSON object body keeps
+    that body with the job (``GET /v1/jobs/{id}/request``)."""
     job = JobRow(id=str(uuid.uuid4()), type=job_type, name=name, status=PENDING, payload=payload)
+    body = session.info.get(REQUEST_BODY)
+    if isinstance(body, dict):
+        job.request = JobRequestRow(body=body)
     session.add(job)
     return job
 

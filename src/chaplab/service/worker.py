@@ -23,11 +23,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import make_engine, session_factory, transaction
 from chaplab.service.forecasting import run_backtest
+from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.metrics import finite_metrics
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
@@ -39,6 +40,9 @@ from chaplab.service.tables import (
     JobLogRow,
     JobRow,
     PredictionRow,
+    PredictionSetupForecastRow,
+    PredictionSetupRow,
+    SchemaVersion,
     utc_now,
 )
 from chaplab.vocabulary import FAILURE, STARTED, SUCCESS
@@ -74,6 +78,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         n_samples=N_SAMPLES,
         seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
+        weather=WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)],
     )
 
     def write(session: Session) -> int:
@@ -100,7 +105,8 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
 
 def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
     """Forecast ``n_periods`` after the provided data; the writer stores the data as a
-    prediction dataset and the prediction."""
+    prediction dataset and the prediction, which joins the history of the prediction setup
+    it was run from (unless the setup was deleted meanwhile)."""
     with factory() as session:
         bundle = session.get_one(
             ConfiguredModelWithDataSourceRow, payload["configured_model_with_data_source_id"]
@@ -137,6 +143,11 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         )
         session.add(row)
         session.flush()
+        setup_id = payload.get("prediction_setup_id")
+        if setup_id is not None and session.get(PredictionSetupRow, setup_id) is not None:
+            session.add(
+                PredictionSetupForecastRow(prediction_id=row.id, prediction_setup_id=setup_id)
+            )
         return row.id
 
     return write
@@ -264,3 +275,18 @@ def finish(
 def readable_error(error: BaseException) -> str:
     """``ValueError: the reason`` (the exception's own text, without a traceback)."""
     return f"{type(error).__name__}: {error}"
+
+
+def read_schema_version(database_url: str, answer: Connection) -> None:
+    """Worker-process entry point of the readiness probe: open the database as a job's worker
+    does, read its schema version and send it (or the error, as text) back on ``answer``."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            version = connection.scalar(select(SchemaVersion.version))
+        answer.send(version)
+    except Exception as error:  # noqa: BLE001 - the probe reports every failure
+        answer.send(readable_error(error))
+    finally:
+        answer.close()
+        engine.dispose()

@@ -6,6 +6,7 @@ reason, never a 500). Jobs are queued with :func:`chaplab.service.tables.create_
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -57,6 +58,15 @@ def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:
 def job_logs(session: Session, job_id: str) -> list[JobLogLine]:
     """The job's captured log lines, oldest first."""
     return [JobLogLine(time=line.time, line=line.line) for line in get_job(session, job_id).logs]
+
+
+def job_request(session: Session, job_id: str) -> dict[str, Any]:
+    """The JSON body of the request that queued the job; 404 for a job queued without one
+    (the demo's, or one queued before jobs kept their requests)."""
+    job = get_job(session, job_id)
+    if job.request is None:
+        raise ProblemError(404, detail=f"job {job_id} was not queued by a request with a body")
+    return job.request.body
 
 
 def check_cancellable(session: Session, job_id: str) -> None:

@@ -99,9 +99,12 @@ def create_prediction_row(session: Session, request: PredictionRowCreate) -> Pre
     return prediction_read(session, row)
 
 
-def queue_prediction(session: Session, request: PredictionRequest) -> JobRow:
+def queue_prediction(
+    session: Session, request: PredictionRequest, prediction_setup_id: int | None = None
+) -> JobRow:
     """Check the provided data against the bundle's model, then commit a job forecasting
-    ``nPeriods`` periods after it."""
+    ``nPeriods`` periods after it (a run of the prediction setup, when one is given: the
+    forecast joins the setup's history)."""
     bundle = get_bundle(
         session, request.configured_model_with_data_source_id, "configuredModelWithDataSourceId"
     )
@@ -122,6 +125,7 @@ def queue_prediction(session: Session, request: PredictionRequest) -> JobRow:
             "configured_model_with_data_source_id": bundle.id,
             "n_periods": request.n_periods,
             "dataset": content.to_payload(),
+            "prediction_setup_id": prediction_setup_id,
         },
     )
     session.commit()

@@ -19,6 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
+from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
 from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
 
 ProgressCallback = Callable[[float, str], None]
@@ -75,8 +76,10 @@ def run_backtest(
     n_samples: int,
     seed: int,
     progress: ProgressCallback | None = None,
+    weather: WeatherProvider = CLIMATOLOGY,
 ) -> BacktestResult:
-    """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth.
+    """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth;
+    ``weather`` gives the covariates of each forecast window (default: climatology).
 
     Linear algebra runs on one thread: the models' matrices are tall and thin, and jobs run
     side by side in worker processes, where BLAS threads would only contend for the cores.
@@ -103,7 +106,12 @@ def run_backtest(
         for k, (index, stream) in enumerate(zip(indices, streams, strict=True)):
             history = panel.head(index + 1)
             drawn = template.forecast(
-                history, n_periods, n_samples, filled, np.random.default_rng(stream)
+                history,
+                n_periods,
+                n_samples,
+                filled,
+                np.random.default_rng(stream),
+                future=weather.future(panel, index + 1, n_periods),
             )
             samples[k] = np.sort(drawn, axis=-1)
             truth[k] = target[:, index + 1 : index + 1 + n_periods]

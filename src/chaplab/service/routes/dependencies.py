@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_runner import JobRunner
-from chaplab.service.tables import JobRow
+from chaplab.service.tables import REQUEST_BODY, JobRow
 from chaplab.service.wire.jobs import JobReference
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
@@ -32,9 +32,31 @@ def service_state(request: Request) -> ServiceState:
     return request.app.state.service
 
 
-def database_session(request: Request) -> Iterator[Session]:
-    """A session for one request; routes that write commit before they answer."""
+async def json_object_body(request: Request) -> dict[str, Any] | None:
+    """The request's body when it is a JSON object (already parsed by the route's body field,
+    so read from Starlette's cache), else None."""
+    if request.method not in BODY_METHODS or not is_json(request.headers.get("content-type")):
+        return None
+    try:
+        body = await request.json()
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def is_json(content_type: str | None) -> bool:
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    return media_type == JSON or media_type.endswith("+json")
+
+
+def database_session(
+    request: Request, body: Annotated[dict[str, Any] | None, Depends(json_object_body)]
+) -> Iterator[Session]:
+    """A session for one request; routes that write commit before they answer. It holds the
+    request's JSON object body, which a job queued in it keeps (see ``create_job``)."""
     with service_state(request).factory() as session:
+        if body is not None:
+            session.info[REQUEST_BODY] = body
         yield session
 
 
@@ -61,6 +83,7 @@ OrgUnits = Annotated[
 ]
 
 JSON = "application/json"
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 def csv_answer(description: str) -> dict[int | str, dict[str, object]]:

@@ -59,7 +59,8 @@ def list_backtests(session: DB) -> list[BacktestRead]:
     return evaluations.list_backtests(session)
 
 
-@router.get("/v1/crud/backtests/{backtest_id}/info")
+@router.get("/v1/crud/backtests/{backtest_id}", summary="Get backtest")
+@router.get("/v1/crud/backtests/{backtest_id}/info", summary="Get backtest info")
 def get_backtest(backtest_id: int, session: DB) -> BacktestRead:
     return evaluations.backtest_read(evaluations.get_evaluation(session, backtest_id))
 

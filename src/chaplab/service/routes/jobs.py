@@ -1,5 +1,5 @@
 """Jobs (``/v1/jobs``): the list (snake_case descriptions), the bare status with long polling,
-logs, cancel, delete, and what a successful job created.
+logs, the request that queued the job, cancel, delete, and what a successful job created.
 
 ``GET /v1/jobs/{id}`` honours ``Prefer: wait=N`` (RFC 7240): the answer is held until the
 status differs from the one at request time or N seconds (at most 30) pass, and carries
@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -69,6 +69,13 @@ async def job_status(
 def job_logs(job_id: str, session: DB) -> list[JobLogLine]:
     """The job's captured log lines, oldest first."""
     return jobs.job_logs(session, job_id)
+
+
+@router.get("/{job_id}/request")
+def job_request(job_id: str, session: DB) -> dict[str, Any]:
+    """The JSON body of the request that queued the job, as it was sent; kept as long as the
+    job (deleting the job deletes it)."""
+    return jobs.job_request(session, job_id)
 
 
 @router.post("/{job_id}/cancel")

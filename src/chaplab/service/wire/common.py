@@ -35,13 +35,22 @@ FreeText = Annotated[str, AfterValidator(storable)]
 """A description or message: line breaks and tabs allowed, a NUL character not."""
 
 
-Horizon = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods ahead")]
+Horizon = Annotated[
+    int,
+    Field(gt=0, le=MAX_HORIZON, title="Forecast periods", description="periods ahead"),
+]
 
 
-SplitCount = Annotated[int, Field(gt=0, le=MAX_SPLITS, description="split points")]
+SplitCount = Annotated[
+    int,
+    Field(gt=0, le=MAX_SPLITS, title="Number of splits", description="split points"),
+]
 
 
-Stride = Annotated[int, Field(gt=0, le=MAX_HORIZON, description="periods between splits")]
+Stride = Annotated[
+    int,
+    Field(gt=0, le=MAX_HORIZON, title="Step between splits", description="periods between splits"),
+]
 
 
 class WireModel(BaseModel):
@@ -93,3 +102,15 @@ def from_row(model: type[Model], row: object, **values: Any) -> Model:
         if name in values or hasattr(row, name)
     }
     return model.model_validate(fields)
+
+
+class CreatedId(WireModel):
+    """The primary key of the row a request created (2.5.1's ``DataBaseResponse``)."""
+
+    id: int
+
+
+class Deleted(WireModel):
+    """What a DELETE answers, as 2.5.1 does."""
+
+    message: str = "deleted"

@@ -37,9 +37,21 @@ class MakeBacktestsRequest(WireRequest):
     n_periods: Horizon = 3
     n_splits: SplitCount = 7
     stride: Stride = 1
-    n_retrain: int = Field(1, ge=1)
-    future_weather_provider: Literal["climatology"] = "climatology"
-    target_column: Literal["disease_cases"] = "disease_cases"
+    n_retrain: int = Field(
+        1,
+        ge=1,
+        title="Number of training runs",
+        description="trainings, evenly spaced over the splits; at most the number of splits",
+    )
+    future_weather_provider: Literal["climatology"] = Field(
+        "climatology",
+        title="Future-weather provider",
+        description="where the covariates of each forecast window come from "
+        "(GET /v1/analytics/weather-providers)",
+    )
+    target_column: Literal["disease_cases"] = Field(
+        "disease_cases", title="Target column", description="the feature that is forecast"
+    )
 
 
 class BacktestJob(WireModel):

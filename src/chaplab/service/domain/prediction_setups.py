@@ -1,0 +1,227 @@
+"""Prediction setups: an evaluation promoted to a repeatable forecast. A setup keeps the
+evaluation's configured model, org units, period type and data sources; each run forecasts with
+that model on fresh observations (a ``make_prediction`` job) and the forecast joins the setup's
+history. An evaluation backs at most one setup, and deleting it deletes its setup.
+
+This service runs setups on request only: a schedule (a standard five-field cron expression)
+is stored and shown, but it cannot be enabled, since no scheduler runs it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from croniter import croniter
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from chaplab.service.domain.datasets import dataset_read
+from chaplab.service.domain.evaluations import get_evaluation
+from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.models import new_bundle
+from chaplab.service.domain.predictions import queue_prediction
+from chaplab.service.domain.specifications import configured_model_read
+from chaplab.service.errors import FieldProblem
+from chaplab.service.storage import panel_from_observations
+from chaplab.service.tables import (
+    ConfiguredModelWithDataSourceRow,
+    DatasetRow,
+    JobRow,
+    PredictionRow,
+    PredictionSetupForecastRow,
+    PredictionSetupRow,
+)
+from chaplab.service.wire.common import CreatedId, DataSource
+from chaplab.service.wire.prediction_setups import (
+    ConfiguredModelDB,
+    PredictionInfo,
+    PredictionSetupCreate,
+    PredictionSetupRead,
+    PredictionSetupReadWithPredictions,
+    PredictionSetupUpdate,
+    QuantileTarget,
+    RunPredictionSetupRequest,
+)
+from chaplab.service.wire.predictions import PredictionRequest
+from chaplab.toolkit import ProblemError
+
+CRON_FIELDS = 5
+NO_SCHEDULER = "this service runs prediction setups on request only (POST .../run); no scheduler"
+
+
+def get_setup_row(session: Session, setup_id: int) -> PredictionSetupRow:
+    return get_or_404(session, PredictionSetupRow, setup_id, "prediction setup")
+
+
+def setup_read(row: PredictionSetupRow) -> PredictionSetupRead:
+    return PredictionSetupRead(**_read_fields(row))
+
+
+def _read_fields(row: PredictionSetupRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "name": row.name,
+        "created": row.created,
+        "backtest_id": row.evaluation_id,
+        "configured_model": configured_model_read(row.configured_model),
+        "start_period": row.start_period,
+        "org_units": row.org_units,
+        "covariate_sources": [DataSource.model_validate(s) for s in row.covariate_sources],
+        "period_type": row.period_type,
+        "schedule_cron_expression": row.schedule_cron_expression,
+        "schedule_enabled": row.schedule_enabled,
+        "quantile_targets": [QuantileTarget.model_validate(t) for t in row.quantile_targets],
+        "alert_policy": None,
+    }
+
+
+def list_setups(session: Session) -> list[PredictionSetupRead]:
+    rows = session.scalars(select(PredictionSetupRow).order_by(PredictionSetupRow.id))
+    return [setup_read(row) for row in rows]
+
+
+def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredictions:
+    """The setup with every forecast its runs made, oldest first."""
+    row = get_setup_row(session, setup_id)
+    predictions = session.scalars(
+        select(PredictionRow)
+        .join(
+            PredictionSetupForecastRow, PredictionSetupForecastRow.prediction_id == PredictionRow.id
+        )
+        .where(PredictionSetupForecastRow.prediction_setup_id == row.id)
+        .order_by(PredictionRow.id)
+    )
+    return PredictionSetupReadWithPredictions(
+        **_read_fields(row),
+        predictions=[_prediction_info(session, prediction, row.id) for prediction in predictions],
+    )
+
+
+def _prediction_info(session: Session, row: PredictionRow, setup_id: int) -> PredictionInfo:
+    bundle = session.get_one(
+        ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
+    )
+    model = bundle.configured_model
+    return PredictionInfo(
+        id=row.id,
+        name=row.name,
+        created=row.created,
+        dataset_id=row.dataset_id,
+        prediction_setup_id=setup_id,
+        model_id=model.name,
+        n_periods=row.n_periods,
+        meta_data={},
+        org_units=row.org_units,
+        configured_model=ConfiguredModelDB(
+            id=model.id,
+            name=model.name,
+            model_template_id=model.model_template_id,
+            user_option_values=model.user_option_values,
+            additional_continuous_covariates=model.additional_continuous_covariates,
+            configuration_digest=configured_model_read(model).configuration_digest,
+            archived=model.archived,
+            is_live=not model.archived,
+            uses_chapkit=False,
+        ),
+        dataset=dataset_read(session.get_one(DatasetRow, row.dataset_id)),
+    )
+
+
+def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
+    """Promote the evaluation ``backtestId``: 404 when it is unknown, 409 when it already backs
+    a setup, 422 naming the field for a schedule this service cannot keep."""
+    evaluation = get_evaluation(session, request.backtest_id, "backtestId")
+    taken = session.scalar(
+        select(PredictionSetupRow.id).where(PredictionSetupRow.evaluation_id == evaluation.id)
+    )
+    if taken is not None:
+        raise ProblemError(
+            409, detail=f"backtest {evaluation.id} already backs prediction setup {taken}"
+        )
+    _check_schedule(request.schedule_cron_expression, request.schedule_enabled)
+    _check_no_alert_policy(request.alert_policy_id)
+    row = PredictionSetupRow(
+        name=request.name,
+        evaluation_id=evaluation.id,
+        configured_model_id=evaluation.configured_model_id,
+        period_type=evaluation.dataset.period_type,
+        start_period=None,
+        org_units=list(evaluation.org_units),
+        covariate_sources=list(evaluation.dataset.data_sources),
+        schedule_cron_expression=request.schedule_cron_expression,
+        schedule_enabled=request.schedule_enabled,
+        quantile_targets=[t.model_dump(by_alias=True) for t in request.quantile_targets],
+        alert_policy_id=None,
+    )
+    session.add(row)
+    session.commit()
+    return CreatedId(id=row.id)
+
+
+def update_setup(
+    session: Session, setup_id: int, request: PredictionSetupUpdate
+) -> PredictionSetupRead:
+    """Change the fields sent (a null or absent field stays as it is)."""
+    row = get_setup_row(session, setup_id)
+    cron = request.schedule_cron_expression or row.schedule_cron_expression
+    enabled = row.schedule_enabled if request.schedule_enabled is None else request.schedule_enabled
+    _check_schedule(cron, enabled)
+    _check_no_alert_policy(request.alert_policy_id)
+    if request.name is not None:
+        row.name = request.name
+    row.schedule_cron_expression = cron
+    row.schedule_enabled = enabled
+    if request.quantile_targets is not None:
+        row.quantile_targets = [t.model_dump(by_alias=True) for t in request.quantile_targets]
+    session.commit()
+    return setup_read(row)
+
+
+def delete_setup(session: Session, setup_id: int) -> None:
+    """Delete the setup; the forecasts of its history stay as predictions."""
+    session.delete(get_setup_row(session, setup_id))
+    session.commit()
+
+
+def run_setup(session: Session, setup_id: int, request: RunPredictionSetupRequest) -> JobRow:
+    """Queue a forecast with the setup's configured model on the observations sent: 409 when
+    the model has been archived since, 422 naming the field when the observations are not of
+    the setup's period type or do not suit the model (as any prediction is checked)."""
+    setup = get_setup_row(session, setup_id)
+    model = setup.configured_model
+    if model.archived:
+        raise ProblemError(409, detail=f"configured model {model.name!r} is archived")
+    panel = panel_from_observations(request.provided_data, "providedData")
+    if panel.period_type != setup.period_type:
+        raise FieldProblem(
+            "providedData",
+            f"has {panel.period_type} periods; the setup forecasts {setup.period_type} periods",
+        )
+    sources = [DataSource.model_validate(source) for source in setup.covariate_sources]
+    bundle = new_bundle(model, request.name, panel, setup.covariate_sources)
+    session.add(bundle)
+    session.flush()
+    submitted = PredictionRequest(
+        name=request.name,
+        geojson=request.geojson,
+        provided_data=request.provided_data,
+        data_sources=sources,
+        configured_model_with_data_source_id=bundle.id,
+        n_periods=request.n_periods,
+    )
+    return queue_prediction(session, submitted, prediction_setup_id=setup.id)
+
+
+def _check_schedule(cron: str | None, enabled: bool) -> None:
+    if cron is not None and (len(cron.split()) != CRON_FIELDS or not croniter.is_valid(cron)):
+        raise FieldProblem(
+            "scheduleCronExpression", f"{cron!r} is not a standard five-field cron expression"
+        )
+    if enabled:
+        raise FieldProblem("scheduleEnabled", f"cannot be true: {NO_SCHEDULER}")
+
+
+def _check_no_alert_policy(alert_policy_id: int | None) -> None:
+    if alert_policy_id is not None:
+        raise FieldProblem(
+            "alertPolicyId", "this service raises no alerts from prediction setups; send null"
+        )
