@@ -51,13 +51,15 @@ def compare_chart(
     title: str | None = None,
     ylabel: str | None = "cases",
     history: int | None = None,
+    top: int | None = None,
 ) -> Figure:
     """Both evaluations' bands and medians per org unit, on the periods they share.
 
     The first is drawn as filled blues, the second over it as vermillion outlines (the inner
     bands hatched) with a dashed median, so neither hides the other and their colours never
     mix; bands are derived from the quantile levels both frames have. Other arguments as in
-    ``fan_chart`` (one split at a time, the last by default; ``split_period="all"`` for each).
+    ``fan_chart`` (one split at a time, the last by default; ``split_period="all"`` for each;
+    ``top=N`` for the N org units with the most cases).
     """
     if len(labels) != 2:
         raise ValueError(f"labels must name the two evaluations, got {list(labels)}")
@@ -76,7 +78,7 @@ def compare_chart(
     shared_a, shared_b = _shared_rows(frame_a, frame_b)
     plan = plan_panels(
         [shared_a, shared_b], actuals, org_units, split_period, history, max_panels,
-        where="the periods both evaluations share",
+        where="the periods both evaluations share", top=top,
     )
     styles = (FORECAST, SECOND)
     handles = [

@@ -28,6 +28,7 @@ def fan_chart(
     title: str | None = None,
     ylabel: str | None = "cases",
     history: int | None = None,
+    top: int | None = None,
 ) -> Figure:
     """One panel per org unit: nested quantile bands, the median, actual cases, the split.
 
@@ -43,15 +44,17 @@ def fan_chart(
     ``quantile_bands`` are ``(low, high)`` pairs of levels in [0, 1], e.g. ``[(0.05, 0.95)]``;
     by default each quantile q below 0.5 is paired with 1 - q and the bands are nested from the
     outermost inwards (a level without its partner gets no band). More panels than
-    ``max_panels`` are cut, with a note in the title. Returns the Figure and never shows it; a
-    notebook shows it once, also as a cell's last value.
+    ``max_panels`` are cut, with a note in the title. ``top=N`` draws the N org units (of
+    ``org_units``, or of all) with the most actual cases, most first (without ``actuals``: the
+    highest forecast median): a dataset of hundreds of places becomes a readable chart. Returns
+    the Figure and never shows it; a notebook shows it once, also as a cell's last value.
     """
     requested = check_quantile_bands(quantile_bands)
     levels = check_quantile_frame(frame)
     bands = derive_bands(levels, requested)
     median = median_level(levels)
     actuals = check_actuals(actuals, frame)
-    plan = plan_panels([frame], actuals, org_units, split_period, history, max_panels)
+    plan = plan_panels([frame], actuals, org_units, split_period, history, max_panels, top=top)
     handles = legend_handles(
         bands,
         median,

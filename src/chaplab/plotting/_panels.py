@@ -80,8 +80,10 @@ def plan_panels(
     history: int | None,
     max_panels: int,
     where: str = "the frame",
+    top: int | None = None,
 ) -> Plan:
-    """The panels for forecast ``frames`` (one, or two compared: their shared rows)."""
+    """The panels for forecast ``frames`` (one, or two compared: their shared rows); ``top``
+    keeps the org units with the most cases (:func:`most_cases`)."""
     if max_panels < 1:
         raise ValueError(f"max_panels must be at least 1, got {max_panels}")
     if history is not None and (isinstance(history, bool) or not isinstance(history, int)):
@@ -91,6 +93,9 @@ def plan_panels(
     labels = frame_labels(*frames, actuals)
     available = frame_labels(frames[0])
     chosen = _org_units(org_units, available, labels, where)
+    among = len(chosen)
+    if top is not None:
+        chosen = most_cases(chosen, frames[0], actuals, top)
     splits, split_note = _splits(frames[0], split_period)
     windows = forecast_windows(frames[0], history)
     every = [(org_unit, split) for org_unit in chosen for split in splits]
@@ -106,11 +111,34 @@ def plan_panels(
         for org_unit, split in shown
     ]
     notes = [split_note] if split_note else []
+    if top is not None and len(chosen) < among:
+        notes.append(f"the {len(chosen)} of {among} org units with the most cases")
     if len(shown) < len(every):
         unit = "panels" if many else "org units"
         notes.append(f"first {len(shown)} of {len(every)} {unit} shown")
     columns = _split_columns(len(splits)) if many else None
     return Plan(panels, columns, notes, frames[0][PERIOD].array.freqstr, windows)
+
+
+def most_cases(
+    org_units: Sequence[str], frame: pd.DataFrame, actuals: pd.DataFrame | None, top: int
+) -> list[str]:
+    """The ``top`` of ``org_units`` with the most actual cases in all (missing counts skipped),
+    or, without ``actuals``, the highest forecast median summed over the frame; most first, a
+    tie in the given order. Hundreds of org units become a chart of the few that matter."""
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top must be a whole number of org units, at least 1, got {top!r}")
+    if actuals is not None:
+        totals = actuals.groupby(ORG_UNIT, observed=True)[VALUE].sum()
+    else:
+        levels = frame["quantile"].to_numpy(np.float64)
+        middle = levels[np.argmin(np.abs(levels - 0.5))]
+        totals = frame[frame["quantile"] == middle].groupby(ORG_UNIT, observed=True)[VALUE].sum()
+    totals.index = totals.index.astype(str)
+    ranked = sorted(
+        range(len(org_units)), key=lambda i: (-float(totals.get(org_units[i], 0.0)), i)
+    )
+    return [org_units[i] for i in ranked[:top]]
 
 
 def _split_columns(splits: int) -> int:
