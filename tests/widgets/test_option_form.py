@@ -35,9 +35,8 @@ SCHEMA = create_config_schema(
 def test_each_property_gets_the_input_of_its_type_with_its_default() -> None:
     form = ConfigForm(SCHEMA)
     inputs = {name: field.input for name, field in form.fields.items()}
-    assert isinstance(inputs["n_lags"], widgets.BoundedIntText)
-    assert (inputs["n_lags"].value, inputs["n_lags"].min, inputs["n_lags"].max) == (3, 1, 12)
-    assert isinstance(inputs["alpha"], widgets.BoundedFloatText) and inputs["alpha"].value == 0.5
+    assert isinstance(inputs["n_lags"], widgets.IntText) and inputs["n_lags"].value == 3
+    assert isinstance(inputs["alpha"], widgets.FloatText) and inputs["alpha"].value == 0.5
     assert isinstance(inputs["code"], widgets.Text) and "^[A-Z]+$" in inputs["code"].placeholder
     assert isinstance(inputs["seasonal"], widgets.Checkbox) and inputs["seasonal"].value is True
     assert isinstance(inputs["family"], widgets.Dropdown)
@@ -80,16 +79,30 @@ def test_values_breaking_the_schema_are_reported_next_to_their_input() -> None:
     assert form.fields["n_lags"].problem.value == ""
 
 
-def test_integer_input_stays_within_its_bounds_and_exclusive_bounds_move_inwards() -> None:
+def test_a_value_out_of_range_is_refused_with_the_reason_not_put_back() -> None:
     schema = create_config_schema(properties={
         "k": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
         "m": {"type": "integer", "exclusiveMinimum": 0.5, "maximum": 7.5},
     })
-    fields = ConfigForm(schema).fields
-    assert (fields["k"].input.min, fields["k"].input.max, fields["k"].input.value) == (1, 9, 1)
-    fields["k"].input.value = 50
-    assert fields["k"].value() == 9
-    assert (fields["m"].input.min, fields["m"].input.max) == (1, 7)
+    form = ConfigForm(schema)
+    fields = form.fields
+    # without a default, an input starts at its lowest allowed whole number
+    assert (fields["k"].input.value, fields["m"].input.value) == (1, 1)
+    fields["k"].input.value = 500
+    assert fields["k"].value() == 500  # kept as typed, not silently put back to 9
+    assert not form.valid
+    assert "500 is greater than or equal to the maximum of 10" in fields["k"].problem.value
+
+
+def test_every_input_says_what_it_allows() -> None:
+    fields = ConfigForm(SCHEMA).fields
+    helps = {name: field.box.children[1].value for name, field in fields.items()}
+    assert "How many lags. · allowed: from 1 to 12" in helps["n_lags"]
+    assert "allowed: more than 0, at most 1" in helps["alpha"]
+    assert "allowed: matches ^[A-Z]+$" in helps["code"]
+    assert "allowed: one of: poisson, negbin" in helps["family"]
+    assert "allowed: up to 2 items, each at least 0" in helps["lags"]
+    assert helps["seasonal"] == ""
 
 
 def test_boolean_without_default_is_a_choice_and_other_shapes_take_json() -> None:

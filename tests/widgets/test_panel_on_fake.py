@@ -197,7 +197,9 @@ async def test_new_model_form_validates_then_creates_the_renamed_model(
 ) -> None:
     panel = await make_panel()
     form = panel.model_form
-    assert form.template.label == "Naive model"
+    # the template's name, as the tables write it; its display name and description under it
+    assert form.template.label == "naive_model"
+    assert "Naive model: Repeats." in form.about.value
     n_lags = form.options.fields["n_lags"].input
     assert n_lags.value == 3
     assert form.button.disabled  # no name yet

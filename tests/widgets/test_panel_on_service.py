@@ -62,9 +62,13 @@ async def test_template_options_become_a_validated_form(panel: ChapPanel) -> Non
     form = panel.model_form
     _choose_template(panel, "regression_model")
     fields = form.options.fields
-    assert isinstance(fields["n_lags"].input, widgets.BoundedIntText)
-    assert (fields["n_lags"].input.min, fields["n_lags"].input.max) == (1, 12)
+    assert isinstance(fields["n_lags"].input, widgets.IntText)
     assert fields["n_lags"].input.value == 3
+    assert "allowed: from 1 to 12" in fields["n_lags"].box.children[1].value
+    fields["n_lags"].input.value = 500  # refused with the reason, not put back to 12
+    assert fields["n_lags"].input.value == 500 and form.button.disabled
+    assert "500 is greater than the maximum of 12" in fields["n_lags"].problem.value
+    fields["n_lags"].input.value = 3
     assert isinstance(fields["distribution"].input, widgets.Dropdown)
     assert fields["distribution"].input.value == "negative_binomial"
     form.name.value = ""
@@ -86,6 +90,33 @@ async def test_new_configured_model_appears_with_its_rewritten_name(
     assert row["name"] == expected and row["template"] == "seasonal_naive"
     assert "distribution='poisson'" in row["options"]
     assert panel.launcher.model.name == expected
+
+
+async def test_the_form_says_when_a_create_found_the_existing_model_and_clears_a_409(
+    panel: ChapPanel, unique: str
+) -> None:
+    form = panel.model_form
+    # the picker names templates as the tables do
+    assert {label for label, _ in form.template.options} == {
+        template.name for template in panel.template_list}
+    _choose_template(panel, "seasonal_naive")
+    assert "Seasonal" in form.about.value  # its display name, under the picker
+    form.name.value = f"twice{unique}"
+    form.button.click()
+    await panel.wait_idle()
+    assert f"created seasonal_naive:twice{unique}" in form.message.value
+    count = len(panel.model_list)
+    form.button.click()  # the same name and options again
+    await panel.wait_idle()
+    assert "already exists with these options" in form.message.value
+    assert "created seasonal_naive" not in form.message.value
+    assert len(panel.model_list) == count
+    form.options.fields["distribution"].input.value = "poisson"  # same name, other options
+    form.button.click()
+    await panel.wait_idle()
+    assert "HTTP 409" in form.message.value
+    form.name.value = f"other{unique}"  # editing clears the stale refusal
+    assert form.message.value == ""
 
 
 async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, unique: str) -> None:

@@ -2,13 +2,16 @@
 
 One input per property, chosen by its JSON Schema:
 
-- ``integer`` -> a bounded integer input (``minimum``/``maximum``, exclusive bounds moved
-  inwards by one) starting at the default;
-- ``number`` -> a bounded float input; ``string`` -> a text input (its ``pattern`` as the
-  placeholder); ``boolean`` -> a checkbox;
+- ``integer`` -> an integer input starting at the default; ``number`` -> a float input. They
+  take any number, so a value out of range is refused with the reason under the input (a
+  bounded input would silently put 500 back to 12);
+- ``string`` -> a text input (its ``pattern`` as the placeholder); ``boolean`` -> a checkbox;
 - ``enum`` -> a dropdown; an array of an enum -> a multi-select; an array of strings,
   integers or numbers -> a tags input;
 - anything else -> a text input that takes JSON.
+
+Under each input: its description and what it allows (``from 1 to 12``, ``more than 0``,
+``one of: poisson, negbin``), so the range is known before a value is refused.
 
 An option without a default must be chosen: its dropdown starts on "choose…" and its text input
 empty, and the form reports it until it is given. A number input always holds a number, so an
@@ -40,6 +43,8 @@ _CHOOSE = "choose…"
 _LARGEST_INT = 2**53 - 1  # the largest integer a browser's number input holds exactly
 _LARGEST_FLOAT = sys.float_info.max
 _LABEL_STYLE = {"description_width": "160px"}
+INPUT_WIDTH = "480px"
+"""Width of an option's input, its 160px label included."""
 
 
 @dataclass
@@ -67,11 +72,17 @@ def option_field(name: str, prop: Mapping[str, Any]) -> OptionField:
     control, read = _input_for(prop)
     control.description = name
     control.style = _LABEL_STYLE
+    if not isinstance(control, (widgets.Checkbox, TagsInputBase)):
+        control.layout.width = INPUT_WIDTH  # room for the longest choice, not the default 300px
     if "description" in prop:
         control.tooltip = prop["description"]
+    help_parts = [prop["description"]] if "description" in prop else []
+    allowed = allowed_values(prop)
+    if allowed:
+        help_parts.append(f"allowed: {allowed}")
     help_text = widgets.HTML(
-        f'<small style="color:#555">{html.escape(prop["description"])}</small>'
-        if "description" in prop
+        f'<small style="color:#555">{html.escape(" · ".join(help_parts))}</small>'
+        if help_parts
         else ""
     )
     problem = widgets.HTML("")
@@ -81,6 +92,43 @@ def option_field(name: str, prop: Mapping[str, Any]) -> OptionField:
         labelled = widgets.HBox([label, control])
     box = widgets.VBox([labelled, help_text, problem])
     return OptionField(name=name, prop=prop, input=control, read=read, problem=problem, box=box)
+
+
+def allowed_values(prop: Mapping[str, Any]) -> str:
+    """What a property allows, in words: ``from 1 to 12``, ``more than 0, at most 1``,
+    ``one of: poisson, negbin``, ``matches ^[A-Z]+$``, ``up to 2 items, each at least 0``;
+    empty when it allows any value of its type."""
+    if "enum" in prop:
+        return "one of: " + ", ".join(_label(option) for option in prop["enum"])
+    kind = prop.get("type")
+    if kind in ("integer", "number"):
+        return _bounds_text(prop)
+    if kind == "string" and "pattern" in prop:
+        return f"matches {prop['pattern']}"
+    if kind == "array":
+        parts = []
+        if "minItems" in prop:
+            parts.append(f"at least {prop['minItems']} items")
+        if "maxItems" in prop:
+            parts.append(f"up to {prop['maxItems']} items")
+        items = prop.get("items")
+        each = allowed_values(items) if isinstance(items, Mapping) else ""
+        if each:
+            parts.append(f"each {each}")
+        return ", ".join(parts)
+    return ""
+
+
+def _bounds_text(prop: Mapping[str, Any]) -> str:
+    if "minimum" in prop and "maximum" in prop:
+        return f"from {_number_text(prop['minimum'])} to {_number_text(prop['maximum'])}"
+    words = (("minimum", "at least"), ("exclusiveMinimum", "more than"),
+             ("maximum", "at most"), ("exclusiveMaximum", "less than"))
+    return ", ".join(f"{word} {_number_text(prop[key])}" for key, word in words if key in prop)
+
+
+def _number_text(value: Any) -> str:
+    return json.dumps(value)
 
 
 class ConfigForm(widgets.VBox):
@@ -218,14 +266,14 @@ def _start(default: Any, low: float, high: float) -> Any:
     return min(max(0, low), high)
 
 
-def _integer(prop: Mapping[str, Any], default: Any) -> widgets.BoundedIntText:
+def _integer(prop: Mapping[str, Any], default: Any) -> widgets.IntText:
     low, high = _integer_bounds(prop)
-    return widgets.BoundedIntText(value=_start(default, low, high), min=low, max=high)
+    return widgets.IntText(value=_start(default, low, high))
 
 
-def _number(prop: Mapping[str, Any], default: Any) -> widgets.BoundedFloatText:
+def _number(prop: Mapping[str, Any], default: Any) -> widgets.FloatText:
     low, high = _number_bounds(prop)
-    return widgets.BoundedFloatText(value=_start(default, low, high), min=low, max=high, step=None)
+    return widgets.FloatText(value=_start(default, low, high), step=None)
 
 
 def _array(

@@ -1,8 +1,12 @@
 """The "new configured model" form: pick a template, name the model, fill in the options
-generated from the template's ``userOptions`` (see :mod:`chaplab.widgets.forms`)."""
+generated from the template's ``userOptions`` (see :mod:`chaplab.widgets.forms`).
+
+The picker offers templates by name, as the tables write them, with the display name and
+description under it. A message about the last create goes as soon as the form is edited."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +17,7 @@ from chaplab.schema import ConfigSchema, InvalidSchemaError
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import GREEN, RED, message
 from chaplab.widgets.forms import ConfigForm
+from chaplab.widgets.tables import UNCUT
 
 _STYLE = {"description_width": "160px"}
 
@@ -34,29 +39,33 @@ class NewModelForm(widgets.VBox):
         super().__init__()
         self.templates: dict[int, Any] = {}
         self.options: ConfigForm | None = None
-        self.template = widgets.Dropdown(options=[], description="template", style=_STYLE)
+        self.template = widgets.Dropdown(
+            options=[], description="template", style=_STYLE,
+            layout=widgets.Layout(width="480px"),
+        )
+        self.about = widgets.HTML()
         self.name = widgets.Text(
             description="name", placeholder="e.g. weekly", style=_STYLE,
-            tooltip="stored as {template}:{name}",
+            tooltip="stored as {template}:{name}", layout=widgets.Layout(width="480px"),
         )
         self.options_box = widgets.VBox()
         self.button = widgets.Button(
-            description="Create configured model", icon="plus", disabled=True
+            description="Create configured model", icon="plus", disabled=True,
+            layout=widgets.Layout(**UNCUT),
         )
-        self.message = widgets.HTML()
+        self.message = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.template.observe(lambda _: self._build_options(), names="value")
-        self.name.observe(lambda _: self.check(), names="value")
+        self.name.observe(lambda _: self._edited(), names="value")
         self.children = [
-            self.template, self.name, self.options_box, widgets.HBox([self.button, self.message])
+            self.template, self.about, self.name, self.options_box,
+            widgets.HBox([self.button, self.message], layout=widgets.Layout(align_items="center")),
         ]
 
     def set_templates(self, templates: Sequence[Any]) -> None:
         """Offer ``templates``; the current choice stays when still offered, else the first."""
         self.templates = {template.id: template for template in templates}
         current = self.template.value
-        self.template.options = [
-            (template.display_name or template.name, template.id) for template in templates
-        ]
+        self.template.options = [(template.name, template.id) for template in templates]
         chosen = current if current in self.templates else next(iter(self.templates), None)
         if self.template.value != chosen:
             self.template.value = chosen  # the observer builds the options
@@ -91,11 +100,17 @@ class NewModelForm(widgets.VBox):
         """Say what happened (in red for an error)."""
         self.message.value = message(text, RED if error else GREEN, alert=error)
 
+    def _edited(self) -> None:
+        """A change to the form: the message about the last create no longer applies."""
+        self.message.value = ""
+        self.check()
+
     def _build_options(self) -> None:
         template = self.templates.get(self.template.value)
         close_all(self.options_box.children)
         self.options = None
         self.message.value = ""
+        self.about.value = _about(template)
         if template is None:
             self.options_box.children = []
         else:
@@ -108,5 +123,16 @@ class NewModelForm(widgets.VBox):
             else:
                 self.options = ConfigForm(schema)
                 self.options.observe(lambda _: self.check(), names="valid")
+                for field in self.options.fields.values():
+                    field.input.observe(lambda _: self._edited(), names="value")
                 self.options_box.children = [self.options]
         self.check()
+
+
+def _about(template: Any) -> str:
+    """The template's display name and description, in small print under the picker."""
+    if template is None:
+        return ""
+    parts = [part for part in (template.display_name, template.description) if part]
+    text = html.escape(": ".join(parts))
+    return f'<small style="color:#555">{text}</small>' if text else ""

@@ -128,7 +128,9 @@ class ResultsView(widgets.VBox):
             options=QUANTILE_CHOICES, value=DEFAULT_QUANTILES, rows=len(QUANTILE_CHOICES),
             description="quantiles", layout=widgets.Layout(width="200px"),
         )
-        self.org_unit = widgets.Dropdown(options=[ALL_ORG_UNITS], description="org unit")
+        self.org_unit = widgets.Dropdown(
+            options=[ALL_ORG_UNITS], description="org unit", layout=widgets.Layout(width="420px")
+        )
         self.split = widgets.SelectionSlider(
             options=[LAST_SPLIT], description="split", continuous_update=True,
             layout=widgets.Layout(width="420px"),
