@@ -1,16 +1,31 @@
 """Forecast forward: the selected configured model forecasts the periods after the selected
-dataset's last one, from that dataset's observations and polygons.
+dataset's last one, from that dataset's observations and polygons, and the view shows what the
+analyst acts on.
 
 The request is ``make_prediction_for_model`` (``POST /v1/analytics/make-prediction``), which
 chaplab's service and chap-core 2.5.1 both serve. The job is followed in the job board like an
-evaluation's; when it succeeds the forecast is loaded and drawn (in the chart process) after the
-recent history of cases.
+evaluation's; when it succeeds the forecast is loaded and shown in four tabs:
+
+- **chart**: the fan chart after the last year of cases, with the "forecast starts" mark;
+- **table**: per place and period the median, the 80 % interval, the threshold and the
+  outbreak probability;
+- **map**: the median forecast or the outbreak probability per place, one map per period (a
+  dataset without polygons gets a sentence saying so, never invented shapes);
+- **outbreak probability**: tiles of P(cases > threshold) per place and period.
+
+Thresholds come from the server (``compute_thresholds``, ``POST /v1/analytics/thresholds``) for
+the forecast's periods, by the strategy the analyst picks (``list_threshold_strategies``); the
+probabilities from the forecast's quantiles (:func:`chaplab.scoring.exceedance_probability`),
+in a worker thread. Widgets change only on the event loop; charts are drawn in the chart
+process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,20 +33,35 @@ import ipywidgets as widgets
 
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import image_widget, render_chart
+from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.results import ChartView
+from chaplab.widgets.results import MAX_PANELS
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
 TARGET = "disease_cases"
+HISTORY = 12
+"""Periods of cases the fan chart shows before the forecast: a year, so the season shows."""
+POLYGON_TYPES = ("Polygon", "MultiPolygon")
+MEDIAN_MAP = "median forecast"
+PROBABILITY_MAP = "outbreak probability"
+TABS = ("chart", "table", "map", "outbreak probability")
+CELL = ' style="padding:1px 10px;text-align:right"'
+NO_MAP = (
+    "No map: this dataset's org units have no polygons (a server may store points or no "
+    "geometry), and none are made up. Upload the dataset with a GeoJSON of the org units' "
+    "boundaries to see a map; the table and the tiles show the same forecast."
+)
 
 
 @dataclass(frozen=True)
 class History:
-    """A dataset as a forecast needs it: the wide table of observations sent with the request,
-    the org units' polygons, and the target's values as actual cases for the chart."""
+    """A dataset as a forecast needs it: its id, the wide table of observations sent with the
+    request, the org units' polygons, and the target's values as actual cases for the chart."""
 
+    dataset_id: int
     table: pd.DataFrame
     geojson: dict[str, Any] | None
     actuals: pd.DataFrame
@@ -61,24 +91,148 @@ def history_of(dataset: Any) -> History:
     geojson = getattr(dataset, "geojson", None)
     if isinstance(geojson, str):  # chap-core 2.5.1 sends the polygons as JSON text
         geojson = json.loads(geojson)
-    return History(table, geojson, actuals)
+    return History(dataset.id, table, geojson, actuals)
+
+
+def has_polygons(geojson: Mapping[str, Any] | None) -> bool:
+    """Whether any feature of the GeoJSON has a Polygon or MultiPolygon geometry."""
+    features = (geojson or {}).get("features") or []
+    return any(
+        isinstance(feature, Mapping)
+        and isinstance(feature.get("geometry"), Mapping)
+        and feature["geometry"].get("type") in POLYGON_TYPES
+        for feature in features
+    )
+
+
+@dataclass(frozen=True)
+class FanChart:
+    """The forecast's fan chart after ``HISTORY`` periods of cases, drawn in the chart
+    process."""
+
+    frame: pd.DataFrame
+    actuals: pd.DataFrame
+    name: str
+
+    def draw(self) -> Figure:
+        """:func:`chaplab.plotting.fan_chart` on a figure of its own."""
+        from chaplab.plotting import fan_chart
+
+        start = self.frame["period"].min() - HISTORY
+        recent = self.actuals[self.actuals["period"] >= start]
+        return fan_chart(self.frame, recent, history=HISTORY, max_panels=MAX_PANELS,
+                         title=self.name)
+
+
+@dataclass(frozen=True)
+class MapChart:
+    """The map of one value per org unit and period, drawn in the chart process."""
+
+    frame: pd.DataFrame
+    geojson: dict[str, Any]
+    value: str
+    units: str | None
+
+    def draw(self) -> Figure:
+        """:func:`chaplab.plotting.map_chart` on a figure of its own."""
+        from chaplab.plotting import map_chart
+
+        return map_chart(self.frame, self.geojson, self.value, units=self.units)
+
+
+@dataclass(frozen=True)
+class TilesChart:
+    """Outbreak-probability tiles, drawn in the chart process."""
+
+    probabilities: pd.DataFrame
+    strategy: str
+
+    def draw(self) -> Figure:
+        """:func:`chaplab.plotting.probability_tiles` on a figure of its own."""
+        from chaplab.plotting import probability_tiles
+
+        return probability_tiles(self.probabilities, strategy=self.strategy)
+
+
+def forecast_table(frame: pd.DataFrame, outbreaks: pd.DataFrame | None) -> str:
+    """An HTML table of the forecast: per place and period the median and the 10-90 %
+    interval, and with ``outbreaks`` (``org_unit``, ``period``, ``threshold``,
+    ``probability``) the threshold and the outbreak probability."""
+    import pandas as pd
+
+    from chaplab.frames import format_number, frame_labels, period_label
+
+    levels = frame.pivot_table(index=["org_unit", "period"], columns="quantile", values="value",
+                               observed=True)
+    if outbreaks is not None:
+        keyed = outbreaks.assign(org_unit=outbreaks["org_unit"].astype(str))
+        levels = levels.join(keyed.set_index(["org_unit", "period"])[["threshold", "probability"]])
+    labels = frame_labels(frame)
+    header = ["place", "period", "median", "10\u201390 %"]
+    if outbreaks is not None:
+        header += ["threshold", "P(outbreak)"]
+    levels = levels.assign(_place=[labels.get(str(u), str(u)).casefold() for u, _ in levels.index])
+    rows = []
+    for (org_unit, period), record in levels.sort_values("_place", kind="stable").iterrows():
+        cells = [labels.get(str(org_unit), str(org_unit)), period_label(period),
+                 format_number(record.get(0.5)),
+                 f"{format_number(record.get(0.1))} \u2013 {format_number(record.get(0.9))}"]
+        if outbreaks is not None:
+            probability = record.get("probability")
+            cells += [format_number(record.get("threshold")),
+                      "\u2013" if pd.isna(probability) else f"{probability:.0%}"]
+        rows.append("".join(f"<td{CELL}>{html.escape(cell)}</td>" for cell in cells))
+    head = "".join(f'<th scope="col"{CELL}>{html.escape(name)}</th>' for name in header)
+    body = "".join(f"<tr>{row}</tr>" for row in rows)
+    return (
+        '<table style="border-collapse:collapse"><caption>the forecast</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 class ForecastView(widgets.VBox):
-    """The forecast button, what went wrong, and the chart of the latest forecast."""
+    """The forecast button, what went wrong, and the latest forecast as chart, table, map and
+    outbreak-probability tiles."""
 
-    def __init__(self) -> None:
+    def __init__(self, client: Any, keeper: TaskKeeper) -> None:
         super().__init__()
+        self._client = client
+        self._keeper = keeper
         self.frame: pd.DataFrame | None = None
         self.actuals: pd.DataFrame | None = None
+        self.history: History | None = None
+        self.outbreaks: pd.DataFrame | None = None
         self.prediction_id: int | None = None
         self.shown_panels: list[str] = []
+        self._strategy_names: dict[str, str] = {}
+        self._map_generation = 0
+        self._outbreak_generation = 0
         self.button = widgets.Button(
             description="Forecast forward", icon="forward", disabled=True,
             tooltip="the selected model forecasts nPeriods after the selected dataset",
         )
         self.message = widgets.HTML()
-        self.image = image_widget()  # shown once there is a forecast
+        self.image = image_widget()  # the fan chart
+        self.table = widgets.HTML()
+        self.map_value = widgets.ToggleButtons(options=[MEDIAN_MAP, PROBABILITY_MAP],
+                                               description="map of")
+        self.map_message = widgets.HTML()
+        self.map_image = image_widget()
+        self.strategy = widgets.Dropdown(description="threshold", options=[])
+        self.tiles_message = widgets.HTML()
+        self.tiles_image = image_widget()
+        self.tabs = widgets.Tab(
+            children=[
+                self.image,
+                self.table,
+                widgets.VBox([self.map_value, self.map_message, self.map_image]),
+                widgets.VBox([self.strategy, self.tiles_message, self.tiles_image]),
+            ],
+            titles=TABS,
+        )
+        self.map_value.observe(lambda _: self._keeper.spawn(self._map_tab()), names="value")
+        self._offering = False
+        self.strategy.observe(self._strategy_chosen, names="value")
         self.children = [
             widgets.HTML("<b>Forecast forward</b>"),
             widgets.HBox([self.button, self.message]),
@@ -94,15 +248,128 @@ class ForecastView(widgets.VBox):
 
     async def show(self, name: str, prediction_id: int, frame: pd.DataFrame,
                    history: History) -> None:
-        """Draw the forecast after the recent history of cases."""
+        """Show the forecast: the fan chart after the recent history of cases, the table, the
+        map and, once thresholds are computed, the outbreak probabilities."""
         self.message.value = ""
-        self.prediction_id, self.frame, self.actuals = prediction_id, frame, history.actuals
-        view = ChartView(frames=(frame,), actuals=history.actuals, names=(name,),
-                         org_unit=None, split_period=None)
-        rendered = await render_chart(view)
+        self.prediction_id, self.frame, self.history = prediction_id, frame, history
+        self.actuals, self.outbreaks = history.actuals, None
+        rendered = await render_chart(FanChart(frame, history.actuals, name))
         self.image.value, self.shown_panels = rendered.png, rendered.panels
-        if self.image not in self.children:
-            self.children = [*self.children, self.image]
+        self.table.value = await asyncio.to_thread(forecast_table, frame, None)
+        if self.tabs not in self.children:
+            self.children = [*self.children, self.tabs]
+        await self._map_tab()
+        await self._outbreaks_tab(self._offer_strategies())
+        await self._outbreaks_tab(self.update_outbreaks())
+
+    async def draw_map(self) -> None:
+        """Draw the map of the chosen value, or say why there is none."""
+        self._map_generation += 1
+        generation = self._map_generation
+        history, frame = self.history, self.frame
+        if history is None or frame is None:
+            return
+        self.map_message.value = ""
+        if not has_polygons(history.geojson):
+            self.map_image.value = b""
+            self.map_message.value = message(NO_MAP)
+            return
+        if self.map_value.value == PROBABILITY_MAP:
+            if self.outbreaks is None:
+                self.map_image.value = b""
+                self.map_message.value = message("outbreak probabilities are not computed yet")
+                return
+            chart = MapChart(self.outbreaks, history.geojson, "probability", None)
+        else:
+            chart = MapChart(frame, history.geojson, "value", "cases")
+        rendered = await render_chart(chart)
+        if generation == self._map_generation:
+            self.map_image.value = rendered.png
+
+    async def update_outbreaks(self) -> None:
+        """Thresholds of the chosen strategy for the forecast's periods, the probability of
+        exceeding them, and everything that shows them (tiles, table, probability map)."""
+        from chaplab.frames import format_period
+
+        self._outbreak_generation += 1
+        generation = self._outbreak_generation
+        history, frame, strategy = self.history, self.frame, self.strategy.value
+        if history is None or frame is None or strategy is None:
+            return
+        self.tiles_message.value = message(f"computing thresholds ({strategy}) ...", "#555")
+        periods = [format_period(period) for period in sorted(frame["period"].unique())]
+        thresholds = await self._client.compute_thresholds(
+            history.dataset_id, periods, {"type": strategy}
+        )
+        outbreaks = await asyncio.to_thread(outbreak_frame, frame, thresholds)
+        if generation != self._outbreak_generation:
+            return
+        self.outbreaks = outbreaks
+        self.tiles_message.value = ""
+        self.table.value = await asyncio.to_thread(forecast_table, frame, outbreaks)
+        rendered = await render_chart(TilesChart(outbreaks, self._strategy_names[strategy]))
+        if generation == self._outbreak_generation:
+            self.tiles_image.value = rendered.png
+        if self.map_value.value == PROBABILITY_MAP:
+            await self.draw_map()
+
+    async def _offer_strategies(self) -> None:
+        """Offer the server's threshold strategies (once), the first one chosen."""
+        if self.strategy.options:
+            return
+        strategies = await self._client.list_threshold_strategies()
+        if not strategies:
+            raise LookupError("this server offers no threshold strategies: no outbreak tiles")
+        self._strategy_names = {item.id: item.display_name for item in strategies}
+        self._offering = True
+        try:
+            self.strategy.options = [(item.display_name, item.id) for item in strategies]
+            self.strategy.value = strategies[0].id
+        finally:
+            self._offering = False
+
+    def _strategy_chosen(self, _: Any) -> None:
+        if not self._offering:
+            self._keeper.spawn(self._outbreaks_tab(self.update_outbreaks()))
+
+    async def _map_tab(self) -> None:
+        """:meth:`draw_map`, a problem said in the map's tab."""
+        await _said_in(self.draw_map(), self.map_message, self.map_image)
+
+    async def _outbreaks_tab(self, work: Coroutine[Any, Any, None]) -> None:
+        """``work`` for the outbreak tiles, a problem said in their tab."""
+        await _said_in(work, self.tiles_message, self.tiles_image)
+
+
+async def _said_in(work: Coroutine[Any, Any, None], text: widgets.HTML,
+                   image: widgets.Image) -> None:
+    """Await ``work``; when it fails, its problem replaces the tab's image, in red: a map or
+    tiles that cannot be drawn leave the chart and the table shown."""
+    try:
+        await work
+    except Exception as error:  # any problem of one tab is a sentence in that tab
+        image.value = b""
+        text.value = message(describe_error(error), alert=True)
+
+
+def outbreak_frame(frame: pd.DataFrame, thresholds: Any) -> pd.DataFrame:
+    """Per org unit and period of the forecast: the threshold (the first line of the server's
+    ``thresholds``) and P(cases > threshold), from the forecast's quantiles."""
+    import pandas as pd
+
+    from chaplab.frames import parse_periods
+    from chaplab.scoring import exceedance_probability
+
+    entries = thresholds.entries
+    lines = pd.DataFrame({
+        "org_unit": [entry.location for entry in entries],
+        "period": parse_periods([entry.period for entry in entries]),
+        "threshold": [
+            float("nan") if not entry.values or entry.values[0] is None else entry.values[0]
+            for entry in entries
+        ],
+    })
+    return exceedance_probability(frame, lines)
 
 
 async def load_history(client: Any, dataset_id: int) -> History:
