@@ -331,6 +331,7 @@ class ChapPanel(widgets.VBox):
         except ValueError as error:  # ConfigValidationError included: nothing is sent
             self.model_form.show_message(str(error), error=True)
             return
+        known = {item.id for item in self.model_list}
         try:
             model = await self.client.create_configured_model(
                 request.name, request.template_id, request.options
@@ -340,7 +341,12 @@ class ChapPanel(widgets.VBox):
             return
         self._show_models(await self.client.list_configured_models())
         self.models.select(model.id)
-        self.model_form.show_message(f"created {model.name}")
+        if model.id in known:  # the service answers an identical create with the existing model
+            self.model_form.show_message(
+                f"{model.name} already exists with these options: selected it, created nothing"
+            )
+        else:
+            self.model_form.show_message(f"created {model.name}")
 
     async def _launch(self, request: EvaluationRequest) -> None:
         job = await self.client.create_evaluation(
