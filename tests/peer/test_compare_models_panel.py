@@ -1,0 +1,81 @@
+"""The panel's "compare models" view on chap-core 2.5.1: what the peer runs offline
+(``naive_model``, a ``seasonal_median`` configuration and the three baselines) as one batch
+through 2.5.1's own batch route, every job followed, the leaderboard and the diagnostics drawn
+from the evaluations' entries, and two of the batch opened in the comparison chart."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from chaplab.client import AsyncChapClient, Dataset, ModelSpec
+from chaplab.vocabulary import SUCCESS
+from chaplab.widgets import ChapPanel
+from chaplab.widgets.compare_models import BASELINES
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel]:
+    """A loaded panel on the peer, which holds the tests' dataset by then."""
+    client = AsyncChapClient(peer_url)
+    chap_panel = ChapPanel(client)
+    await chap_panel.ready()
+    yield chap_panel
+    chap_panel.close()
+    await chap_panel.wait_idle()
+    await client.aclose()
+
+
+async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison(
+    panel: ChapPanel, peer_http: httpx.Client, peer_dataset: Dataset, naive_model: ModelSpec,
+    seasonal_median_configuration: ModelSpec,
+) -> None:
+    view = panel.compare
+    assert set(view.models.value) == set(BASELINES)  # the peer's baselines, preselected
+    view.dataset.value = peer_dataset.id
+    view.models.value = (*view.models.value, naive_model.name, seasonal_median_configuration.name)
+    view.n_periods.value, view.n_splits.value = 3, 2
+    task = view.run()
+    assert task is not None
+    await task
+    await panel.wait_idle()
+
+    models = {*BASELINES, naive_model.name, seasonal_median_configuration.name}
+    assert "5 models scored on 12 forecast targets each" in view.status.value  # 2 × 2 × 3
+    assert {row.name: row.status for row in view.job_rows} == dict.fromkeys(models, SUCCESS)
+    rows = view.leaderboard.rows
+    assert {row["model"] for row in rows} == models
+    assert [row["rank"] for row in rows] == [1, 2, 3, 4, 5]
+    baseline = next(row for row in rows if row["model"] == "seasonal_median")
+    assert baseline["relative_skill"] == "1 (baseline)"
+    for image in view.images.values():
+        assert bytes(image.value).startswith(b"\x89PNG")
+
+    view.leaderboard.select(naive_model.name, "global_median")
+    await panel.wait_idle()
+    assert bytes(view.comparison.value).startswith(b"\x89PNG")
+    assert f"<b>{naive_model.name}</b> vs <b>global_median</b>" in view.comparison_title.value
+
+    # 2.5.1 lists as comparison models the newest evaluation of each model whose template has
+    # the "comparison" role (set from a marketplace entry); offline no template has it, so the
+    # list is empty, as on the embedded service
+    [specification] = peer_http.get(
+        "/v1/crud/backtest-specifications",
+        params={"datasetId": peer_dataset.id, "nPeriods": 3, "nSplits": 2},
+    ).json()
+    detail = peer_http.get(
+        f"/v1/crud/backtest-specifications/{specification['id']}",
+        params={"includeComparisonModels": "true"},
+    ).json()
+    assert detail["comparisonModels"] == []
+    roles = [template.get("role") for template in peer_http.get("/v1/crud/model-templates").json()]
+    assert "comparison" not in roles
