@@ -237,6 +237,8 @@ def test_decision_skill_leaves_out_targets_without_a_case_or_threshold() -> None
                                         "threshold": [1.0, 2.0]})), "more than one"),
         (lambda: exceedance_probability(december_forecasts().iloc[:-1], 1.0),
          "same quantile levels"),
+        (lambda: exceedance_probability(
+            pd.concat([one_target(), one_target().iloc[:1]]), 1.0), "exactly once"),
         (lambda: decision_skill(one_target().drop(columns="split_period"),
                                 monthly_actuals(), 1.0), "split_period"),
         (lambda: decision_skill(one_target(), monthly_actuals(), 1.0, cutoffs=[1.5]),

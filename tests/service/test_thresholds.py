@@ -10,8 +10,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
 
+from chaplab.frames import entries_to_frame, format_period, parse_periods
+from chaplab.scoring import endemic_thresholds
 from chaplab.vocabulary import period_range
 from wire_schemas import assert_matches_chap_core
 
@@ -271,3 +274,36 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
         status=404,
     )
     assert "disease_cases" in detail
+
+
+@pytest.mark.parametrize(
+    ("params", "options"),
+    [
+        ({"type": "seasonal", "stdMultiplier": 1.5}, {"std_multiplier": 1.5}),
+        ({"type": "percentile", "quantile": 0.8, "baselineYears": 2},
+         {"quantile": 0.8, "baseline_years": 2}),
+    ],
+)
+def test_the_service_and_chaplab_scoring_draw_the_same_thresholds(
+    http: httpx.Client, weekly: int, params: dict[str, Any], options: dict[str, Any]
+) -> None:
+    asked = period_range("2021W50", "2023W05")
+    answer = values(thresholds(http, {"datasetId": weekly, "periodIds": asked, "params": params}))
+    history = period_range("2020W01", "2022W52")
+    actuals = pd.DataFrame({
+        "org_unit": [unit for unit in ("A", "B") for _ in history],
+        "period": parse_periods(history * 2),
+        "value": [weekly_cases(unit, period) for unit in ("A", "B") for period in history],
+    })
+    forecast = entries_to_frame([
+        {"orgUnit": unit, "period": period, "quantile": 0.5, "value": 1.0}
+        for unit in ("A", "B") for period in asked
+    ])
+    drawn = endemic_thresholds(forecast, actuals, params["type"], **options)
+    assert len(drawn) == len(answer) and drawn["threshold"].notna().sum() > len(drawn) / 2
+    for row in drawn.itertuples(index=False):
+        served = answer[format_period(row.period), str(row.org_unit)][0]
+        if served is None:
+            assert math.isnan(row.threshold)
+        else:
+            assert row.threshold == pytest.approx(served)

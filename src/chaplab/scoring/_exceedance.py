@@ -110,7 +110,11 @@ def _matrix(
     sizes = groups.size().to_numpy()
     width = int(sizes[0])
     labels = ordered[kind].to_numpy()
-    regular = (sizes == width).all() and (labels.reshape(-1, width) == labels[:width]).all()
+    regular = (
+        (sizes == width).all()
+        and len(pd.unique(labels[:width])) == width
+        and (labels.reshape(-1, width) == labels[:width]).all()
+    )
     if not regular:
         what = "quantile levels" if kind == QUANTILE else "sample labels"
         raise ValueError(
