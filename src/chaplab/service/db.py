@@ -158,7 +158,15 @@ def _add_specification_tables(session: Session) -> None:
 
 def _add_version_4_tables(session: Session) -> None:
     """Version 3 -> 4: prediction setups with their forecast history, jobs' requests, alert
-    policies and alerts."""
+    policies and alerts; evaluations say their future-weather provider (the earlier ones all
+    used climatology)."""
+    connection = session.connection()
+    columns = {column["name"] for column in inspect(connection).get_columns("evaluations")}
+    if "future_weather_provider" not in columns:
+        connection.exec_driver_sql(
+            "ALTER TABLE evaluations ADD COLUMN future_weather_provider VARCHAR(100) "
+            "DEFAULT 'climatology' NOT NULL"
+        )
     Base.metadata.create_all(
         session.connection(),
         tables=[

@@ -168,6 +168,9 @@ class EvaluationRow(Base):
     n_splits: Mapped[int]
     stride: Mapped[int]
     n_samples: Mapped[int]
+    future_weather_provider: Mapped[str] = mapped_column(
+        String(100), default="climatology", server_default="climatology"
+    )
     aggregate_metrics: Mapped[dict[str, Any]]
     samples: Mapped[bytes]
     dataset: Mapped[DatasetRow] = relationship()

@@ -67,7 +67,11 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
         template = template_spec(model.template)
         panel = panel_of(dataset)
-    log(f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units)")
+    weather = WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)]
+    log(
+        f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units), "
+        f"future weather: {weather.id}"
+    )
     result = run_backtest(
         template,
         model.user_option_values,
@@ -78,7 +82,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         n_samples=N_SAMPLES,
         seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
-        weather=WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)],
+        weather=weather,
     )
 
     def write(session: Session) -> int:
@@ -93,6 +97,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             n_splits=payload["n_splits"],
             stride=payload["stride"],
             n_samples=N_SAMPLES,
+            future_weather_provider=weather.id,
             aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
         )

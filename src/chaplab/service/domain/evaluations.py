@@ -120,6 +120,7 @@ def queue_evaluation(
             "n_periods": request.n_periods,
             "n_splits": request.n_splits,
             "stride": request.stride,
+            "future_weather_provider": request.future_weather_provider,
         },
     )
     session.commit()

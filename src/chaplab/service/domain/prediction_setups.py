@@ -21,10 +21,12 @@ from chaplab.service.domain.models import new_bundle
 from chaplab.service.domain.predictions import queue_prediction
 from chaplab.service.domain.specifications import configured_model_read
 from chaplab.service.errors import FieldProblem
+from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
     ConfiguredModelWithDataSourceRow,
     DatasetRow,
+    EvaluationRow,
     JobRow,
     PredictionRow,
     PredictionSetupForecastRow,
@@ -184,12 +186,21 @@ def delete_setup(session: Session, setup_id: int) -> None:
 
 def run_setup(session: Session, setup_id: int, request: RunPredictionSetupRequest) -> JobRow:
     """Queue a forecast with the setup's configured model on the observations sent: 409 when
-    the model has been archived since, 422 naming the field when the observations are not of
+    the model has been archived since, 400 when the evaluation read its forecast windows'
+    weather (no forecast can), 422 naming the field when the observations are not of
     the setup's period type or do not suit the model (as any prediction is checked)."""
     setup = get_setup_row(session, setup_id)
     model = setup.configured_model
     if model.archived:
         raise ProblemError(409, detail=f"configured model {model.name!r} is archived")
+    provider = session.get_one(EvaluationRow, setup.evaluation_id).future_weather_provider
+    if WEATHER_PROVIDERS[provider].leaks_future_data:
+        raise ProblemError(
+            400,
+            detail=f"prediction setup {setup.id} was evaluated with the {provider!r} "
+            "future-weather provider, which reads the forecast window's own observations and so "
+            "cannot forecast ahead; promote an evaluation made with a provider that forecasts",
+        )
     panel = panel_from_observations(request.provided_data, "providedData")
     if panel.period_type != setup.period_type:
         raise FieldProblem(

@@ -112,7 +112,10 @@ def queue_filed_backtest(
     are queued when the specification is read or a batch runs on it, so a single evaluation adds
     no jobs nobody asked for."""
     parameters = BacktestParameters(
-        n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride
+        n_periods=request.n_periods,
+        n_splits=request.n_splits,
+        stride=request.stride,
+        future_weather_provider=request.future_weather_provider,
     )
     specification = resolve_specification(session, dataset, parameters)
     job = _queue_run(session, specification, model, request.name)
@@ -168,6 +171,7 @@ def _queue_run(
             "n_periods": specification.n_periods,
             "n_splits": specification.n_splits,
             "stride": specification.stride,
+            "future_weather_provider": specification.future_weather_provider,
         },
     )
     session.add(

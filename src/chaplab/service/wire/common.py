@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.text import printable, storable
 
 MAX_HORIZON = 520
@@ -33,6 +34,24 @@ Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(
 
 FreeText = Annotated[str, AfterValidator(storable)]
 """A description or message: line breaks and tabs allowed, a NUL character not."""
+
+
+def known_weather_provider(provider_id: str) -> str:
+    if provider_id not in WEATHER_PROVIDERS:
+        known = ", ".join(WEATHER_PROVIDERS)
+        raise ValueError(f"{provider_id!r} is not a future-weather provider (known: {known})")
+    return provider_id
+
+
+WeatherProviderId = Annotated[
+    str,
+    AfterValidator(known_weather_provider),
+    Field(
+        title="Future-weather provider",
+        description="where the covariates of each forecast window come from "
+        "(GET /v1/analytics/weather-providers)",
+    ),
+]
 
 
 Horizon = Annotated[

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chaplab.service.forecasting.weather import CLIMATOLOGY
 from chaplab.service.wire.common import (
     DataSource,
     Horizon,
@@ -16,6 +17,7 @@ from chaplab.service.wire.common import (
     Observation,
     SplitCount,
     Stride,
+    WeatherProviderId,
     WireModel,
     WireRequest,
 )
@@ -37,6 +39,7 @@ class BacktestFields(WireModel):
     n_periods: int
     n_splits: int
     stride: int
+    future_weather_provider: str
 
 
 class BacktestRead(BacktestFields):
@@ -54,6 +57,7 @@ class CreateBacktestRequest(WireRequest):
     n_periods: Horizon = 3
     n_splits: SplitCount = 7
     stride: Stride = 1
+    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
 
 
 class CreateBacktestWithDataRequest(WireRequest):
@@ -67,6 +71,7 @@ class CreateBacktestWithDataRequest(WireRequest):
     n_periods: Horizon = 3
     n_splits: SplitCount = 7
     stride: Stride = 1
+    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
 
 
 class RejectedOrgUnit(WireModel):

@@ -9,7 +9,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from chaplab.service.wire.common import Horizon, Name, SplitCount, Stride, WireModel, WireRequest
+from chaplab.service.forecasting.weather import CLIMATOLOGY
+from chaplab.service.wire.common import (
+    Horizon,
+    Name,
+    SplitCount,
+    Stride,
+    WeatherProviderId,
+    WireModel,
+    WireRequest,
+)
 from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.evaluations import BacktestFields
 from chaplab.service.wire.models import ModelTemplateRead
@@ -24,7 +33,7 @@ class BacktestParameters(WireModel):
     n_splits: SplitCount = 7
     stride: Stride = 1
     n_retrain: int = Field(1, ge=1, description="trainings, evenly spaced over the splits")
-    future_weather_provider: str = "climatology"
+    future_weather_provider: str = CLIMATOLOGY.id
     target_column: str = "disease_cases"
 
 
@@ -43,12 +52,7 @@ class MakeBacktestsRequest(WireRequest):
         title="Number of training runs",
         description="trainings, evenly spaced over the splits; at most the number of splits",
     )
-    future_weather_provider: Literal["climatology"] = Field(
-        "climatology",
-        title="Future-weather provider",
-        description="where the covariates of each forecast window come from "
-        "(GET /v1/analytics/weather-providers)",
-    )
+    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
     target_column: Literal["disease_cases"] = Field(
         "disease_cases", title="Target column", description="the feature that is forecast"
     )
@@ -93,7 +97,6 @@ class ReferenceComparison(WireModel):
 
 class LeaderboardBacktestRead(BacktestFields):
     n_retrain: int
-    future_weather_provider: str
     specification_id: int
     aggregate_metrics: dict[str, float]
     configured_model: ConfiguredModelRead
