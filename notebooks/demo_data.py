@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from chaplab.client import ChapClient, Dataset
@@ -66,3 +67,42 @@ def real_dataset(client: ChapClient) -> Dataset:
     except DatasetUnavailableError as error:
         print(f"{error}; the notebook uses the synthetic demo data instead")
         return demo_dataset(client)
+
+
+def own_table() -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A table of observations and its GeoJSON, as a person brings their own: Acre's real dengue
+    table (``chaplab.datasets.dengue_brazil``), or where it cannot be fetched, a made-up one of
+    three districts with square boundaries."""
+    from chaplab.datasets import DatasetUnavailableError, dengue_brazil
+
+    try:
+        return dengue_brazil(state=REAL_STATE)
+    except DatasetUnavailableError as error:
+        print(f"{error}; the notebook uses made-up data instead")
+        return _made_up_table()
+
+
+def _made_up_table() -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Three districts, six years of monthly cases, rainfall and temperature, and squares."""
+    rng = np.random.default_rng(7)
+    months = pd.period_range("2018-01", "2023-12", freq="M")
+    season = 1 + 0.8 * np.sin(2 * np.pi * (months.month.to_numpy() - 4) / 12)
+    rows = []
+    for district, size in [("north", 40), ("coast", 90), ("hills", 20)]:
+        rainfall = rng.gamma(4, 30 * season)
+        temperature = 24 + 4 * season + rng.normal(0, 0.7, len(months))
+        cases = rng.poisson(size * season * (1 + rainfall / rainfall.mean()) / 2)
+        rows.append(pd.DataFrame({
+            "time_period": months.strftime("%Y-%m"), "location": district,
+            "disease_cases": cases, "rainfall": rainfall.round(1),
+            "mean_temperature": temperature.round(1),
+        }))
+    corners = {"north": (30, 1), "coast": (31, 0), "hills": (30, 0)}
+    features = [
+        {"type": "Feature", "id": district,
+         "properties": {"id": district, "name": district.title()},
+         "geometry": {"type": "Polygon", "coordinates": [
+             [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]]}}
+        for district, (x, y) in corners.items()
+    ]
+    return pd.concat(rows, ignore_index=True), {"type": "FeatureCollection", "features": features}

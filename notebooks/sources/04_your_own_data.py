@@ -1,20 +1,22 @@
 # %% [markdown]
 # # Your own data: upload, evaluate, forecast forward
 #
-# The demo data only shows how things work. This notebook takes observations of your own, as a
+# This notebook takes observations of your own, as a
 # pandas table, and
 #
-# 1. uploads them, with the district boundaries, as a dataset,
+# 1. uploads them, with their places (GeoJSON), as a dataset,
 # 2. evaluates a model on them, to see how well it would have forecast the past,
 # 3. uses the same model to forecast the next three months.
 #
-# Here the "own" data is made up in the notebook (three districts, six years of monthly cases,
-# rainfall and temperature), so the notebook runs anywhere. To use real data, read your file
-# instead, e.g. with `pd.read_csv`, into the same columns.
+# Here the "own" data is a real table: the monthly dengue cases, population, temperatures and
+# drought index of the five microregions of Acre, Brazil, 2000-2019, as
+# `chaplab.datasets.dengue_brazil` gives it (see docs/datasets.md; where it cannot be fetched,
+# `own_table` in `demo_data.py` makes up three districts instead). Your own data would come from
+# your file, e.g. with `pd.read_csv`, into the same columns.
 
 # %%
-import numpy as np
 import pandas as pd
+from demo_data import own_table
 
 import chaplab
 
@@ -23,50 +25,31 @@ client = chaplab.connect()
 # %% [markdown]
 # ## 1. Your observations as a table
 #
-# One row per district and month: `time_period` (months like `2018-01`), `location` (the
-# district's id) and one column per measured feature. `disease_cases` is what the models
-# forecast; the other columns are covariates that models may use.
+# One row per place and month: `time_period` (months like `2018-01` or `201801`), `location` (the
+# place's id; here the IBGE microregion code) and one column per measured feature.
+# `disease_cases` is what the models forecast; the other columns are covariates that models may
+# use. An `org_unit_name` column is a label, not a feature. Missing values are left empty (NaN),
+# never zero: this table has no case counts for 2000.
 
 # %%
-rng = np.random.default_rng(7)
-months = pd.period_range("2018-01", "2023-12", freq="M")
-season = 1 + 0.8 * np.sin(2 * np.pi * (months.month.to_numpy() - 4) / 12)
-rows = []
-for district, size in [("north", 40), ("coast", 90), ("hills", 20)]:
-    rainfall = rng.gamma(4, 30 * season)
-    temperature = 24 + 4 * season + rng.normal(0, 0.7, len(months))
-    cases = rng.poisson(size * season * (1 + rainfall / rainfall.mean()) / 2)
-    rows.append(pd.DataFrame({
-        "time_period": months.strftime("%Y-%m"), "location": district,
-        "disease_cases": cases, "rainfall": rainfall.round(1),
-        "mean_temperature": temperature.round(1),
-    }))
-observations = pd.concat(rows, ignore_index=True)
+observations, geojson = own_table()
 observations.head()
 
 # %% [markdown]
-# ## 2. The district boundaries as GeoJSON
+# ## 2. The places as GeoJSON
 #
-# The service stores the boundaries with the data (maps, and models that use geography, need
-# them). Each feature's `properties.id` is the district's id as used in `location`. Real
-# boundaries usually come from a file (`json.load(open("districts.geojson"))`); these are squares.
+# The service stores the places with the data: one GeoJSON feature per place, whose `id` (and
+# `properties.id`) is the id used in `location`, with its `name`. Boundaries usually come from a
+# file (`json.load(open("districts.geojson"))`) and give maps. This table has none, so its
+# features have a `null` geometry: everything works except maps.
 
 # %%
-def square(district: str, x: float, y: float) -> dict:
-    """A GeoJSON feature: a 1x1 degree square with its lower left corner at (x, y)."""
-    corners = [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]
-    return {"type": "Feature", "id": district,
-            "properties": {"id": district, "name": district.title()},
-            "geometry": {"type": "Polygon", "coordinates": [corners]}}
-
-
-geojson = {"type": "FeatureCollection",
-           "features": [square("north", 30, 1), square("coast", 31, 0), square("hills", 30, 0)]}
+geojson["features"][0]
 
 # %% [markdown]
 # ## 3. Upload them as a dataset
 #
-# `make_dataset` sends the table and the boundaries; the service stores them in a background
+# `make_dataset` sends the table and the GeoJSON; the service stores them in a background
 # job, whose result is the new dataset's id. The dataset then appears in every dataset list (and
 # in the panel). (`create_dataset` does the same in one call, but chap-core 2.5.1 keeps only some
 # of the features through it; `make_dataset` keeps them all on every server.)
@@ -76,9 +59,10 @@ geojson = {"type": "FeatureCollection",
 job = client.make_dataset("my districts", observations, geojson=geojson)
 dataset_id = client.wait_for_job(job.id).result_id
 dataset = next(d for d in client.list_datasets() if d.id == dataset_id)
-print(f"{dataset.name}: {dataset.type} dataset, {dataset.first_period} to {dataset.last_period}")
-print("org units:", ", ".join(sorted(dataset.org_units)))
-print("features:", ", ".join(sorted(dataset.covariates)))
+print(f"{dataset.name}: {dataset.type} dataset")
+print("every place stored:", set(dataset.org_units) == set(observations["location"]))
+features = set(observations.columns) - {"time_period", "location", "org_unit_name"}
+print("every feature stored:", set(dataset.covariates) == features)
 
 # %% [markdown]
 # ## 4. Evaluate a model on your data
@@ -98,7 +82,7 @@ pd.Series(evaluation.aggregate_metrics).round(3).to_frame("value")
 # %% [markdown]
 # ## 5. Forecast forward
 #
-# `run_prediction` sends your observations with the boundaries and asks the same model for the
+# `run_prediction` sends your observations with the GeoJSON and asks the same model for the
 # `n_periods=3` months after the last observed one. It runs as a job too and waits for it; the
 # stored prediction's forecast is one `prediction_frame` call away.
 
@@ -119,8 +103,9 @@ forecast.pivot_table(index=["org_unit", "period"], columns="quantile", values="v
 from chaplab.frames import parse_periods
 from chaplab.plotting import fan_chart
 
-recent = observations[observations["time_period"] >= "2022-01"]
-history = pd.DataFrame({"org_unit": recent["location"],
-                        "period": parse_periods(recent["time_period"]),
-                        "value": recent["disease_cases"].astype(float)})
+periods = parse_periods(observations["time_period"])
+recent = periods >= periods.max() - 23
+history = pd.DataFrame({"org_unit": observations["location"][recent],
+                        "period": periods[recent],
+                        "value": observations["disease_cases"][recent].astype(float)})
 fan_chart(forecast, history, title="Next three months");
