@@ -137,11 +137,12 @@ def test_a_setup_is_edited_field_by_field_and_a_bad_edit_changes_nothing(
         ({"scheduleEnabled": True}, "scheduleEnabled"),
         ({"quantileTargets": [{"quantile": "median", "dataElementId": "x"}]}, "quantileTargets"),
         ({"backtestId": 1}, "backtestId"),
-        ({"alertPolicyId": 1}, "alertPolicyId"),
     ]:
         answer = http.patch(path, json=body)
         assert answer.status_code == 422, (body, answer.text)
         assert field in answer.text
+    lost_policy = http.patch(path, json={"alertPolicyId": 999999})
+    assert lost_policy.status_code == 404 and "alertPolicyId" in lost_policy.text
     assert http.get(path).json() == before
     assert http.patch(f"{SETUPS}/999999", json={"name": "x"}).status_code == 404
 
@@ -226,3 +227,24 @@ def test_deleting_a_setup_keeps_its_forecasts_and_deleting_the_evaluation_its_se
     session_client.delete_evaluation(evaluation.id)
     assert http.get(f"{SETUPS}/{second['id']}").status_code == 404
     assert second["id"] not in [item["id"] for item in http.get(SETUPS).json()]
+
+
+def test_a_setup_names_an_alert_policy_which_then_stays(
+    http: httpx.Client, evaluation: Evaluation, unique: str
+) -> None:
+    level = {"name": "watch", "thresholdParams": {"type": "seasonal"}, "exceedanceThreshold": 0.5}
+    policy = http.post("/v1/crud/alert-policies", json={"name": unique, "levels": [level]})
+    assert policy.status_code == 200, policy.text
+    policy_id = policy.json()["id"]
+    created = checked(
+        http,
+        "POST",
+        SETUPS,
+        json={"backtestId": evaluation.id, "name": unique, "alertPolicyId": policy_id},
+    )
+    setup = checked(http, "GET", f"{SETUPS}/{created['id']}")
+    assert setup["alertPolicy"]["id"] == policy_id
+    assert setup["alertPolicy"]["name"] == unique
+    assert http.delete(f"/v1/crud/alert-policies/{policy_id}").status_code == 409
+    assert checked(http, "DELETE", f"{SETUPS}/{created['id']}") == {"message": "deleted"}
+    assert http.delete(f"/v1/crud/alert-policies/{policy_id}").status_code == 200

@@ -4,7 +4,8 @@ that model on fresh observations (a ``make_prediction`` job) and the forecast jo
 history. An evaluation backs at most one setup, and deleting it deletes its setup.
 
 This service runs setups on request only: a schedule (a standard five-field cron expression)
-is stored and shown, but it cannot be enabled, since no scheduler runs it."""
+is stored and shown, but it cannot be enabled, since no scheduler runs it. A setup may name an
+alert policy (which then cannot be deleted); its runs raise no alerts by themselves."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from croniter import croniter
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from chaplab.service.domain.alerts import policy_read
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
@@ -24,6 +26,7 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
+    AlertPolicyRow,
     ConfiguredModelWithDataSourceRow,
     DatasetRow,
     EvaluationRow,
@@ -54,11 +57,14 @@ def get_setup_row(session: Session, setup_id: int) -> PredictionSetupRow:
     return get_or_404(session, PredictionSetupRow, setup_id, "prediction setup")
 
 
-def setup_read(row: PredictionSetupRow) -> PredictionSetupRead:
-    return PredictionSetupRead(**_read_fields(row))
+def setup_read(session: Session, row: PredictionSetupRow) -> PredictionSetupRead:
+    return PredictionSetupRead(**_read_fields(session, row))
 
 
-def _read_fields(row: PredictionSetupRow) -> dict[str, Any]:
+def _read_fields(session: Session, row: PredictionSetupRow) -> dict[str, Any]:
+    policy = (
+        None if row.alert_policy_id is None else session.get(AlertPolicyRow, row.alert_policy_id)
+    )
     return {
         "id": row.id,
         "name": row.name,
@@ -72,13 +78,13 @@ def _read_fields(row: PredictionSetupRow) -> dict[str, Any]:
         "schedule_cron_expression": row.schedule_cron_expression,
         "schedule_enabled": row.schedule_enabled,
         "quantile_targets": [QuantileTarget.model_validate(t) for t in row.quantile_targets],
-        "alert_policy": None,
+        "alert_policy": None if policy is None else policy_read(policy),
     }
 
 
 def list_setups(session: Session) -> list[PredictionSetupRead]:
     rows = session.scalars(select(PredictionSetupRow).order_by(PredictionSetupRow.id))
-    return [setup_read(row) for row in rows]
+    return [setup_read(session, row) for row in rows]
 
 
 def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredictions:
@@ -93,7 +99,7 @@ def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredict
         .order_by(PredictionRow.id)
     )
     return PredictionSetupReadWithPredictions(
-        **_read_fields(row),
+        **_read_fields(session, row),
         predictions=[_prediction_info(session, prediction, row.id) for prediction in predictions],
     )
 
@@ -140,7 +146,7 @@ def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
             409, detail=f"backtest {evaluation.id} already backs prediction setup {taken}"
         )
     _check_schedule(request.schedule_cron_expression, request.schedule_enabled)
-    _check_no_alert_policy(request.alert_policy_id)
+    _check_alert_policy(session, request.alert_policy_id)
     row = PredictionSetupRow(
         name=request.name,
         evaluation_id=evaluation.id,
@@ -152,7 +158,7 @@ def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
         schedule_cron_expression=request.schedule_cron_expression,
         schedule_enabled=request.schedule_enabled,
         quantile_targets=[t.model_dump(by_alias=True) for t in request.quantile_targets],
-        alert_policy_id=None,
+        alert_policy_id=request.alert_policy_id,
     )
     session.add(row)
     session.commit()
@@ -167,15 +173,17 @@ def update_setup(
     cron = request.schedule_cron_expression or row.schedule_cron_expression
     enabled = row.schedule_enabled if request.schedule_enabled is None else request.schedule_enabled
     _check_schedule(cron, enabled)
-    _check_no_alert_policy(request.alert_policy_id)
+    _check_alert_policy(session, request.alert_policy_id)
     if request.name is not None:
         row.name = request.name
+    if request.alert_policy_id is not None:
+        row.alert_policy_id = request.alert_policy_id
     row.schedule_cron_expression = cron
     row.schedule_enabled = enabled
     if request.quantile_targets is not None:
         row.quantile_targets = [t.model_dump(by_alias=True) for t in request.quantile_targets]
     session.commit()
-    return setup_read(row)
+    return setup_read(session, row)
 
 
 def delete_setup(session: Session, setup_id: int) -> None:
@@ -231,8 +239,7 @@ def _check_schedule(cron: str | None, enabled: bool) -> None:
         raise FieldProblem("scheduleEnabled", f"cannot be true: {NO_SCHEDULER}")
 
 
-def _check_no_alert_policy(alert_policy_id: int | None) -> None:
+def _check_alert_policy(session: Session, alert_policy_id: int | None) -> None:
+    """The alert policy named exists (404 naming ``alertPolicyId`` otherwise, as 2.5.1)."""
     if alert_policy_id is not None:
-        raise FieldProblem(
-            "alertPolicyId", "this service raises no alerts from prediction setups; send null"
-        )
+        get_or_404(session, AlertPolicyRow, alert_policy_id, "alert policy", "alertPolicyId")

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field
 
+from chaplab.service.wire.alerts import AlertPolicyRead
 from chaplab.service.wire.common import (
     DataSource,
     Horizon,
@@ -118,7 +119,7 @@ class PredictionSetupRead(WireModel):
     schedule_cron_expression: str | None
     schedule_enabled: bool
     quantile_targets: list[QuantileTarget]
-    alert_policy: dict[str, Any] | None = None
+    alert_policy: AlertPolicyRead | None = None
 
 
 class PredictionSetupReadWithPredictions(PredictionSetupRead):
