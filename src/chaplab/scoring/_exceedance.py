@@ -164,7 +164,7 @@ def _threshold_of(
         )
     left = targets[on].copy()
     left[ORG_UNIT] = left[ORG_UNIT].astype(str)
-    found = left.merge(right, on=on, how="left")[THRESHOLD].to_numpy(np.float64)
+    found: np.ndarray = left.merge(right, on=on, how="left")[THRESHOLD].to_numpy(np.float64)
     if np.isnan(found).all():
         raise ValueError(
             "thresholds has no threshold for any forecast target; its org units and periods "

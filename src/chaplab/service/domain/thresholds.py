@@ -84,7 +84,7 @@ def compute_thresholds(session: Session, request: ThresholdRequest) -> Threshold
     rows = cases[[panel.org_units.index(location) for location in locations]]
     years = np.array([int(period[:4]) for period in panel.periods])
     seasons = np.array([season_position(period) for period in panel.periods])
-    entries = []
+    entries: list[ThresholdEntry] = []
     for requested, canonical in zip(request.period_ids, periods, strict=True):
         history = _same_season_before(
             rows, years, seasons, canonical, _baseline_years(request.params)
@@ -166,7 +166,7 @@ def _seasonal(history: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
     mean = filled.sum(axis=1) / np.maximum(count, 1)
     squares = np.where(present, (history - mean[:, None]) ** 2, 0.0).sum(axis=1)
     std = np.sqrt(squares / np.maximum(count - 1, 1))
-    lines = mean[:, None] + multipliers[None, :] * std[:, None]
+    lines: np.ndarray = mean[:, None] + multipliers[None, :] * std[:, None]
     lines[count < 2] = np.nan
     return lines
 
@@ -183,6 +183,6 @@ def _percentile(history: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
     upper = np.minimum(lower + 1, np.maximum(count - 1, 0)[:, None])
     low = np.take_along_axis(ordered, lower, axis=1)
     high = np.take_along_axis(ordered, upper, axis=1)
-    lines = low + (high - low) * (position - lower)
+    lines: np.ndarray = low + (high - low) * (position - lower)
     lines[count == 0] = np.nan
     return lines
