@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import threading
 from collections.abc import Iterable
 from datetime import datetime
@@ -88,11 +89,39 @@ async def test_an_invalid_launch_disables_the_button_and_says_why(make_panel: Ma
     assert panel.launcher.button.disabled
     assert "already used" in panel.launcher.problem.value
     panel.launcher.name.value = "fresh"
-    panel.launcher.n_splits.value = 40
-    assert panel.launcher.button.disabled
-    assert "leaves no history" in panel.launcher.problem.value
+    assert not panel.launcher.button.disabled
     panel.datasets.toggle(1).value = False
     assert "select a dataset" in panel.launcher.problem.value
+
+
+async def test_a_refused_launch_says_why_once_and_waits_for_other_settings(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    reason = "the dataset has 36 periods, the backtest needs 52"
+
+    def refusing(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/analytics/create-backtest":
+            body = json.loads(request.content)
+            if body["nSplits"] > 20:  # the service's rule, which the panel does not copy
+                return httpx.Response(422, json={"detail": f"nSplits: {reason}"})
+        return fake(request)
+
+    panel = await make_panel(handler=refusing)
+    launcher = panel.launcher
+    launcher.n_splits.value = 40
+    assert not launcher.button.disabled  # the panel does not guess the service's answer
+    launcher.button.click()
+    await panel.wait_idle()
+    assert html.unescape(launcher.problem.value).count(reason) == 1
+    assert launcher.button.disabled and not panel.jobs.rows
+    launcher.n_splits.value = 3
+    assert launcher.problem.value == "" and not launcher.button.disabled
+    launcher.n_splits.value = 40  # the refused settings again: refused without asking
+    assert launcher.button.disabled and reason in html.unescape(launcher.problem.value)
+    launcher.n_splits.value = 3
+    launcher.button.click()
+    await panel.wait_idle()
+    assert panel.jobs.rows[0].status == "SUCCESS"
 
 
 async def test_missing_key_shows_a_readable_message(

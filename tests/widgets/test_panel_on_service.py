@@ -4,6 +4,7 @@ click buttons, await the background tasks, and look at what the panel shows."""
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import threading
 import time
@@ -322,3 +323,23 @@ async def test_a_configured_model_is_deleted_after_confirmation(
     await panel.wait_idle()
     assert model.id not in {row["id"] for row in panel.models.rows}
     assert panel.models.confirmation.layout.display == "none"
+
+
+async def test_the_service_decides_whether_the_backtest_fits_and_the_panel_says_it_once(
+    panel: ChapPanel, unique: str
+) -> None:
+    """nPeriods 12 and nSplits 100 on the 120 periods of demo: the regression model trains on
+    15 periods first, so the service refuses; the panel shows its sentence once."""
+    demo = next(item for item in panel.dataset_list if item.name == "demo")
+    panel.datasets.select(demo.id)
+    _pick(panel, "regression_model")
+    launcher = panel.launcher
+    launcher.name.value = f"too long {unique}"
+    launcher.n_periods.value, launcher.n_splits.value = 12, 100
+    launcher.button.click()
+    await panel.wait_idle()
+    shown = html.unescape(launcher.problem.value)
+    assert shown.count("need at least 126 periods of history") == 1, shown
+    assert launcher.button.disabled and not panel.jobs.rows
+    launcher.n_splits.value = 2
+    assert launcher.problem.value == "" and not launcher.button.disabled

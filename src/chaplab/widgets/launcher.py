@@ -1,6 +1,12 @@
 """The "run an evaluation" form: name, ``nPeriods``, ``nSplits``, ``stride``, and the dataset
 and configured model selected in the tables. The button is enabled only when the inputs are
-valid, and the name is prefilled (and kept unique) so a new user can press it at once."""
+valid, and the name is prefilled (and kept unique) so a new user can press it at once.
+
+Whether the dataset has history enough for the backtest is the service's to say: it knows how
+many periods the model trains on (the rule is ``check_backtest_fits`` in our service, and
+chap-core has its own). The panel does not guess with a looser copy of that rule: it sends the
+request, and a refusal is shown once, beside the button, which stays disabled until one of the
+refused settings changes."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import traitlets
 
 from chaplab.frames import parse_periods
 from chaplab.widgets._markup import message
+from chaplab.widgets.tables import UNCUT
 
 _STYLE = {"description_width": "90px"}
 
@@ -61,7 +68,6 @@ class EvaluationLauncher(widgets.VBox):
         super().__init__()
         self.dataset: Any = None
         self.model: Any = None
-        self._periods: int | None = None  # the dataset's, counted once per choice
         self.taken_names: set[str] = set()
         self._suggested = ""
         self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name")
@@ -70,9 +76,11 @@ class EvaluationLauncher(widgets.VBox):
         self.stride = _count("stride", 1, "periods between consecutive splits")
         self.choice = widgets.HTML()
         self.button = widgets.Button(
-            description="Run evaluation", button_style="primary", icon="play", disabled=True
+            description="Run evaluation", button_style="primary", icon="play", disabled=True,
+            layout=widgets.Layout(**UNCUT),
         )
-        self.problem = widgets.HTML()
+        self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
+        self._refused: tuple[EvaluationRequest, str] | None = None
         for control in (self.name, self.n_periods, self.n_splits, self.stride):
             control.observe(lambda _: self.check(), names="value")
         self.children = [
@@ -80,7 +88,7 @@ class EvaluationLauncher(widgets.VBox):
             self.choice,
             self.name,
             widgets.HBox([self.n_periods, self.n_splits, self.stride]),
-            widgets.HBox([self.button, self.problem]),
+            widgets.HBox([self.button, self.problem], layout=widgets.Layout(align_items="center")),
         ]
         self.check()
 
@@ -88,7 +96,6 @@ class EvaluationLauncher(widgets.VBox):
         """Use ``dataset`` and ``model`` (either may be None); a name the person has not
         edited follows the choice."""
         self.dataset, self.model = dataset, model
-        self._periods = dataset_period_count(dataset)
         self.choice.value = (
             f"dataset: <b>{html.escape(_title(dataset))}</b> · "
             f"model: <b>{html.escape(_title(model))}</b>"
@@ -112,13 +119,17 @@ class EvaluationLauncher(widgets.VBox):
             found.append("name: give the evaluation a name")
         elif name in self.taken_names:
             found.append(f"name: {name!r} is already used")
-        needed = self.n_periods.value + (self.n_splits.value - 1) * self.stride.value
-        if self._periods is not None and needed >= self._periods:
-            found.append(
-                f"nPeriods + (nSplits - 1) × stride = {needed} leaves no history in a dataset "
-                f"of {self._periods} periods"
-            )
+        if not found and self._refused is not None:
+            refused, reason = self._refused
+            if self._settings() == refused:
+                found.append(reason)
         return found
+
+    def refuse(self, request: EvaluationRequest, reason: str) -> None:
+        """The service refused ``request`` (``reason``, its answer): say so, and keep the
+        button disabled while the inputs ask for the same."""
+        self._refused = (request, reason)
+        self.check()
 
     def check(self) -> list[str]:
         """Show the problems, enable the button only without any; returns the problems."""
@@ -134,9 +145,15 @@ class EvaluationLauncher(widgets.VBox):
 
     def request(self) -> EvaluationRequest:
         """The evaluation to run; ``ValueError`` listing the problems when there are any."""
-        found = self.check()
-        if found:
+        found, settings = self.check(), self._settings()
+        if found or settings is None:
             raise ValueError("cannot run the evaluation: " + "; ".join(found))
+        return settings
+
+    def _settings(self) -> EvaluationRequest | None:
+        """What the inputs ask for (None while a dataset or a model is not selected)."""
+        if self.dataset is None or self.model is None:
+            return None
         return EvaluationRequest(
             name=self.name.value.strip(),
             model_name=self.model.name,

@@ -196,7 +196,10 @@ class ChapPanel(widgets.VBox):
         def failed(error: BaseException) -> None:
             self._launching.discard(request.name)
             self._update_taken_names()
-            self.launcher.show_problem(describe_error(error))
+            if isinstance(error, ChapHTTPError) and 400 <= error.status_code < 500:
+                self.launcher.refuse(request, describe_error(error))  # the service's answer
+            else:  # not an answer about the request (unreachable, a server error): try again
+                self.launcher.show_problem(describe_error(error))
 
         return self._keeper.spawn(self._launch(request), on_error=failed)
 
