@@ -131,6 +131,11 @@ class ResultsView(widgets.VBox):
         self.org_unit = widgets.Dropdown(
             options=[ALL_ORG_UNITS], description="org unit", layout=widgets.Layout(width="420px")
         )
+        self.org_unit_search = widgets.Text(
+            placeholder="type to narrow the org units (name or id)", description="find",
+            layout=widgets.Layout(width="420px"),
+        )
+        self._org_unit_picks: list[tuple[str, str]] = []
         self.split = widgets.SelectionSlider(
             options=[LAST_SPLIT], description="split", continuous_update=True,
             layout=widgets.Layout(width="420px"),
@@ -148,8 +153,11 @@ class ResultsView(widgets.VBox):
         self.quantiles.observe(lambda _: self.load(), names="value")
         self._offering_choices = False
         self.org_unit.observe(self._org_unit_changed, names="value")
+        self.org_unit_search.observe(lambda _: self._offer_org_units(), names="value")
         self.split.observe(self._split_changed, names="value")
-        controls = widgets.HBox([self.quantiles, widgets.VBox([self.org_unit, self.split])])
+        controls = widgets.HBox(
+            [self.quantiles, widgets.VBox([self.org_unit_search, self.org_unit, self.split])]
+        )
         self.children = [
             self.table,
             controls,
@@ -251,8 +259,8 @@ class ResultsView(widgets.VBox):
         try:
             labels = self._org_unit_labels()
             picks = sorted(((labels.get(u, u), u) for u in org_units), key=lambda p: p[0].lower())
-            self.org_unit.options = [(ALL_ORG_UNITS, ALL_ORG_UNITS), *picks]
-            self.org_unit.value = keep_unit
+            self._org_unit_picks = picks
+            self._offer_org_units(keep_unit)
             self.split.options = [
                 (LAST_SPLIT, LAST_SPLIT), (ALL_SPLITS, ALL_SPLITS),
                 *((_split_label(split), split) for split in splits),
@@ -260,6 +268,22 @@ class ResultsView(widgets.VBox):
             self.split.value = keep_split
         finally:
             self._offering_choices = False
+
+    def _offer_org_units(self, keep: str | None = None) -> None:
+        """Offer the org units whose name or id holds the search text (all when it is empty;
+        hundreds of places become a few), the chosen one always among them."""
+        keep = self.org_unit.value if keep is None else keep
+        text = self.org_unit_search.value.strip().casefold()
+        shown = [
+            (label, unit) for label, unit in self._org_unit_picks
+            if not text or text in label.casefold() or text in unit.casefold() or unit == keep
+        ]
+        offering, self._offering_choices = self._offering_choices, True
+        try:
+            self.org_unit.options = [(ALL_ORG_UNITS, ALL_ORG_UNITS), *shown]
+            self.org_unit.value = keep
+        finally:
+            self._offering_choices = offering
 
     def _org_unit_labels(self) -> dict[str, str]:
         """Place names of the loaded frames by org-unit id (the picker shows names, keeps ids)."""
