@@ -110,6 +110,10 @@ def test_a_bad_policy_is_refused_naming_the_field(
     refused(http, "POST", POLICIES, field, json={"name": "bad", "levels": levels})
 
 
+def test_a_policy_needs_a_name(http: httpx.Client) -> None:
+    refused(http, "POST", POLICIES, "name", json={"name": "  ", "levels": LADDER})
+
+
 def alert(policy_id: int, prediction: dict[str, Any] | None, unit: str, period: str,
           level: str = "monitor") -> dict[str, Any]:
     return {"timePeriod": period, "orgUnit": unit, "alertPolicyId": policy_id, "level": level,

@@ -46,6 +46,8 @@ APPROVED: AlertApproval = "approved"
 
 def create_policy(session: Session, request: AlertPolicyCreate) -> CreatedId:
     """Store a policy whose levels each have one threshold line and a name of their own."""
+    if not request.name.strip():
+        raise FieldProblem("name", "a policy needs a name that is not blank")
     names: set[str] = set()
     for index, level in enumerate(request.levels):
         if level.name != level.name.strip() or not level.name.strip():
