@@ -55,8 +55,10 @@ async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: Make
 
 async def test_launched_job_succeeds_and_its_evaluation_is_shown(make_panel: MakePanel) -> None:
     panel = await make_panel()
+    assert panel.results.image.layout.display == "none"  # nothing drawn yet: hidden
     panel.launcher.button.click()
     await panel.wait_idle()
+    assert panel.results.image.layout.display == ""
     (row,) = panel.jobs.rows
     assert row.status == "SUCCESS" and row.bar.value == row.bar.max
     assert [item.name for item in panel.results.selected] == ["naive_model:weekly on demo"]
@@ -132,6 +134,10 @@ async def test_missing_key_shows_a_readable_message(
     assert "HTTP 401" in panel.connection.error_text
     assert "Missing authentication header: X-API-Key" in panel.connection.error_text
     assert "Traceback" not in panel.connection.message.value
+    # no stale "connecting…" beside the error, and no empty chart (a broken-image icon)
+    assert "not connected" in panel.connection.summary.value
+    assert "connecting" not in panel.connection.summary.value
+    assert panel.results.image.layout.display == "none"
     assert repr(panel) == (
         "ChapPanel(http://chap.test, not loaded; jobs: 0 running; problem: "
         f"{panel.connection.error_text})"

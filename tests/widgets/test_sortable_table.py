@@ -135,3 +135,14 @@ def test_a_table_without_on_delete_has_no_delete_buttons() -> None:
         table.delete_button(1)
     grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
     assert len(grid.children) == 2 + 2 * len(ROWS)
+
+
+def test_a_column_with_a_max_width_wraps_its_text_instead_of_widening_the_table() -> None:
+    table = SortableTable([Column("name", "name"), Column("options", "options", "320px")])
+    table.set_rows([{"id": 1, "name": "m", "options": "n_lags=3, <x>"}])
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    cell = grid.children[-1]
+    assert isinstance(cell, widgets.HTML)
+    assert "max-width:320px;white-space:normal" in cell.value and "&lt;x&gt;" in cell.value
+    table.set_rows([{"id": 1, "name": "m", "options": "defaults"}])
+    assert grid.children[-1] is cell and ">defaults</div>" in cell.value

@@ -17,7 +17,7 @@ import asyncio
 import io
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as widgets
 
@@ -49,8 +49,17 @@ class Rendered:
 
 
 def image_widget() -> widgets.Image:
-    """An empty PNG Image widget that scales down to the panel's width."""
-    return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
+    """An empty PNG Image widget that scales down to the panel's width, hidden while it holds
+    no picture (an empty ``<img>`` shows the browser's broken-image icon)."""
+    image = widgets.Image(
+        format="png", layout=widgets.Layout(max_width="100%", height="auto", display="none")
+    )
+    image.observe(_shown_when_drawn, names="value")
+    return image
+
+
+def _shown_when_drawn(change: dict[str, Any]) -> None:
+    change["owner"].layout.display = "" if change["new"] else "none"
 
 
 def png_bytes(figure: Figure) -> bytes:

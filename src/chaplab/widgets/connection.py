@@ -19,6 +19,7 @@ from chaplab.client import (
     PermissionDeniedError,
 )
 from chaplab.widgets._markup import message
+from chaplab.widgets.tables import UNCUT
 
 
 def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
@@ -62,10 +63,16 @@ class ConnectionBar(widgets.VBox):
         self.version: str | None = None
         self.summary = widgets.HTML()
         self.refresh_button = widgets.Button(
-            description="Refresh", icon="refresh", tooltip="reload everything from the service"
+            description="Refresh", icon="refresh", tooltip="reload everything from the service",
+            layout=widgets.Layout(**UNCUT),
         )
         self.message = widgets.HTML()
-        self.children = [widgets.HBox([self.summary, self.refresh_button]), self.message]
+        self.summary.layout = widgets.Layout(flex="0 1 auto", min_width="0")
+        self.children = [
+            widgets.HBox([self.summary, self.refresh_button],
+                         layout=widgets.Layout(align_items="center", grid_gap="0 12px")),
+            self.message,
+        ]
         self._show_summary("connecting…")
 
     def show_connected(self, version: str | None) -> None:
@@ -75,8 +82,11 @@ class ConnectionBar(widgets.VBox):
         self.message.value = ""
 
     def show_error(self, error: BaseException) -> None:
-        """Show ``error`` as a readable message (in red) under the bar."""
+        """Show ``error`` as a readable message (in red) under the bar; before the service
+        has answered once, the bar says "not connected" instead of "connecting…"."""
         self.message.value = message(describe_error(error), alert=True)
+        if self.version is None:
+            self._show_summary("not connected")
 
     @property
     def error_text(self) -> str:

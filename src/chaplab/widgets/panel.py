@@ -35,13 +35,13 @@ from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import ALL_ORG_UNITS, HISTORY_PERIODS, ResultsView, chart_split
-from chaplab.widgets.tables import Row, SortableTable, columns
+from chaplab.widgets.tables import Column, Row, SortableTable, columns
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DATASET_COLUMNS = columns("name", "id", "type", "periods", "org_units", "created")
-MODEL_COLUMNS = columns("name", "id", "template", "options")
+MODEL_COLUMNS = (*columns("name", "id", "template"), Column("options", "options", "360px"))
 
 
 def dataset_row(dataset: Any) -> dict[str, Any]:
@@ -132,10 +132,9 @@ class ChapPanel(widgets.VBox):
         new_model.selected_index = None
         self.children = [
             self.connection,
-            widgets.HBox(
-                [self.datasets, self.models],
-                layout=widgets.Layout(flex_flow="row wrap", grid_gap="8px 24px"),
-            ),
+            # one above the other, always: side by side they would jump to stacked whenever
+            # a table grew (a long options text), and together they are wider than an output
+            widgets.VBox([self.datasets, self.models], layout=widgets.Layout(grid_gap="8px")),
             new_model,
             self.launcher,
             self.jobs,

@@ -39,10 +39,13 @@ UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 
 @dataclass(frozen=True)
 class Column:
-    """One column: ``key`` in the row dicts, ``title`` in the header."""
+    """One column: ``key`` in the row dicts, ``title`` in the header; a column with a
+    ``max_width`` (CSS, such as ``"320px"``) wraps longer texts onto more lines instead of
+    widening the table."""
 
     key: str
     title: str
+    max_width: str | None = None
 
 
 def columns(*keys: str) -> tuple[Column, ...]:
@@ -235,7 +238,10 @@ class SortableTable(widgets.VBox):
         )
         toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
         self._toggles[key] = toggle
-        cells: list[widgets.Widget] = [toggle, *(widgets.Label(text) for text in others)]
+        cells: list[widgets.Widget] = [
+            toggle,
+            *(_cell(column, text) for column, text in zip(self.columns[1:], others, strict=True)),
+        ]
         if self._on_delete is not None:
             delete = widgets.Button(
                 icon="trash", tooltip=f"delete {name}", layout=widgets.Layout(width="36px")
@@ -249,8 +255,8 @@ class SortableTable(widgets.VBox):
         """Update a shown row's cells (a trait set to its own value sends nothing)."""
         (name, *others), (toggle, *labels) = self._texts(row), cells
         toggle.description, toggle.tooltip = name, f"select {name}"
-        for label, text in zip(labels, others, strict=False):  # the delete button has no text
-            label.value = text
+        for column, label, text in zip(self.columns[1:], labels, others, strict=False):
+            label.value = _cell_value(column, text)  # (the delete button has no text)
         if row[self.key] in self._deletes:
             self._deletes[row[self.key]].tooltip = f"delete {name}"
 
@@ -296,6 +302,20 @@ class SortableTable(widgets.VBox):
         body: list[widgets.Widget] = [self._grid] if self._rows else [self._empty]
         caption = [self._caption] if self._caption else []
         self.children = [*caption, *body, self.confirmation]
+
+
+def _cell(column: Column, text: str) -> widgets.Widget:
+    """A label, or for a column with a ``max_width`` an HTML cell that wraps."""
+    if column.max_width is None:
+        return widgets.Label(text)
+    return widgets.HTML(_cell_value(column, text))
+
+
+def _cell_value(column: Column, text: str) -> str:
+    if column.max_width is None:
+        return text
+    return (f'<div style="max-width:{column.max_width};white-space:normal;'
+            f'overflow-wrap:anywhere;line-height:1.3">{html.escape(text)}</div>')
 
 
 class DeleteConfirmation(widgets.HBox):
