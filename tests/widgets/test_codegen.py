@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chaplab._connect import reaches
-from chaplab.widgets.codegen import ViewState, view_code
+from chaplab.widgets.codegen import CodeView, ViewState, view_code
 
 
 def test_a_service_connect_reaches_is_written_as_connect_without_its_port(
@@ -41,3 +41,13 @@ def test_connect_reaches_the_service_chap_url_names(monkeypatch: pytest.MonkeyPa
     assert reaches("https://chap.example.org")
     assert not reaches("https://chap.example.org", proxy_prefix="/chap")
     assert not reaches("http://127.0.0.1:8000")
+
+
+def test_copy_code_holds_the_code_shown_for_the_browser_to_copy() -> None:
+    view = CodeView()
+    view.show(ViewState("http://127.0.0.1:42687", by_connect=True, evaluations=[(3, "e")]))
+    assert view.copy_button.code == view.code and "evaluation_frame(3" in view.code
+    assert "navigator.clipboard.writeText" in view.copy_button._esm  # copied in the browser
+    assert view.text.layout.display == "none"
+    view.toggle.value = True  # "show code" reveals it as well
+    assert view.text.layout.display == ""

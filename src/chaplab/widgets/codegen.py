@@ -1,5 +1,8 @@
 """"Copy code": the client calls that reproduce what the panel shows, so a person can continue
-in code. The key is never written out; the code asks for it."""
+in code. The key is never written out; the code asks for it.
+
+**copy code** puts the code on the clipboard, in the browser (:class:`CopyButton`, a few lines
+of browser code run by anywidget: ipywidgets has no clipboard); **show code** shows it too."""
 
 from __future__ import annotations
 
@@ -8,9 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anywidget
 import ipywidgets as widgets
+import traitlets
 
 from chaplab._connect import API_KEY_VARIABLE
+from chaplab.widgets.tables import UNCUT
 
 
 @dataclass(frozen=True)
@@ -110,20 +116,72 @@ def _client_line(state: ViewState) -> str:
     return f"client = ChapClient({', '.join(arguments)})"
 
 
+_COPY_ESM = """
+function render({ model, el }) {
+  const button = document.createElement("button");
+  button.className = "jupyter-widgets jupyter-button widget-button";
+  button.title = "copy the client calls behind this view to the clipboard";
+  button.innerHTML = '<i class="fa fa-copy"></i> copy code';
+  button.style.width = "auto";
+  const note = document.createElement("span");
+  note.style.marginLeft = "8px";
+  note.setAttribute("role", "status");
+  button.addEventListener("click", async () => {
+    const code = model.get("code");
+    try {
+      await navigator.clipboard.writeText(code);
+    } catch (error) {  // no clipboard API here (not a secure page): the copy command
+      const area = document.createElement("textarea");
+      area.value = code;
+      document.body.append(area);
+      area.select();
+      const done = document.execCommand("copy");
+      area.remove();
+      if (!done) {
+        note.textContent = "could not copy: press show code and copy it from there";
+        return;
+      }
+    }
+    note.textContent = "copied: paste it into a cell";
+    model.set("copied", model.get("copied") + 1);
+    model.save_changes();
+  });
+  el.append(button, note);
+}
+export default { render };
+"""
+
+
+class CopyButton(anywidget.AnyWidget):
+    """A button that puts ``code`` on the browser's clipboard and says so; ``copied`` counts
+    the copies the browser reported."""
+
+    _esm = _COPY_ESM
+    code = traitlets.Unicode("").tag(sync=True)
+    copied = traitlets.Int(0).tag(sync=True)
+
+
 class CodeView(widgets.VBox):
-    """A "copy code" toggle that reveals the code of the current view, ready to select."""
+    """**copy code** (to the clipboard) and a **show code** toggle that reveals the code of the
+    current view."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.copy_button = CopyButton()
         self.toggle = widgets.ToggleButton(
-            description="copy code", icon="code", tooltip="show the client calls behind this view"
+            description="show code", icon="code", tooltip="show the client calls behind this view",
+            layout=widgets.Layout(**UNCUT),
         )
         self.text = widgets.Textarea(
             layout=widgets.Layout(display="none", width="100%", height="12em"),
             tooltip="select all and copy",
         )
         self.toggle.observe(self._toggled, names="value")
-        self.children = [self.toggle, self.text]
+        self.children = [
+            widgets.HBox([self.copy_button, self.toggle], layout=widgets.Layout(
+                align_items="center", grid_gap="0 12px")),
+            self.text,
+        ]
 
     @property
     def code(self) -> str:
@@ -131,8 +189,8 @@ class CodeView(widgets.VBox):
         return self.text.value
 
     def show(self, state: ViewState) -> None:
-        """Write the code of ``state``."""
-        self.text.value = view_code(state)
+        """Write the code of ``state`` (shown, and what **copy code** copies)."""
+        self.text.value = self.copy_button.code = view_code(state)
 
     def _toggled(self, change: dict[str, Any]) -> None:
         self.text.layout.display = "" if change["new"] else "none"
