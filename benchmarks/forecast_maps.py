@@ -4,9 +4,9 @@ The org units are the demo generator's 500 districts, rectangles on a grid with 
 forecast has three months and the quantiles 0.1, 0.25, 0.5, 0.75, 0.9 per district, drawn
 deterministically around a district's own level. Timed separately, each to PNG at the default
 resolution and closed: ``map_chart`` of the median, one panel per month (1,500 polygons), and
-``probability_tiles`` of an outbreak probability per district and month (500 x 3 tiles, the
-likeliest first; the probabilities are a smooth function of the forecast's level against a
-threshold per district: the chart's cost does not depend on how they were computed).
+``probability_tiles`` of the outbreak probability per district and month (500 x 3 tiles, the
+likeliest first), from ``exceedance_probability`` of the forecast against a threshold per
+district.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from benchmarks.results import Result, at_most  # noqa: E402
 from benchmarks.timing import median_time  # noqa: E402
 from chaplab.frames import with_org_unit_names  # noqa: E402
 from chaplab.plotting import map_chart, probability_tiles  # noqa: E402
+from chaplab.scoring import exceedance_probability  # noqa: E402
 from chaplab.service.demo import generate_demo  # noqa: E402
 
 ORG_UNITS = 500
@@ -37,7 +38,8 @@ TILES_LIMIT_SECONDS = 1.0
 
 
 def forecast_inputs() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, object]]:
-    """The forecast frame (log-normal quantiles), exceedance probabilities and the GeoJSON."""
+    """The forecast frame (log-normal quantiles, with names), its exceedance probabilities and
+    the GeoJSON."""
     demo = generate_demo(n_org_units=ORG_UNITS, n_years=1)
     rng = np.random.default_rng(10)
     units = np.array(demo.panel.org_units)
@@ -53,15 +55,13 @@ def forecast_inputs() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, object]]:
         "quantile": np.array(QUANTILES)[quantile_index.ravel()],
         "value": values.ravel(),
     })
-    threshold = np.log(rng.uniform(20, 2000, size=(ORG_UNITS, 1)))
-    probability = 0.5 * (1 + np.tanh((level - threshold) / 0.4 * 0.8))
-    probabilities = pd.DataFrame({
+    thresholds = pd.DataFrame({
         "org_unit": np.repeat(units, MONTHS),
         "period": np.tile(months, ORG_UNITS),
-        "probability": probability.ravel(),
+        "threshold": np.repeat(rng.uniform(20, 2000, size=ORG_UNITS), MONTHS),
     })
-    names = demo.geojson
-    return with_org_unit_names(frame, names), with_org_unit_names(probabilities, names), names
+    frame = with_org_unit_names(frame, demo.geojson)
+    return frame, exceedance_probability(frame, thresholds), demo.geojson
 
 
 def to_png(figure: Figure) -> bytes:
