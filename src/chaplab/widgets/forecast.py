@@ -357,18 +357,13 @@ def outbreak_frame(frame: pd.DataFrame, thresholds: Any) -> pd.DataFrame:
     ``thresholds``) and P(cases > threshold), from the forecast's quantiles."""
     import pandas as pd
 
-    from chaplab.frames import parse_periods
     from chaplab.scoring import exceedance_probability
 
-    entries = thresholds.entries
-    lines = pd.DataFrame({
-        "org_unit": [entry.location for entry in entries],
-        "period": parse_periods([entry.period for entry in entries]),
-        "threshold": [
-            float("nan") if not entry.values or entry.values[0] is None else entry.values[0]
-            for entry in entries
-        ],
-    })
+    lines = pd.DataFrame(
+        [(entry.location, entry.period, entry.values[0] if entry.values else None)
+         for entry in thresholds.entries],
+        columns=["org_unit", "period", "threshold"],
+    ).astype({"threshold": float})
     return exceedance_probability(frame, lines)
 
 
