@@ -14,7 +14,7 @@ import pytest
 from chaplab.frames import entries_to_frame
 from chaplab.scoring import decision_skill, endemic_thresholds, exceedance_probability
 
-from .cases import LEVELS, START, actuals_frame, forecast_frame, wire
+from .cases import LEVELS, START, actuals_frame, forecast_frame, normal_forecasts, wire
 
 VALUES = (10.0, 20.0, 30.0, 40.0, 60.0)  # at LEVELS 0.1, 0.25, 0.5, 0.75, 0.9
 
@@ -255,3 +255,23 @@ def test_decision_skill_leaves_out_targets_without_a_case_or_threshold() -> None
 def test_bad_input_is_named(call: object, message: str) -> None:
     with pytest.raises((ValueError, TypeError), match=message):
         call()  # type: ignore[operator]
+
+
+def test_decision_skill_on_an_evaluation_with_thresholds_from_before_each_split() -> None:
+    entries = normal_forecasts(org_units=4, splits=12, horizon=3)  # splits 2023-01 to 2023-12
+    history = pd.period_range("2020-01", "2024-03", freq="M")
+    rng = np.random.default_rng(5)
+    actuals = actuals_frame([(f"OU{unit}", period, 100 + 10 * rng.standard_normal())
+                             for unit in range(4) for period in history])
+    thresholds = endemic_thresholds(entries, actuals, "seasonal", std_multiplier=0.5)
+    assert thresholds["threshold"].notna().all()
+    skill = decision_skill(entries, actuals, thresholds)
+    table = skill.table
+    outbreaks = int(skill.targets["outbreak"].sum())
+    assert 0 < outbreaks < len(skill.targets) == 4 * 12 * 3
+    assert ((table["hits"] + table["misses"]) == outbreaks).all()
+    assert (table[["hits", "misses", "false_alarms", "correct_negatives"]].sum(axis=1)
+            == len(skill.targets)).all()
+    # a higher cut-off alerts less often: fewer hits and fewer false alarms
+    assert (np.diff(table["hits"]) <= 0).all() and (np.diff(table["false_alarms"]) <= 0).all()
+    assert skill.best["peirce_skill"] == pytest.approx(table["peirce_skill"].max())
