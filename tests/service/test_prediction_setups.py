@@ -80,6 +80,7 @@ def test_a_promoted_evaluation_runs_on_fresh_data_and_keeps_its_forecast_history
     assert setup["configuredModel"]["name"] == "naive_model"
     assert sorted(setup["orgUnits"]) == sorted(evaluation.org_units)
     assert setup["periodType"] == "month"
+    assert setup["startPeriod"] == "201501"  # the first period of the evaluation's dataset
     assert setup["scheduleEnabled"] is False
     assert setup["predictions"] == []
     listed = checked(http, "GET", SETUPS)
@@ -179,6 +180,9 @@ def test_creating_a_setup_refuses_bad_input_and_stores_nothing(
     again = http.post(SETUPS, json={"backtestId": evaluation.id, "name": "twice"})
     assert again.status_code == 409
     assert f"prediction setup {first['id']}" in again.text
+    # a malformed schedule is named before the evaluation's setup is found taken, as in 2.5.1
+    bad = {"backtestId": evaluation.id, "name": "x", "scheduleCronExpression": "61 * * * *"}
+    assert http.post(SETUPS, json=bad).status_code == 422
 
 
 def test_a_run_refuses_data_that_does_not_suit_the_setup_and_queues_nothing(

@@ -135,9 +135,13 @@ def _prediction_info(session: Session, row: PredictionRow, setup_id: int) -> Pre
 
 
 def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
-    """Promote the evaluation ``backtestId``: 404 when it is unknown, 409 when it already backs
-    a setup, 422 naming the field for a schedule this service cannot keep."""
+    """Promote the evaluation ``backtestId``: 404 when it or the alert policy is unknown, 422
+    naming the field for a schedule this service cannot keep, 409 when the evaluation already
+    backs a setup (checked in 2.5.1's order). The setup starts from the first period of the
+    evaluation's dataset, as 2.5.1's."""
     evaluation = get_evaluation(session, request.backtest_id, "backtestId")
+    _check_schedule(request.schedule_cron_expression, request.schedule_enabled)
+    _check_alert_policy(session, request.alert_policy_id)
     taken = session.scalar(
         select(PredictionSetupRow.id).where(PredictionSetupRow.evaluation_id == evaluation.id)
     )
@@ -145,14 +149,12 @@ def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
         raise ProblemError(
             409, detail=f"backtest {evaluation.id} already backs prediction setup {taken}"
         )
-    _check_schedule(request.schedule_cron_expression, request.schedule_enabled)
-    _check_alert_policy(session, request.alert_policy_id)
     row = PredictionSetupRow(
         name=request.name,
         evaluation_id=evaluation.id,
         configured_model_id=evaluation.configured_model_id,
         period_type=evaluation.dataset.period_type,
-        start_period=None,
+        start_period=evaluation.dataset.periods[0],
         org_units=list(evaluation.org_units),
         covariate_sources=list(evaluation.dataset.data_sources),
         schedule_cron_expression=request.schedule_cron_expression,
