@@ -39,8 +39,8 @@ async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel
 async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
     panel = await make_panel()
     assert panel.datasets.rows == [
-        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36, "org_units": 2,
-         "created": datetime(2026, 1, 1, 10, 0)}
+        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36,
+         "span": "2021-01 – 2023-12", "org_units": 2, "created": datetime(2026, 1, 1, 10, 0)}
     ]
     assert panel.models.rows == [
         {"id": 5, "name": "naive_model:weekly", "template": "naive_model", "options": "n_lags=3"}

@@ -22,6 +22,7 @@ import ipywidgets as widgets
 
 from chaplab._connect import reaches
 from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
+from chaplab.frames import period_label
 from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
@@ -40,17 +41,23 @@ from chaplab.widgets.tables import Column, Row, SortableTable, columns
 if TYPE_CHECKING:
     import pandas as pd
 
-DATASET_COLUMNS = columns("name", "id", "type", "periods", "org_units", "created")
+DATASET_COLUMNS = (
+    *columns("name", "id", "type", "periods"),
+    Column("span", "from – to"),
+    *columns("org_units", "created"),
+)
 MODEL_COLUMNS = (*columns("name", "id", "template"), Column("options", "options", "360px"))
 
 
 def dataset_row(dataset: Any) -> dict[str, Any]:
-    """The table row of a dataset: name, type, number of periods and of org units."""
+    """The table row of a dataset: name, type, number of periods, first and last period (as
+    the charts write them), number of org units, when it was made."""
     return {
         "id": dataset.id,
         "name": dataset.name or f"dataset {dataset.id}",
         "type": dataset.type,
         "periods": dataset_period_count(dataset),
+        "span": _span(dataset),
         "org_units": len(dataset.org_units),
         "created": dataset.created,
     }
@@ -446,6 +453,17 @@ def _loop_running() -> bool:
 def _selected(table: SortableTable, items: list[Any]) -> Any:
     by_id = {item.id: item for item in items}
     return next((by_id[key] for key in table.selected if key in by_id), None)
+
+
+def _span(dataset: Any) -> str | None:
+    """``2000-01 – 2019-12``: a dataset's first and last period; None when either is unknown
+    or no period."""
+    if not dataset.first_period or not dataset.last_period:
+        return None
+    try:
+        return f"{period_label(dataset.first_period)} – {period_label(dataset.last_period)}"
+    except ValueError:
+        return None
 
 
 def _count(number: int, noun: str) -> str:
