@@ -1,6 +1,6 @@
 """The non-deprecated spellings of 2.5.1 answer as the routes they stand beside:
 ``/v1/analytics/actual-cases/{id}`` as ``actualCases/{id}`` and ``/v1/crud/backtests/{id}`` as
-``/v1/crud/backtests/{id}/info``."""
+``/v1/crud/backtests/{id}/info``; ``isDatasetId=true`` reads the id as a dataset's."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ def test_the_aliases_answer_as_the_routes_beside_them(
         assert read.status_code == 200
         assert read.json() == http.get(f"/v1/crud/backtests/{backtest}/info").json()
         assert read.json()["id"] == backtest
+        by_dataset = http.get(
+            f"/v1/analytics/actual-cases/{evaluated.dataset.id}", params={"isDatasetId": "true"}
+        )
+        assert by_dataset.status_code == 200
+        assert_matches_chap_core("GET", "/v1/analytics/actual-cases/1", by_dataset.json())
+        assert by_dataset.json() == cases.json()  # the evaluation's dataset, whole
+        assert (
+            http.get("/v1/analytics/actual-cases/999999", params={"isDatasetId": "true"})
+        ).status_code == 404
         one_unit = http.get(
             f"/v1/analytics/actual-cases/{backtest}", params={"orgUnits": "OU_missing"}
         )

@@ -26,7 +26,7 @@ from chaplab.service.entries import (
     evaluation_entries_stream,
 )
 from chaplab.service.errors import FieldProblem, NotFound
-from chaplab.service.forecasting import ModelTemplateSpec, Panel
+from chaplab.service.forecasting import TARGET, ModelTemplateSpec, Panel
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.metrics import METRIC_NAMES, aggregate_metrics, finite_metrics
 from chaplab.service.registered_templates import template_spec
@@ -398,19 +398,26 @@ def metric_rows(session: Session, backtest_id: int | None) -> list[list[Any]]:
 
 
 def actual_cases(
-    session: Session, backtest_id: int, org_units: Sequence[str] | None = None
+    session: Session,
+    backtest_id: int,
+    org_units: Sequence[str] | None = None,
+    is_dataset_id: bool = False,
 ) -> ActualCases:
-    """The observed target of the evaluation's dataset (of ``org_units``, default all)."""
-    evaluation = get_evaluation(session, backtest_id, "backtestId")
-    panel = panel_of(evaluation.dataset)
-    target = template_spec(evaluation.configured_model.template).target
+    """The observed target of the evaluation's dataset (of ``org_units``, default all); with
+    ``is_dataset_id`` the id is a dataset's, whose ``disease_cases`` are answered."""
+    if is_dataset_id:
+        dataset = get_or_404(session, DatasetRow, backtest_id, "dataset", "backtestId")
+        target = TARGET
+    else:
+        evaluation = get_evaluation(session, backtest_id, "backtestId")
+        dataset = evaluation.dataset
+        target = template_spec(evaluation.configured_model.template).target
+    panel = panel_of(dataset)
     values = panel.features.get(target, np.full((panel.n_org_units, panel.n_periods), np.nan))
     wanted = list(org_units or panel.org_units)
     unknown = [unit for unit in wanted if unit not in panel.org_units]
     if unknown:
-        raise FieldProblem(
-            "orgUnits", f"{unknown[0]!r} is not an org unit of the evaluation's dataset"
-        )
+        raise FieldProblem("orgUnits", f"{unknown[0]!r} is not an org unit of the dataset")
     rows = [panel.org_units.index(unit) for unit in wanted]
     data = [
         ActualCase(

@@ -87,10 +87,17 @@ def evaluation_entries(
 
 @router.get("/v1/analytics/actual-cases/{backtest_id}", summary="Actual cases (alias)")
 @router.get("/v1/analytics/actualCases/{backtest_id}", summary="Actual cases")
-def actual_cases(backtest_id: int, session: DB, org_units: OrgUnits = None) -> ActualCases:
+def actual_cases(
+    backtest_id: int,
+    session: DB,
+    org_units: OrgUnits = None,
+    is_dataset_id: Annotated[
+        bool, Query(alias="isDatasetId", description="the id is a dataset's, not an evaluation's")
+    ] = False,
+) -> ActualCases:
     """The observed target of the evaluation's dataset (decorators apply bottom up, so
     ``actualCases`` is the route listed first)."""
-    return evaluations.actual_cases(session, backtest_id, org_units)
+    return evaluations.actual_cases(session, backtest_id, org_units, is_dataset_id)
 
 
 @router.post("/v1/crud/backtests")
