@@ -201,6 +201,8 @@ def test_bad_input_names_the_argument() -> None:
         map_chart(pd.concat([frame, frame]), country(), "metric")
     with pytest.raises(ValueError, match="periods: 2024-01 not in the frame; it has 2025-01"):
         map_chart(frame, country(), "metric", periods=["2024-01"])
+    with pytest.raises(ValueError, match="max_panels must be a whole number of at least 1"):
+        map_chart(frame, country(), "metric", max_panels=0)
     with pytest.raises(ValueError, match="geojson must be a FeatureCollection"):
         map_chart(frame, {"type": "Feature"}, "metric")
 
@@ -214,3 +216,9 @@ def test_draws_into_the_callers_axes() -> None:
 
 def _note(figure: Figure) -> str:
     return next(text.get_text() for text in figure.texts if text.get_gid() == "note")
+
+
+def test_more_periods_than_max_panels_are_cut_and_the_note_says_so() -> None:
+    figure = map_chart(values({"LK": 1, "HC": 2}, periods=5), country(), "metric", max_panels=4)
+    assert len(map_collections(figure)) == 4
+    assert "first 4 of 5 periods" in _note(figure)

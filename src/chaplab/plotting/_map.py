@@ -115,6 +115,8 @@ def map_chart(
     left out. An org unit without a value is grey; one without a polygon is not drawn and the
     note under the map names it. :class:`NoPolygonsError` when no feature has a polygon.
     """
+    if isinstance(max_panels, bool) or not isinstance(max_panels, int) or max_panels < 1:
+        raise ValueError(f"max_panels must be a whole number of at least 1, got {max_panels!r}")
     table, chosen = _values(frame, value, quantile)
     shapes = shapes_of(geojson)
     names = _names(frame, geojson)
