@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field
 
+from chaplab.service.text import printable
 from chaplab.service.wire.alerts import AlertPolicyRead
 from chaplab.service.wire.common import (
     DataSource,
@@ -42,7 +43,7 @@ class QuantileTarget(WireRequest):
     data_element_id: Identifier
 
 
-CronExpression = Annotated[str, Field(min_length=1, max_length=200)]
+CronExpression = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
 
 
 class PredictionSetupCreate(WireRequest):
