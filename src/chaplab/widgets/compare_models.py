@@ -193,7 +193,7 @@ class CompareModelsView(widgets.VBox):
             control.observe(lambda _: self.check(), names="value")
         self.button.on_click(lambda _: self.run())
         self.baseline.observe(lambda _: self._baseline_changed(), names="value")
-        self.leaderboard.observe(lambda _: self.compare(), names="selected")
+        self.leaderboard.observe(lambda _: self.open_comparison(), names="selected")
         self.children = [
             widgets.HTML(
                 "<b>Compare models</b><br><small>Run several configured models and the "
@@ -308,6 +308,10 @@ class CompareModelsView(widgets.VBox):
 
     def _failed(self, error: BaseException) -> None:
         self._finished()
+        self.show_error(error)
+
+    def show_error(self, error: BaseException) -> None:
+        """Say (in red, under the jobs) why the batch, its scores or a chart failed."""
         self.status.value = message(describe_error(error), alert=True)
 
     def _finished(self) -> None:
@@ -331,9 +335,12 @@ class CompareModelsView(widgets.VBox):
                 zip(self.job_rows, finished, strict=True) if evaluation is not None}
         runs |= await self._baseline_runs(batch.specification_id, runs)
         if len(runs) < 2:
-            raise RuntimeError(
-                f"only {len(runs)} model(s) finished: at least two are needed to compare"
+            self.status.value = message(
+                f"{len(runs)} of the models finished, too few to compare (the rows above say "
+                "why the others did not)"
             )
+            self._finished()
+            return
         self.status.value = message(f"scoring {len(runs)} models…", GREEN)
         forecasts = {name: await self._client.evaluation_frame(evaluation)
                      for name, evaluation in runs.items()}
@@ -421,9 +428,9 @@ class CompareModelsView(widgets.VBox):
 
     def _baseline_changed(self) -> None:
         if self.scored is not None and self.baseline.value is not None and not self._running:
-            self._keeper.spawn(self.redraw_leaderboard(), on_error=self._failed)
+            self._keeper.spawn(self.redraw_leaderboard(), on_error=self.show_error)
 
-    def compare(self) -> asyncio.Task[Any] | None:
+    def open_comparison(self) -> asyncio.Task[Any] | None:
         """Draw the comparison chart of the two selected models (what selecting them does);
         None when fewer than two are selected."""
         chosen = list(self.leaderboard.selected)
@@ -431,7 +438,7 @@ class CompareModelsView(widgets.VBox):
             self.comparison.value, self.comparison_title.value = b"", ""
             return None
         return self._keeper.spawn(self._draw_comparison(self.scored, chosen[0], chosen[1]),
-                                  on_error=self._failed)
+                                  on_error=self.show_error)
 
     async def _draw_comparison(self, scored: BatchScores, first: str, second: str) -> None:
         view = ChartView(
