@@ -39,9 +39,10 @@ FIGURES: dict[str, str] = {
     "startup": "benchmarks.startup",
     "scoring": "benchmarks.scoring",
     "forecast_maps": "benchmarks.forecast_maps",
+    "country_scale": "benchmarks.country_scale",
 }
 """Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, 9 of issue 19,
-then 10 of issue 20)."""
+then 10 of issue 20, 11 of issue 21)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 

