@@ -16,6 +16,7 @@ from chaplab.client import (
     NotFoundError,
 )
 
+from .chap_core_mock import ChapCoreMock, without
 from .fake_service import FakeService, last_body
 
 
@@ -158,3 +159,43 @@ def test_a_bulk_delete_that_answers_only_a_count(call: Callable[..., Any]) -> No
     assert call(handler, "delete_evaluations", [3, 4]) == [3, 4]
     with pytest.raises(NotFoundError, match="deleted 1 of the 2 .* 1 of them did not exist"):
         call(handler, "delete_evaluations", [3, 9])
+
+
+BACKTEST = {
+    "id": 12, "datasetId": 1, "modelId": "naive_model", "name": "E naive", "specificationId": 1,
+    "aggregateMetrics": {"crps": 10.6}, "configuredModel": None,
+    "dataset": {"id": 1, "name": "demo"},
+}
+ACTUALS = {"featureId": "disease_cases", "dhis2Id": "disease_cases",
+           "data": [{"pe": "201901", "ou": "OU_North", "value": 40.0}]}
+DATASET = {"id": 1, "name": "demo", "created": "2026-11-23T19:23:36Z", "observations": []}
+
+
+def test_the_spelling_the_server_does_not_deprecate_is_sent(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({
+        "GET /v1/crud/backtests/12": httpx.Response(200, json=BACKTEST),
+        "GET /v1/crud/datasets/1": httpx.Response(200, json=DATASET),
+        "GET /v1/analytics/actual-cases/12": httpx.Response(200, json=ACTUALS),
+    })
+    assert call(mock.handler, "get_evaluation", 12).name == "E naive"
+    frame = call(mock.handler, "actual_cases", 12)
+    assert list(frame["value"]) == [40.0]
+    assert [r.url.path for r in mock.seen] == [
+        "/v1/crud/backtests/12", "/v1/crud/backtests/12", "/v1/crud/datasets/1",
+        "/v1/analytics/actual-cases/12"]
+
+
+def test_a_server_with_only_the_older_spellings_gets_them(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/backtests/12/info": httpx.Response(200, json=BACKTEST),
+            "GET /v1/crud/datasets/1": httpx.Response(200, json=DATASET),
+            "GET /v1/analytics/actualCases/12": httpx.Response(200, json=ACTUALS),
+        },
+        openapi=without("GET /v1/crud/backtests/{backtestId}",
+                        "GET /v1/analytics/actual-cases/{backtestId}"),
+    )
+    assert call(mock.handler, "get_evaluation", 12).id == 12
+    call(mock.handler, "actual_cases", 12)
+    assert {r.url.path for r in mock.seen} == {
+        "/v1/crud/backtests/12/info", "/v1/crud/datasets/1", "/v1/analytics/actualCases/12"}

@@ -16,8 +16,10 @@ from chaplab.client import (
     JobTimeoutError,
     NotFoundError,
     PollSchedule,
+    UnsupportedRouteError,
 )
 
+from .chap_core_mock import ChapCoreMock, without
 from .fake_service import FakeService
 
 
@@ -270,3 +272,22 @@ def test_cancelling_a_stopped_job_is_a_conflict_also_where_the_server_says_400(
     with pytest.raises(ConflictError, match="already finished") as caught:
         call(handler, "cancel_job", "j1")
     assert caught.value.status_code == 400
+
+
+def test_a_jobs_request_is_the_body_it_was_submitted_with(call: Callable[..., Any]) -> None:
+    sent = {"name": "E naive", "modelId": "naive_model", "datasetId": 2, "nPeriods": 3}
+    mock = ChapCoreMock({"GET /v1/jobs/job-1/request": httpx.Response(200, json=sent),
+                         "GET /v1/jobs/gone/request": httpx.Response(
+                             404, json={"detail": "No request captured for job gone"})})
+    assert call(mock.handler, "job_request", "job-1") == sent
+    with pytest.raises(NotFoundError, match="No request captured"):
+        call(mock.handler, "job_request", "gone")
+    with pytest.raises(TypeError, match="job_id must be"):
+        call(mock.handler, "job_request", 7)
+
+
+def test_a_server_that_keeps_no_requests_names_get_job(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({}, openapi=without("GET /v1/jobs/{job_id}/request"))
+    with pytest.raises(UnsupportedRouteError, match=r"get_job\(job_id\)"):
+        call(mock.handler, "job_request", "job-1")
+    assert mock.seen == []

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import httpx
 import numpy as np
+import pytest
 
 from chaplab.client import (
     ConfiguredModelWithDataSource,
     ModelSpec,
     ModelTemplate,
+    UnsupportedRouteError,
 )
 
+from .chap_core_mock import ChapCoreMock, without
 from .fake_service import DISCOVERY, FakeService, last_body
 
 
@@ -79,3 +84,42 @@ def test_configured_models_with_data_source(client: Any, fake: FakeService) -> N
         "GET /v1/crud/configured-models-with-data-source/3",
         "POST /v1/crud/configured-models-with-data-source/from-backtest/1",
     ]
+
+
+FROM_SERVICE = {
+    "name": "chaplab-mean", "id": 5, "version": "1.0.0", "displayName": "chaplab mean",
+    "usesChapkit": True, "isLive": True, "archived": False, "role": "comparison",
+    "requiredCovariates": [], "minPredictionLength": 0, "maxPredictionLength": 100,
+}
+
+
+def test_a_template_is_stored_from_a_registered_model_service(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({"POST /v1/crud/model-templates/from-service":
+                         httpx.Response(200, json=FROM_SERVICE)})
+    template = call(mock.handler, "register_template_from_service", "chaplab-mean", "comparison")
+    assert mock.bodies == [{"serviceId": "chaplab-mean", "role": "comparison"}]
+    assert (template.id, template.uses_chapkit, template.role) == (5, True, "comparison")
+    call(mock.handler, "register_template_from_service", "chaplab-mean")
+    assert mock.bodies[1] == {"serviceId": "chaplab-mean"}
+    with pytest.raises(ValueError, match="role must be one of"):
+        call(mock.handler, "register_template_from_service", "chaplab-mean", "reference")
+    with pytest.raises(ValueError, match="service_id must be a non-empty string"):
+        call(mock.handler, "register_template_from_service", "")
+
+
+def test_a_template_is_retired_one_version_or_all(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({"DELETE /v1/crud/model-templates/5": httpx.Response(
+        200, json={"message": "retired"})})
+    call(mock.handler, "delete_model_template", 5)
+    call(mock.handler, "delete_model_template", 5, True)
+    assert [dict(request.url.params) for request in mock.seen] == [{}, {"allVersions": "true"}]
+    with pytest.raises(TypeError, match="model_template_id must be an int"):
+        call(mock.handler, "delete_model_template", "5")
+
+
+def test_registering_a_runner_is_the_way_where_templates_are_not_from_services(
+    call: Callable[..., Any],
+) -> None:
+    mock = ChapCoreMock({}, openapi=without("POST /v1/crud/model-templates/from-service"))
+    with pytest.raises(UnsupportedRouteError, match=r"register_model_template"):
+        call(mock.handler, "register_template_from_service", "chaplab-mean")

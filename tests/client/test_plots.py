@@ -9,9 +9,13 @@ import httpx
 import pytest
 
 from chaplab.client import (
+    FacetPlot,
     PngImage,
     ServerPlot,
+    UnsupportedRouteError,
 )
+
+from .chap_core_mock import ChapCoreMock, without
 
 
 def test_a_chart_comes_back_as_a_png_image(call: Callable[..., Any]) -> None:
@@ -89,3 +93,52 @@ def test_metrics_of_a_server_that_lists_metric_kinds(call: Callable[..., Any]) -
     assert (metrics.metric_names, metrics.aggregate) == (["crps"], {"crps": 4.0})
     assert metrics.by_org_unit == [{"org_unit": "A", "crps": 3.0}, {"org_unit": "B", "crps": 6.0}]
     assert metrics.by_horizon == [{"horizon": 1, "crps": 4.0}, {"horizon": 2, "crps": 4.0}]
+
+
+VEGA = {"$schema": "https://vega.github.io/schema/vega/v6.json", "marks": []}
+FACETS_PATH = "/v1/visualization/backtest-plots/evaluation_plot/12"
+
+
+def test_a_faceted_chart_is_drawn_one_facet_or_every_facet(call: Callable[..., Any]) -> None:
+    facets = {"split_period": ["2022-08-01", "2022-09-01"], "location": ["OU_North"]}
+    mock = ChapCoreMock({
+        f"GET {FACETS_PATH}/facet-coords": httpx.Response(200, json=facets),
+        f"POST {FACETS_PATH}/subplot": httpx.Response(200, json=VEGA),
+        f"GET {FACETS_PATH}/subplots": httpx.Response(200, json=[
+            {"key": ["2022-08-01", "OU_North"], "spec": VEGA},
+            {"key": ["2022-09-01", "OU_North"], "spec": VEGA},
+        ]),
+    })
+    assert call(mock.handler, "backtest_plot_facets", "evaluation_plot", 12) == facets
+    one = call(mock.handler, "backtest_subplot", "evaluation_plot", 12, {"location": "OU_North"})
+    assert mock.bodies[1] == {"location": "OU_North"}
+    assert one.spec == VEGA and one.mime_type == "application/vnd.vega.v5+json"
+    every = call(mock.handler, "backtest_subplots", "evaluation_plot", 12)
+    assert [facet.key for facet in every] == [("2022-08-01", "OU_North"),
+                                              ("2022-09-01", "OU_North")]
+    assert all(isinstance(f, FacetPlot) and f.plot.spec == VEGA for f in every)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("../x", 12, {"location": "a"}), "visualization_name must be a name"),
+        (("evaluation_plot", "12", {"location": "a"}), "evaluation_id must be an int"),
+        (("evaluation_plot", 12, {}), "coordinates must map facet dimensions"),
+        (("evaluation_plot", 12, {"": "a"}), "coordinates must be a non-empty string"),
+    ],
+)
+def test_a_bad_facet_request_is_refused_before_sending(
+    call: Callable[..., Any], args: tuple[Any, ...], message: str
+) -> None:
+    mock = ChapCoreMock({})
+    with pytest.raises((TypeError, ValueError), match=message):
+        call(mock.handler, "backtest_subplot", *args)
+    assert mock.seen == []
+
+
+def test_a_server_without_facets_names_the_whole_chart(call: Callable[..., Any]) -> None:
+    route = "GET /v1/visualization/backtest-plots/{visualization_name}/{backtest_id}/subplots"
+    mock = ChapCoreMock({}, openapi=without(route))
+    with pytest.raises(UnsupportedRouteError, match=r"evaluation_plot\("):
+        call(mock.handler, "backtest_subplots", "evaluation_plot", 12)

@@ -20,6 +20,7 @@ import pytest
 from chaplab import ChapClient
 from chaplab.client import Dataset, Evaluation, ModelSpec
 
+from .model_service import registered_model_service
 from .peer_data import CONFIGURATION_NAME, DATASET_NAME, observation_table
 from .peer_requests import make_prediction, upload_dataset
 
@@ -127,3 +128,14 @@ def configuration_evaluation(
         n_periods=3,
         n_splits=2,
     )
+
+
+@pytest.fixture(scope="session")
+def model_service(
+    peer_client: ChapClient, peer_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The runner id of a chapkit model service registered with the peer (see
+    ``model_service.py``), running until the session ends."""
+    log = tmp_path_factory.mktemp("model-service") / "chapkit.log"
+    with registered_model_service(peer_client, peer_url, log) as service_id:
+        yield service_id

@@ -11,6 +11,7 @@ is asked but never relied on: the job may still finish.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,10 +23,15 @@ import pytest
 
 from chaplab import ChapClient
 from chaplab.client import (
+    AlertLevel,
     ChapHTTPError,
+    ConflictError,
     Dataset,
     Evaluation,
     JobFailedError,
+    NewAlert,
+    NotFoundError,
+    SeasonalParams,
     ServerPlot,
     UnsupportedRouteError,
 )
@@ -105,6 +111,9 @@ def test_system(client: ChapClient) -> None:
     assert attempt("health()", client.health).status in (None, "success", "healthy", "ok")
     info = attempt("system_info()", client.system_info)
     assert info.chap_core_version
+    for name, check in (("readiness", client.readiness), ("probe", client.probe)):
+        answer = attempt(f"{name}()", check)
+        assert answer is None or (answer.ready and answer.checks), answer
     entry = attempt("create_debug_entry(message)", lambda: client.create_debug_entry("peer"))
     if entry is not None:
         read = attempt("get_debug_entry(entry_id)", lambda: client.get_debug_entry(entry.id))
@@ -178,6 +187,44 @@ def test_model_catalog(client: ChapClient) -> None:
     attempt("delete_configured_model(model_id)", lambda: client.delete_configured_model(made.id))
     assert made.id not in [model.id for model in client.list_configured_models()]
     assert client.get_configured_model(made.id).archived
+
+
+def test_templates_from_a_model_service(
+    client: ChapClient, peer_url: str, request: pytest.FixtureRequest
+) -> None:
+    paths = httpx.get(f"{peer_url}/openapi.json", timeout=30).json()["paths"]
+    offered = "/v1/crud/model-templates/from-service" in paths
+    service_id = request.getfixturevalue("model_service") if offered else "chaplab-mean"
+    template = attempt(
+        "register_template_from_service(service_id)",
+        lambda: client.register_template_from_service(service_id),
+    )
+    assert template is None or (template.name == service_id and template.uses_chapkit)
+    if template is not None:
+        attempt("delete_model_template(model_template_id)",
+                lambda: client.delete_model_template(template.id))
+        listed = {item.id: item for item in client.list_model_templates()}
+        assert listed[template.id].archived
+        return
+    unknown = max(item.id for item in client.list_model_templates()) + 1000
+    try:
+        attempt("delete_model_template(model_template_id)",
+                lambda: client.delete_model_template(unknown))
+    except NotFoundError:  # the route is there, the template is not: the server's right answer
+        RECORDED.setdefault("delete_model_template", []).append(
+            {"call": "delete_model_template(model_template_id)", "outcome": "works"})
+
+
+# -- the backtest form's choices -----------------------------------------------------------------
+
+
+def test_backtest_form(client: ChapClient) -> None:
+    parameters = attempt("list_backtest_parameters()", client.list_backtest_parameters)
+    assert parameters is None or {"nPeriods", "nSplits"} <= {p.name for p in parameters}
+    providers = attempt("list_weather_providers()", client.list_weather_providers)
+    assert providers is None or all(provider.id for provider in providers)
+    names = attempt("covariate_names()", client.covariate_names)
+    assert names is None or "disease_cases" in {name.name for name in names}
 
 
 # -- evaluations -------------------------------------------------------------------------------
@@ -318,6 +365,97 @@ def test_predictions(
     assert not {item.id for item in client.list_predictions()} & set(doomed)
 
 
+# -- prediction setups --------------------------------------------------------------------------
+
+
+def test_prediction_setups(client: ChapClient, dataset_table: pd.DataFrame) -> None:
+    evaluation = STATE["evaluation"]
+    listed = attempt("list_prediction_setups()", client.list_prediction_setups)
+    assert listed is None or isinstance(listed, list)
+    setup = attempt(
+        "create_prediction_setup(evaluation_id, name)",
+        lambda: client.create_prediction_setup(evaluation.id, "peer every setup"),
+    )
+    assert setup is None or setup.backtest_id == evaluation.id
+    setup_id = setup.id if setup is not None else 1
+    read = attempt("get_prediction_setup(setup_id)", lambda: client.get_prediction_setup(setup_id))
+    assert read is None or read.name == "peer every setup"
+    renamed = attempt(
+        "update_prediction_setup(setup_id, name=)",
+        lambda: client.update_prediction_setup(setup_id, name="peer every setup renamed"),
+    )
+    assert renamed is None or renamed.name == "peer every setup renamed"
+    job = attempt(
+        "run_prediction_setup(setup_id, name, observations, geojson)",
+        lambda: client.run_prediction_setup(
+            setup_id, "peer every setup run", wide(dataset_table), org_unit_geojson()
+        ),
+    )
+    if job is not None:
+        done = client.wait_for_job(job.id)
+        history = client.get_prediction_setup(setup_id).predictions
+        assert done.result_id in [prediction.id for prediction in history]
+    attempt("delete_prediction_setup(setup_id)", lambda: client.delete_prediction_setup(setup_id))
+    if setup is not None:
+        assert setup_id not in [item.id for item in client.list_prediction_setups()]
+
+
+# -- thresholds and alerts -----------------------------------------------------------------------
+
+
+def test_thresholds_and_alerts(client: ChapClient, peer_dataset: Dataset) -> None:
+    strategies = attempt("list_threshold_strategies()", client.list_threshold_strategies)
+    assert strategies is None or "seasonal" in {strategy.id for strategy in strategies}
+    thresholds = attempt(
+        "compute_thresholds(dataset_id, periods)",
+        lambda: client.compute_thresholds(peer_dataset.id, ["2023-01"]),
+    )
+    assert thresholds is None or {e.location for e in thresholds.entries} == {
+        "OU_North", "OU_South"}
+    levels = [AlertLevel(name="alert", threshold_params=SeasonalParams(),
+                         exceedance_threshold=0.8)]
+    policy = attempt("create_alert_policy(name, levels)",
+                     lambda: client.create_alert_policy("peer every policy", levels))
+    policy_id = policy.id if policy is not None else 1
+    policies = attempt("list_alert_policies()", client.list_alert_policies)
+    assert policies is None or policy_id in [item.id for item in policies]
+    read = attempt("get_alert_policy(alert_policy_id)",
+                   lambda: client.get_alert_policy(policy_id))
+    assert read is None or [level.name for level in read.levels] == ["alert"]
+    alert = attempt("create_alert(alert_policy_id, level, org_unit, time_period)",
+                    lambda: client.create_alert(policy_id, "alert", "OU_North", "202301"))
+    alert_id = alert.id if alert is not None else 1
+    ids = attempt(
+        "create_alerts(alerts)",
+        lambda: client.create_alerts([NewAlert(alert_policy_id=policy_id, level="alert",
+                                               org_unit="OU_South", time_period="202301")]),
+    )
+    other_id = ids[0] if ids else 2
+    queue = attempt("alert_review_queue()", lambda: client.alert_review_queue(policy_id))
+    assert queue is None or {alert_id, other_id} <= {item.id for item in queue}
+    got = attempt("get_alert(alert_id)", lambda: client.get_alert(alert_id))
+    assert got is None or got.approved == "pending"
+    approved = attempt("approve_alert(alert_ids, approved_by)",
+                       lambda: client.approve_alert(alert_id, "peer tests"))
+    assert approved is None or [item.approved for item in approved] == ["approved"]
+    declined = attempt("decline_alert(alert_ids, approved_by)",
+                       lambda: client.decline_alert(other_id, "peer tests"))
+    assert declined is None or [item.approved for item in declined] == ["declined"]
+    listed = attempt("list_alerts(alert_policy_id=)",
+                     lambda: client.list_alerts(alert_policy_id=policy_id))
+    assert listed is None or {item.id for item in listed} == {alert_id, other_id}
+    attempt("delete_alert(alert_id)", lambda: client.delete_alert(other_id))
+    if policy is not None:
+        with pytest.raises(ConflictError):  # an approved alert stays on record, and its policy
+            client.delete_alert(alert_id)
+        with pytest.raises(ConflictError):
+            client.delete_alert_policy(policy_id)
+        unused = client.create_alert_policy("peer every unused policy", levels)
+        policy_id = unused.id
+    attempt("delete_alert_policy(alert_policy_id)",
+            lambda: client.delete_alert_policy(policy_id))
+
+
 # -- backtest specifications ------------------------------------------------------------------
 
 
@@ -370,6 +508,9 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
     assert job.id in [item.id for item in listed]
     assert attempt("get_job(job_id)", lambda: client.get_job(job.id)).id == job.id
     assert isinstance(attempt("job_logs(job_id)", lambda: client.job_logs(job.id)), str)
+    sent = attempt("job_request(job_id)", lambda: client.job_request(job.id))
+    assert sent is None or {key: sent[key] for key in ("name", "datasetId", "nPeriods")} == {
+        "name": "peer every job", "datasetId": peer_dataset.id, "nPeriods": 3}
 
     done = client.run_evaluation("peer every result", MODEL, peer_dataset.id, 3, 2)
     [finished] = [
@@ -406,6 +547,20 @@ def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
         lambda: client.metric_plot(catalog.visualizations[0], evaluation.id, metric),
     )
     assert chart.data
+    facets = attempt("backtest_plot_facets(visualization_name, evaluation_id)",
+                     lambda: client.backtest_plot_facets(names[0], evaluation.id))
+    if facets is not None:
+        assert facets and all(facets.values())
+        dimension, values = next(iter(facets.items()))
+        coordinates = {dimension: values[0]}
+    else:
+        coordinates = {"location": "OU_North"}
+    facet = attempt("backtest_subplot(visualization_name, evaluation_id, coordinates)",
+                    lambda: client.backtest_subplot(names[0], evaluation.id, coordinates))
+    assert facet is None or facet.spec
+    every = attempt("backtest_subplots(visualization_name, evaluation_id)",
+                    lambda: client.backtest_subplots(names[0], evaluation.id))
+    assert every is None or len(every) == math.prod(len(v) for v in (facets or {}).values())
     metrics = attempt("evaluation_metrics(evaluation_id)",
                       lambda: client.evaluation_metrics(evaluation.id))
     assert metrics.aggregate and metrics.by_org_unit and metrics.by_horizon

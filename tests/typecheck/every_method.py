@@ -8,18 +8,23 @@ states the result type a user relies on.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import assert_type
+from typing import Any, assert_type
 
 import pandas as pd
 
 from chaplab.client import (
     DEFAULT_QUANTILES,
+    Alert,
+    AlertLevel,
+    AlertPolicy,
     AsyncChapClient,
     BacktestBatch,
+    BacktestParameter,
     BacktestSpecification,
     BacktestSpecificationDetail,
     ChapClient,
     ConfiguredModelWithDataSource,
+    CovariateName,
     DataImportReport,
     Dataset,
     DataSourceKind,
@@ -29,6 +34,7 @@ from chaplab.client import (
     EvaluationEntry,
     EvaluationMetrics,
     EvaluationOverlap,
+    FacetPlot,
     Health,
     Job,
     JobResult,
@@ -37,13 +43,29 @@ from chaplab.client import (
     ModelRunner,
     ModelSpec,
     ModelTemplate,
+    NewAlert,
+    PercentileParams,
     Prediction,
     PredictionDetail,
     PredictionEntry,
     PredictionRequest,
+    PredictionSetup,
+    PredictionSetupDetail,
+    QuantileTarget,
+    Readiness,
+    SeasonalParams,
     ServerPlot,
     SystemInfo,
+    Thresholds,
+    ThresholdStrategy,
+    WeatherProvider,
 )
+
+TARGETS = [QuantileTarget(quantile="0.5", data_element_id="de_median")]
+LEVELS = [AlertLevel(name="a", threshold_params=SeasonalParams(), exceedance_threshold=0.8)]
+ALERTS = [NewAlert(alert_policy_id=1, level="a", org_unit="OU", time_period="2023-01")]
+GEOJSON = {"type": "FeatureCollection", "features": []}
+PERCENTILE = PercentileParams(quantile=0.9)
 
 
 def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: PredictionRequest) -> None:
@@ -156,6 +178,58 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.register_model_runner("http://runner.test", {"name": "r"}), ModelRunner)
     assert_type(client.ping_model_runner(1), ModelRunner)
     client.remove_model_runner(1)
+    assert_type(client.readiness(), Readiness)
+    assert_type(client.probe(), Readiness)
+    assert_type(
+        client.register_template_from_service("chaplab-mean", role="comparison"),
+        ModelTemplate,
+    )
+    client.delete_model_template(5, all_versions=True)
+    assert_type(client.list_backtest_parameters(), list[BacktestParameter])
+    assert_type(client.list_weather_providers(), list[WeatherProvider])
+    assert_type(client.covariate_names(), list[CovariateName])
+    assert_type(client.list_prediction_setups(), list[PredictionSetup])
+    assert_type(
+        client.create_prediction_setup(1, "s", quantile_targets=TARGETS),
+        PredictionSetupDetail,
+    )
+    assert_type(client.get_prediction_setup(1), PredictionSetupDetail)
+    assert_type(
+        client.update_prediction_setup(1, name="s", schedule_enabled=False),
+        PredictionSetup,
+    )
+    assert_type(
+        client.run_prediction_setup(1, "run", frame, GEOJSON, n_periods=3),
+        Job,
+    )
+    client.delete_prediction_setup(1)
+    assert_type(client.list_threshold_strategies(), list[ThresholdStrategy])
+    assert_type(
+        client.compute_thresholds(1, ["2023-01"], PERCENTILE, ["OU_North"]),
+        Thresholds,
+    )
+    assert_type(client.list_alert_policies(), list[AlertPolicy])
+    assert_type(
+        client.create_alert_policy("p", LEVELS),
+        AlertPolicy,
+    )
+    assert_type(client.get_alert_policy(1), AlertPolicy)
+    client.delete_alert_policy(1)
+    assert_type(client.create_alert(1, "a", "OU_North", "2023-01"), Alert)
+    assert_type(
+        client.create_alerts(ALERTS),
+        list[int],
+    )
+    assert_type(client.list_alerts(alert_policy_id=1, approved="pending"), list[Alert])
+    assert_type(client.alert_review_queue(1), list[Alert])
+    assert_type(client.get_alert(1), Alert)
+    client.delete_alert(1)
+    assert_type(client.approve_alert([1, 2], "ana"), list[Alert])
+    assert_type(client.decline_alert(1, "ana"), list[Alert])
+    assert_type(client.job_request("job-1"), dict[str, Any])
+    assert_type(client.backtest_plot_facets("evaluation_plot", 1), dict[str, list[Any]])
+    assert_type(client.backtest_subplot("evaluation_plot", 1, {"location": "OU_North"}), ServerPlot)
+    assert_type(client.backtest_subplots("evaluation_plot", 1), list[FacetPlot])
 
 
 async def every_async_method(
@@ -278,6 +352,61 @@ async def every_async_method(
     )
     assert_type(await client.ping_model_runner(1), ModelRunner)
     await client.remove_model_runner(1)
+    assert_type(await client.readiness(), Readiness)
+    assert_type(await client.probe(), Readiness)
+    assert_type(
+        await client.register_template_from_service("chaplab-mean", role="comparison"),
+        ModelTemplate,
+    )
+    await client.delete_model_template(5, all_versions=True)
+    assert_type(await client.list_backtest_parameters(), list[BacktestParameter])
+    assert_type(await client.list_weather_providers(), list[WeatherProvider])
+    assert_type(await client.covariate_names(), list[CovariateName])
+    assert_type(await client.list_prediction_setups(), list[PredictionSetup])
+    assert_type(
+        await client.create_prediction_setup(1, "s", quantile_targets=TARGETS),
+        PredictionSetupDetail,
+    )
+    assert_type(await client.get_prediction_setup(1), PredictionSetupDetail)
+    assert_type(
+        await client.update_prediction_setup(1, name="s", schedule_enabled=False),
+        PredictionSetup,
+    )
+    assert_type(
+        await client.run_prediction_setup(1, "run", frame, GEOJSON, n_periods=3),
+        Job,
+    )
+    await client.delete_prediction_setup(1)
+    assert_type(await client.list_threshold_strategies(), list[ThresholdStrategy])
+    assert_type(
+        await client.compute_thresholds(1, ["2023-01"], PERCENTILE, ["OU_North"]),
+        Thresholds,
+    )
+    assert_type(await client.list_alert_policies(), list[AlertPolicy])
+    assert_type(
+        await client.create_alert_policy("p", LEVELS),
+        AlertPolicy,
+    )
+    assert_type(await client.get_alert_policy(1), AlertPolicy)
+    await client.delete_alert_policy(1)
+    assert_type(await client.create_alert(1, "a", "OU_North", "2023-01"), Alert)
+    assert_type(
+        await client.create_alerts(ALERTS),
+        list[int],
+    )
+    assert_type(await client.list_alerts(alert_policy_id=1, approved="pending"), list[Alert])
+    assert_type(await client.alert_review_queue(1), list[Alert])
+    assert_type(await client.get_alert(1), Alert)
+    await client.delete_alert(1)
+    assert_type(await client.approve_alert([1, 2], "ana"), list[Alert])
+    assert_type(await client.decline_alert(1, "ana"), list[Alert])
+    assert_type(await client.job_request("job-1"), dict[str, Any])
+    assert_type(await client.backtest_plot_facets("evaluation_plot", 1), dict[str, list[Any]])
+    assert_type(
+        await client.backtest_subplot("evaluation_plot", 1, {"location": "OU_North"}),
+        ServerPlot,
+    )
+    assert_type(await client.backtest_subplots("evaluation_plot", 1), list[FacetPlot])
 
 
 def the_clients_convert_and_close(client: ChapClient) -> None:

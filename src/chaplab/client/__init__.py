@@ -6,6 +6,8 @@ from one set of sans-IO operations, one module per resource (``_datasets``, ``_j
 ``chaplab.frames`` when called.
 """
 
+from chaplab.client._alerts import Alert, AlertLevel, AlertPolicy, NewAlert
+from chaplab.client._backtest_form import BacktestParameter, CovariateName, WeatherProvider
 from chaplab.client._client import AsyncChapClient, ChapClient
 from chaplab.client._datasets import Dataset, DataSource, DataSourceKind, Observation
 from chaplab.client._errors import (
@@ -35,8 +37,19 @@ from chaplab.client._evaluations import (
 from chaplab.client._jobs import Job, JobRef, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
-from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, PngImage, ServerPlot
+from chaplab.client._plots import (
+    EvaluationMetrics,
+    FacetPlot,
+    MetricPlotCatalog,
+    PngImage,
+    ServerPlot,
+)
 from chaplab.client._polling import PollSchedule
+from chaplab.client._prediction_setups import (
+    PredictionSetup,
+    PredictionSetupDetail,
+    QuantileTarget,
+)
 from chaplab.client._predictions import (
     ListedPredictionEntry,
     Prediction,
@@ -54,10 +67,34 @@ from chaplab.client._specifications import (
     ReferenceModel,
 )
 from chaplab.client._steps import RetryPolicy
-from chaplab.client._system import DebugEntry, Health, SystemInfo
+from chaplab.client._system import DebugEntry, Health, Readiness, SystemInfo
+from chaplab.client._thresholds import (
+    PercentileParams,
+    SeasonalParams,
+    ThresholdEntry,
+    Thresholds,
+    ThresholdStrategy,
+)
 from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [
+    "Alert",
+    "AlertLevel",
+    "AlertPolicy",
+    "NewAlert",
+    "BacktestParameter",
+    "CovariateName",
+    "WeatherProvider",
+    "FacetPlot",
+    "PredictionSetup",
+    "PredictionSetupDetail",
+    "QuantileTarget",
+    "Readiness",
+    "PercentileParams",
+    "SeasonalParams",
+    "ThresholdEntry",
+    "Thresholds",
+    "ThresholdStrategy",
     "BacktestBatch",
     "BacktestSpecification",
     "BacktestSpecificationDetail",

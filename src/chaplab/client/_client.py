@@ -9,8 +9,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from chaplab.client._alerts import Alert, AlertLevel, AlertPolicy, Approval, NewAlert
 from chaplab.client._async import AsyncDriver
-from chaplab.client._datasets import Dataset, DataSourceKind
+from chaplab.client._backtest_form import BacktestParameter, CovariateName, WeatherProvider
+from chaplab.client._datasets import Dataset, DataSourceKind, Observation
 from chaplab.client._evaluations import (
     DataImportReport,
     Evaluation,
@@ -21,7 +23,8 @@ from chaplab.client._evaluations import (
 from chaplab.client._jobs import Job, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
-from chaplab.client._plots import EvaluationMetrics, MetricPlotCatalog, ServerPlot
+from chaplab.client._plots import EvaluationMetrics, FacetPlot, MetricPlotCatalog, ServerPlot
+from chaplab.client._prediction_setups import PredictionSetup, PredictionSetupDetail, QuantileTarget
 from chaplab.client._predictions import (
     ListedPredictionEntry,
     Prediction,
@@ -35,7 +38,13 @@ from chaplab.client._specifications import (
     BacktestSpecificationDetail,
 )
 from chaplab.client._sync import SyncDriver
-from chaplab.client._system import DebugEntry, Health, SystemInfo
+from chaplab.client._system import DebugEntry, Health, Readiness, SystemInfo
+from chaplab.client._thresholds import (
+    PercentileParams,
+    SeasonalParams,
+    Thresholds,
+    ThresholdStrategy,
+)
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
@@ -60,6 +69,17 @@ class ChapClient(SyncDriver):
     def health(self) -> Health:
         """The liveness probe (``GET /health``)."""
         return self._drive(self._resources.system.health())
+
+    def readiness(self) -> Readiness:
+        """Whether the service's dependencies (database, job queue, workers) answer
+        (``GET /health/ready``). An unhealthy server's answer (503) is returned, not raised:
+        ``.ready`` is False and ``.checks`` says which dependency failed."""
+        return self._drive(self._resources.system.readiness())
+
+    def probe(self) -> Readiness:
+        """A deeper check than ``readiness``: a task runs on a worker and reads the database
+        (``GET /health/probe``). A failed probe (503) is returned, not raised."""
+        return self._drive(self._resources.system.probe())
 
     def create_debug_entry(
         self, message: str, details: Mapping[str, Any] | None = None
@@ -172,6 +192,25 @@ class ChapClient(SyncDriver):
                 author,
                 display_name,
             )
+        )
+
+    def register_template_from_service(
+        self, service_id: str, role: str | None = None
+    ) -> ModelTemplate:
+        """Store the template a registered model service (a runner of ``list_model_runners``)
+        describes, read from the service's own info and configuration schema. ``role`` marks
+        it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
+        registering it again returns the stored template."""
+        return self._drive(
+            self._resources.model_catalog.register_template_from_service(service_id, role)
+        )
+
+    def delete_model_template(self, model_template_id: int, all_versions: bool = False) -> None:
+        """Retire a model template: it and its configured models leave the pickers, and stay
+        readable so that past evaluations still resolve. With ``all_versions=True`` every
+        version of the template's name is retired."""
+        self._drive(
+            self._resources.model_catalog.delete_model_template(model_template_id, all_versions)
         )
 
     def list_models(self) -> list[ModelSpec]:
@@ -483,6 +522,19 @@ class ChapClient(SyncDriver):
             )
         )
 
+    def list_backtest_parameters(self) -> list[BacktestParameter]:
+        """The parameters an evaluation takes, with their defaults and limits."""
+        return self._drive(self._resources.backtest_form.list_backtest_parameters())
+
+    def list_weather_providers(self) -> list[WeatherProvider]:
+        """The future-weather providers an evaluation or a forecast can use."""
+        return self._drive(self._resources.backtest_form.list_weather_providers())
+
+    def covariate_names(self) -> list[CovariateName]:
+        """Covariate names to offer when naming a dataset's columns: models use a dataset whose
+        column names match the names they ask for."""
+        return self._drive(self._resources.backtest_form.covariate_names())
+
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
         spelling). Returns the job (status ``PENDING``); its result is the prediction id."""
@@ -586,6 +638,185 @@ class ChapClient(SyncDriver):
             self._resources.predictions.list_prediction_entries(prediction_id, quantiles, org_units)
         )
 
+    def list_prediction_setups(self) -> list[PredictionSetup]:
+        """Every setup (without its predictions: ``get_prediction_setup`` has them)."""
+        return self._drive(self._resources.prediction_setups.list_prediction_setups())
+
+    def create_prediction_setup(
+        self,
+        evaluation_id: int,
+        name: str,
+        alert_policy_id: int | None = None,
+        schedule_cron_expression: str | None = None,
+        schedule_enabled: bool = False,
+        quantile_targets: Sequence[QuantileTarget | Mapping[str, Any]] = (),
+    ) -> PredictionSetupDetail:
+        """Promote a finished evaluation into a setup (an evaluation backs one setup at most:
+        ``ConflictError`` for a second) and return it as stored."""
+        return self._drive(
+            self._resources.prediction_setups.create_prediction_setup(
+                evaluation_id,
+                name,
+                alert_policy_id,
+                schedule_cron_expression,
+                schedule_enabled,
+                quantile_targets,
+            )
+        )
+
+    def get_prediction_setup(self, setup_id: int) -> PredictionSetupDetail:
+        """A setup with the predictions it has made."""
+        return self._drive(self._resources.prediction_setups.get_prediction_setup(setup_id))
+
+    def update_prediction_setup(
+        self,
+        setup_id: int,
+        name: str | None = None,
+        schedule_cron_expression: str | None = None,
+        schedule_enabled: bool | None = None,
+        quantile_targets: Sequence[QuantileTarget | Mapping[str, Any]] | None = None,
+        alert_policy_id: int | None = None,
+    ) -> PredictionSetup:
+        """Change the fields given (not ``None``) and keep the others; ``schedule_enabled=False``
+        pauses the schedule. Returns the setup as updated."""
+        return self._drive(
+            self._resources.prediction_setups.update_prediction_setup(
+                setup_id,
+                name,
+                schedule_cron_expression,
+                schedule_enabled,
+                quantile_targets,
+                alert_policy_id,
+            )
+        )
+
+    def delete_prediction_setup(self, setup_id: int) -> None:
+        """Retire a setup: jobs it started are cancelled and it never runs again (its
+        predictions stay)."""
+        self._drive(self._resources.prediction_setups.delete_prediction_setup(setup_id))
+
+    def run_prediction_setup(
+        self,
+        setup_id: int,
+        name: str,
+        observations: pd.DataFrame | Sequence[Observation | Mapping[str, Any]],
+        geojson: Mapping[str, Any],
+        n_periods: int = 3,
+    ) -> Job:
+        """Forecast the ``n_periods`` after fresh observations with the setup's model. The
+        observations are a wide frame (``time_period``, ``location``, one column per
+        feature) or a list of ``Observation``s or their dicts; ``geojson`` holds the org units'
+        polygons. Returns the job (status ``PENDING``): ``wait_for_job`` it; its result is the
+        new prediction, which ``get_prediction_setup`` then lists."""
+        return self._drive(
+            self._resources.prediction_setups.run_prediction_setup(
+                setup_id, name, observations, geojson, n_periods
+            )
+        )
+
+    def list_threshold_strategies(self) -> list[ThresholdStrategy]:
+        """The strategies ``compute_thresholds`` can use."""
+        return self._drive(self._resources.thresholds.list_threshold_strategies())
+
+    def compute_thresholds(
+        self,
+        dataset_id: int,
+        periods: Sequence[str],
+        params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
+        org_units: Iterable[str] | str | None = None,
+    ) -> Thresholds:
+        """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
+        periods too) and each org unit (or only ``org_units``). ``params`` chooses the
+        strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        return self._drive(
+            self._resources.thresholds.compute_thresholds(dataset_id, periods, params, org_units)
+        )
+
+    def list_alert_policies(self) -> list[AlertPolicy]:
+        """Every alert policy."""
+        return self._drive(self._resources.alerts.list_alert_policies())
+
+    def create_alert_policy(
+        self, name: str, levels: Sequence[AlertLevel | Mapping[str, Any]]
+    ) -> AlertPolicy:
+        """Store a policy of one or more levels (``AlertLevel(name="alert",
+        threshold_params=SeasonalParams(std_multiplier=2), exceedance_threshold=0.8)`` or the
+        same as dicts) and return it as stored."""
+        return self._drive(self._resources.alerts.create_alert_policy(name, levels))
+
+    def get_alert_policy(self, alert_policy_id: int) -> AlertPolicy:
+        """One policy with its levels."""
+        return self._drive(self._resources.alerts.get_alert_policy(alert_policy_id))
+
+    def delete_alert_policy(self, alert_policy_id: int) -> None:
+        """Delete a policy; ``ConflictError`` while a prediction setup or an alert refers to
+        it."""
+        self._drive(self._resources.alerts.delete_alert_policy(alert_policy_id))
+
+    def create_alerts(self, alerts: Sequence[NewAlert | Mapping[str, Any]]) -> list[int]:
+        """Record several alerts at once (all or none: a level its policy lacks refuses the
+        whole batch); their ids, in order. Each starts ``pending``."""
+        return self._drive(self._resources.alerts.create_alerts(alerts))
+
+    def create_alert(
+        self,
+        alert_policy_id: int,
+        level: str,
+        org_unit: str,
+        time_period: str,
+        prediction_id: int | None = None,
+    ) -> Alert:
+        """Record one alert (``pending`` until reviewed) and return it."""
+        return self._drive(
+            self._resources.alerts.create_alert(
+                alert_policy_id, level, org_unit, time_period, prediction_id
+            )
+        )
+
+    def list_alerts(
+        self,
+        alert_policy_id: int | None = None,
+        prediction_id: int | None = None,
+        org_unit: str | None = None,
+        approved: Approval | None = None,
+    ) -> list[Alert]:
+        """The alerts matching every filter given (``approved``: ``pending``, ``approved`` or
+        ``declined``)."""
+        return self._drive(
+            self._resources.alerts.list_alerts(alert_policy_id, prediction_id, org_unit, approved)
+        )
+
+    def alert_review_queue(
+        self,
+        alert_policy_id: int | None = None,
+        prediction_id: int | None = None,
+        org_unit: str | None = None,
+    ) -> list[Alert]:
+        """The alerts nobody has approved or declined yet (``list_alerts(approved="pending")``)."""
+        return self._drive(
+            self._resources.alerts.alert_review_queue(alert_policy_id, prediction_id, org_unit)
+        )
+
+    def get_alert(self, alert_id: int) -> Alert:
+        """One alert with its review state."""
+        return self._drive(self._resources.alerts.get_alert(alert_id))
+
+    def delete_alert(self, alert_id: int) -> None:
+        """Delete an alert (one raised by a bad run); an approved alert stays on record
+        (``ConflictError``)."""
+        self._drive(self._resources.alerts.delete_alert(alert_id))
+
+    def approve_alert(self, alert_ids: int | Sequence[int], approved_by: str) -> list[Alert]:
+        """Clear one alert or several for dissemination, all or none (``NotFoundError`` when
+        an id is unknown, and nothing changes); the alerts as updated."""
+        return self._drive(self._resources.alerts.approve_alert(alert_ids, approved_by))
+
+    def decline_alert(self, alert_ids: int | Sequence[int], approved_by: str) -> list[Alert]:
+        """Record the decision not to disseminate one alert or several, all or none; the
+        alerts as updated."""
+        return self._drive(self._resources.alerts.decline_alert(alert_ids, approved_by))
+
     def job_status(self, job_id: str) -> str:
         """The job's status string, upper-cased (``GET /v1/jobs/{id}`` answers only that)."""
         return self._drive(self._resources.jobs.job_status(job_id))
@@ -604,6 +835,11 @@ class ChapClient(SyncDriver):
     def job_logs(self, job_id: str) -> str:
         """The job's output streams as text (``GET /v1/jobs/{id}/logs``)."""
         return self._drive(self._resources.jobs.job_logs(job_id))
+
+    def job_request(self, job_id: str) -> dict[str, Any]:
+        """The request body the job was submitted with, as sent (``GET
+        /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
+        return self._drive(self._resources.jobs.job_request(job_id))
 
     def cancel_job(self, job_id: str) -> None:
         """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
@@ -652,6 +888,30 @@ class ChapClient(SyncDriver):
     def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> ServerPlot:
         """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         return self._drive(self._resources.plots.evaluation_plot(visualization_name, evaluation_id))
+
+    def backtest_plot_facets(
+        self, visualization_name: str, evaluation_id: int
+    ) -> dict[str, list[Any]]:
+        """The facet dimensions of an evaluation chart and their values (e.g.
+        ``{"split_period": [...], "location": ["OU_North", ...]}``), for ``backtest_subplot``."""
+        return self._drive(
+            self._resources.plots.backtest_plot_facets(visualization_name, evaluation_id)
+        )
+
+    def backtest_subplot(
+        self, visualization_name: str, evaluation_id: int, coordinates: Mapping[str, Any]
+    ) -> ServerPlot:
+        """One facet of an evaluation chart: the chart of the rows matching ``coordinates``
+        (dimension -> value, dimensions and values from ``backtest_plot_facets``)."""
+        return self._drive(
+            self._resources.plots.backtest_subplot(visualization_name, evaluation_id, coordinates)
+        )
+
+    def backtest_subplots(self, visualization_name: str, evaluation_id: int) -> list[FacetPlot]:
+        """Every facet of an evaluation chart, each with its coordinates."""
+        return self._drive(
+            self._resources.plots.backtest_subplots(visualization_name, evaluation_id)
+        )
 
     def list_dataset_plots(self) -> list[str]:
         """Names of the charts the service draws for a dataset."""
@@ -716,6 +976,17 @@ class AsyncChapClient(AsyncDriver):
     async def health(self) -> Health:
         """The liveness probe (``GET /health``)."""
         return await self._drive(self._resources.system.health())
+
+    async def readiness(self) -> Readiness:
+        """Whether the service's dependencies (database, job queue, workers) answer
+        (``GET /health/ready``). An unhealthy server's answer (503) is returned, not raised:
+        ``.ready`` is False and ``.checks`` says which dependency failed."""
+        return await self._drive(self._resources.system.readiness())
+
+    async def probe(self) -> Readiness:
+        """A deeper check than ``readiness``: a task runs on a worker and reads the database
+        (``GET /health/probe``). A failed probe (503) is returned, not raised."""
+        return await self._drive(self._resources.system.probe())
 
     async def create_debug_entry(
         self, message: str, details: Mapping[str, Any] | None = None
@@ -832,6 +1103,27 @@ class AsyncChapClient(AsyncDriver):
                 author,
                 display_name,
             )
+        )
+
+    async def register_template_from_service(
+        self, service_id: str, role: str | None = None
+    ) -> ModelTemplate:
+        """Store the template a registered model service (a runner of ``list_model_runners``)
+        describes, read from the service's own info and configuration schema. ``role`` marks
+        it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
+        registering it again returns the stored template."""
+        return await self._drive(
+            self._resources.model_catalog.register_template_from_service(service_id, role)
+        )
+
+    async def delete_model_template(
+        self, model_template_id: int, all_versions: bool = False
+    ) -> None:
+        """Retire a model template: it and its configured models leave the pickers, and stay
+        readable so that past evaluations still resolve. With ``all_versions=True`` every
+        version of the template's name is retired."""
+        await self._drive(
+            self._resources.model_catalog.delete_model_template(model_template_id, all_versions)
         )
 
     async def list_models(self) -> list[ModelSpec]:
@@ -1151,6 +1443,19 @@ class AsyncChapClient(AsyncDriver):
             )
         )
 
+    async def list_backtest_parameters(self) -> list[BacktestParameter]:
+        """The parameters an evaluation takes, with their defaults and limits."""
+        return await self._drive(self._resources.backtest_form.list_backtest_parameters())
+
+    async def list_weather_providers(self) -> list[WeatherProvider]:
+        """The future-weather providers an evaluation or a forecast can use."""
+        return await self._drive(self._resources.backtest_form.list_weather_providers())
+
+    async def covariate_names(self) -> list[CovariateName]:
+        """Covariate names to offer when naming a dataset's columns: models use a dataset whose
+        column names match the names they ask for."""
+        return await self._drive(self._resources.backtest_form.covariate_names())
+
     async def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Job:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
         spelling). Returns the job (status ``PENDING``); its result is the prediction id."""
@@ -1260,6 +1565,185 @@ class AsyncChapClient(AsyncDriver):
             self._resources.predictions.list_prediction_entries(prediction_id, quantiles, org_units)
         )
 
+    async def list_prediction_setups(self) -> list[PredictionSetup]:
+        """Every setup (without its predictions: ``get_prediction_setup`` has them)."""
+        return await self._drive(self._resources.prediction_setups.list_prediction_setups())
+
+    async def create_prediction_setup(
+        self,
+        evaluation_id: int,
+        name: str,
+        alert_policy_id: int | None = None,
+        schedule_cron_expression: str | None = None,
+        schedule_enabled: bool = False,
+        quantile_targets: Sequence[QuantileTarget | Mapping[str, Any]] = (),
+    ) -> PredictionSetupDetail:
+        """Promote a finished evaluation into a setup (an evaluation backs one setup at most:
+        ``ConflictError`` for a second) and return it as stored."""
+        return await self._drive(
+            self._resources.prediction_setups.create_prediction_setup(
+                evaluation_id,
+                name,
+                alert_policy_id,
+                schedule_cron_expression,
+                schedule_enabled,
+                quantile_targets,
+            )
+        )
+
+    async def get_prediction_setup(self, setup_id: int) -> PredictionSetupDetail:
+        """A setup with the predictions it has made."""
+        return await self._drive(self._resources.prediction_setups.get_prediction_setup(setup_id))
+
+    async def update_prediction_setup(
+        self,
+        setup_id: int,
+        name: str | None = None,
+        schedule_cron_expression: str | None = None,
+        schedule_enabled: bool | None = None,
+        quantile_targets: Sequence[QuantileTarget | Mapping[str, Any]] | None = None,
+        alert_policy_id: int | None = None,
+    ) -> PredictionSetup:
+        """Change the fields given (not ``None``) and keep the others; ``schedule_enabled=False``
+        pauses the schedule. Returns the setup as updated."""
+        return await self._drive(
+            self._resources.prediction_setups.update_prediction_setup(
+                setup_id,
+                name,
+                schedule_cron_expression,
+                schedule_enabled,
+                quantile_targets,
+                alert_policy_id,
+            )
+        )
+
+    async def delete_prediction_setup(self, setup_id: int) -> None:
+        """Retire a setup: jobs it started are cancelled and it never runs again (its
+        predictions stay)."""
+        await self._drive(self._resources.prediction_setups.delete_prediction_setup(setup_id))
+
+    async def run_prediction_setup(
+        self,
+        setup_id: int,
+        name: str,
+        observations: pd.DataFrame | Sequence[Observation | Mapping[str, Any]],
+        geojson: Mapping[str, Any],
+        n_periods: int = 3,
+    ) -> Job:
+        """Forecast the ``n_periods`` after fresh observations with the setup's model. The
+        observations are a wide frame (``time_period``, ``location``, one column per
+        feature) or a list of ``Observation``s or their dicts; ``geojson`` holds the org units'
+        polygons. Returns the job (status ``PENDING``): ``wait_for_job`` it; its result is the
+        new prediction, which ``get_prediction_setup`` then lists."""
+        return await self._drive(
+            self._resources.prediction_setups.run_prediction_setup(
+                setup_id, name, observations, geojson, n_periods
+            )
+        )
+
+    async def list_threshold_strategies(self) -> list[ThresholdStrategy]:
+        """The strategies ``compute_thresholds`` can use."""
+        return await self._drive(self._resources.thresholds.list_threshold_strategies())
+
+    async def compute_thresholds(
+        self,
+        dataset_id: int,
+        periods: Sequence[str],
+        params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
+        org_units: Iterable[str] | str | None = None,
+    ) -> Thresholds:
+        """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
+        periods too) and each org unit (or only ``org_units``). ``params`` chooses the
+        strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        return await self._drive(
+            self._resources.thresholds.compute_thresholds(dataset_id, periods, params, org_units)
+        )
+
+    async def list_alert_policies(self) -> list[AlertPolicy]:
+        """Every alert policy."""
+        return await self._drive(self._resources.alerts.list_alert_policies())
+
+    async def create_alert_policy(
+        self, name: str, levels: Sequence[AlertLevel | Mapping[str, Any]]
+    ) -> AlertPolicy:
+        """Store a policy of one or more levels (``AlertLevel(name="alert",
+        threshold_params=SeasonalParams(std_multiplier=2), exceedance_threshold=0.8)`` or the
+        same as dicts) and return it as stored."""
+        return await self._drive(self._resources.alerts.create_alert_policy(name, levels))
+
+    async def get_alert_policy(self, alert_policy_id: int) -> AlertPolicy:
+        """One policy with its levels."""
+        return await self._drive(self._resources.alerts.get_alert_policy(alert_policy_id))
+
+    async def delete_alert_policy(self, alert_policy_id: int) -> None:
+        """Delete a policy; ``ConflictError`` while a prediction setup or an alert refers to
+        it."""
+        await self._drive(self._resources.alerts.delete_alert_policy(alert_policy_id))
+
+    async def create_alerts(self, alerts: Sequence[NewAlert | Mapping[str, Any]]) -> list[int]:
+        """Record several alerts at once (all or none: a level its policy lacks refuses the
+        whole batch); their ids, in order. Each starts ``pending``."""
+        return await self._drive(self._resources.alerts.create_alerts(alerts))
+
+    async def create_alert(
+        self,
+        alert_policy_id: int,
+        level: str,
+        org_unit: str,
+        time_period: str,
+        prediction_id: int | None = None,
+    ) -> Alert:
+        """Record one alert (``pending`` until reviewed) and return it."""
+        return await self._drive(
+            self._resources.alerts.create_alert(
+                alert_policy_id, level, org_unit, time_period, prediction_id
+            )
+        )
+
+    async def list_alerts(
+        self,
+        alert_policy_id: int | None = None,
+        prediction_id: int | None = None,
+        org_unit: str | None = None,
+        approved: Approval | None = None,
+    ) -> list[Alert]:
+        """The alerts matching every filter given (``approved``: ``pending``, ``approved`` or
+        ``declined``)."""
+        return await self._drive(
+            self._resources.alerts.list_alerts(alert_policy_id, prediction_id, org_unit, approved)
+        )
+
+    async def alert_review_queue(
+        self,
+        alert_policy_id: int | None = None,
+        prediction_id: int | None = None,
+        org_unit: str | None = None,
+    ) -> list[Alert]:
+        """The alerts nobody has approved or declined yet (``list_alerts(approved="pending")``)."""
+        return await self._drive(
+            self._resources.alerts.alert_review_queue(alert_policy_id, prediction_id, org_unit)
+        )
+
+    async def get_alert(self, alert_id: int) -> Alert:
+        """One alert with its review state."""
+        return await self._drive(self._resources.alerts.get_alert(alert_id))
+
+    async def delete_alert(self, alert_id: int) -> None:
+        """Delete an alert (one raised by a bad run); an approved alert stays on record
+        (``ConflictError``)."""
+        await self._drive(self._resources.alerts.delete_alert(alert_id))
+
+    async def approve_alert(self, alert_ids: int | Sequence[int], approved_by: str) -> list[Alert]:
+        """Clear one alert or several for dissemination, all or none (``NotFoundError`` when
+        an id is unknown, and nothing changes); the alerts as updated."""
+        return await self._drive(self._resources.alerts.approve_alert(alert_ids, approved_by))
+
+    async def decline_alert(self, alert_ids: int | Sequence[int], approved_by: str) -> list[Alert]:
+        """Record the decision not to disseminate one alert or several, all or none; the
+        alerts as updated."""
+        return await self._drive(self._resources.alerts.decline_alert(alert_ids, approved_by))
+
     async def job_status(self, job_id: str) -> str:
         """The job's status string, upper-cased (``GET /v1/jobs/{id}`` answers only that)."""
         return await self._drive(self._resources.jobs.job_status(job_id))
@@ -1278,6 +1762,11 @@ class AsyncChapClient(AsyncDriver):
     async def job_logs(self, job_id: str) -> str:
         """The job's output streams as text (``GET /v1/jobs/{id}/logs``)."""
         return await self._drive(self._resources.jobs.job_logs(job_id))
+
+    async def job_request(self, job_id: str) -> dict[str, Any]:
+        """The request body the job was submitted with, as sent (``GET
+        /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
+        return await self._drive(self._resources.jobs.job_request(job_id))
 
     async def cancel_job(self, job_id: str) -> None:
         """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
@@ -1327,6 +1816,32 @@ class AsyncChapClient(AsyncDriver):
         """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         return await self._drive(
             self._resources.plots.evaluation_plot(visualization_name, evaluation_id)
+        )
+
+    async def backtest_plot_facets(
+        self, visualization_name: str, evaluation_id: int
+    ) -> dict[str, list[Any]]:
+        """The facet dimensions of an evaluation chart and their values (e.g.
+        ``{"split_period": [...], "location": ["OU_North", ...]}``), for ``backtest_subplot``."""
+        return await self._drive(
+            self._resources.plots.backtest_plot_facets(visualization_name, evaluation_id)
+        )
+
+    async def backtest_subplot(
+        self, visualization_name: str, evaluation_id: int, coordinates: Mapping[str, Any]
+    ) -> ServerPlot:
+        """One facet of an evaluation chart: the chart of the rows matching ``coordinates``
+        (dimension -> value, dimensions and values from ``backtest_plot_facets``)."""
+        return await self._drive(
+            self._resources.plots.backtest_subplot(visualization_name, evaluation_id, coordinates)
+        )
+
+    async def backtest_subplots(
+        self, visualization_name: str, evaluation_id: int
+    ) -> list[FacetPlot]:
+        """Every facet of an evaluation chart, each with its coordinates."""
+        return await self._drive(
+            self._resources.plots.backtest_subplots(visualization_name, evaluation_id)
         )
 
     async def list_dataset_plots(self) -> list[str]:

@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 
+from chaplab.client._alerts import Alerts
+from chaplab.client._backtest_form import BacktestForm
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import Datasets, OrgUnitNames
 from chaplab.client._errors import public_url
@@ -22,10 +24,12 @@ from chaplab.client._model_catalog import ModelCatalog
 from chaplab.client._model_runners import ModelRunners
 from chaplab.client._plots import Plots
 from chaplab.client._plumbing import RequestBuilder
+from chaplab.client._prediction_setups import PredictionSetups
 from chaplab.client._predictions import Predictions
 from chaplab.client._specifications import Specifications
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._system import System
+from chaplab.client._thresholds import ThresholdsResource
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,11 @@ class Resources:
     model_catalog: ModelCatalog
     evaluations: Evaluations
     specifications: Specifications
+    backtest_form: BacktestForm
     predictions: Predictions
+    prediction_setups: PredictionSetups
+    thresholds: ThresholdsResource
+    alerts: Alerts
     jobs: Jobs
     plots: Plots
     model_runners: ModelRunners
@@ -54,7 +62,11 @@ class Resources:
             model_catalog=ModelCatalog(builder, retry, routes),
             evaluations=Evaluations(builder, retry, routes, names),
             specifications=Specifications(builder, retry, routes),
+            backtest_form=BacktestForm(builder, retry, routes),
             predictions=Predictions(builder, retry, routes, names),
+            prediction_setups=PredictionSetups(builder, retry, routes),
+            thresholds=ThresholdsResource(builder, retry, routes),
+            alerts=Alerts(builder, retry, routes),
             jobs=Jobs(builder, retry, routes),
             plots=Plots(builder, retry, routes),
             model_runners=ModelRunners(builder, retry, routes),

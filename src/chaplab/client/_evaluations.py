@@ -160,6 +160,17 @@ ALL_METRICS_CSV = Route(
     "no CSV of every evaluation: it needs backtestId)",
 )
 
+# Two spellings of one route each: the first is sent where the server lists it.
+EVALUATION_BY_ID = Route(
+    "get_evaluation", "GET", "/v1/crud/backtests/{id}", "/v1/crud/backtests/{id}/info"
+)
+ACTUAL_CASES = Route(
+    "actual_cases", "GET", "/v1/analytics/actual-cases/{id}", "/v1/analytics/actualCases/{id}"
+)
+OLDER_ACTUAL_CASES = Route(
+    "actual_cases", "GET", "/v1/analytics/actualCases/{id}", "/v1/analytics/actual-cases/{id}"
+)
+
 
 class Evaluations(Resource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
@@ -274,7 +285,10 @@ class Evaluations(Resource):
     def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
         """One evaluation (its metrics, split periods, org units, ...)."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        return (yield from self._get(Evaluation, f"/v1/crud/backtests/{evaluation_id}/info"))
+        path = f"/v1/crud/backtests/{evaluation_id}"
+        if not (yield from self._lists(EVALUATION_BY_ID)):
+            path += "/info"
+        return (yield from self._get(Evaluation, path))
 
     def get_evaluation_full(
         self, evaluation_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES
@@ -387,6 +401,11 @@ class Evaluations(Resource):
 
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/analytics/actual-cases/{evaluation_id}"
+        older_only = not (yield from self._lists(ACTUAL_CASES)) and (
+            yield from self._lists(OLDER_ACTUAL_CASES)
+        )
+        if older_only:
+            path = f"/v1/analytics/actualCases/{evaluation_id}"
         params = org_unit_params(org_units)
         names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
         response = yield from self._request("GET", path, params=params)

@@ -13,6 +13,7 @@ import httpx
 from pydantic import Field, field_validator
 
 from chaplab import vocabulary
+from chaplab.client._capabilities import Route
 from chaplab.client._errors import (
     ChapDecodeError,
     ChapHTTPError,
@@ -106,6 +107,13 @@ class JobResult(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+JOB_REQUEST = Route(
+    "job_request",
+    "GET",
+    "/v1/jobs/{job_id}/request",
+    "get_job(job_id) for the job's name, type and result (this server keeps no request)",
+)
+
 
 class Jobs(Resource):
     """``/v1/jobs``: list, inspect, cancel, delete and wait for jobs."""
@@ -134,6 +142,12 @@ class Jobs(Resource):
             payload = decode(response)
             return payload if isinstance(payload, str) else json.dumps(payload, indent=2)
         return response.text
+
+    def job_request(self, job_id: str) -> Operation[dict[str, Any]]:
+        """The request body the job was submitted with, as sent (``GET
+        /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
+        path = job_path(job_id) + "/request"
+        return (yield from self._call_route(dict[str, Any], JOB_REQUEST, path))
 
     def cancel_job(self, job_id: str) -> Operation[None]:
         """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that

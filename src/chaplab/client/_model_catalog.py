@@ -38,6 +38,9 @@ class ModelTemplate(WireModel):
     requires_geo: bool | None = None
     version: str | None = None
     archived: bool | None = None
+    is_live: bool | None = None
+    uses_chapkit: bool | None = None
+    role: str | None = None
 
 
 class ModelSpec(WireModel):
@@ -89,14 +92,29 @@ REGISTER_TEMPLATE = Route(
     "register_model_template",
     "POST",
     "/v1/crud/models",
-    "register a model runner (register_model_runner()); the server makes templates from "
-    "registered runners (POST /v1/crud/model-templates/from-service)",
+    "register a model runner (register_model_runner()), then "
+    "register_template_from_service(runner_id) stores the template it describes",
 )
+FROM_SERVICE = Route(
+    "register_template_from_service",
+    "POST",
+    "/v1/crud/model-templates/from-service",
+    "register_model_template(name, description), a template from its description",
+)
+DELETE_TEMPLATE = Route(
+    "delete_model_template",
+    "DELETE",
+    "/v1/crud/model-templates/{id}",
+    "delete_configured_model(model_id) for each configuration of the template (templates "
+    "stay on this server)",
+)
+TEMPLATE_ROLES = ("baseline", "comparison")
 MERGED_MODELS = Route(
     "list_models", "GET", "/v1/crud/models", "list_configured_models()"
 )
 _SETUPS = (
-    "the server's prediction setups (/v1/crud/prediction-setups, made from an evaluation), or "
+    "the server's prediction setups (create_prediction_setup(evaluation_id, name), "
+    "list_prediction_setups(), run_prediction_setup(...)), or "
     "run_prediction(name, model, frame) for a forecast from a configured model and data"
 )
 LIST_WITH_DATA_SOURCE = Route(
@@ -166,6 +184,34 @@ class ModelCatalog(Resource):
             body["displayName"] = display_name
         path = REGISTER_TEMPLATE.path
         return (yield from self._call_route(ModelTemplate, REGISTER_TEMPLATE, path, json=body))
+
+    def register_template_from_service(
+        self, service_id: str, role: str | None = None
+    ) -> Operation[ModelTemplate]:
+        """Store the template a registered model service (a runner of ``list_model_runners``)
+        describes, read from the service's own info and configuration schema. ``role`` marks
+        it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
+        registering it again returns the stored template."""
+        body: dict[str, Any] = {"serviceId": require_name("service_id", service_id)}
+        if role is not None:
+            if role not in TEMPLATE_ROLES:
+                raise ValueError(f"role must be one of {TEMPLATE_ROLES} or None, got {role!r}")
+            body["role"] = role
+        route = FROM_SERVICE
+        return (yield from self._call_route(ModelTemplate, route, route.path, json=body))
+
+    def delete_model_template(
+        self, model_template_id: int, all_versions: bool = False
+    ) -> Operation[None]:
+        """Retire a model template: it and its configured models leave the pickers, and stay
+        readable so that past evaluations still resolve. With ``all_versions=True`` every
+        version of the template's name is retired."""
+        model_template_id = require_id("model_template_id", model_template_id)
+        if not isinstance(all_versions, bool):
+            raise TypeError(f"all_versions must be a bool, got {type(all_versions).__name__}")
+        path = f"/v1/crud/model-templates/{model_template_id}"
+        params = {"allVersions": "true"} if all_versions else None
+        yield from self._request_route(DELETE_TEMPLATE, path, params=params)
 
     def list_models(self) -> Operation[list[ModelSpec]]:
         """The merged model list (``/v1/crud/models``), without archived models.

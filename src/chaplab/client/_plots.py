@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -15,7 +16,15 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import Field
 
-from chaplab.client._plumbing import Resource, decode, decode_failure, require_id, validate
+from chaplab.client._capabilities import Route
+from chaplab.client._plumbing import (
+    Resource,
+    decode,
+    decode_failure,
+    require_id,
+    require_name,
+    validate,
+)
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, SnakeModel, WireModel
 
@@ -108,6 +117,15 @@ PngImage = ServerPlot
 """The former name of ``ServerPlot`` (kept importable)."""
 
 
+@dataclass(frozen=True)
+class FacetPlot:
+    """One facet of a faceted evaluation chart: its coordinates (``key``, one value per facet
+    dimension, in the order ``backtest_plot_facets`` names them) and its chart."""
+
+    key: tuple[Any, ...]
+    plot: ServerPlot
+
+
 class MetricPlotCatalog(SnakeModel):
     """The metric chart names and the metric ids they can draw."""
 
@@ -128,6 +146,26 @@ class EvaluationMetrics(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+_WHOLE_CHART = "evaluation_plot(visualization_name, evaluation_id), the chart with every facet"
+FACETS = Route(
+    "backtest_plot_facets",
+    "GET",
+    "/v1/visualization/backtest-plots/{visualization_name}/{backtest_id}/facet-coords",
+    _WHOLE_CHART,
+)
+SUBPLOT = Route(
+    "backtest_subplot",
+    "POST",
+    "/v1/visualization/backtest-plots/{visualization_name}/{backtest_id}/subplot",
+    _WHOLE_CHART,
+)
+SUBPLOTS = Route(
+    "backtest_subplots",
+    "GET",
+    "/v1/visualization/backtest-plots/{visualization_name}/{backtest_id}/subplots",
+    _WHOLE_CHART,
+)
+
 
 class Plots(Resource):
     """``/v1/visualization``: charts of evaluations, datasets and metrics."""
@@ -143,6 +181,47 @@ class Plots(Resource):
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)
         return (yield from self._plot(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}"))
+
+    def backtest_plot_facets(
+        self, visualization_name: str, evaluation_id: int
+    ) -> Operation[dict[str, list[Any]]]:
+        """The facet dimensions of an evaluation chart and their values (e.g.
+        ``{"split_period": [...], "location": ["OU_North", ...]}``), for ``backtest_subplot``."""
+        path = _facet_path(visualization_name, evaluation_id, "facet-coords")
+        return (yield from self._call_route(dict[str, list[Any]], FACETS, path))
+
+    def backtest_subplot(
+        self, visualization_name: str, evaluation_id: int, coordinates: Mapping[str, Any]
+    ) -> Operation[ServerPlot]:
+        """One facet of an evaluation chart: the chart of the rows matching ``coordinates``
+        (dimension -> value, dimensions and values from ``backtest_plot_facets``)."""
+        path = _facet_path(visualization_name, evaluation_id, "subplot")
+        if not isinstance(coordinates, Mapping) or not coordinates:
+            raise ValueError(
+                "coordinates must map facet dimensions to values (see backtest_plot_facets), "
+                f"got {coordinates!r}"
+            )
+        body = {require_name("coordinates", key): value for key, value in coordinates.items()}
+        response = yield from self._request_route(SUBPLOT, path, json=body)
+        return _plot_of(response)
+
+    def backtest_subplots(
+        self, visualization_name: str, evaluation_id: int
+    ) -> Operation[list[FacetPlot]]:
+        """Every facet of an evaluation chart, each with its coordinates."""
+        path = _facet_path(visualization_name, evaluation_id, "subplots")
+        response = yield from self._request_route(SUBPLOTS, path)
+        payload = decode(response)
+        items = payload if isinstance(payload, list) else None
+        if items is None or not all(isinstance(item, dict) and "spec" in item for item in items):
+            raise decode_failure(response, f"no list of facets with a spec: {payload!r}"[:300])
+        return [
+            FacetPlot(
+                key=tuple(item.get("key") or ()),
+                plot=ServerPlot(json.dumps(item["spec"]).encode(), "application/json"),
+            )
+            for item in items
+        ]
 
     def list_dataset_plots(self) -> Operation[list[str]]:
         """Names of the charts the service draws for a dataset."""
@@ -216,8 +295,19 @@ class Plots(Resource):
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"
         response = yield from self._request("GET", path, headers={"Accept": accept})
-        media_type = response.headers.get("content-type", "image/png").split(";")[0].strip()
-        return ServerPlot(response.content, media_type)
+        return _plot_of(response)
+
+
+def _plot_of(response: httpx.Response) -> ServerPlot:
+    """The chart an answer carries, as it came."""
+    media_type = response.headers.get("content-type", "image/png").split(";")[0].strip()
+    return ServerPlot(response.content, media_type)
+
+
+def _facet_path(visualization_name: str, evaluation_id: int, tail: str) -> str:
+    name = _plot_name("visualization_name", visualization_name)
+    evaluation_id = require_id("evaluation_id", evaluation_id)
+    return f"/v1/visualization/backtest-plots/{name}/{evaluation_id}/{tail}"
 
 
 def _ids(payload: Any, response: httpx.Response) -> list[str]:

@@ -225,6 +225,13 @@ class Resource:
         self._routes.current = routes
         return routes
 
+    def _lists(self, route: Route) -> Operation[bool]:
+        """Whether the server's ``/openapi.json`` lists ``route`` (False where it cannot be
+        read): an operation with two spellings of one route sends the newer where it is
+        listed and the older, which every server has, otherwise."""
+        routes = yield from self._server_routes()
+        return routes.known and routes.offers(route)
+
     def _offered(self, route: Route) -> Operation[ServerRoutes]:
         """The server's routes; ``UnsupportedRouteError`` when they lack ``route``."""
         routes = yield from self._server_routes()
@@ -249,7 +256,6 @@ class Resource:
         """``_request_route`` and parse the answer as ``shape``."""
         response = yield from self._request_route(route, path, **options)
         return parse(shape, response)
-
 
     def _suggesting_model(self, operation: Operation[T], model: str) -> Operation[T]:
         """Run ``operation``, which sends the configured model's name ``model``. When the

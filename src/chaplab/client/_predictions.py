@@ -72,6 +72,7 @@ class Prediction(WireModel):
     dataset_id: int | None = None
     configured_model_with_data_source_id: int | None = None
     model_id: str | None = None
+    prediction_setup_id: int | None = None
     org_units: NullableList[str] = Field(default_factory=list)
     periods: NullableList[str] = Field(default_factory=list)
     n_periods: int | None = None

@@ -1,16 +1,18 @@
-"""The service itself: version and time zone, liveness, and debug notes that check writes reach
-its database."""
+"""The service itself: version and time zone, liveness and readiness, and debug notes that check
+writes reach its database."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
 from pydantic import Field
 
-from chaplab.client._capabilities import Route
-from chaplab.client._plumbing import Resource, require_id, require_name
+from chaplab.client._capabilities import Route, route_missing
+from chaplab.client._errors import ChapDecodeError
+from chaplab.client._plumbing import Resource, checked, parse, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
 
@@ -32,6 +34,19 @@ class Health(SnakeModel):
     status: str | None = None
 
 
+class Readiness(SnakeModel):
+    """``GET /health/ready`` and ``/health/probe``: ``status`` (``success`` or ``unhealthy``)
+    and each checked dependency's state (``{"db": "ok", ...}``)."""
+
+    status: str
+    checks: NullableDict[str] = Field(default_factory=dict)
+
+    @property
+    def ready(self) -> bool:
+        """True when the server says every dependency it checked is fine."""
+        return self.status == "success"
+
+
 class DebugEntry(WireModel):
     """A stored debug note."""
 
@@ -47,12 +62,22 @@ _NO_DEBUG = (
     "nothing: write checks through a route this server has (create_configured_model(), then "
     "get_configured_model() reads it back)"
 )
+READINESS = Route(
+    "readiness", "GET", "/health/ready", "health(), which says the service answers"
+)
+PROBE = Route(
+    "probe",
+    "GET",
+    "/health/probe",
+    "health(); a job (run_evaluation) shows that the job runner and the database work",
+)
 CREATE_DEBUG = Route("create_debug_entry", "POST", "/v1/crud/debug", _NO_DEBUG)
 GET_DEBUG = Route("get_debug_entry", "GET", "/v1/crud/debug/{id}", _NO_DEBUG)
 
 
 class System(Resource):
-    """``/system/info``, ``/health`` and ``/v1/crud/debug``."""
+    """``/system/info``, ``/health``, ``/health/ready``, ``/health/probe`` and
+    ``/v1/crud/debug``."""
 
     def system_info(self) -> Operation[SystemInfo]:
         """Service version, server time zone and more (``GET /system/info``)."""
@@ -61,6 +86,27 @@ class System(Resource):
     def health(self) -> Operation[Health]:
         """The liveness probe (``GET /health``)."""
         return (yield from self._get(Health, "/health"))
+
+    def readiness(self) -> Operation[Readiness]:
+        """Whether the service's dependencies (database, job queue, workers) answer
+        (``GET /health/ready``). An unhealthy server's answer (503) is returned, not raised:
+        ``.ready`` is False and ``.checks`` says which dependency failed."""
+        return (yield from self._readiness(READINESS))
+
+    def probe(self) -> Operation[Readiness]:
+        """A deeper check than ``readiness``: a task runs on a worker and reads the database
+        (``GET /health/probe``). A failed probe (503) is returned, not raised."""
+        return (yield from self._readiness(PROBE))
+
+    def _readiness(self, route: Route) -> Operation[Readiness]:
+        routes = yield from self._offered(route)
+        response = yield from self._send("GET", route.path)
+        if not routes.known and route_missing(response):
+            raise routes.unsupported(route)
+        if response.status_code == 503:
+            with suppress(ChapDecodeError):  # a gateway's 503 page is an error, not an answer
+                return parse(Readiness, response)
+        return parse(Readiness, checked(response))
 
     def create_debug_entry(
         self, message: str, details: Mapping[str, Any] | None = None

@@ -1,0 +1,136 @@
+"""Outbreak thresholds (the endemic channel): lines computed per period and org unit from a
+dataset's past cases, by one of the server's strategies (seasonal mean + k standard deviations,
+or a seasonal percentile)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from chaplab.client._capabilities import Route
+from chaplab.client._plumbing import Resource, org_unit_params, require_id, require_name
+from chaplab.client._steps import Operation
+from chaplab.client._wire import NullableList, WireModel
+
+# -- wire models -----------------------------------------------------------------------------
+
+
+class SeasonalParams(WireModel):
+    """Threshold lines at the same-season mean + ``std_multiplier`` standard deviations (one
+    line per multiplier when several are given)."""
+
+    type: Literal["seasonal"] = "seasonal"
+    std_multiplier: float | list[float] = 2.0
+
+
+class PercentileParams(WireModel):
+    """Threshold lines at a ``quantile`` of the same-season values of the last
+    ``baseline_years`` complete years (the WHO endemic channel; one line per quantile)."""
+
+    type: Literal["percentile"] = "percentile"
+    quantile: float | list[float] = 0.75
+    baseline_years: int | None = 5
+
+
+ThresholdParams = Annotated[SeasonalParams | PercentileParams, Field(discriminator="type")]
+"""A strategy and its parameters, told apart by ``type``."""
+
+_PARAMS: TypeAdapter[SeasonalParams | PercentileParams] = TypeAdapter(ThresholdParams)
+
+
+class ThresholdStrategy(WireModel):
+    """A threshold strategy the server computes (``id``: ``seasonal``, ``percentile``, ...)."""
+
+    id: str
+    display_name: str
+    description: str = ""
+
+
+class ThresholdEntry(WireModel):
+    """The threshold lines of one period and org unit (``location``), in the order of
+    ``Thresholds.lines``; ``None`` where the history is too short."""
+
+    period: str
+    location: str
+    values: NullableList[float | None] = Field(default_factory=list)
+
+
+class Thresholds(WireModel):
+    """Threshold lines for every period and org unit asked for, with the parameters the server
+    used (defaults filled in); ``lines`` are the multipliers or quantiles, one per line."""
+
+    params: ThresholdParams
+    lines: NullableList[float] = Field(default_factory=list)
+    entries: NullableList[ThresholdEntry] = Field(default_factory=list)
+
+
+# -- operations ------------------------------------------------------------------------------
+
+_NO_THRESHOLDS = (
+    "nothing on this server: compute thresholds from dataset_frame(dataset_id) "
+    "(e.g. the same-month mean + 2 standard deviations of disease_cases)"
+)
+STRATEGIES = Route(
+    "list_threshold_strategies", "GET", "/v1/analytics/thresholds/strategies", _NO_THRESHOLDS
+)
+COMPUTE = Route("compute_thresholds", "POST", "/v1/analytics/thresholds", _NO_THRESHOLDS)
+
+
+class ThresholdsResource(Resource):
+    """``/v1/analytics/thresholds`` and its strategies."""
+
+    def list_threshold_strategies(self) -> Operation[list[ThresholdStrategy]]:
+        """The strategies ``compute_thresholds`` can use."""
+        route = STRATEGIES
+        return (yield from self._call_route(list[ThresholdStrategy], route, route.path))
+
+    def compute_thresholds(
+        self,
+        dataset_id: int,
+        periods: Sequence[str],
+        params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
+        org_units: Iterable[str] | str | None = None,
+    ) -> Operation[Thresholds]:
+        """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
+        periods too) and each org unit (or only ``org_units``). ``params`` chooses the
+        strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        body: dict[str, Any] = {
+            "datasetId": require_id("dataset_id", dataset_id),
+            "periodIds": period_ids("periods", periods),
+            "params": threshold_params("params", params).to_wire(),
+        }
+        if org_units is not None:
+            body["locations"] = [unit for _, unit in org_unit_params(org_units)]
+        route = COMPUTE
+        return (yield from self._call_route(Thresholds, route, route.path, json=body))
+
+
+def period_ids(field: str, periods: Sequence[str]) -> list[str]:
+    """A non-empty list of period strings, checked."""
+    values = [periods] if isinstance(periods, str) else list(periods)
+    if not values:
+        raise ValueError(f"{field} must name at least one period")
+    return [require_name(field, value) for value in values]
+
+
+def threshold_params(
+    field: str, params: SeasonalParams | PercentileParams | Mapping[str, Any] | None
+) -> SeasonalParams | PercentileParams:
+    """``params`` as a strategy model (a dict needs ``type``); ``SeasonalParams()`` for
+    ``None``."""
+    if params is None:
+        return SeasonalParams()
+    if isinstance(params, (SeasonalParams, PercentileParams)):
+        return params
+    if not isinstance(params, Mapping):
+        raise TypeError(
+            f"{field} must be SeasonalParams, PercentileParams or a dict with 'type', "
+            f"got {type(params).__name__}"
+        )
+    try:
+        return _PARAMS.validate_python(dict(params))
+    except ValidationError as error:
+        raise ValueError(f"{field} is not a threshold strategy's parameters: {error}") from None

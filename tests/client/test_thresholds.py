@@ -1,0 +1,101 @@
+"""Thresholds on a mock chap-core 2.5.1 (both drivers): the strategy's parameters sent in 2.5.1's
+shape (checked against its request schema), the lines read per period and org unit, bad
+parameters refused before sending."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from chaplab.client import PercentileParams, SeasonalParams, UnsupportedRouteError
+
+from .chap_core_mock import ChapCoreMock, without
+
+STRATEGIES = [
+    {"id": "percentile", "displayName": "Seasonal percentile (WHO)", "description": "WHO"},
+    {"id": "seasonal", "displayName": "Seasonal mean + k*std", "description": "mean + k*std"},
+]
+ANSWER = {
+    "params": {"type": "seasonal", "stdMultiplier": [1.0, 2.0]},
+    "lines": [1.0, 2.0],
+    "entries": [
+        {"period": "202301", "location": "OU_North", "values": [43.9, 45.6]},
+        {"period": "202301", "location": "OU_South", "values": [None, None]},
+    ],
+}
+
+
+def test_thresholds_send_the_strategy_and_read_one_value_per_line(
+    call: Callable[..., Any],
+) -> None:
+    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER)})
+    thresholds = call(mock.handler, "compute_thresholds", 7, ["202301"],
+                      SeasonalParams(std_multiplier=[1, 2]))
+    assert mock.bodies[0] == {"datasetId": 7, "periodIds": ["202301"],
+                              "params": {"type": "seasonal", "stdMultiplier": [1.0, 2.0]}}
+    assert isinstance(thresholds.params, SeasonalParams)
+    assert thresholds.lines == [1.0, 2.0]
+    assert [(e.location, e.values) for e in thresholds.entries] == [
+        ("OU_North", [43.9, 45.6]), ("OU_South", [None, None])]
+
+
+def test_a_dict_chooses_the_strategy_and_org_units_narrow_the_answer(
+    call: Callable[..., Any],
+) -> None:
+    answer = {"params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3},
+              "lines": [0.9], "entries": []}
+    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=answer)})
+    thresholds = call(mock.handler, "compute_thresholds", 7, "202301",
+                      {"type": "percentile", "quantile": 0.9, "baseline_years": 3}, "OU_North")
+    assert mock.bodies[0] == {
+        "datasetId": 7, "periodIds": ["202301"], "locations": ["OU_North"],
+        "params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3}}
+    assert thresholds.params == PercentileParams(quantile=0.9, baseline_years=3)
+
+
+def test_the_default_strategy_is_the_seasonal_mean_plus_two_deviations(
+    call: Callable[..., Any],
+) -> None:
+    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER)})
+    call(mock.handler, "compute_thresholds", 7, ["202301"])
+    assert mock.bodies[0]["params"] == {"type": "seasonal", "stdMultiplier": 2.0}
+
+
+def test_the_strategies_are_listed(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({
+        "GET /v1/analytics/thresholds/strategies": httpx.Response(200, json=STRATEGIES)})
+    strategies = call(mock.handler, "list_threshold_strategies")
+    assert [(s.id, s.display_name) for s in strategies] == [
+        ("percentile", "Seasonal percentile (WHO)"), ("seasonal", "Seasonal mean + k*std")]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("7", ["202301"]), "dataset_id must be an int"),
+        ((7, []), "periods must name at least one period"),
+        ((7, [""]), "periods must be a non-empty string"),
+        ((7, ["202301"], {"type": "median"}), "params is not a threshold strategy"),
+        ((7, ["202301"], {"quantile": 0.5}), "params is not a threshold strategy"),
+        ((7, ["202301"], 2.0), "params must be SeasonalParams"),
+        ((7, ["202301"], None, [""]), "org_units must be org unit id strings"),
+    ],
+)
+def test_bad_arguments_are_refused_before_sending(
+    call: Callable[..., Any], args: tuple[Any, ...], message: str
+) -> None:
+    mock = ChapCoreMock({})
+    with pytest.raises((TypeError, ValueError), match=message):
+        call(mock.handler, "compute_thresholds", *args)
+    assert mock.seen == []
+
+
+def test_a_server_without_thresholds_says_so_before_sending(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock({}, openapi=without("POST /v1/analytics/thresholds"))
+    with pytest.raises(UnsupportedRouteError, match="dataset_frame") as caught:
+        call(mock.handler, "compute_thresholds", 7, ["202301"])
+    assert caught.value.operation == "compute_thresholds"
+    assert mock.seen == []
