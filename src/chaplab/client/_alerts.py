@@ -14,7 +14,7 @@ from chaplab.client._capabilities import Route
 from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._thresholds import ThresholdParams
-from chaplab.client._wire import NullableList, WireModel
+from chaplab.client._wire import CreatedId, NullableList, WireModel
 
 Approval = Literal["pending", "approved", "declined"]
 APPROVALS: tuple[Approval, ...] = ("pending", "approved", "declined")
@@ -62,12 +62,8 @@ class Alert(NewAlert):
     approved_at: datetime | None = None
 
 
-class _CreatedIds(WireModel):
+class CreatedIds(WireModel):
     ids: NullableList[int] = Field(default_factory=list)
-
-
-class _CreatedId(WireModel):
-    id: int
 
 
 # -- operations ------------------------------------------------------------------------------
@@ -105,7 +101,7 @@ class Alerts(Resource):
         same as dicts) and return it as stored."""
         body = {"name": require_name("name", name), "levels": _levels(levels)}
         route = CREATE_POLICY
-        created = yield from self._call_route(_CreatedId, route, route.path, json=body)
+        created = yield from self._call_route(CreatedId, route, route.path, json=body)
         return (yield from self.get_alert_policy(created.id))
 
     def get_alert_policy(self, alert_policy_id: int) -> Operation[AlertPolicy]:
@@ -132,7 +128,7 @@ class Alerts(Resource):
 
     def _create(self, alerts: list[NewAlert], route: Route) -> Operation[list[int]]:
         body = {"alerts": [alert.to_wire() for alert in alerts]}
-        created = yield from self._call_route(_CreatedIds, route, route.path, json=body)
+        created = yield from self._call_route(CreatedIds, route, route.path, json=body)
         return created.ids
 
     def create_alert(

@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource
 from chaplab.client._errors import UnsupportedRouteError
-from chaplab.client._plumbing import Resource, require_id, require_name
+from chaplab.client._plumbing import Resource, require_bool, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, WireModel
 
@@ -207,8 +207,7 @@ class ModelCatalog(Resource):
         readable so that past evaluations still resolve. With ``all_versions=True`` every
         version of the template's name is retired."""
         model_template_id = require_id("model_template_id", model_template_id)
-        if not isinstance(all_versions, bool):
-            raise TypeError(f"all_versions must be a bool, got {type(all_versions).__name__}")
+        require_bool("all_versions", all_versions)
         path = f"/v1/crud/model-templates/{model_template_id}"
         params = {"allVersions": "true"} if all_versions else None
         yield from self._request_route(DELETE_TEMPLATE, path, params=params)

@@ -370,6 +370,13 @@ def require_name(field: str, value: Any) -> str:
     return value
 
 
+def require_bool(field: str, value: Any) -> bool:
+    """A True/False argument, checked (``"false"`` or ``0`` would read as something else)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{field} must be a bool, got {type(value).__name__} {value!r}")
+    return value
+
+
 def optional_counts(**counts: int | None) -> dict[str, int]:
     """The given counts (``n_periods``, ``n_splits``, ``stride``: each >= 1) by wire name."""
     wire_names = {"n_periods": "nPeriods", "n_splits": "nSplits", "stride": "stride"}

@@ -15,10 +15,16 @@ from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource, Observation
 from chaplab.client._jobs import Job, JobRef
 from chaplab.client._model_catalog import ModelSpec
-from chaplab.client._plumbing import Resource, geojson_body, require_id, require_name
+from chaplab.client._plumbing import (
+    Resource,
+    geojson_body,
+    require_bool,
+    require_id,
+    require_name,
+)
 from chaplab.client._predictions import Prediction
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableList, WireModel
+from chaplab.client._wire import CreatedId, NullableList, WireModel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,10 +65,6 @@ class PredictionSetupDetail(PredictionSetup):
     predictions: NullableList[Prediction] = Field(default_factory=list)
 
 
-class _CreatedId(WireModel):
-    id: int
-
-
 # -- operations ------------------------------------------------------------------------------
 
 _NO_SETUPS = (
@@ -100,7 +102,7 @@ class PredictionSetups(Resource):
         body: dict[str, Any] = {
             "backtestId": require_id("evaluation_id", evaluation_id),
             "name": require_name("name", name),
-            "scheduleEnabled": _flag("schedule_enabled", schedule_enabled),
+            "scheduleEnabled": require_bool("schedule_enabled", schedule_enabled),
             "quantileTargets": _targets(quantile_targets),
         }
         if alert_policy_id is not None:
@@ -109,7 +111,7 @@ class PredictionSetups(Resource):
             body["scheduleCronExpression"] = require_name(
                 "schedule_cron_expression", schedule_cron_expression
             )
-        created = yield from self._call_route(_CreatedId, CREATE, CREATE.path, json=body)
+        created = yield from self._call_route(CreatedId, CREATE, CREATE.path, json=body)
         return (yield from self.get_prediction_setup(created.id))
 
     def get_prediction_setup(self, setup_id: int) -> Operation[PredictionSetupDetail]:
@@ -138,7 +140,7 @@ class PredictionSetups(Resource):
                 "schedule_cron_expression", schedule_cron_expression
             )
         if schedule_enabled is not None:
-            body["scheduleEnabled"] = _flag("schedule_enabled", schedule_enabled)
+            body["scheduleEnabled"] = require_bool("schedule_enabled", schedule_enabled)
         if quantile_targets is not None:
             body["quantileTargets"] = _targets(quantile_targets)
         if alert_policy_id is not None:
@@ -180,12 +182,6 @@ class PredictionSetups(Resource):
         path = f"/v1/crud/prediction-setups/{setup_id}/run"
         ref = yield from self._call_route(JobRef, RUN, path, json=body)
         return ref.pending_job("create_prediction", name)
-
-
-def _flag(field: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{field} must be a bool, got {type(value).__name__}")
-    return value
 
 
 def _targets(targets: Sequence[QuantileTarget | Mapping[str, Any]]) -> list[dict[str, Any]]:

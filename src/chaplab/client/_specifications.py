@@ -19,6 +19,7 @@ from chaplab.client._plumbing import (
     RequestBuilder,
     Resource,
     optional_counts,
+    require_bool,
     require_id,
     require_name,
 )
@@ -196,11 +197,7 @@ class Specifications(Resource):
         """A specification's leaderboard: every evaluation under it with its comparisons
         against each reference model that is done, and the baselines' runs."""
         specification_id = require_id("specification_id", specification_id)
-        if not isinstance(include_comparison_models, bool):
-            raise TypeError(
-                "include_comparison_models must be a bool, got "
-                f"{type(include_comparison_models).__name__}"
-            )
+        require_bool("include_comparison_models", include_comparison_models)
         return (
             yield from self._get(
                 BacktestSpecificationDetail,

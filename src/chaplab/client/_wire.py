@@ -40,6 +40,12 @@ class WireModel(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+class CreatedId(WireModel):
+    """The answer of a route that stores a row and names only its id (``{"id": 3}``)."""
+
+    id: int
+
+
 class SnakeModel(BaseModel):
     """A snake_case payload (jobs, system info, health, model runners), extra fields kept."""
 
