@@ -33,7 +33,7 @@ NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 def test_every_source_has_its_notebook_and_every_notebook_its_source() -> None:
     sources = {path.stem for path in (NOTEBOOKS / "sources").glob("[0-9][0-9]_*.py")}
     assert sources == {path.stem for path in NOTEBOOK_FILES}
-    assert len(sources) == 7
+    assert len(sources) == 8
 
 
 def test_committed_notebooks_equal_their_build_from_sources() -> None:

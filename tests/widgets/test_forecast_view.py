@@ -1,0 +1,137 @@
+"""The panel's forecast view on the embedded service, driven as a person would: pick a
+configured model, press Forecast forward, and read the chart, the table, the map and the
+outbreak-probability tiles; change the threshold strategy and the map's value."""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import AsyncIterator
+
+import pandas as pd
+import pytest
+from PIL import Image
+
+import chaplab.frames
+from chaplab.client import AsyncChapClient
+from chaplab.service.demo import generate_demo
+from chaplab.widgets import ChapPanel
+from chaplab.widgets.forecast import CELL, NO_MAP, TABS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.fixture
+async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
+    client = AsyncChapClient(service_url)
+    chap_panel = ChapPanel(client)
+    await chap_panel.ready()
+    yield chap_panel
+    chap_panel.close()
+    await chap_panel.wait_idle()
+    await client.aclose()
+
+
+async def _forecast(panel: ChapPanel, model: str, n_periods: int = 3) -> None:
+    """Select ``model``, set nPeriods and press Forecast forward, then wait for everything."""
+    chosen = next(item for item in panel.model_list if item.name == model)
+    panel.models.toggle(chosen.id).value = True
+    panel.launcher.n_periods.value = n_periods
+    panel.forecasts.button.click()
+    await panel.wait_idle()
+
+
+def _size(png: bytes) -> tuple[int, int]:
+    assert png.startswith(b"\x89PNG")
+    return Image.open(io.BytesIO(png)).size
+
+
+async def test_a_forecast_is_shown_as_chart_table_map_and_outbreak_tiles(
+    panel: ChapPanel,
+) -> None:
+    await _forecast(panel, "naive_model")
+    view = panel.forecasts
+    (row,) = panel.jobs.rows
+    assert (row.kind, row.status, row.error) == ("forecast", "SUCCESS", None)
+    assert view.message.value == ""
+    assert view.tabs in view.children
+    assert [view.tabs.get_title(index) for index in range(4)] == list(TABS)
+    dataset = panel.launcher.dataset
+    last = chaplab.frames.parse_periods([dataset.last_period])[0]
+    months = [last + 1, last + 2, last + 3]
+    assert sorted(view.frame["period"].unique()) == months
+    names = dict(zip(view.frame["org_unit"].astype(str), view.frame["org_unit_name"].astype(str),
+                     strict=True))
+    # the chart: the fan chart with its history, one panel per place
+    assert sorted(view.shown_panels) == sorted(names.values())
+    _size(bytes(view.image.value))
+    # the table: every place and month, with the median, threshold and probability
+    table = view.table.value
+    for name in names.values():
+        assert f"<td{CELL}>{name}</td>" in table
+    for month in months:
+        assert f"<td{CELL}>{chaplab.frames.period_label(month)}</td>" in table
+    assert f'<th scope="col"{CELL}>threshold</th>' in table and "P(outbreak)" in table
+    # the map: the demo's districts have polygons
+    assert view.map_message.value == ""
+    width, height = _size(bytes(view.map_image.value))
+    assert width > 600 and height > 150
+    # the tiles: a probability per place and month against the first strategy
+    assert view.strategy.value == view.strategy.options[0][1]
+    assert view.tiles_message.value == ""
+    _size(bytes(view.tiles_image.value))
+    outbreaks = view.outbreaks
+    assert len(outbreaks) == len(names) * 3
+    assert set(outbreaks["period"]) == set(months)
+    assert outbreaks["probability"].between(0, 1).all()
+
+
+async def test_another_strategy_recomputes_the_probabilities_and_the_map_shows_them(
+    panel: ChapPanel,
+) -> None:
+    await _forecast(panel, "naive_model", n_periods=2)
+    view = panel.forecasts
+    strategies = [value for _, value in view.strategy.options]
+    assert {"seasonal", "percentile"} <= set(strategies)
+    first = view.outbreaks
+    other = next(value for value in strategies if value != view.strategy.value)
+    view.strategy.value = other
+    await panel.wait_idle()
+    assert view.tiles_message.value == ""
+    assert not view.outbreaks["threshold"].equals(first["threshold"])
+    median_map = bytes(view.map_image.value)
+    view.map_value.value = "outbreak probability"
+    await panel.wait_idle()
+    assert view.map_message.value == ""
+    assert bytes(view.map_image.value) != median_map
+    _size(bytes(view.map_image.value))
+
+
+async def test_a_dataset_without_polygons_gets_a_sentence_instead_of_a_map(
+    panel: ChapPanel, unique: str
+) -> None:
+    """Features without geometry (RFC 7946's unlocated features, which chap-core 2.5.1 and
+    chaplab's service accept): the forecast is shown, the map is a sentence."""
+    demo = generate_demo(n_org_units=3, n_years=4)
+    table = demo.panel
+    observations = pd.DataFrame({
+        "time_period": [period for _ in table.org_units for period in table.periods],
+        "location": [unit for unit in table.org_units for _ in table.periods],
+        **{feature: values.reshape(-1) for feature, values in table.features.items()},
+    })
+    unlocated = {**demo.geojson, "features": [
+        {**feature, "geometry": None} for feature in demo.geojson["features"]]}
+    job = await panel.client.make_dataset(f"no polygons {unique}", observations,
+                                          geojson=unlocated)
+    dataset_id = (await panel.client.wait_for_job(job.id)).result_id
+    await panel.refresh()
+    panel.datasets.toggle(dataset_id).value = True
+    await _forecast(panel, "naive_model", n_periods=2)
+    view = panel.forecasts
+    assert view.message.value == "" and view.history.dataset_id == dataset_id
+    assert html.unescape(view.map_message.value).endswith(f"{NO_MAP}</div>")
+    assert view.map_image.value == b""
+    view.map_value.value = "outbreak probability"
+    await panel.wait_idle()
+    assert view.map_image.value == b""
+    assert bytes(view.tiles_image.value).startswith(b"\x89PNG")  # tiles need no polygons
