@@ -95,6 +95,9 @@ def test_a_promoted_evaluation_runs_on_fresh_data_and_keeps_its_forecast_history
         assert http.get(f"/v1/jobs/{job['id']}/request").json() == body
         results.append(_result(http, job["id"]))
 
+    setup_jobs = checked(http, "GET", f"/v1/jobs?predictionSetupId={created['id']}")
+    assert sorted(int(job["result"]) for job in setup_jobs) == results
+    assert {job["prediction_setup_id"] for job in setup_jobs} == {created["id"]}
     history = checked(http, "GET", f"{SETUPS}/{created['id']}")["predictions"]
     assert [item["id"] for item in history] == results
     assert {item["predictionSetupId"] for item in history} == {created["id"]}

@@ -36,17 +36,22 @@ RESULT_TABLES: dict[str, tuple[str, type[EvaluationRow | PredictionRow | Dataset
 
 
 def describe(job: JobRow) -> JobDescription:
-    return from_row(JobDescription, job)
+    """The job as listed; a run of a prediction setup names the setup."""
+    return from_row(JobDescription, job, prediction_setup_id=job.payload.get("prediction_setup_id"))
 
 
 def get_job(session: Session, job_id: str) -> JobRow:
     return get_or_404(session, JobRow, job_id, "job")
 
 
-def list_jobs(session: Session) -> list[JobDescription]:
-    """Every job on record, newest first."""
+def list_jobs(session: Session, prediction_setup_id: int | None = None) -> list[JobDescription]:
+    """Every job on record, newest first; with ``prediction_setup_id``, the runs of that
+    prediction setup only."""
     jobs = session.scalars(select(JobRow).order_by(JobRow.created.desc()))
-    return [describe(job) for job in jobs]
+    described = [describe(job) for job in jobs]
+    if prediction_setup_id is None:
+        return described
+    return [job for job in described if job.prediction_setup_id == prediction_setup_id]
 
 
 def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:

@@ -13,7 +13,7 @@ import re
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from chaplab.service.domain import jobs
@@ -37,9 +37,14 @@ _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)", re.IGNORECASE)
 
 
 @router.get("")
-def list_jobs(session: DB) -> list[JobDescription]:
-    """Every job on record, newest first."""
-    return jobs.list_jobs(session)
+def list_jobs(
+    session: DB,
+    prediction_setup_id: Annotated[
+        int | None, Query(alias="predictionSetupId", description="the runs of one setup only")
+    ] = None,
+) -> list[JobDescription]:
+    """Every job on record, newest first (or the runs of one prediction setup)."""
+    return jobs.list_jobs(session, prediction_setup_id)
 
 
 @router.get("/{job_id}", response_model=str)

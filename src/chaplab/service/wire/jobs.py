@@ -26,6 +26,7 @@ class JobDescription(SnakeModel):
     end_time: datetime | None
     result: str | None
     error: str | None
+    prediction_setup_id: int | None = None
 
 
 class JobLogLine(SnakeModel):
