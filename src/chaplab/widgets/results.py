@@ -27,7 +27,7 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import Column, OnDelete, SortableTable, columns, format_cell
+from chaplab.widgets.tables import Column, OnDelete, SortableTable, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,14 +46,18 @@ def chart_split(choice: str) -> str | None:
 SPLIT_DEBOUNCE_SECONDS = 0.2
 MAX_PANELS = 12
 HISTORY_PERIODS = 24
-_METRICS_SHOWN = ("crps", "mae", "rmse", "coverage_10_90")
+_METRICS_SHOWN = ("crps", "coverage_10_90")  # in the list; a comparison's table has them all
 
-EVALUATION_COLUMNS = (
-    *columns("name", "id", "model", "dataset", "created"),
+EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 968 px output
+    Column("name", "name", "180px"),
+    Column("id", "id"),
+    Column("model", "model", "110px"),
+    Column("dataset", "dataset", "110px"),
+    Column("created", "created", "90px"),
     Column("n_periods", "nPeriods"),
     Column("n_splits", "nSplits"),
     Column("stride", "stride"),
-    *(Column(metric, metric) for metric in _METRICS_SHOWN),
+    *(Column(metric, metric.replace("_", " "), "70px") for metric in _METRICS_SHOWN),
 )
 
 

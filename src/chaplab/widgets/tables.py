@@ -36,6 +36,16 @@ OnDelete = Callable[[Row], None]
 UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
 
+WRAP_CLASS = "chaplab-wrap"
+"""The class of a button whose label wraps onto more lines (ipywidgets keeps a button's label
+on one line and cuts it): used with a ``max_width``, so a long name makes a row taller, not the
+table wider."""
+_WRAP_STYLE = (
+    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; height: auto !important; "
+    "min-height: var(--jp-widgets-inline-height); line-height: 1.25 !important; "
+    "padding-top: 2px !important; padding-bottom: 2px !important; }}</style>"
+)
+
 
 @dataclass(frozen=True)
 class Column:
@@ -127,7 +137,7 @@ class SortableTable(widgets.VBox):
         self._syncing = False
         self._on_delete = on_delete
         self.noun = noun
-        self._caption = widgets.HTML(f"<b>{caption}</b>") if caption else None
+        self._caption = widgets.HTML(f"{_WRAP_STYLE}<b>{html.escape(caption)}</b>")
         self._empty = widgets.Label(empty_text)
         self._headers = [self._header_button(column) for column in self.columns]
         self._deletes: dict[Any, widgets.Button] = {}
@@ -136,7 +146,7 @@ class SortableTable(widgets.VBox):
         self._grid = widgets.GridBox(
             layout=widgets.Layout(
                 grid_template_columns=f"repeat({width}, max-content)",
-                grid_gap="2px 12px",
+                grid_gap="2px 8px",
                 align_items="center",
             )
         )
@@ -214,8 +224,10 @@ class SortableTable(widgets.VBox):
         button = widgets.Button(
             description=column.title,
             tooltip=f"sort by {column.title}",
-            layout=widgets.Layout(**UNCUT),
+            layout=_button_layout(column, padding="0 6px"),
         )
+        if column.max_width is not None:
+            button.add_class(WRAP_CLASS)
 
         def clicked(_: widgets.Button) -> None:
             again = self.sort_column == column.key
@@ -234,8 +246,10 @@ class SortableTable(widgets.VBox):
             description=name,
             tooltip=f"select {name}",
             value=key in self.selected,
-            layout=widgets.Layout(**UNCUT),
+            layout=_button_layout(self.columns[0]),
         )
+        if self.columns[0].max_width is not None:
+            toggle.add_class(WRAP_CLASS)
         toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
         self._toggles[key] = toggle
         cells: list[widgets.Widget] = [
@@ -300,8 +314,14 @@ class SortableTable(widgets.VBox):
 
     def _layout_children(self) -> None:
         body: list[widgets.Widget] = [self._grid] if self._rows else [self._empty]
-        caption = [self._caption] if self._caption else []
-        self.children = [*caption, *body, self.confirmation]
+        self.children = [self._caption, *body, self.confirmation]  # the caption holds the style
+
+
+def _button_layout(column: Column, **more: str) -> widgets.Layout:
+    """A header or name button: its own width, or up to the column's ``max_width``, wrapped."""
+    if column.max_width is None:
+        return widgets.Layout(**UNCUT, **more)
+    return widgets.Layout(flex="0 0 auto", width="auto", max_width=column.max_width, **more)
 
 
 def _cell(column: Column, text: str) -> widgets.Widget:
