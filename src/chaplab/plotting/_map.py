@@ -471,8 +471,8 @@ def _wrapped(name: str, width: int = 14) -> str:
 
 def _drop_overlapping_labels(figure: Figure, axes: list[Axes],
                              shapes: Mapping[str, Shape]) -> None:
-    """Remove names that would overlap a larger place's name or leave their map; the largest
-    places keep theirs."""
+    """Remove names that would overlap a larger place's name or leave their map, unless on two
+    lines they fit; the largest places keep theirs."""
     get_renderer = getattr(figure.canvas, "get_renderer", None)
     if get_renderer is None:
         return
@@ -486,12 +486,22 @@ def _drop_overlapping_labels(figure: Figure, axes: list[Axes],
             text = texts.get(f"{LABEL_GID} {unit}")
             if text is None:
                 continue
-            box = text.get_window_extent(renderer).expanded(1.06, 1.1)
-            inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
-            if not inside or any(box.overlaps(other) for other in kept):
-                text.remove()
+            for spelling in _spellings(text.get_text()):
+                text.set_text(spelling)
+                box = text.get_window_extent(renderer).expanded(1.06, 1.1)
+                inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
+                if inside and not any(box.overlaps(other) for other in kept):
+                    kept.append(box)
+                    break
             else:
-                kept.append(box)
+                text.remove()
+
+
+def _spellings(label: str) -> list[str]:
+    """A label as written, then on two lines where it is one line with a space."""
+    if "\n" in label or " " not in label:
+        return [label]
+    return [label, _wrapped(label, width=0)]
 
 
 def _colour_bar_label(value: str, chosen: float | None, label: str | None,
