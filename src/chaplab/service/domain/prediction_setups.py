@@ -13,7 +13,7 @@ from typing import Any
 
 from croniter import croniter
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from chaplab.service.domain.alerts import policy_read
 from chaplab.service.domain.datasets import dataset_read
@@ -97,6 +97,7 @@ def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredict
         )
         .where(PredictionSetupForecastRow.prediction_setup_id == row.id)
         .order_by(PredictionRow.id)
+        .options(defer(PredictionRow.samples))  # the history lists forecasts, not their samples
     )
     return PredictionSetupReadWithPredictions(
         **_read_fields(session, row),
