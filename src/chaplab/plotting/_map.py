@@ -65,6 +65,7 @@ PANEL_WIDTH = 3.4
 MIN_PANEL_HEIGHT, MAX_PANEL_HEIGHT = 1.6, 7.0
 EDGE = 0.15
 TITLE = 0.55
+TITLE_LINE = 0.25  # each further line of the title
 PANEL_TITLE = 0.3
 COLOUR_BAR = 0.22
 COLOUR_BAR_LABELS = 1.05  # tick labels such as 20,000 and the bar's label beside them
@@ -136,7 +137,12 @@ def map_chart(
         notes.append(f"names left out: {len(shapes)} places (labels=True writes them)")
     norm = _norm(value, by_panel, vmin, vmax)
     colours = colormaps[cmap] if isinstance(cmap, str) else cmap or _default_cmap(value)
-    figure, axes, owns = _figure(shapes, len(panels), ax, noted=bool(notes))
+    legend = _colour_bar_label(value, chosen, label, units)
+    heading = title or f"{legend[0].upper()}{legend[1:]}"
+    if len(panels) == 1 and panels[0] is not None:
+        heading += f", {period_label(panels[0])}"
+    figure, axes, owns = _figure(shapes, len(panels), ax, noted=bool(notes),
+                                 title_lines=heading.count("\n") + 1)
     bounds = _bounds(shapes)
     collection = None
     for axes_, period, values in zip(axes, panels, by_panel, strict=True):
@@ -148,11 +154,7 @@ def map_chart(
         for axes_, values in zip(axes, by_panel, strict=True):
             fills = {unit: colours(norm(number)) for unit, number in values.items()}
             _write_names(axes_, shapes, names, fills, small)
-    legend = _colour_bar_label(value, chosen, label, units)
     _colour_bar(figure, axes, collection, legend, value, owns)
-    heading = title or f"{legend[0].upper()}{legend[1:]}"
-    if len(panels) == 1 and panels[0] is not None:
-        heading += f", {period_label(panels[0])}"
     _finish(figure, heading, notes, owns)
     if show_labels:
         _drop_overlapping_labels(figure, axes, shapes)
@@ -381,7 +383,7 @@ def _aspect(bounds: Bbox) -> float:
 
 
 def _figure(shapes: Mapping[str, Shape], count: int, ax: Axes | Sequence[Axes] | None,
-            noted: bool) -> tuple[Figure, list[Axes], bool]:
+            noted: bool, title_lines: int) -> tuple[Figure, list[Axes], bool]:
     """Our figure with one map per panel (fixed margins, room for the colour bar to the right),
     or the caller's axes."""
     if ax is not None:
@@ -397,13 +399,14 @@ def _figure(shapes: Mapping[str, Shape], count: int, ax: Axes | Sequence[Axes] |
     height = min(max(width * ratio, MIN_PANEL_HEIGHT), MAX_PANEL_HEIGHT)
     title_row = PANEL_TITLE if count > 1 else 0.0
     figure_width = EDGE + columns * width + (columns - 1) * EDGE + COLOUR_BAR + COLOUR_BAR_LABELS
-    figure_height = TITLE + rows * (height + title_row) + (NOTE if noted else 0.0) + EDGE
+    title = TITLE + TITLE_LINE * (title_lines - 1)
+    figure_height = title + rows * (height + title_row) + (NOTE if noted else 0.0) + EDGE
     figure = plt.figure(FigureClass=ChartFigure, figsize=(figure_width, figure_height))
     axes = []
     for index in range(count):
         row, column = divmod(index, columns)
         left = EDGE + column * (width + EDGE)
-        top = TITLE + row * (height + title_row) + title_row
+        top = title + row * (height + title_row) + title_row
         axes.append(figure.add_axes((
             left / figure_width, 1 - (top + height) / figure_height,
             width / figure_width, height / figure_height,

@@ -132,12 +132,14 @@ class MapChart:
     geojson: dict[str, Any]
     value: str
     units: str | None
+    title: str | None = None
 
     def draw(self) -> Figure:
         """:func:`chaplab.plotting.map_chart` on a figure of its own."""
         from chaplab.plotting import map_chart
 
-        return map_chart(self.frame, self.geojson, self.value, units=self.units)
+        return map_chart(self.frame, self.geojson, self.value, units=self.units,
+                         title=self.title)
 
 
 @dataclass(frozen=True)
@@ -279,7 +281,9 @@ class ForecastView(widgets.VBox):
                 self.map_image.value = b""
                 self.map_message.value = message("outbreak probabilities are not computed yet")
                 return
-            chart = MapChart(self.outbreaks, history.geojson, "probability", None)
+            strategy = self._strategy_names.get(self.strategy.value, self.strategy.value)
+            title = f"Outbreak probability: P(cases > threshold)\nthresholds by {strategy!r}"
+            chart = MapChart(self.outbreaks, history.geojson, "probability", None, title)
         else:
             chart = MapChart(frame, history.geojson, "value", "cases")
         rendered = await render_chart(chart)
