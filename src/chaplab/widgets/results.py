@@ -57,7 +57,7 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 968 px output
     Column("n_periods", "nPeriods"),
     Column("n_splits", "nSplits"),
     Column("stride", "stride"),
-    *(Column(metric, metric.replace("_", " "), "70px") for metric in _METRICS_SHOWN),
+    *(Column(metric, metric.replace("_", " "), "80px") for metric in _METRICS_SHOWN),
 )
 
 

@@ -41,7 +41,8 @@ WRAP_CLASS = "chaplab-wrap"
 on one line and cuts it): used with a ``max_width``, so a long name makes a row taller, not the
 table wider."""
 _WRAP_STYLE = (
-    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; height: auto !important; "
+    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; overflow-wrap: anywhere; "
+    "height: auto !important; "
     "min-height: var(--jp-widgets-inline-height); line-height: 1.25 !important; "
     "padding-top: 2px !important; padding-bottom: 2px !important; }}</style>"
 )
