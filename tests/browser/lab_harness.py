@@ -8,7 +8,10 @@ The pieces:
 - `launch_chromium(profile_dir)` opens Chromium (the system's, else Playwright's) with a fresh
   profile.
 - `NotebookPage` wraps a Playwright page showing one notebook: `run_all_cells()` runs every cell and
-  waits until the kernel is idle, failing with the error of any cell that raised.
+  waits until the kernel is idle, failing with the error of any cell that raised;
+  `kernel_output(code)` runs code in the notebook's kernel and returns what it printed;
+  `cut_texts(locator)`, `horizontal_overflow(locator)` and `past_right_edge(locator)` measure
+  what a person would see cut or out of sight.
 """
 
 from __future__ import annotations
@@ -233,6 +236,77 @@ _CELL_ERRORS_JS = """
 """
 
 
+# Runs in the page: executes code in the open notebook's kernel, resolves to what it printed.
+_KERNEL_OUTPUT_JS = """
+async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = kernel.requestExecute({ code, silent: false, store_history: false });
+  let printed = '';
+  future.onIOPub = (message) => {
+    if (message.header.msg_type === 'stream') printed += message.content.text;
+    if (message.header.msg_type === 'error') printed += message.content.ename + ': '
+      + message.content.evalue;
+  };
+  await future.done;
+  return printed;
+}
+"""
+
+# Runs in the page on an element: the texts inside it that do not fit their box (buttons,
+# labels, HTML, descriptions: text wider than the box; dropdowns: a choice wider than the
+# box without its arrow), each as "text (needs N px, has M px)".
+_CUT_TEXTS_JS = """
+(root) => {
+  const visible = (element) => element.offsetParent !== null
+    && getComputedStyle(element).visibility !== 'hidden';
+  const cut = [];
+  const texts = root.querySelectorAll(
+    'button, .widget-label, .widget-label-basic, .widget-html-content, .widget-inline-hbox label'
+  );
+  for (const element of texts) {
+    if (!visible(element) || !element.textContent.trim()) continue;
+    if (element.scrollWidth > element.clientWidth + 1) {
+      const text = element.textContent.trim();
+      cut.push(`${text} (needs ${element.scrollWidth} px, has ${element.clientWidth} px)`);
+    }
+  }
+  const canvas = document.createElement('canvas').getContext('2d');
+  for (const select of root.querySelectorAll('select:not([multiple])')) {
+    if (!visible(select)) continue;
+    canvas.font = getComputedStyle(select).font;
+    const room = select.clientWidth - 28;  // the arrow and the padding
+    for (const option of select.options) {
+      const needed = Math.ceil(canvas.measureText(option.text).width);
+      if (needed > room) cut.push(`${option.text} (needs ${needed} px, has ${room} px)`);
+    }
+  }
+  return cut;
+}
+"""
+
+# Runs in the page on an element: how many pixels its content is wider than its box.
+_HORIZONTAL_OVERFLOW_JS = "(element) => element.scrollWidth - element.clientWidth"
+
+# Runs in the page on an element: the visible elements inside it that reach past its right edge
+# (clipped by an output, they would be out of sight), at most 20.
+_PAST_RIGHT_EDGE_JS = """
+(root) => {
+  const edge = root.getBoundingClientRect().right + 1;
+  const past = [];
+  for (const element of root.querySelectorAll('*')) {
+    if (element.offsetParent === null) continue;
+    const box = element.getBoundingClientRect();
+    if (box.width > 0 && box.right > edge) {
+      const text = (element.textContent || '').trim().slice(0, 40);
+      past.push(`<${element.tagName.toLowerCase()}> ${text} (right edge ${Math.round(box.right)}`
+        + ` > ${Math.round(edge)})`);
+    }
+  }
+  return past.slice(0, 20);
+}
+"""
+
+
 class NotebookPage:
     """A Playwright page showing one notebook in JupyterLab."""
 
@@ -269,6 +343,24 @@ class NotebookPage:
     def output_area(self) -> Locator:
         """A locator for the outputs of the open notebook, to wait for rendered results."""
         return self.page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output")
+
+    def kernel_output(self, code: str) -> str:
+        """Run ``code`` in the notebook's kernel (not in a cell) and return what it printed."""
+        return str(self.page.evaluate(_KERNEL_OUTPUT_JS, code))
+
+    def cut_texts(self, locator: Locator) -> list[str]:
+        """The texts inside ``locator`` that do not fit their box (an empty list: none cut)."""
+        return list(locator.evaluate(_CUT_TEXTS_JS))
+
+    def horizontal_overflow(self, locator: Locator) -> int:
+        """How many pixels the content of ``locator`` is wider than it (0 or less: no
+        horizontal scroll)."""
+        return int(locator.evaluate(_HORIZONTAL_OVERFLOW_JS))
+
+    def past_right_edge(self, locator: Locator) -> list[str]:
+        """The visible elements inside ``locator`` that reach past its right edge (an empty
+        list: everything is in sight)."""
+        return list(locator.evaluate(_PAST_RIGHT_EDGE_JS))
 
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are

@@ -1,4 +1,5 @@
-"""The browser harness end to end: notebooks run in JupyterLab in headless Chromium."""
+"""The browser harness end to end: notebooks run in JupyterLab in headless Chromium; and the
+panel with a wrong API key, as a person sees it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from lab_harness import JupyterLab, NotebookPage
+from playwright.sync_api import expect
 
 WIDGET_CELL = """\
 import io
@@ -28,8 +30,22 @@ widgets.VBox([
 ])
 """
 
+WRONG_KEY_CELL = """\
+from chaplab.client import AsyncChapClient
+from chaplab.toolkit import BackgroundServer, ServiceBuilder
+from chaplab.widgets import ChapPanel
+
+app = ServiceBuilder(title="keyed", version="1.0.0").with_auth(
+    api_keys=["sk_test_RIGHT_KEY_000000001"]
+).build()
+server = BackgroundServer(app).start()
+panel = ChapPanel(AsyncChapClient(server.url, api_key="sk_test_WRONG_KEY_000000002"))
+panel
+"""
+
 NOTEBOOKS = {
     "widgets.ipynb": [WIDGET_CELL],
+    "wrong_key.ipynb": [WRONG_KEY_CELL, "await panel.ready()"],
     "raising.ipynb": ["total = 1 + 1", "raise ValueError('no datasets on the service')"],
 }
 
@@ -83,3 +99,24 @@ def test_running_a_notebook_that_raises_fails_naming_the_cell(
 
     with pytest.raises(AssertionError, match="cell 1: ValueError: no datasets on the service"):
         page.run_all_cells()
+
+
+@pytest.mark.browser
+def test_a_wrong_key_shows_one_sentence_and_no_broken_image(
+    lab: JupyterLab,
+    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    browser_output_dir: Path,
+) -> None:
+    page = open_notebook(lab, "wrong_key.ipynb")
+    page.page.set_viewport_size({"width": 1400, "height": 1600})
+    page.run_all_cells()
+
+    panel = page.output_area().filter(has_text="Run an evaluation").first
+    expect(panel.get_by_role("alert")).to_contain_text("HTTP 401")
+    expect(panel.get_by_text("not connected", exact=False)).to_be_visible()
+    assert "connecting" not in panel.inner_text()
+    assert panel.locator("img:visible").count() == 0  # no empty chart: no broken-image icon
+    assert page.cut_texts(panel) == []
+    assert page.past_right_edge(panel) == []
+    assert page.horizontal_overflow(panel) <= 0
+    panel.screenshot(path=str(browser_output_dir / "panel-wrong-key.png"))

@@ -2,12 +2,16 @@
 
 The notebook runs top to bottom against its own embedded service (a fresh data folder). The test
 waits until the panel shows the finished evaluation and its fan chart, checks the rendered page
-and saves a screenshot of the panel as test-output/browser/panel.png; the README's picture
-(docs/images/panel.png) is a copy of it.
+as a person would read it in a 1400 px window (no text cut, no horizontal scroll, place names in
+the chart, the metrics of a comparison under its chart, a delete that asks first, "copy code"
+putting the code on the clipboard) and saves screenshots of the panel as
+test-output/browser/panel.png (the README's picture, docs/images/panel.png, is a copy of it) and
+panel-compare.png.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 from collections.abc import Callable
@@ -19,9 +23,9 @@ from playwright.sync_api import Locator, expect
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "notebooks" / "02_panel.ipynb"
+BESIDE_NOTEBOOK = REPOSITORY / "notebooks" / "demo_data.py"  # the notebook imports it
 # Tall enough to show the whole panel, chart included, in one screenshot.
 VIEWPORT = {"width": 1400, "height": 2600}
-EVALUATION_NAME = "naive_model on demo"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +34,8 @@ def lab(
 ) -> JupyterLab:
     """JupyterLab on a copy of the panel notebook, its kernels using a fresh data folder."""
     folder = tmp_path_factory.mktemp("lab-root")
-    shutil.copy(NOTEBOOK, folder / NOTEBOOK.name)
+    for path in (NOTEBOOK, BESIDE_NOTEBOOK):
+        shutil.copy(path, folder / path.name)
     data_dir = tmp_path_factory.mktemp("chaplab-data")
     return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
 
@@ -38,6 +43,21 @@ def lab(
 def panel_output(page: NotebookPage) -> Locator:
     """The output of the cell that displays the panel (the one holding the job board)."""
     return page.output_area().filter(has_text="Run an evaluation").first
+
+
+def kernel_value(page: NotebookPage, expression: str) -> object:
+    """The value of a Python ``expression`` (a literal: names, lists, sets) in the kernel."""
+    return ast.literal_eval(page.kernel_output(f"print(repr({expression}))").strip())
+
+
+def assert_reads_well(page: NotebookPage, panel: Locator) -> None:
+    """Nothing in the panel is cut, nothing reaches past its right edge, and nothing is wider
+    than the window."""
+    assert page.cut_texts(panel) == []
+    assert page.past_right_edge(panel) == []
+    assert page.horizontal_overflow(panel) <= 0
+    notebook = page.page.locator(".jp-NotebookPanel:visible .jp-Notebook")
+    assert page.horizontal_overflow(notebook) <= 0
 
 
 @pytest.mark.browser
@@ -48,21 +68,24 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
 ) -> None:
     page = open_notebook(lab, NOTEBOOK.name)
     page.page.set_viewport_size(VIEWPORT)
+    page.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base_url)
 
     page.run_all_cells()
 
+    dataset_name = str(kernel_value(page, "dataset_name"))
+    evaluation_name = f"naive_model on {dataset_name}"
     panel = panel_output(page)
     expect(panel.get_by_text("Datasets", exact=True)).to_be_visible()
-    for name in ("demo", "demo (recent)", "naive_model", "seasonal_naive", "regression_model"):
+    for name in (dataset_name, "naive_model", "seasonal_naive", "regression_model"):
         expect(panel.get_by_role("button", name=name, exact=True)).to_be_visible()
 
-    job_row = panel.locator(".widget-hbox", has_text=f"{EVALUATION_NAME} evaluation")
+    job_row = panel.locator(".widget-hbox", has_text=f"{evaluation_name} evaluation")
     expect(job_row.locator(".widget-html").filter(has_text="SUCCESS")).to_have_text("SUCCESS")
 
-    evaluation = panel.get_by_role("button", name=EVALUATION_NAME, exact=True)
+    evaluation = panel.get_by_role("button", name=evaluation_name, exact=True)
     expect(evaluation).to_have_class(re.compile(r"\bmod-info\b"))  # selected: its chart is shown
 
-    chart = panel.locator("img.widget-image")
+    chart = panel.locator("img.widget-image").first  # the results' chart comes first
     chart.wait_for()
     page.page.wait_for_function(
         "(img) => img.complete && img.naturalWidth > 300", arg=chart.element_handle()
@@ -73,3 +96,49 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     page.wait_until_idle()
     panel.screenshot(path=str(screenshot))
     assert screenshot.stat().st_size > 10_000
+    assert_reads_well(page, panel)
+
+    # the chart's panels are titled with the places' names, and the org-unit picker offers them
+    names = kernel_value(page, "sorted(set(panel.frame['org_unit_name']))")
+    ids = kernel_value(page, "sorted(set(panel.frame['org_unit']))")
+    panels = kernel_value(page, "panel.results.shown_panels")
+    assert isinstance(names, list) and isinstance(ids, list) and isinstance(panels, list)
+    assert sorted(panels) == names and not set(panels) & set(ids) - set(names)
+    expect(panel.locator("select").filter(has_text=names[0])).to_have_count(1)
+    # the job row: the bar finished, the job id on one line
+    expect(job_row.locator(".progress-bar")).to_be_visible()
+    job_id = job_row.locator("span", has_text="job ")
+    assert job_id.evaluate("(span) => span.getClientRects().length") == 1
+
+    # a delete asks first; "Keep" deletes nothing
+    panel.locator(f'button[title="delete {dataset_name}"]').click()  # an icon, named by its title
+    question = panel.get_by_text(f"Delete dataset {dataset_name} (id ")
+    expect(question).to_be_visible()
+    assert_reads_well(page, panel)
+    panel.get_by_role("button", name="Keep", exact=True).click()
+    expect(question).to_be_hidden()
+
+    # "copy code" puts the code of the view on the clipboard
+    panel.get_by_role("button", name="copy code").click()
+    expect(panel.get_by_text("copied: paste it into a cell")).to_be_visible()
+    copied = page.page.evaluate("() => navigator.clipboard.readText()")
+    assert copied.startswith("import chaplab\n") and "client = chaplab.connect()" in copied
+    assert f"title={evaluation_name!r}" in copied
+
+    # two evaluations of the dataset: the comparison chart, and its metrics table under it
+    page.kernel_output(
+        "panel.launcher.n_splits.value = 2\npanel.launch()\nawait panel.wait_idle()"
+    )
+    expect(panel.get_by_role("button", name=f"{evaluation_name}-2", exact=True)).to_have_class(
+        re.compile(r"\bmod-info\b")
+    )
+    evaluation.click()  # the first one as well
+    metrics = panel.locator("table", has_text="aggregate metrics")
+    metrics.wait_for()
+    page.wait_until_idle()
+    chart_box, table_box = chart.bounding_box(), metrics.bounding_box()
+    assert chart_box is not None and table_box is not None
+    assert table_box["y"] >= chart_box["y"] + chart_box["height"] - 1  # under the chart
+    assert table_box["x"] + table_box["width"] <= VIEWPORT["width"]
+    assert_reads_well(page, panel)
+    panel.screenshot(path=str(browser_output_dir / "panel-compare.png"))

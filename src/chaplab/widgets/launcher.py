@@ -70,7 +70,8 @@ class EvaluationLauncher(widgets.VBox):
         self.model: Any = None
         self.taken_names: set[str] = set()
         self._suggested = ""
-        self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name")
+        self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name",
+                                 layout=widgets.Layout(width="540px"))
         self.n_periods = _count("nPeriods", 3, "periods forecast after each split")
         self.n_splits = _count("nSplits", 3, "how many forecast origins are scored")
         self.stride = _count("stride", 1, "periods between consecutive splits")

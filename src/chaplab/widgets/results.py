@@ -347,7 +347,12 @@ def _metrics_table(evaluations: list[Any]) -> str:
         values = (item.aggregate_metrics.get(metric) for item in evaluations)
         cells = "".join(f"<td>{format_cell(value)}</td>" for value in values)
         body += f'<tr><th scope="row">{html.escape(metric)}</th>{cells}</tr>'
+    style = (  # room between the columns, numbers aligned on the right
+        "<style>.chaplab-metrics th, .chaplab-metrics td { padding: 2px 12px; text-align: right }"
+        " .chaplab-metrics th[scope=row] { text-align: left }</style>"
+    )
     return (
-        '<table style="border-collapse:collapse"><caption>aggregate metrics</caption>'
+        f'{style}<table class="chaplab-metrics" style="border-collapse:collapse">'
+        "<caption>aggregate metrics</caption>"
         f"<thead><tr><th></th>{header}</tr></thead><tbody>{body}</tbody></table>"
     )
