@@ -19,8 +19,7 @@ from chaplab.service.domain.alerts import policy_read
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.domain.models import new_bundle
-from chaplab.service.domain.predictions import queue_prediction
+from chaplab.service.domain.predictions import queue_prediction_with_model
 from chaplab.service.domain.specifications import configured_model_read
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
@@ -46,7 +45,6 @@ from chaplab.service.wire.prediction_setups import (
     QuantileTarget,
     RunPredictionSetupRequest,
 )
-from chaplab.service.wire.predictions import PredictionRequest
 from chaplab.toolkit import ProblemError
 
 CRON_FIELDS = 5
@@ -219,18 +217,9 @@ def run_setup(session: Session, setup_id: int, request: RunPredictionSetupReques
             f"has {panel.period_type} periods; the setup forecasts {setup.period_type} periods",
         )
     sources = [DataSource.model_validate(source) for source in setup.covariate_sources]
-    bundle = new_bundle(model, request.name, panel, setup.covariate_sources)
-    session.add(bundle)
-    session.flush()
-    submitted = PredictionRequest(
-        name=request.name,
-        geojson=request.geojson,
-        provided_data=request.provided_data,
-        data_sources=sources,
-        configured_model_with_data_source_id=bundle.id,
-        n_periods=request.n_periods,
+    return queue_prediction_with_model(
+        session, model, request, panel, sources, prediction_setup_id=setup.id
     )
-    return queue_prediction(session, submitted, prediction_setup_id=setup.id)
 
 
 def _check_schedule(cron: str | None, enabled: bool) -> None:

@@ -4,6 +4,7 @@ without forecasts, reading and deleting, and the entries of one or of every pred
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sqlalchemy import select
@@ -20,6 +21,7 @@ from chaplab.service.entries import (
     prediction_entries_stream,
 )
 from chaplab.service.errors import FieldProblem
+from chaplab.service.forecasting.panel import Panel
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import (
@@ -29,6 +31,7 @@ from chaplab.service.storage import (
     samples_from_bytes,
 )
 from chaplab.service.tables import (
+    ConfiguredModelRow,
     ConfiguredModelWithDataSourceRow,
     DatasetRow,
     JobRow,
@@ -40,7 +43,8 @@ from chaplab.service.validation import (
     check_nothing_to_fetch,
     check_prediction_history,
 )
-from chaplab.service.wire.common import from_row
+from chaplab.service.wire.common import DataSource, from_row
+from chaplab.service.wire.prediction_setups import RunPredictionSetupRequest
 from chaplab.service.wire.predictions import (
     LegacyPredictionRequest,
     PredictionRead,
@@ -137,20 +141,43 @@ def queue_prediction_by_model_name(session: Session, request: LegacyPredictionRe
     and data sources, then queues the prediction as :func:`queue_prediction` does."""
     model = configured_model_by_name(session, request.model_id)
     panel = panel_from_observations(request.provided_data, "providedData")
-    sources = [source.model_dump(by_alias=True) for source in request.data_sources]
-    bundle = new_bundle(model, request.name, panel, sources)
+    return queue_prediction_with_model(
+        session,
+        model,
+        request,
+        panel,
+        request.data_sources,
+        data_to_be_fetched=request.data_to_be_fetched,
+    )
+
+
+def queue_prediction_with_model(
+    session: Session,
+    model: ConfiguredModelRow,
+    observations: LegacyPredictionRequest | RunPredictionSetupRequest,
+    panel: Panel,
+    data_sources: list[DataSource],
+    *,
+    data_to_be_fetched: list[dict[str, Any]] | None = None,
+    prediction_setup_id: int | None = None,
+) -> JobRow:
+    """Bundle ``model`` with the org units of ``panel`` (the observations sent) and
+    ``data_sources``, then queue the forecast as :func:`queue_prediction` does: the one path of
+    the submit by model name and of a prediction setup's run."""
+    sources = [source.model_dump(by_alias=True) for source in data_sources]
+    bundle = new_bundle(model, observations.name, panel, sources)
     session.add(bundle)
     session.flush()
     submitted = PredictionRequest(
-        name=request.name,
-        geojson=request.geojson,
-        provided_data=request.provided_data,
-        data_sources=request.data_sources,
-        data_to_be_fetched=request.data_to_be_fetched,
+        name=observations.name,
+        geojson=observations.geojson,
+        provided_data=observations.provided_data,
+        data_sources=data_sources,
+        data_to_be_fetched=data_to_be_fetched or [],
         configured_model_with_data_source_id=bundle.id,
-        n_periods=request.n_periods,
+        n_periods=observations.n_periods,
     )
-    return queue_prediction(session, submitted)
+    return queue_prediction(session, submitted, prediction_setup_id=prediction_setup_id)
 
 
 def prediction_samples(row: PredictionRow) -> np.ndarray:
