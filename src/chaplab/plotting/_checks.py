@@ -17,11 +17,16 @@ QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
 ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
 
 
-def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    """ValueError naming the missing columns of ``frame``."""
+def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
+    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [name for name in columns if name not in frame.columns]
+    return [name for name in columns if name not in frame.columns]
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    """ValueError naming the missing columns of ``frame``."""
+    missing = missing_columns(frame, columns, what)
     if missing:
         raise ValueError(
             f"{what} lacks column(s) {missing}; it needs {list(columns)} "

@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from chaplab.plotting._checks import missing_columns
 from chaplab.plotting._figure import ChartFigure
 
 MODEL = "model"
@@ -57,9 +58,7 @@ def metric_label(metric: str) -> str:
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, source: str) -> None:
     """TypeError/ValueError naming what is missing and which function gives the right frame."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [name for name in columns if name not in frame.columns]
+    missing = missing_columns(frame, columns, what)
     if missing:
         raise ValueError(f"{what} lacks column(s) {missing}: pass the frame {source} returns")
     if frame.empty:
