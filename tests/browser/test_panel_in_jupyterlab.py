@@ -110,6 +110,17 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     job_id = job_row.locator("span", has_text="job ")
     assert job_id.evaluate("(span) => span.getClientRects().length") == 1
 
+    # the new-model form: every label, option and choice readable, ranges shown
+    panel.get_by_text("New configured model").click()
+    page.kernel_output(
+        "panel.model_form.template.value = next(t.id for t in panel.template_list"
+        " if t.name == 'regression_model')"
+    )
+    expect(panel.get_by_text("allowed: from 1 to 12")).to_be_visible()
+    assert_reads_well(page, panel)
+    panel.screenshot(path=str(browser_output_dir / "panel-new-model.png"))
+    panel.get_by_text("New configured model").click()
+
     # a delete asks first; "Keep" deletes nothing
     panel.locator(f'button[title="delete {dataset_name}"]').click()  # an icon, named by its title
     question = panel.get_by_text(f"Delete dataset {dataset_name} (id ")
