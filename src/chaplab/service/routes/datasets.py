@@ -16,7 +16,13 @@ from pydantic import AfterValidator
 from chaplab.service.domain import datasets
 from chaplab.service.domain.datasets import CellValue
 from chaplab.service.errors import FieldProblem
-from chaplab.service.routes.dependencies import DB, State, csv_answer, job_reference
+from chaplab.service.routes.dependencies import (
+    DB,
+    State,
+    csv_answer,
+    job_reference,
+    json_body,
+)
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.text import printable
 from chaplab.service.wire.datasets import (
@@ -37,9 +43,10 @@ def list_datasets(session: DB) -> list[DatasetRead]:
     return datasets.list_datasets(session)
 
 
-@router.get("/v1/crud/datasets/{dataset_id}")
-def get_dataset(dataset_id: int, session: DB) -> DatasetWithObservations:
-    return datasets.get_dataset(session, dataset_id)
+@router.get("/v1/crud/datasets/{dataset_id}", response_model=DatasetWithObservations)
+def get_dataset(dataset_id: int, session: DB) -> Response:
+    """The dataset with every observed value and its polygons (GeoJSON FeatureCollection)."""
+    return json_body(datasets.dataset_json(session, dataset_id))
 
 
 @router.post("/v1/crud/datasets")
