@@ -51,3 +51,19 @@ def test_async_client_and_auth(service_url: str) -> None:
     assert asyncio.run(run()) >= 1
     with ChapClient(service_url) as anonymous, pytest.raises(AuthenticationError):
         anonymous.list_datasets()
+
+
+def test_a_template_is_named_and_a_misspelt_name_gets_did_you_mean(service_url: str) -> None:
+    with ChapClient(service_url, api_key=KEY) as client:
+        model = client.create_configured_model("by_name", "seasonal_naive")
+        assert model.name == "seasonal_naive:by_name"
+        with pytest.raises(ValueError) as refused:
+            client.create_configured_model("by_name", "regresion_model")
+        assert str(refused.value) == (
+            "model_template_id: no model template named 'regresion_model'; "
+            "did you mean 'regression_model'?"
+        )
+        with pytest.raises(ValueError, match="the templates are .*naive_model"):
+            client.create_configured_model("by_name", "xyz")
+        before = {item.name for item in client.list_configured_models()}
+        assert "regression_model:by_name" not in before

@@ -96,6 +96,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.list_configured_models(include_archived=True), list[ModelSpec])
     assert_type(client.get_configured_model(1), ModelSpec)
     assert_type(client.create_configured_model("weekly", 1, {"window": 3}), ModelSpec)
+    assert_type(client.create_configured_model("weekly", "naive_model"), ModelSpec)
     client.delete_configured_model(1)
     assert_type(
         client.list_configured_models_with_data_source(),

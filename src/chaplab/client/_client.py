@@ -232,13 +232,18 @@ class ChapClient(SyncDriver):
         return self._drive(self._resources.model_catalog.get_configured_model(model_id))
 
     def create_configured_model(
-        self, name: str, model_template_id: int, user_option_values: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model_template_id: int | str,
+        user_option_values: Mapping[str, Any] | None = None,
     ) -> ModelSpec:
         """Configure a model template with option values and store it.
 
-        The stored record's name is ``{template_name}:{name}`` (``default`` maps to the bare
-        template name), so it differs from ``name``: use the returned record's ``name`` when
-        creating evaluations. Creating an existing name returns the existing record.
+        ``model_template_id`` is the template's id or its name (``"regression_model"``; a name
+        no template has is a ``ValueError`` with "did you mean"). The stored record's name is
+        ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
+        from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
+        existing name returns the existing record.
         """
         return self._drive(
             self._resources.model_catalog.create_configured_model(
@@ -1147,13 +1152,18 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.model_catalog.get_configured_model(model_id))
 
     async def create_configured_model(
-        self, name: str, model_template_id: int, user_option_values: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        model_template_id: int | str,
+        user_option_values: Mapping[str, Any] | None = None,
     ) -> ModelSpec:
         """Configure a model template with option values and store it.
 
-        The stored record's name is ``{template_name}:{name}`` (``default`` maps to the bare
-        template name), so it differs from ``name``: use the returned record's ``name`` when
-        creating evaluations. Creating an existing name returns the existing record.
+        ``model_template_id`` is the template's id or its name (``"regression_model"``; a name
+        no template has is a ``ValueError`` with "did you mean"). The stored record's name is
+        ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
+        from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
+        existing name returns the existing record.
         """
         return await self._drive(
             self._resources.model_catalog.create_configured_model(
