@@ -227,6 +227,31 @@ def test_default_unauthenticated_paths_need_no_key(
     assert default_service.get(path).status_code == 200
 
 
+def test_readiness_probes_need_no_key() -> None:
+    """An orchestrator's readiness probe carries no key: ``/health/ready`` and ``/health/probe``
+    answer without one; other paths under ``/health/`` still need it."""
+    probes = APIRouter()
+
+    @probes.get("/health/ready")
+    async def ready() -> dict[str, str]:
+        return {"status": "ready"}
+
+    @probes.get("/health/probe")
+    async def probe() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @probes.get("/health/details")
+    async def details() -> dict[str, str]:
+        return {"status": "secret"}
+
+    service = ServiceBuilder(title="Probes").with_auth(api_keys=[KEY]).include_router(probes)
+    with BackgroundServer(service.build()) as server, httpx.Client(base_url=server.url) as http:
+        assert http.get("/health/ready").json() == {"status": "ready"}
+        assert http.get("/health/probe").json() == {"status": "ok"}
+        assert not accepts(http, "/health/details", None)
+        assert accepts(http, "/health/details", KEY)
+
+
 def test_unauthenticated_path_with_a_query_needs_no_key(default_service: httpx.Client) -> None:
     assert default_service.get("/health", params={"probe": "1"}).status_code == 200
 

@@ -23,7 +23,7 @@ def test_the_aliases_answer_as_the_routes_beside_them(
         assert cases.status_code == 200
         assert cases.json() == http.get(f"/v1/analytics/actualCases/{backtest}").json()
         assert_matches_chap_core("GET", f"/v1/analytics/actual-cases/{backtest}", cases.json())
-        # the evaluation answers as /info does (that shape is the service's BacktestRead)
+        # the evaluation answers as /info does (2.5.1's BacktestRead, see test_backtest_schemas)
         read = http.get(f"/v1/crud/backtests/{backtest}")
         assert read.status_code == 200
         assert read.json() == http.get(f"/v1/crud/backtests/{backtest}/info").json()

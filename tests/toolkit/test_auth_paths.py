@@ -9,6 +9,7 @@ from chaplab.toolkit.auth import DEFAULT_UNAUTHENTICATED_PATHS
 from .helpers import KEY_A, KEY_B, make_builder
 
 OPEN_PATHS = ["/", "/docs", "/redoc", "/openapi.json", "/health"]
+READINESS_PATHS = ["/health/ready", "/health/probe"]  # served by the modeling service
 
 
 @pytest.mark.parametrize("path", OPEN_PATHS)
@@ -16,8 +17,8 @@ def test_default_unauthenticated_paths_need_no_key(authed, path: str) -> None:
     assert authed().get(path).status_code == 200
 
 
-def test_default_unauthenticated_set_is_exactly_the_five_paths() -> None:
-    assert frozenset(OPEN_PATHS) == DEFAULT_UNAUTHENTICATED_PATHS
+def test_default_unauthenticated_set_is_exactly_the_open_and_readiness_paths() -> None:
+    assert frozenset(OPEN_PATHS + READINESS_PATHS) == DEFAULT_UNAUTHENTICATED_PATHS
 
 
 def test_explicit_list_replaces_the_defaults(authed) -> None:

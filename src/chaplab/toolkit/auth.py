@@ -21,8 +21,10 @@ from chaplab.toolkit.problems import problem_response
 
 DEFAULT_HEADER = "X-API-Key"
 DEFAULT_UNAUTHENTICATED_PATHS: frozenset[str] = frozenset(
-    {"/", "/docs", "/redoc", "/openapi.json", "/health"}
+    {"/", "/docs", "/redoc", "/openapi.json", "/health", "/health/ready", "/health/probe"}
 )
+"""Open without a key: the landing page, the API's documentation, and the health and readiness
+probes (an orchestrator's probe carries no key)."""
 WEBSOCKET_POLICY_VIOLATION = 1008
 TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "!#$%&'*+-.^_`|~")
 """The characters of an RFC 9110 token, the grammar of an HTTP field (header) name."""

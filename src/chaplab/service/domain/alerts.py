@@ -34,9 +34,8 @@ from chaplab.service.wire.alerts import (
     AlertPolicyRead,
     AlertRead,
     AlertsCreate,
-    CreatedId,
 )
-from chaplab.service.wire.common import from_row
+from chaplab.service.wire.common import CreatedId, from_row
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import canonical_period
 

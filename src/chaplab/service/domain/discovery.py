@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.tables import ConfiguredModelRow, DatasetFeatureRow, ModelTemplateRow
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.discovery import (
     BacktestParameterInfo,
     CovariateNameSuggestion,
@@ -58,15 +59,7 @@ def _parameter(name: str, schema: dict[str, Any]) -> BacktestParameterInfo:
 
 
 def weather_providers() -> list[WeatherProviderInfo]:
-    return [
-        WeatherProviderInfo(
-            id=provider.id,
-            display_name=provider.display_name,
-            description=provider.description,
-            leaks_future_data=provider.leaks_future_data,
-        )
-        for provider in WEATHER_PROVIDERS.values()
-    ]
+    return [from_row(WeatherProviderInfo, provider) for provider in WEATHER_PROVIDERS.values()]
 
 
 def covariate_names(session: Session) -> list[CovariateNameSuggestion]:

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import orjson
 from sqlalchemy import select
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session, defer, object_session
 
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
-from chaplab.service.domain.models import configured_model_by_name, model_spec
-from chaplab.service.domain.specifications import queue_filed_backtest
+from chaplab.service.domain.models import configured_model_by_name, configured_model_read
+from chaplab.service.domain.specifications import queue_filed_backtest, resolve_specification
 from chaplab.service.entries import (
     StoredSplits,
     evaluation_entries_json,
@@ -40,10 +40,12 @@ from chaplab.service.storage import (
     samples_from_bytes,
 )
 from chaplab.service.tables import (
+    BacktestSpecificationRow,
     ConfiguredModelRow,
     DatasetRow,
     EvaluationRow,
     JobRow,
+    SpecificationRunRow,
     create_job,
 )
 from chaplab.service.validation import check_backtest_fits
@@ -64,19 +66,50 @@ from chaplab.service.wire.evaluations import (
     OrgUnitMetrics,
     RejectedOrgUnit,
 )
+from chaplab.service.wire.specifications import BacktestParameters
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
 
 def backtest_read(row: EvaluationRow) -> BacktestRead:
+    """The evaluation in 2.5.1's ``BacktestRead`` shape, with the specification it is filed
+    under and that specification's trainings."""
+    specification = evaluation_specification(row)
     return from_row(
         BacktestRead,
         row,
         model_id=row.configured_model.name,
         max_horizon_distance=row.n_periods,
-        configured_model=model_spec(row.configured_model),
+        n_retrain=specification.n_retrain if specification else 1,
+        specification_id=specification.id if specification else None,
+        configured_model=configured_model_read(row.configured_model),
         dataset=dataset_read(row.dataset),
     )
+
+
+def evaluation_specification(row: EvaluationRow) -> BacktestSpecificationRow | None:
+    """The specification whose run produced the evaluation. An evaluation no run produced (one
+    on inline data, the demo's) is filed under the specification of its dataset and parameters,
+    created when there is none, as 2.5.1 files every backtest under one; an evaluation stored as
+    a row only (no splits) has none."""
+    session = object_session(row)
+    assert session is not None, "an evaluation read outside its session"
+    filed = session.scalar(
+        select(BacktestSpecificationRow)
+        .join(SpecificationRunRow)
+        .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
+        .where(JobRow.result == str(row.id), JobRow.type == "create_backtest")
+        .limit(1)
+    )
+    if filed is not None or row.n_splits < 1:
+        return filed
+    parameters = BacktestParameters(
+        n_periods=row.n_periods,
+        n_splits=row.n_splits,
+        stride=row.stride,
+        future_weather_provider=row.future_weather_provider,
+    )
+    return resolve_specification(session, row.dataset, parameters)
 
 
 def get_evaluation(session: Session, backtest_id: int, field: str | None = None) -> EvaluationRow:
@@ -86,7 +119,7 @@ def get_evaluation(session: Session, backtest_id: int, field: str | None = None)
 
 def list_backtests(session: Session) -> list[BacktestRead]:
     """Finished evaluations (an evaluation is stored only when its job succeeds), by id."""
-    rows = session.scalars(select(EvaluationRow).order_by(EvaluationRow.id))
+    rows = list(session.scalars(select(EvaluationRow).order_by(EvaluationRow.id)))
     return [backtest_read(row) for row in rows]
 
 
@@ -326,7 +359,11 @@ def backtest_full_json(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
         n_periods=row.n_periods, n_splits=row.n_splits, stride=row.stride, n_samples=row.n_samples
     )
     head = backtest_read(row).model_dump(mode="json", by_alias=True)
-    head.update(configuration=configuration.model_dump(by_alias=True), quantiles=list(quantiles))
+    head.update(
+        modelDbId=row.configured_model_id,
+        configuration=configuration.model_dump(by_alias=True),
+        quantiles=list(quantiles),
+    )
     return with_forecasts(head, entries)
 
 

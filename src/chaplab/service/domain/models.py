@@ -4,6 +4,8 @@ description."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from sqlalchemy import select
@@ -13,6 +15,7 @@ from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaErr
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import Panel
+from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.tables import (
     ConfiguredModelRow,
@@ -27,11 +30,13 @@ from chaplab.service.text import display_name
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.models import (
     ConfiguredModelCreate,
+    ConfiguredModelRead,
     ConfiguredModelWithDataSourceRead,
     FeatureRef,
     ModelSpecRead,
     ModelTemplateCreate,
     ModelTemplateRead,
+    ReferenceTemplate,
 )
 from chaplab.toolkit import ProblemError
 
@@ -49,6 +54,37 @@ def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
         id=row.id,
         user_options=spec.config_schema.properties,
         archived=row.archived,
+    )
+
+
+def is_baseline(model: ConfiguredModelRow) -> bool:
+    """Whether the model is one of the baselines every comparison is measured against."""
+    return model.template.name in BASELINES
+
+
+def configuration_digest(model: ConfiguredModelRow) -> str:
+    """The SHA-256 of the model's template, options and covariates: equal digests, equal
+    configurations."""
+    configuration = {
+        "template": model.template.name,
+        "userOptionValues": model.user_option_values,
+        "additionalContinuousCovariates": model.additional_continuous_covariates,
+    }
+    return hashlib.sha256(json.dumps(configuration, sort_keys=True).encode()).hexdigest()
+
+
+def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
+    """A configured model in 2.5.1's shape (``ConfiguredModelRead``), its template nested."""
+    template = template_read(model.template)
+    return ConfiguredModelRead(
+        id=model.id,
+        name=model.name,
+        user_option_values=model.user_option_values,
+        additional_continuous_covariates=model.additional_continuous_covariates,
+        configuration_digest=configuration_digest(model),
+        model_template=ReferenceTemplate(
+            **template.model_dump(), role="baseline" if is_baseline(model) else None
+        ),
     )
 
 

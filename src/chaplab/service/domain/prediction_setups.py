@@ -19,8 +19,8 @@ from chaplab.service.domain.alerts import policy_read
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.models import configuration_digest, configured_model_read
 from chaplab.service.domain.predictions import queue_prediction_with_model
-from chaplab.service.domain.specifications import configured_model_read
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.storage import panel_from_observations
@@ -124,7 +124,7 @@ def _prediction_info(session: Session, row: PredictionRow, setup_id: int) -> Pre
             model_template_id=model.model_template_id,
             user_option_values=model.user_option_values,
             additional_continuous_covariates=model.additional_continuous_covariates,
-            configuration_digest=configured_model_read(model).configuration_digest,
+            configuration_digest=configuration_digest(model),
             archived=model.archived,
             is_live=not model.archived,
             uses_chapkit=False,

@@ -13,8 +13,6 @@ id), so nothing changes in how evaluations are run or stored.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +23,7 @@ from sqlalchemy.orm import Session
 from chaplab.service.comparisons import COMPARISON_DESCRIPTIONS, METRIC_KINDS, compare_metrics
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.domain.models import template_read
+from chaplab.service.domain.models import configured_model_read, is_baseline
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.registered_templates import template_spec
@@ -42,13 +40,13 @@ from chaplab.service.tables import (
     next_configured_model_id,
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
+from chaplab.service.wire.common import from_row
 from chaplab.service.wire.evaluations import CreateBacktestRequest
 from chaplab.service.wire.specifications import (
     BacktestJob,
     BacktestParameters,
     BacktestSpecificationRead,
     BacktestSpecificationSummary,
-    ConfiguredModelRead,
     LeaderboardBacktestRead,
     MakeBacktestsRequest,
     MakeBacktestsResponse,
@@ -56,7 +54,6 @@ from chaplab.service.wire.specifications import (
     ReferenceComparison,
     ReferenceModelResult,
     ReferenceStatus,
-    ReferenceTemplate,
 )
 from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED, SUCCESS
 
@@ -235,10 +232,6 @@ def _queue_missing_baselines(session: Session, specification: BacktestSpecificat
         _queue_run(session, specification, model, BASELINE_RUN_NAME)
         queued += 1
     return queued
-
-
-def is_baseline(model: ConfiguredModelRow) -> bool:
-    return model.template.name in BASELINES
 
 
 def baseline_models(session: Session) -> list[ConfiguredModelRow]:
@@ -428,38 +421,14 @@ def _parameters(row: BacktestSpecificationRow) -> dict[str, object]:
     return {name: getattr(row, name) for name in BacktestParameters.model_fields}
 
 
-def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
-    """A configured model in 2.5.1's shape, with the digest of its configuration."""
-    configuration = {
-        "template": model.template.name,
-        "userOptionValues": model.user_option_values,
-        "additionalContinuousCovariates": model.additional_continuous_covariates,
-    }
-    digest = hashlib.sha256(json.dumps(configuration, sort_keys=True).encode()).hexdigest()
-    template = template_read(model.template)
-    return ConfiguredModelRead(
-        id=model.id,
-        name=model.name,
-        user_option_values=model.user_option_values,
-        additional_continuous_covariates=model.additional_continuous_covariates,
-        configuration_digest=digest,
-        model_template=ReferenceTemplate(
-            **template.model_dump(), role="baseline" if is_baseline(model) else None
-        ),
-    )
-
-
 def metric_infos() -> list[MetricInfo]:
     """Every metric the scores and comparisons are keyed by."""
     return [
-        MetricInfo(
-            id=kind.id,
-            display_name=kind.display_name,
-            description=kind.description,
-            target=kind.target,
+        from_row(
+            MetricInfo,
+            kind,
             target_behavior="at_least" if kind.target is not None else "closest",
             optimization_direction=None if kind.target is not None else "minimize",
-            comparison_op=kind.comparison_op,
             comparison_description=COMPARISON_DESCRIPTIONS[kind.comparison_op],
         )
         for kind in METRIC_KINDS

@@ -18,9 +18,8 @@ from chaplab.service.wire.alerts import (
     AlertPolicyRead,
     AlertRead,
     AlertsCreate,
-    CreatedId,
-    Deleted,
 )
+from chaplab.service.wire.common import CreatedId, Deleted
 
 router = APIRouter(prefix="/v1/crud", tags=["alerts"])
 

@@ -48,18 +48,6 @@ class AlertPolicyRead(WireModel):
     created: datetime | None
 
 
-class CreatedId(WireModel):
-    """The primary key of the row a request created."""
-
-    id: int
-
-
-class Deleted(WireModel):
-    """What a DELETE answers, as 2.5.1 does."""
-
-    message: str = "deleted"
-
-
 class AlertCreate(WireRequest):
     """One alert to record; every alert starts ``pending``."""
 

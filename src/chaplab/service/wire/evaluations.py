@@ -22,7 +22,7 @@ from chaplab.service.wire.common import (
     WireRequest,
 )
 from chaplab.service.wire.datasets import DatasetRead
-from chaplab.service.wire.models import ModelSpecRead
+from chaplab.service.wire.models import ConfiguredModelRead
 
 
 class BacktestFields(WireModel):
@@ -43,8 +43,14 @@ class BacktestFields(WireModel):
 
 
 class BacktestRead(BacktestFields):
+    """2.5.1's ``BacktestRead``: the configured model in 2.5.1's shape (its template nested),
+    and the specification the evaluation is filed under (null for an evaluation stored as a
+    row only, which no specification's parameters describe)."""
+
+    n_retrain: int = 1
+    specification_id: int | None
     aggregate_metrics: dict[str, float | None]
-    configured_model: ModelSpecRead
+    configured_model: ConfiguredModelRead
     dataset: DatasetRead
 
 
@@ -130,8 +136,10 @@ class BacktestConfiguration(WireModel):
 
 
 class BacktestFull(BacktestRead):
-    """An evaluation with its configuration, configured model, dataset and predicted entries."""
+    """An evaluation with its configuration, configured model (also by id, 2.5.1's
+    ``modelDbId``), dataset and predicted entries."""
 
+    model_db_id: int
     configuration: BacktestConfiguration
     quantiles: list[float]
     forecasts: list[EvaluationEntry]

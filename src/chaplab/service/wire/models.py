@@ -33,6 +33,23 @@ class ModelTemplateRead(WireModel):
     archived: bool = False
 
 
+class ReferenceTemplate(ModelTemplateRead):
+    """A template with its role: ``baseline`` for chap-core's baselines, else null."""
+
+    role: Literal["baseline", "comparison"] | None = None
+
+
+class ConfiguredModelRead(WireModel):
+    """A configured model with its template (2.5.1's shape; no other fields)."""
+
+    id: int
+    name: str
+    user_option_values: dict[str, Any]
+    additional_continuous_covariates: list[str]
+    configuration_digest: str
+    model_template: ReferenceTemplate
+
+
 class ModelTemplateCreate(WireRequest):
     """``POST /v1/crud/models``: a template described by its name, period type, covariates and
     configuration schema (the JSON form of ``chaplab.schema``)."""

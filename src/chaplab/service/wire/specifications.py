@@ -5,7 +5,7 @@ leaderboard (``BacktestSpecificationRead``: evaluations compared with the refere
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -21,7 +21,7 @@ from chaplab.service.wire.common import (
 )
 from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.evaluations import BacktestFields
-from chaplab.service.wire.models import ModelTemplateRead
+from chaplab.service.wire.models import ConfiguredModelRead
 
 ReferenceStatus = Literal["pending", "done", "not_applicable", "failed"]
 
@@ -69,23 +69,6 @@ class MakeBacktestsResponse(WireModel):
 
     specification_id: int
     jobs: list[BacktestJob]
-
-
-class ReferenceTemplate(ModelTemplateRead):
-    """A template with its role: ``baseline`` for chap-core's baselines, else null."""
-
-    role: Literal["baseline", "comparison"] | None = None
-
-
-class ConfiguredModelRead(WireModel):
-    """A configured model with its template (2.5.1's shape; no other fields)."""
-
-    id: int
-    name: str
-    user_option_values: dict[str, Any]
-    additional_continuous_covariates: list[str]
-    configuration_digest: str
-    model_template: ReferenceTemplate
 
 
 class ReferenceComparison(WireModel):
