@@ -22,7 +22,7 @@ from benchmarks.timing import median_time  # noqa: E402
 from chaplab.frames import actuals_to_frame, entries_to_frame  # noqa: E402
 from chaplab.plotting import fan_chart  # noqa: E402
 from chaplab.service.demo import generate_demo  # noqa: E402
-from chaplab.service.entries import evaluation_entries_json  # noqa: E402
+from chaplab.service.entries import EvaluationLayout, evaluation_entries_json  # noqa: E402
 from chaplab.service.forecasting import TEMPLATES, run_backtest  # noqa: E402
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -34,7 +34,9 @@ def chart_inputs() -> tuple[object, object]:
     result = run_backtest(TEMPLATES["naive_model"], None, panel, 3, 3, 1, 200, seed=1)
     frame = entries_to_frame(
         evaluation_entries_json(
-            result.samples, result.org_units, result.split_periods, result.periods, QUANTILES
+            result.samples,
+            EvaluationLayout(result.org_units, result.split_periods, result.periods),
+            QUANTILES,
         )
     )
     cases = panel.features["disease_cases"]

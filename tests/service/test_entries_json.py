@@ -9,6 +9,7 @@ import pytest
 
 from chaplab.service import gridjson
 from chaplab.service.entries import (
+    EvaluationLayout,
     evaluation_entries_json,
     evaluation_entries_stream,
     prediction_entries_json,
@@ -60,7 +61,7 @@ def test_evaluation_entries_are_orjson_of_the_rows() -> None:
     splits, periods = _split_layout(3, 4)
     samples = _samples((3, len(units), 4, 50))
     levels = [0.1, 0.25, 0.5, 0.9]
-    body = evaluation_entries_json(samples, units, splits, periods, levels)
+    body = evaluation_entries_json(samples, EvaluationLayout(units, splits, periods), levels)
     assert body == _expected_evaluation(samples, units, splits, periods, levels)
 
 
@@ -68,7 +69,7 @@ def test_nan_is_null_and_float32_keeps_its_shortest_text() -> None:
     splits, periods = _split_layout(1, 2)
     samples = np.full((1, 1, 2, 1), np.nan, dtype=np.float32)
     samples[0, 0, 1, 0] = np.float32(0.1)
-    body = evaluation_entries_json(samples, ["A"], splits, periods, [0.5])
+    body = evaluation_entries_json(samples, EvaluationLayout(["A"], splits, periods), [0.5])
     assert body == (
         b'[{"orgUnit":"A","period":"202101","quantile":0.5,"value":null,"splitPeriod":"202001"},'
         b'{"orgUnit":"A","period":"202102","quantile":0.5,"value":0.1,"splitPeriod":"202001"}]'
@@ -77,24 +78,30 @@ def test_nan_is_null_and_float32_keeps_its_shortest_text() -> None:
 
 def test_one_row_and_no_rows() -> None:
     samples = np.array([[[[2.5]]]], dtype=np.float32)
-    one = evaluation_entries_json(samples, ["A"], ["202001"], [["202002"]], [0.5])
+    one = evaluation_entries_json(samples, EvaluationLayout(["A"], ["202001"], [["202002"]]), [0.5])
     assert one == (
         b'[{"orgUnit":"A","period":"202002","quantile":0.5,"value":2.5,"splitPeriod":"202001"}]'
     )
-    none = evaluation_entries_json(samples, ["A"], ["202001"], [["202002"]], [0.5], "202003")
+    none = evaluation_entries_json(
+        samples, EvaluationLayout(["A"], ["202001"], [["202002"]]), [0.5], "202003"
+    )
     assert none == b"[]"
-    assert evaluation_entries_json(samples[:0], ["A"], [], [], [0.5]) == b"[]"
+    assert evaluation_entries_json(samples[:0], EvaluationLayout(["A"], [], []), [0.5]) == b"[]"
 
 
 def test_split_and_org_unit_choices_match_the_same_rows() -> None:
     units = ["OU_B", "OU_A", "long" * 20]
     splits, periods = _split_layout(4, 3)
     samples = _samples((4, 3, 3, 20))
-    body = evaluation_entries_json(samples, units, splits, periods, [0.5], "2020-03", ["OU_A"])
+    body = evaluation_entries_json(
+        samples, EvaluationLayout(units, splits, periods), [0.5], "2020-03", ["OU_A"]
+    )
     expected = _expected_evaluation(samples[2:3, 1:2], ["OU_A"], splits[2:3], periods[2:3], [0.5])
     assert body == expected
     total = orjson.loads(
-        evaluation_entries_json(samples, units, splits, periods, [0.5], None, ["adm0", "OU_B"])
+        evaluation_entries_json(
+            samples, EvaluationLayout(units, splits, periods), [0.5], None, ["adm0", "OU_B"]
+        )
     )
     assert [row["orgUnit"] for row in total[:2]] == ["adm0", "adm0"]
     assert {row["orgUnit"] for row in total} == {"adm0", "OU_B"}
@@ -105,9 +112,9 @@ def test_many_blocks_and_the_stream_give_the_same_body(monkeypatch: pytest.Monke
     splits, periods = _split_layout(5, 3)
     samples = _samples((5, 7, 3, 30))
     levels = [0.05, 0.5, 0.95]
-    whole = evaluation_entries_json(samples, units, splits, periods, levels)
+    whole = evaluation_entries_json(samples, EvaluationLayout(units, splits, periods), levels)
     monkeypatch.setattr(gridjson, "BLOCK_ROWS", 10)
-    stream = evaluation_entries_stream(samples, units, splits, periods, levels)
+    stream = evaluation_entries_stream(samples, EvaluationLayout(units, splits, periods), levels)
     chunks = [bytes(chunk) for chunk in stream.chunks]
     assert len(chunks) == 5
     assert (

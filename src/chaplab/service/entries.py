@@ -10,6 +10,7 @@ are written, so sending starts before the whole sample blob (80 MB for a million
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -131,35 +132,35 @@ class StoredSplits:
         return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
 
 
+@dataclass(frozen=True)
+class EvaluationLayout:
+    """Where an evaluation's samples sit: its org units, its split periods and, per split, the
+    periods forecast (the same lists an ``EvaluationRow`` stores)."""
+
+    org_units: list[str]
+    split_periods: list[str]
+    periods: list[list[str]]
+
+
 def evaluation_entries_json(
     samples: np.ndarray,
-    org_units: list[str],
-    split_periods: list[str],
-    periods: list[list[str]],
+    layout: EvaluationLayout,
     levels: Sequence[float],
     split_period: str | None = None,
     requested_org_units: Sequence[str] | None = None,
 ) -> bytes:
     """Entries ``{orgUnit, period, quantile, value, splitPeriod}`` of an evaluation whose samples
     have shape (splits, org units, periods, samples)."""
-    grid = _evaluation_grid(
-        _slicer(samples),
-        org_units,
-        split_periods,
-        periods,
-        levels,
-        split_period,
-        requested_org_units,
+    return grid_json(
+        *_evaluation_grid(_slicer(samples), layout, levels, split_period, requested_org_units)
     )
-    return grid_json(*grid)
 
 
 def evaluation_entries_stream(
     samples: np.ndarray | StoredSplits,
-    org_units: list[str],
-    split_periods: list[str],
-    periods: list[list[str]],
+    layout: EvaluationLayout,
     levels: Sequence[float],
+    *,
     split_period: str | None = None,
     requested_org_units: Sequence[str] | None = None,
 ) -> JsonStream:
@@ -167,10 +168,9 @@ def evaluation_entries_stream(
     as the blocks need them. The request is checked (FieldProblem) before the stream is
     returned; stored samples are closed when the stream ends."""
     reader = samples if isinstance(samples, StoredSplits) else _slicer(samples)
-    grid = _evaluation_grid(
-        reader, org_units, split_periods, periods, levels, split_period, requested_org_units
+    stream = grid_json_stream(
+        *_evaluation_grid(reader, layout, levels, split_period, requested_org_units)
     )
-    stream = grid_json_stream(*grid)
     if isinstance(samples, StoredSplits):
         return JsonStream(stream.length, _closing(stream.chunks, samples))
     return stream
@@ -189,15 +189,14 @@ def _closing(chunks: Iterator[memoryview], samples: StoredSplits) -> Iterator[me
 
 def _evaluation_grid(
     samples: SplitSamples,
-    org_units: list[str],
-    split_periods: list[str],
-    periods: list[list[str]],
+    layout: EvaluationLayout,
     levels: Sequence[float],
     split_period: str | None,
     requested_org_units: Sequence[str] | None,
 ) -> tuple[tuple[int, ...], list[Member]]:
     """The grid (splits, org units, periods, quantiles) of evaluation entries and its members;
     the values are computed a block of splits at a time."""
+    org_units, split_periods, periods = layout.org_units, layout.split_periods, layout.periods
     quantiles = checked_quantiles(levels)
     chosen = list(range(len(split_periods)))
     if split_period is not None:

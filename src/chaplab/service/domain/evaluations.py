@@ -21,6 +21,7 @@ from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
 from chaplab.service.domain.models import configured_model_by_name, configured_model_read
 from chaplab.service.domain.specifications import queue_filed_backtest, resolve_specification
 from chaplab.service.entries import (
+    EvaluationLayout,
     StoredSplits,
     evaluation_entries_json,
     evaluation_entries_stream,
@@ -130,7 +131,14 @@ def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
     dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
     template = template_spec(model.template)
     panel = panel_of(dataset)
-    check_backtest_fits(template, model.user_option_values, panel, request, "datasetId")
+    check_backtest_fits(
+        template,
+        model.user_option_values,
+        panel,
+        request,
+        "datasetId",
+        model.additional_continuous_covariates,
+    )
     return queue_filed_backtest(session, request, model, dataset)
 
 
@@ -231,7 +239,7 @@ def import_and_queue(
     model = configured_model_by_name(session, request.model_id)
     template = template_spec(model.template)
     panel = panel_from_observations(request.provided_data, "providedData")
-    rejected = rejected_org_units(template, panel, request.geojson)
+    rejected = rejected_org_units(template, model, panel, request.geojson)
     imported = [unit for unit in panel.org_units if unit not in rejected]
     report = DataImportReport(
         dry_run=dry_run,
@@ -247,7 +255,14 @@ def import_and_queue(
             "providedData", f"no org unit can be used by {template.name!r} ({reasons})"
         )
     usable = org_unit_subset(panel, imported)
-    check_backtest_fits(template, model.user_option_values, usable, request, "providedData")
+    check_backtest_fits(
+        template,
+        model.user_option_values,
+        usable,
+        request,
+        "providedData",
+        model.additional_continuous_covariates,
+    )
     if dry_run:
         return report
     sources = [source.model_dump(by_alias=True) for source in request.data_sources]
@@ -261,9 +276,16 @@ def import_and_queue(
 
 
 def rejected_org_units(
-    template: ModelTemplateSpec, panel: Panel, geojson: dict[str, Any] | None
+    template: ModelTemplateSpec,
+    model: ConfiguredModelRow,
+    panel: Panel,
+    geojson: dict[str, Any] | None,
 ) -> dict[str, str]:
-    """Org unit -> why the model cannot use it (in the panel's order)."""
+    """Org unit -> why the configured model cannot use it (in the panel's order): no polygon,
+    no observed target, a covariate it reads absent (``template.covariates``), or a missing
+    value of one of the template's own covariates."""
+    options = model.user_option_values
+    own = set(template.own_covariates(options))
     polygons = polygon_ids(geojson) if geojson is not None else None
     reasons: dict[str, str] = {}
     for u, unit in enumerate(panel.org_units):
@@ -274,12 +296,12 @@ def rejected_org_units(
         if target is None or np.isnan(target[u]).all():
             reasons[unit] = f"no observed {template.target}"
             continue
-        for covariate in template.required_covariates:
+        for covariate in template.covariates(options, model.additional_continuous_covariates):
             values = panel.features.get(covariate)
             if values is None:
-                reasons[unit] = f"no values of the required covariate {covariate!r}"
+                reasons[unit] = f"no values of the covariate {covariate!r}, which the model reads"
                 break
-            missing = int(np.isnan(values[u]).sum())
+            missing = int(np.isnan(values[u]).sum()) if covariate in own else 0
             if missing:
                 reasons[unit] = (
                     f"{missing} missing value(s) of the required covariate {covariate!r}"
@@ -341,15 +363,22 @@ def entries_stream(
         else samples_from_bytes(row.samples, shape)
     )
     return evaluation_entries_stream(
-        samples, row.org_units, row.split_periods, row.periods, quantiles, split_period, org_units
+        samples,
+        evaluation_layout(row),
+        quantiles,
+        split_period=split_period,
+        requested_org_units=org_units,
     )
 
 
 def evaluation_entries(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
     """Every entry of the evaluation at ``quantiles`` as JSON bytes."""
-    return evaluation_entries_json(
-        evaluation_samples(row), row.org_units, row.split_periods, row.periods, quantiles
-    )
+    return evaluation_entries_json(evaluation_samples(row), evaluation_layout(row), quantiles)
+
+
+def evaluation_layout(row: EvaluationRow) -> EvaluationLayout:
+    """The org units, split periods and forecast periods the row's samples are laid out by."""
+    return EvaluationLayout(row.org_units, row.split_periods, row.periods)
 
 
 def backtest_full_json(row: EvaluationRow, quantiles: Sequence[float]) -> bytes:
