@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from chaplab.client import ChapClient
 from chaplab.service import gridjson
 from chaplab.service.entries import (
+    EvaluationLayout,
     StoredSplits,
     evaluation_entries_json,
     evaluation_entries_stream,
@@ -25,6 +26,7 @@ SHAPE = (4, 3, 2, 10)
 UNITS = ["OU_A", "Ünïcode", "OU_C"]
 SPLITS = ["202001", "202002", "202003", "202004"]
 PERIODS = [[f"2020{m + k:02d}" for m in (2, 3)] for k in range(4)]
+LAYOUT = EvaluationLayout(UNITS, SPLITS, PERIODS)
 
 
 @pytest.fixture
@@ -56,15 +58,12 @@ def test_a_stream_from_stored_splits_is_the_whole_body(
 ) -> None:
     engine, samples = stored
     monkeypatch.setattr(gridjson, "BLOCK_ROWS", 4)  # one split of adm0's 2 periods x 2 levels
-    expected = evaluation_entries_json(samples, UNITS, SPLITS, PERIODS, [0.1, 0.5], None, ["adm0"])
+    expected = evaluation_entries_json(samples, LAYOUT, [0.1, 0.5], None, ["adm0"])
     stream = evaluation_entries_stream(
         StoredSplits(engine, "evaluations", 7, SHAPE),
-        UNITS,
-        SPLITS,
-        PERIODS,
+        LAYOUT,
         [0.1, 0.5],
-        None,
-        ["adm0"],
+        requested_org_units=["adm0"],
     )
     chunks = [bytes(chunk) for chunk in stream.chunks]
     assert len(chunks) == 4 and b"".join(chunks) == expected and stream.length is None
@@ -76,15 +75,13 @@ def test_an_abandoned_stream_gives_the_connection_back(
 ) -> None:
     engine, _ = stored
     monkeypatch.setattr(gridjson, "BLOCK_ROWS", 6)  # one split of 3 org units x 2 periods
-    stream = evaluation_entries_stream(
-        StoredSplits(engine, "evaluations", 7, SHAPE), UNITS, SPLITS, PERIODS, [0.5]
-    )
+    stream = evaluation_entries_stream(StoredSplits(engine, "evaluations", 7, SHAPE), LAYOUT, [0.5])
     next(stream.chunks)
     assert engine.pool.checkedout() == 1
     stream.chunks.close()
     assert engine.pool.checkedout() == 0
     unstarted = evaluation_entries_stream(
-        StoredSplits(engine, "evaluations", 7, SHAPE), UNITS, SPLITS, PERIODS, [0.5]
+        StoredSplits(engine, "evaluations", 7, SHAPE), LAYOUT, [0.5]
     )
     unstarted.chunks.close()
     assert engine.pool.checkedout() == 0
@@ -99,7 +96,7 @@ def test_the_evaluation_entry_route_sends_the_stored_entries(
         row = session.get_one(EvaluationRow, demo.id)
         shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
         samples = samples_from_bytes(row.samples, shape)
-        args = (samples, row.org_units, row.split_periods, row.periods)
+        args = (samples, EvaluationLayout(row.org_units, row.split_periods, row.periods))
         first_unit, last_split = row.org_units[0], row.split_periods[-1]
     engine.dispose()
     queries = [
