@@ -5,6 +5,7 @@ Each check raises :class:`FieldProblem` naming the request field and the reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,24 +20,30 @@ from chaplab.service.forecasting import (
 
 
 def check_model_fits(
-    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, field: str
+    template: ModelTemplateSpec,
+    options: dict[str, Any],
+    panel: Panel,
+    field: str,
+    additional_covariates: Sequence[str] = (),
 ) -> None:
-    """The panel's period type is supported, and the target and every required covariate are
-    there, the covariates without a missing value."""
+    """The panel's period type is supported, the target and every covariate the configured model
+    reads (``template.covariates``: the template's own, then ``additional_covariates``) are
+    there, and the template's own covariates have no missing value (additional ones may: the
+    model fills them from climatology)."""
     if template.supported_period_type not in ("any", panel.period_type):
         raise FieldProblem(
             field,
             f"model {template.name!r} supports {template.supported_period_type} periods, "
             f"the data has {panel.period_type} periods",
         )
-    for name in [template.target, *template.required_covariates]:
+    for name in [template.target, *template.covariates(options, additional_covariates)]:
         if name not in panel.features:
             raise FieldProblem(
                 field,
                 f"the data lacks {name!r}, which model {template.name!r} needs "
                 f"(it has {', '.join(sorted(panel.features)) or 'no features'})",
             )
-    for name in template.required_covariates:
+    for name in template.own_covariates(options):
         missing = np.argwhere(np.isnan(panel.features[name]))
         if missing.size:
             unit, period = missing[0]
@@ -61,10 +68,11 @@ def check_backtest_fits(
     panel: Panel,
     backtest: BacktestSettings,
     field: str,
+    additional_covariates: Sequence[str] = (),
 ) -> None:
     """The model suits the panel (a problem names ``field``) and the panel has the history the
     backtest needs: both checks a backtest is queued after."""
-    check_model_fits(template, options, panel, field)
+    check_model_fits(template, options, panel, field, additional_covariates)
     check_backtest_history(
         template, options, panel, backtest.n_periods, backtest.n_splits, backtest.stride
     )

@@ -83,6 +83,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
         weather=weather,
+        additional_covariates=model.additional_continuous_covariates,
     )
 
     def write(session: Session) -> int:
@@ -130,6 +131,7 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         N_SAMPLES,
         model.user_option_values,
         np.random.default_rng(payload.get("seed", 0)),
+        additional_covariates=model.additional_continuous_covariates,
     )
 
     def write(session: Session) -> int:

@@ -90,10 +90,10 @@ def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
 
 def model_spec(row: ConfiguredModelRow) -> ModelSpecRead:
     """A configured model as the wire shows it: its template's description, its options and
-    its covariates (the template's required ones, then its own additional ones)."""
+    its covariates (the template's own ones under its options, then its additional ones)."""
     spec = template_spec(row.template)
     own_name = row.name.split(":", 1)[1] if ":" in row.name else ""
-    covariates = [*spec.required_covariates, *row.additional_continuous_covariates]
+    covariates = spec.covariates(row.user_option_values, row.additional_continuous_covariates)
     return from_row(
         ModelSpecRead,
         row,

@@ -118,7 +118,13 @@ def queue_prediction(
     )
     model = bundle.configured_model
     template = template_spec(model.template)
-    check_model_fits(template, model.user_option_values, content.panel, "providedData")
+    check_model_fits(
+        template,
+        model.user_option_values,
+        content.panel,
+        "providedData",
+        model.additional_continuous_covariates,
+    )
     check_prediction_history(template, model.user_option_values, content.panel, request.n_periods)
     job = create_job(
         session,

@@ -77,7 +77,14 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
     panel = panel_of(dataset)
     for model in models:
         template = template_spec(model.template)
-        check_backtest_fits(template, model.user_option_values, panel, request, "modelIds")
+        check_backtest_fits(
+            template,
+            model.user_option_values,
+            panel,
+            request,
+            "modelIds",
+            model.additional_continuous_covariates,
+        )
     specification = resolve_specification(session, dataset, request)
     jobs = [
         BacktestJob(

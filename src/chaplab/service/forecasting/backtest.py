@@ -77,9 +77,11 @@ def run_backtest(
     seed: int,
     progress: ProgressCallback | None = None,
     weather: WeatherProvider = CLIMATOLOGY,
+    additional_covariates: Sequence[str] = (),
 ) -> BacktestResult:
     """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth;
-    ``weather`` gives the covariates of each forecast window (default: climatology).
+    ``weather`` gives the covariates of each forecast window (default: climatology) and
+    ``additional_covariates`` are the configured model's.
 
     Linear algebra runs on one thread: the models' matrices are tall and thin, and jobs run
     side by side in worker processes, where BLAS threads would only contend for the cores.
@@ -112,6 +114,7 @@ def run_backtest(
                 filled,
                 np.random.default_rng(stream),
                 future=weather.future(panel, index + 1, n_periods),
+                additional_covariates=additional_covariates,
             )
             samples[k] = np.sort(drawn, axis=-1)
             truth[k] = target[:, index + 1 : index + 1 + n_periods]

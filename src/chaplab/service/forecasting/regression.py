@@ -1,9 +1,9 @@
-"""``regression_model``: negative binomial regression of cases on lagged cases and lagged climate.
+"""``regression_model``: negative binomial regression of cases on lagged cases and covariates.
 
 For org unit ``i`` and period ``t`` the log mean is
 
-    log mu[i, t] = a[i] + sum_l b_l * log1p(cases[i, t-l]) + sum_l c_l * rain[i, t-l]
-                   + sum_l d_l * temp[i, t-l] + seasonal harmonics of t
+    log mu[i, t] = a[i] + sum_l b_l * log1p(cases[i, t-l]) + sum_j sum_l c_jl * x_j[i, t-l]
+                   + seasonal harmonics of t
 
 with ``l = 1..n_lags``, an intercept per org unit and coefficients pooled over org units. It is
 fitted by iteratively reweighted least squares on all org units at once: the intercepts are
@@ -12,8 +12,25 @@ whatever the number of org units. The over-dispersion ``phi`` (``Var = mu + phi 
 re-estimated by moments at every step. Covariates are standardised with the training means and
 spreads.
 
-Missing values: periods whose target is missing are left out of the fit; a missing lagged case or
-covariate value is replaced by the org unit's climatology (its mean of that month or ISO week).
+Covariates ``x_j``: the option ``covariates`` (default ``["rainfall", "mean_temperature"]``, the
+template's required covariates) followed by the configured model's
+``additional_continuous_covariates`` (the template sets chap-core's
+``allow_free_additional_continuous_covariates``), each name once. A dataset without rainfall is
+evaluated by a configured model with ``covariates: []`` (or the covariates it has) and its own
+covariates as additional ones, e.g. the Brazil dengue data's ``max_temperature``,
+``min_temperature`` and ``drought_index``. Every covariate the configured model reads must be a
+feature of the dataset: the service refuses a job whose data lacks one (a 422 naming the request
+field and the covariate, ``chaplab.service.validation.check_model_fits``). The option's covariates
+may not have missing values at submission (as required covariates); additional ones may, and are
+filled as below.
+
+Missing values (the climatology rule): periods whose target is missing are left out of the fit; a
+missing lagged case or covariate value is replaced by the org unit's climatology (its mean of
+that month or ISO week); a month or week the org unit never observed takes the org unit's mean;
+an org unit whose covariate is missing throughout takes the covariate's pooled mean over all org
+units, which is 0 after standardisation, so the covariate then adds nothing to that org unit's
+forecast. A covariate without any observed value in a split's history is refused (ValueError
+naming it). No NaN reaches the fit or the forecast.
 
 Forecasting simulates sample paths period by period, feeding sampled cases back as the lagged
 cases of later periods, so that uncertainty grows with the horizon. Future covariates: when
@@ -29,7 +46,13 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.schema import ConfigSchema, create_config_schema, schema_integer
+from chaplab.schema import (
+    ConfigSchema,
+    create_config_schema,
+    schema_array,
+    schema_integer,
+    schema_string,
+)
 from chaplab.service.forecasting.counts import (
     distribution_option,
     draw_counts,
@@ -41,10 +64,25 @@ from chaplab.service.forecasting.counts import (
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import periods_after, season_position
 
+DEFAULT_COVARIATES = ("rainfall", "mean_temperature")
+"""The template's required covariates and the default of its ``covariates`` option."""
+
 CONFIG_SCHEMA: ConfigSchema = create_config_schema(
     title="Lagged climate regression",
-    description="Negative binomial regression of cases on lagged cases, rainfall and temperature",
+    description=(
+        "Negative binomial regression of cases on lagged cases and lagged covariates "
+        "(by default rainfall and mean temperature)"
+    ),
     properties={
+        "covariates": schema_array(
+            schema_string(min_length=1),
+            description=(
+                "Covariates the model reads before the configured model's additional ones; "
+                "leave out those a dataset lacks (e.g. [] for data without rainfall)"
+            ),
+            default=list(DEFAULT_COVARIATES),
+            unique_items=True,
+        ),
         "n_lags": schema_integer(
             description="Number of lagged periods of cases and of each climate covariate",
             default=3,
@@ -151,9 +189,7 @@ def _pooled_dispersion(target: np.ndarray, mean: np.ndarray, distribution: str) 
     )
 
 
-def _linear_predictor(
-    design: np.ndarray, intercepts: np.ndarray, slopes: np.ndarray
-) -> np.ndarray:
+def _linear_predictor(design: np.ndarray, intercepts: np.ndarray, slopes: np.ndarray) -> np.ndarray:
     """Log mean of every (org unit, row), capped at ``MAX_LOG_MEAN``."""
     return np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
 
@@ -231,6 +267,8 @@ def _standardised_climate(
         )
         observed = values[~np.isnan(values)]
         spread = observed.std() if observed.size > 1 and observed.std() > 0 else 1.0
+        # seasonal_means gives an org unit that never observed the covariate the pooled mean of
+        # all org units, so ``filled`` has no NaN (``forecast`` refused a covariate never observed)
         series.append((filled - observed.mean()) / spread)
     return (
         np.stack(series)

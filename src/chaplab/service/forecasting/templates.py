@@ -3,11 +3,19 @@
 ``ModelTemplateSpec.forecast`` checks its inputs (period type, target and covariates present,
 options valid under the template's schema, defaults applied) and hands a :class:`ForecastTask`
 to the model's function, which returns samples of shape ``(n_org_units, n_periods, n_samples)``.
+
+Covariates, as in chap-core: a configured model reads its template's covariates and then its own
+``additional_continuous_covariates``. A template's own covariates are its
+``required_covariates``, unless it names a ``covariates_option``: then they are that option's
+value (the regression's ``covariates``, whose default is its required covariates), so that one
+configuration can leave out a covariate a dataset lacks. :meth:`ModelTemplateSpec.covariates` is
+the one place that says which covariates a configured model reads; the service's submission
+checks (``chaplab.service.validation``) and the forecast use it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +43,25 @@ class ModelTemplateSpec:
     config_schema: ConfigSchema
     forecaster: Callable[[ForecastTask], np.ndarray] = field(repr=False)
     min_training_periods: Callable[[dict[str, Any], int], int] = field(repr=False)
+    covariates_option: str | None = None
+    """The option listing the template's own covariates in place of ``required_covariates``."""
+    allow_free_additional_continuous_covariates: bool = False
+    """Whether the forecast reads a configured model's additional covariates (chap-core's flag)."""
+
+    def own_covariates(self, options: dict[str, Any] | None) -> list[str]:
+        """The template's covariates under ``options``: ``required_covariates``, or the value of
+        its ``covariates_option`` (defaults applied). They may not have missing values when a
+        job is submitted."""
+        if self.covariates_option is None:
+            return list(self.required_covariates)
+        return list(self.options_with_defaults(options)[self.covariates_option])
+
+    def covariates(
+        self, options: dict[str, Any] | None, additional: Sequence[str] = ()
+    ) -> list[str]:
+        """Every covariate a configured model with ``options`` and ``additional`` continuous
+        covariates reads: the template's own, then the additional ones, each once."""
+        return list(dict.fromkeys([*self.own_covariates(options), *additional]))
 
     def options_with_defaults(self, options: dict[str, Any] | None) -> dict[str, Any]:
         """``options`` checked against the schema, with the defaults filled in."""
@@ -56,8 +83,11 @@ class ModelTemplateSpec:
         options: dict[str, Any] | None,
         rng: np.random.Generator,
         future: Panel | None = None,
+        additional_covariates: Sequence[str] = (),
     ) -> np.ndarray:
-        """Samples of the ``n_periods`` after ``history``, shape (org units, periods, samples)."""
+        """Samples of the ``n_periods`` after ``history``, shape (org units, periods, samples);
+        ``additional_covariates`` are the configured model's (read when the template allows
+        them)."""
         _check_positive("n_periods", n_periods)
         _check_positive("n_samples", n_samples)
         if self.supported_period_type not in ("any", history.period_type):
@@ -67,7 +97,8 @@ class ModelTemplateSpec:
             )
         filled = self.options_with_defaults(options)
         history.feature(self.target)
-        for covariate in self.required_covariates:
+        covariates = self.covariates(filled, additional_covariates)
+        for covariate in covariates:
             history.feature(covariate)
         needed = self.min_training_periods(filled, history.season_length)
         if history.n_periods < needed:
@@ -85,7 +116,9 @@ class ModelTemplateSpec:
             rng=rng,
             future=future,
             target=self.target,
-            covariates=list(self.required_covariates),
+            covariates=covariates
+            if self.allow_free_additional_continuous_covariates
+            else self.own_covariates(filled),
         )
         return self.forecaster(task)
 
@@ -156,10 +189,12 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
             author="chaplab",
             supported_period_type="any",
             target=TARGET,
-            required_covariates=["rainfall", "mean_temperature"],
+            required_covariates=list(regression.DEFAULT_COVARIATES),
             config_schema=regression.CONFIG_SCHEMA,
             forecaster=regression.forecast_regression,
             min_training_periods=regression.min_training_periods_regression,
+            covariates_option="covariates",
+            allow_free_additional_continuous_covariates=True,
         ),
         *(
             ModelTemplateSpec(
