@@ -54,19 +54,24 @@ class BacktestRead(BacktestFields):
     dataset: DatasetRead
 
 
-class CreateBacktestRequest(WireRequest):
-    """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
+class BacktestSettings(WireRequest):
+    """How an evaluation splits its data: the settings both create requests share."""
 
-    name: Name
-    model_id: str | int
-    dataset_id: int
     n_periods: Horizon = 3
     n_splits: SplitCount = 7
     stride: Stride = 1
     future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
 
 
-class CreateBacktestWithDataRequest(WireRequest):
+class CreateBacktestRequest(BacktestSettings):
+    """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
+
+    name: Name
+    model_id: str | int
+    dataset_id: int
+
+
+class CreateBacktestWithDataRequest(BacktestSettings):
     """``POST /v1/analytics/create-backtest-with-data/``: an evaluation on data sent inline."""
 
     name: Name
@@ -74,10 +79,6 @@ class CreateBacktestWithDataRequest(WireRequest):
     provided_data: list[Observation] = Field(min_length=1)
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
-    n_periods: Horizon = 3
-    n_splits: SplitCount = 7
-    stride: Stride = 1
-    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
 
 
 class RejectedOrgUnit(WireModel):
