@@ -10,21 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.schema import ConfigSchema
 from chaplab.service.forecasting.empirical import (
-    baseline_schema,
     quantile_samples,
     require_observed,
 )
 from chaplab.service.forecasting.inputs import ForecastTask
 
 NAME = "global_median"
-DISPLAY_NAME = "Global median"
-DESCRIPTION = (
-    "Baseline that uses all observed values for the same location as forecast samples for every "
-    "period, without smoothing or model fitting."
-)
-CONFIG_SCHEMA: ConfigSchema = baseline_schema(DISPLAY_NAME, DESCRIPTION)
 
 
 def forecast_global_median(task: ForecastTask) -> np.ndarray:

@@ -13,9 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.schema import ConfigSchema
 from chaplab.service.forecasting.empirical import (
-    baseline_schema,
     quantile_samples,
     require_observed,
     samples_per_target,
@@ -24,12 +22,6 @@ from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import season_position
 
 NAME = "persistence"
-DISPLAY_NAME = "Persistence"
-DESCRIPTION = (
-    "Baseline that forecasts the last observed value for the same location, scaled by how cases "
-    "changed over the same horizon and time of year in the training data."
-)
-CONFIG_SCHEMA: ConfigSchema = baseline_schema(DISPLAY_NAME, DESCRIPTION)
 
 
 def forecast_persistence(task: ForecastTask) -> np.ndarray:

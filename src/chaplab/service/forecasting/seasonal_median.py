@@ -12,9 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.schema import ConfigSchema
 from chaplab.service.forecasting.empirical import (
-    baseline_schema,
     quantile_samples,
     require_observed,
     samples_per_target,
@@ -23,12 +21,6 @@ from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.vocabulary import season_position
 
 NAME = "seasonal_median"
-DISPLAY_NAME = "Seasonal median"
-DESCRIPTION = (
-    "Baseline that uses all observed values for the same location and month or week of the year "
-    "as forecast samples, without smoothing or model fitting."
-)
-CONFIG_SCHEMA: ConfigSchema = baseline_schema(DISPLAY_NAME, DESCRIPTION)
 
 
 def forecast_seasonal_median(task: ForecastTask) -> np.ndarray:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from chaplab.schema import ConfigSchema, apply_config_defaults, validate_config
+from chaplab.service.forecasting.empirical import baseline_schema
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.service.forecasting.panel import Panel
 from chaplab.vocabulary import season_length
@@ -196,39 +197,55 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
             covariates_option="covariates",
             allow_free_additional_continuous_covariates=True,
         ),
-        *(
-            ModelTemplateSpec(
-                name=baseline.NAME,
-                display_name=baseline.DISPLAY_NAME,
-                description=baseline.DESCRIPTION,
-                author="chaplab (chap-core's baseline)",
-                supported_period_type="any",
-                target=TARGET,
-                required_covariates=[],
-                config_schema=baseline.CONFIG_SCHEMA,
-                forecaster=forecaster,
-                min_training_periods=min_training_periods,
-            )
-            for baseline, forecaster, min_training_periods in (
-                (
-                    persistence,
-                    persistence.forecast_persistence,
-                    persistence.min_training_periods_persistence,
-                ),
-                (
-                    seasonal_median,
-                    seasonal_median.forecast_seasonal_median,
-                    seasonal_median.min_training_periods_seasonal_median,
-                ),
-                (
-                    global_median,
-                    global_median.forecast_global_median,
-                    global_median.min_training_periods_global_median,
-                ),
-            )
+        _baseline(
+            persistence.NAME,
+            "Persistence",
+            "Baseline that forecasts the last observed value for the same location, scaled by how "
+            "cases changed over the same horizon and time of year in the training data.",
+            persistence.forecast_persistence,
+            persistence.min_training_periods_persistence,
+        ),
+        _baseline(
+            seasonal_median.NAME,
+            "Seasonal median",
+            "Baseline that uses all observed values for the same location and month or week of "
+            "the year as forecast samples, without smoothing or model fitting.",
+            seasonal_median.forecast_seasonal_median,
+            seasonal_median.min_training_periods_seasonal_median,
+        ),
+        _baseline(
+            global_median.NAME,
+            "Global median",
+            "Baseline that uses all observed values for the same location as forecast samples "
+            "for every period, without smoothing or model fitting.",
+            global_median.forecast_global_median,
+            global_median.min_training_periods_global_median,
         ),
     ]
     return {spec.name: spec for spec in specs}
+
+
+def _baseline(
+    name: str,
+    display_name: str,
+    description: str,
+    forecaster: Callable[[ForecastTask], np.ndarray],
+    min_training_periods: Callable[[dict[str, Any], int], int],
+) -> ModelTemplateSpec:
+    """One of chap-core's baselines: chap-core's name and description, no options, no
+    covariates."""
+    return ModelTemplateSpec(
+        name=name,
+        display_name=display_name,
+        description=description,
+        author="chaplab (chap-core's baseline)",
+        supported_period_type="any",
+        target=TARGET,
+        required_covariates=[],
+        config_schema=baseline_schema(display_name, description),
+        forecaster=forecaster,
+        min_training_periods=min_training_periods,
+    )
 
 
 TEMPLATES: dict[str, ModelTemplateSpec] = _build_templates()
