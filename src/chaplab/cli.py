@@ -89,6 +89,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
     import chaplab.service.lean_imports  # noqa: F401 - before anything imports jsonschema
     from chaplab.service.app import service_database_url
     from chaplab.service.instance_lock import DatabaseInUseError, InstanceLock
@@ -96,18 +99,45 @@ def _serve(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     max_body_bytes = _max_body_bytes(arguments, parser)
     _check_auth(arguments, parser)
     _log_toolkit_events_to_stderr()
-    lock = InstanceLock.for_url(service_database_url(arguments.database))
+    database_url = service_database_url(arguments.database)
     try:
+        make_url(database_url).get_dialect().import_dbapi()  # the driver, before anything opens
+        lock = InstanceLock.for_url(database_url)
         if lock is not None:
             lock.acquire()
     except DatabaseInUseError as error:
         print(f"chaplab serve: {error}", file=sys.stderr)
         return 1
+    except (SQLAlchemyError, ImportError) as error:
+        print(f"chaplab serve: {unreachable_database(database_url, error)}", file=sys.stderr)
+        return 1
     try:
         return _serve_holding(arguments, max_body_bytes, lock)
+    except SQLAlchemyError as error:
+        print(f"chaplab serve: {unreachable_database(database_url, error)}", file=sys.stderr)
+        return 1
     finally:
         if lock is not None:
             lock.release()
+
+
+def unreachable_database(database_url: str, error: BaseException) -> str:
+    """One sentence for a ``--database`` that cannot be opened: the URL (password hidden) and
+    the first line of the driver's reason, without SQLAlchemy's wrapping."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        shown = make_url(database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        shown = database_url
+    reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+    detail = reason[0] if reason else type(error).__name__
+    if isinstance(error, ImportError):
+        detail = f"its driver is not installed ({detail})"
+    elif isinstance(error, NoSuchModuleError):
+        detail = "no such kind of database here (SQLite, or PostgreSQL with the postgres extra)"
+    return f"--database {shown} cannot be opened: {detail}"
 
 
 def _max_body_bytes(arguments: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -153,6 +153,28 @@ def test_a_port_in_use_is_reported_in_one_line(
     assert "Traceback" not in error
 
 
+@pytest.mark.parametrize(
+    ("database", "reason"),
+    [
+        ("postgresql+psycopg://someone:s3cret@127.0.0.1:1/chap", "Connection refused"),
+        ("mysql://someone:s3cret@127.0.0.1/chap", "its driver is not installed"),
+        ("nosuchdialect://127.0.0.1/chap", "no such kind of database here"),
+    ],
+)
+def test_a_database_that_cannot_be_opened_is_one_sentence(
+    database: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chaplab.cli import main
+
+    code = main(["serve", "--port", "0", "--database", database, "--no-demo"])
+    error = capsys.readouterr().err
+    assert code == 1
+    assert error.startswith("chaplab serve: --database ") and "cannot be opened: " in error
+    assert reason in error
+    assert "s3cret" not in error and "Traceback" not in error
+    assert len(error.strip().splitlines()) == 1
+
+
 def test_connect_uses_chap_url_when_set(service_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from chaplab import connect
 
