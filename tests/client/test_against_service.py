@@ -6,9 +6,16 @@ import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from chaplab.client import AsyncChapClient, AuthenticationError, ChapClient, NotFoundError
+from chaplab.client import (
+    AsyncChapClient,
+    AuthenticationError,
+    ChapClient,
+    NameResolutionError,
+    NotFoundError,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -67,3 +74,34 @@ def test_a_template_is_named_and_a_misspelt_name_gets_did_you_mean(service_url: 
             client.create_configured_model("by_name", "xyz")
         before = {item.name for item in client.list_configured_models()}
         assert "regression_model:by_name" not in before
+
+
+def test_a_dataset_is_named_where_its_id_is_asked(service_url: str) -> None:
+    frame = pd.DataFrame({"time_period": ["2024-01", "2024-02"], "location": ["OU_X", "OU_X"],
+                          "disease_cases": [3.0, 4.0]})
+    with ChapClient(service_url, api_key=KEY) as client:
+        demo = next(dataset for dataset in client.list_datasets() if dataset.name == "demo")
+        assert client.get_dataset("demo").id == demo.id
+        assert client.list_backtest_specifications(dataset_id="demo") == (
+            client.list_backtest_specifications(dataset_id=demo.id))
+        with pytest.raises(NameResolutionError, match=r"named 'dmeo'; did you mean 'demo'"):
+            client.dataset_frame("dmeo")
+        twins = [client.create_dataset("twin", frame) for _ in range(2)]
+        try:
+            with pytest.raises(ValueError) as refused:
+                client.delete_dataset("twin")
+            first, second = twins
+            assert str(refused.value).startswith(
+                f"dataset_id: 2 datasets are named 'twin' (id {first.id}, created "
+                f"{first.created:%Y-%m-%d %H:%M}; id {second.id}, created "
+            )
+            assert {d.id for d in client.list_datasets()} >= {first.id, second.id}
+        finally:
+            for twin in twins:
+                client.delete_dataset(twin.id)
+
+    async def by_name() -> int:
+        async with AsyncChapClient(service_url, api_key=KEY) as client:
+            return (await client.get_dataset("demo")).id
+
+    assert asyncio.run(by_name()) == demo.id

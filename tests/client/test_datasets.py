@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from typing import Any
@@ -11,8 +12,12 @@ import pandas as pd
 import pytest
 
 from chaplab.client import (
+    ChapError,
+    ConflictError,
     Dataset,
+    NameResolutionError,
 )
+from chaplab.client._driver import operations
 
 from .fake_service import FakeService
 
@@ -99,3 +104,179 @@ def test_polygons_sent_as_json_text_read_as_a_dict(call: Callable[..., Any]) -> 
         return httpx.Response(200, json={"id": 1, "name": "d", "geojson": json.dumps(geojson)})
 
     assert call(handler, "get_dataset", 1).geojson == geojson
+
+
+# -- a dataset's name where its id is asked --------------------------------------------------
+
+LISTED = [
+    {"id": 4, "name": "my districts", "created": "2026-11-20T10:03:00"},
+    {"id": 7, "name": "Sierra Leone monthly", "created": "2026-11-20T11:00:00"},
+    {"id": 9, "name": "my districts", "created": "2026-11-21T08:12:00"},
+]
+
+
+class DatasetServer:
+    """Answers the dataset list with ``LISTED``, every other request with a 409 (so that no
+    operation goes on after its first request), and keeps what was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path in ("/openapi.json", "/system/info"):
+            return httpx.Response(404, json={"detail": "Not Found"})
+        self.sent.append(request)
+        if (request.method, request.url.path) == ("GET", "/v1/crud/datasets"):
+            return httpx.Response(200, json=LISTED)
+        return httpx.Response(409, json={"detail": "stop here"})
+
+    def lists(self) -> int:
+        return sum(r.method == "GET" and r.url.path == "/v1/crud/datasets" for r in self.sent)
+
+    def carried(self) -> list[str]:
+        """Path, query and body of each request but the list's."""
+        return [
+            f"{r.method} {r.url.path}?{r.url.query.decode()} {r.content.decode()}"
+            for r in self.sent
+            if r.url.path != "/v1/crud/datasets"
+        ]
+
+
+# Every operation with a ``dataset_id``, and its arguments with the dataset as ``DATASET``.
+DATASET = object()
+TAKES_A_DATASET: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "get_dataset": ((DATASET,), {}),
+    "delete_dataset": ((DATASET,), {}),
+    "dataset_csv": ((DATASET,), {}),
+    "dataset_frame": ((DATASET,), {}),
+    "create_evaluation": (("bt", "naive_model", DATASET), {"n_splits": 2}),
+    "run_evaluation": (("bt", "naive_model", DATASET), {}),
+    "create_evaluation_row": (("bt", "naive_model", DATASET), {}),
+    "create_backtests": (("b", ["naive_model"], DATASET), {}),
+    "run_backtests": (("b", ["naive_model"], DATASET), {}),
+    "list_backtest_specifications": ((), {"dataset_id": DATASET, "n_splits": 2}),
+    "create_prediction_row": (("p", DATASET, 3), {}),
+    "compute_thresholds": ((DATASET, ["202301"]), {}),
+    "dataset_plot": (("cases", DATASET), {}),
+}
+
+
+def _with(dataset: int | str, name: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    args, kwargs = TAKES_A_DATASET[name]
+    return (
+        tuple(dataset if arg is DATASET else arg for arg in args),
+        {key: dataset if value is DATASET else value for key, value in kwargs.items()},
+    )
+
+
+def test_every_operation_with_a_dataset_id_takes_a_name() -> None:
+    with_dataset = {
+        name: entry
+        for name, entry in operations().items()
+        if "dataset_id" in inspect.signature(entry.function).parameters
+    }
+    assert set(with_dataset) == set(TAKES_A_DATASET)
+    for entry in with_dataset.values():
+        annotation = inspect.signature(entry.function).parameters["dataset_id"].annotation
+        assert "int | str" in annotation
+
+
+@pytest.mark.parametrize("operation", sorted(TAKES_A_DATASET))
+def test_a_unique_name_is_sent_as_its_id_after_one_list_request(
+    call: Callable[..., Any], operation: str
+) -> None:
+    server = DatasetServer()
+    args, kwargs = _with("Sierra Leone monthly", operation)
+    with pytest.raises(ConflictError, match="stop here"):
+        call(server, operation, *args, **kwargs)
+    assert server.lists() == 1
+    assert server.sent[0].url.path == "/v1/crud/datasets"
+    [request] = server.carried()
+    assert "/7" in request or "datasetId=7" in request or '"datasetId":7' in request, request
+
+
+@pytest.mark.parametrize("operation", sorted(TAKES_A_DATASET))
+def test_an_int_is_an_id_and_sends_no_list_request(
+    call: Callable[..., Any], operation: str
+) -> None:
+    server = DatasetServer()
+    args, kwargs = _with(7, operation)
+    with pytest.raises(ConflictError):
+        call(server, operation, *args, **kwargs)
+    assert server.lists() == 0
+    [request] = server.carried()
+    assert "/7" in request or "datasetId=7" in request or '"datasetId":7' in request, request
+
+
+def test_a_name_two_datasets_share_is_refused_with_both_ids_and_dates(
+    call: Callable[..., Any],
+) -> None:
+    server = DatasetServer()
+    with pytest.raises(NameResolutionError) as refused:
+        call(server, "create_evaluation", "bt", "naive_model", "my districts")
+    assert str(refused.value) == (
+        "dataset_id: 2 datasets are named 'my districts' (id 4, created 2026-11-20 10:03; "
+        "id 9, created 2026-11-21 08:12); pass the id of the one you mean"
+    )
+    assert isinstance(refused.value, ValueError) and isinstance(refused.value, ChapError)
+    assert (refused.value.argument, refused.value.name, refused.value.ids) == (
+        "dataset_id", "my districts", [4, 9])
+    assert [r.url.path for r in server.sent] == ["/v1/crud/datasets"]
+
+
+def test_a_shared_name_without_created_dates_lists_the_ids(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=[{"id": 2, "name": "twin"}, {"id": 3, "name": "twin"}])
+
+    with pytest.raises(ValueError, match=r"2 datasets are named 'twin' \(id 2; id 3\)"):
+        call(handler, "get_dataset", "twin")
+
+
+def test_an_unknown_name_gets_did_you_mean_and_is_asked_once(call: Callable[..., Any]) -> None:
+    server = DatasetServer()
+    with pytest.raises(NameResolutionError) as refused:
+        call(server, "get_dataset", "Sierra Leone montly")
+    assert str(refused.value) == (
+        "dataset_id: no dataset named 'Sierra Leone montly'; "
+        "did you mean 'Sierra Leone monthly'?"
+    )
+    assert refused.value.ids == []
+    assert [r.url.path for r in server.sent] == ["/v1/crud/datasets"]
+
+
+def test_a_name_nothing_comes_close_to_gets_the_list_of_names(call: Callable[..., Any]) -> None:
+    server = DatasetServer()
+    with pytest.raises(NameResolutionError) as refused:
+        call(server, "dataset_frame", "rwanda")
+    assert str(refused.value) == (
+        "dataset_id: no dataset named 'rwanda'; "
+        "the datasets are my districts, Sierra Leone monthly"
+    )
+    assert server.lists() == 1
+
+
+def test_an_id_given_as_text_is_told_to_be_an_int(call: Callable[..., Any]) -> None:
+    server = DatasetServer()
+    with pytest.raises(NameResolutionError, match=r"; an id is an int: dataset_id=7$"):
+        call(server, "get_dataset", "7")
+
+
+def test_no_datasets_at_all(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=[])
+
+    with pytest.raises(NameResolutionError, match="no dataset named 'x'; there are no datasets"):
+        call(handler, "get_dataset", "x")
+
+
+def test_a_run_looks_the_name_up_once_and_again_at_the_next_call(
+    client: Any, fake: FakeService
+) -> None:
+    evaluation = client.run_evaluation("bt_named", "naive_model:weekly", "demo", n_splits=2)
+    assert evaluation.name == "bt_named"
+    assert fake.paths().count("GET /v1/crud/datasets") == 1
+    [created] = [r for r in fake.requests if r.method == "POST"]
+    assert json.loads(created.content)["datasetId"] == 1
+    fake.datasets.append({**fake.datasets[0], "id": 2, "name": "demo 2"})
+    assert client.get_dataset("demo 2").id == 2
+    assert fake.paths().count("GET /v1/crud/datasets") == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from chaplab.client import (
     ConfiguredModelWithDataSource,
     ModelSpec,
     ModelTemplate,
+    NameResolutionError,
     UnsupportedRouteError,
 )
 
@@ -57,6 +59,44 @@ def test_create_configured_model_returns_the_stored_name(client: Any, fake: Fake
     assert last_body(fake) == {"name": "weekly", "modelTemplateId": 1,
                                "userOptionValues": {"n_lags": 2},
                                "additionalContinuousCovariates": []}
+
+
+def test_a_template_is_named_and_a_misspelt_name_is_refused_before_creating(
+    client: Any, fake: FakeService
+) -> None:
+    model = client.create_configured_model("weekly", "naive_model")
+    assert model.name == "naive_model:weekly"
+    assert last_body(fake)["modelTemplateId"] == 1
+    with pytest.raises(NameResolutionError) as refused:
+        client.create_configured_model("weekly", "naive_modle")
+    assert str(refused.value) == (
+        "model_template_id: no model template named 'naive_modle'; did you mean 'naive_model'?"
+    )
+    assert fake.paths()[-1] == "GET /v1/crud/model-templates"
+    assert fake.paths().count("POST /v1/crud/configured-models") == 1
+
+
+def test_of_template_versions_sharing_a_name_the_live_one_is_taken(
+    call: Callable[..., Any],
+) -> None:
+    templates = [{"id": 1, "name": "naive_model", "archived": True},
+                 {"id": 2, "name": "naive_model", "archived": False}]
+    bodies: list[Any] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/crud/model-templates":
+            return httpx.Response(200, json=templates)
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json={"id": 9, "name": "naive_model:w"})
+
+    call(handler, "create_configured_model", "w", "naive_model")
+    assert bodies[-1]["modelTemplateId"] == 2
+    templates[0]["archived"] = False
+    with pytest.raises(NameResolutionError, match=(
+        r"^model_template_id: 2 templates are named 'naive_model' \(id 1; id 2\); pass the id"
+    )):
+        call(handler, "create_configured_model", "w", "naive_model")
+    assert len(bodies) == 1
 
 
 def test_numpy_option_values_go_on_the_wire_as_plain_json(client: Any, fake: FakeService) -> None:

@@ -156,8 +156,8 @@ def test_a_body_that_cannot_be_json_is_refused_before_sending(
 
 
 def test_bad_ids_name_the_argument(client: Any) -> None:
-    with pytest.raises(TypeError, match="dataset_id"):
-        client.get_dataset("1")
+    with pytest.raises(TypeError, match="dataset_id must be an int .* or a str .*, got float 1.5"):
+        client.get_dataset(1.5)
     with pytest.raises(ValueError, match="n_splits"):
         client.create_evaluation("bt", "naive_model", 1, n_splits=0)
     with pytest.raises(ValueError, match="quantiles"):

@@ -132,7 +132,8 @@ def test_a_leaderboard_is_read_with_its_comparisons_and_references(
         (("b", [], 1), ValueError, "non-empty list"),
         (("b", "naive_model", 1), ValueError, "non-empty list"),
         (("b", [1.5], 1), TypeError, "models: each must be"),
-        (("b", ["naive_model"], "1"), TypeError, "dataset_id must be an int"),
+        (("b", ["naive_model"], 1.5), TypeError, "dataset_id must be an int"),
+        (("b", ["naive_model"], " "), ValueError, "dataset_id must be a non-empty string"),
         (("", ["naive_model"], 1), ValueError, "name must be a non-empty string"),
     ],
 )

@@ -75,7 +75,7 @@ def test_the_strategies_are_listed(call: Callable[..., Any]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("7", ["202301"]), "dataset_id must be an int"),
+        ((7.0, ["202301"]), "dataset_id must be an int"),
         ((7, []), "periods must name at least one period"),
         ((7, [""]), "periods must be a non-empty string"),
         ((7, ["202301"], {"type": "median"}), "params is not a threshold strategy"),
@@ -98,4 +98,6 @@ def test_a_server_without_thresholds_says_so_before_sending(call: Callable[..., 
     with pytest.raises(UnsupportedRouteError, match="dataset_frame") as caught:
         call(mock.handler, "compute_thresholds", 7, ["202301"])
     assert caught.value.operation == "compute_thresholds"
+    with pytest.raises(UnsupportedRouteError):  # a dataset's name is not looked up either
+        call(mock.handler, "compute_thresholds", "demo", ["202301"])
     assert mock.seen == []

@@ -76,6 +76,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.get_debug_entry(1), DebugEntry)
     assert_type(client.list_datasets(), list[Dataset])
     assert_type(client.get_dataset(1), Dataset)
+    assert_type(client.get_dataset("demo"), Dataset)  # a dataset's name where its id is asked
     assert_type(
         client.create_dataset("d", frame, geojson={"type": "x"}, type="evaluation"),
         Dataset,
@@ -252,6 +253,7 @@ async def every_async_method(
     await client.delete_dataset(1)
     assert_type(await client.dataset_csv(1), str)
     assert_type(await client.dataset_frame(1), pd.DataFrame)
+    assert_type(await client.dataset_frame("demo"), pd.DataFrame)
     assert_type(await client.list_data_sources(), list[DataSourceKind])
     assert_type(await client.list_model_templates(), list[ModelTemplate])
     assert_type(

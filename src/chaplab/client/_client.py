@@ -95,8 +95,8 @@ class ChapClient(SyncDriver):
         """All stored datasets."""
         return self._drive(self._resources.datasets.list_datasets())
 
-    def get_dataset(self, dataset_id: int) -> Dataset:
-        """One dataset, with its ``observations``."""
+    def get_dataset(self, dataset_id: int | str) -> Dataset:
+        """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""
         return self._drive(self._resources.datasets.get_dataset(dataset_id))
 
     def create_dataset(
@@ -145,18 +145,19 @@ class ChapClient(SyncDriver):
         ``frame`` is a wide frame as for ``create_dataset``."""
         return self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
-    def delete_dataset(self, dataset_id: int) -> None:
-        """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""
+    def delete_dataset(self, dataset_id: int | str) -> None:
+        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
+        predictions use it."""
         self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
-    def dataset_csv(self, dataset_id: int) -> str:
-        """The dataset's rows as CSV text (text cells that look like spreadsheet formulas come
-        prefixed with ``'``)."""
+    def dataset_csv(self, dataset_id: int | str) -> str:
+        """The dataset's (by id or name) rows as CSV text (text cells that look like
+        spreadsheet formulas come prefixed with ``'``)."""
         return self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
-    def dataset_frame(self, dataset_id: int) -> pd.DataFrame:
-        """The dataset's rows as a wide frame: ``time_period``, ``location``, one column per
-        feature (missing values NaN)."""
+    def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
+        ``location``, one column per feature (missing values NaN)."""
         return self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     def list_data_sources(self) -> list[DataSourceKind]:
@@ -236,18 +237,25 @@ class ChapClient(SyncDriver):
         name: str,
         model_template_id: int | str,
         user_option_values: Mapping[str, Any] | None = None,
+        additional_continuous_covariates: Iterable[str] = (),
     ) -> ModelSpec:
         """Configure a model template with option values and store it.
 
         ``model_template_id`` is the template's id or its name (``"regression_model"``; a name
-        no template has is a ``ValueError`` with "did you mean"). The stored record's name is
+        no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
+        of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
         from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
         existing name returns the existing record.
+
+        ``additional_continuous_covariates`` are features the model reads besides its
+        template's own covariates (chap-core's field of that name; a template with
+        ``allow_free_additional_continuous_covariates`` uses them, as ``regression_model`` does).
+        A dataset the model runs on must have them.
         """
         return self._drive(
             self._resources.model_catalog.create_configured_model(
-                name, model_template_id, user_option_values
+                name, model_template_id, user_option_values, additional_continuous_covariates
             )
         )
 
@@ -283,7 +291,7 @@ class ChapClient(SyncDriver):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -291,8 +299,8 @@ class ChapClient(SyncDriver):
         """Start an evaluation (a backtest) of a configured model on a dataset.
 
         ``model`` is the configured model's NAME (``"naive_model:weekly"``) or an object with a
-        ``.name`` (a ``ModelSpec``). Returns the job (status ``PENDING``); see ``wait_for_job``
-        and ``run_evaluation``.
+        ``.name`` (a ``ModelSpec``); ``dataset_id`` is the dataset's id or its name. Returns
+        the job (status ``PENDING``); see ``wait_for_job`` and ``run_evaluation``.
         """
         return self._drive(
             self._resources.evaluations.create_evaluation(
@@ -304,7 +312,7 @@ class ChapClient(SyncDriver):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -312,7 +320,8 @@ class ChapClient(SyncDriver):
         poll_interval: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> Evaluation:
-        """Create an evaluation, wait for its job and return the stored evaluation.
+        """Create an evaluation, wait for its job and return the stored evaluation;
+        ``dataset_id`` is the dataset's id or its name.
 
         Raises ``JobFailedError`` when the job fails and ``JobTimeoutError`` after ``timeout``
         seconds (the job keeps running). ``on_status`` hears of each new job status, as in
@@ -333,10 +342,11 @@ class ChapClient(SyncDriver):
         )
 
     def create_evaluation_row(
-        self, name: str, model: str | Any, dataset_id: int, n_periods: int | None = None
+        self, name: str, model: str | Any, dataset_id: int | str, n_periods: int | None = None
     ) -> Evaluation:
         """Store an evaluation row without running it (no splits, forecasts or metrics);
-        ``model`` is the configured model's NAME or an object with ``.name``."""
+        ``model`` is the configured model's NAME or an object with ``.name``, ``dataset_id``
+        the dataset's id or name."""
         return self._drive(
             self._resources.evaluations.create_evaluation_row(name, model, dataset_id, n_periods)
         )
@@ -457,7 +467,7 @@ class ChapClient(SyncDriver):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -465,9 +475,10 @@ class ChapClient(SyncDriver):
     ) -> BacktestBatch:
         """Start one evaluation per configured model on a dataset, all under one specification.
 
-        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
-        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
-        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``);
+        ``dataset_id`` is the dataset's id or its name. Each evaluation is named
+        ``<name>/<model name>``. The server also runs its baselines on the specification; see
+        ``get_backtest_specification`` and ``run_backtests``.
         """
         return self._drive(
             self._resources.specifications.create_backtests(
@@ -477,14 +488,15 @@ class ChapClient(SyncDriver):
 
     def list_backtest_specifications(
         self,
-        dataset_id: int | None = None,
+        dataset_id: int | str | None = None,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
         n_retrain: int | None = None,
         target_column: str | None = None,
     ) -> list[BacktestSpecification]:
-        """The specifications evaluations ran under, those matching every filter given."""
+        """The specifications evaluations ran under, those matching every filter given
+        (``dataset_id``: a dataset's id or name)."""
         return self._drive(
             self._resources.specifications.list_backtest_specifications(
                 dataset_id, n_periods, n_splits, stride, n_retrain, target_column
@@ -506,7 +518,7 @@ class ChapClient(SyncDriver):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -514,7 +526,8 @@ class ChapClient(SyncDriver):
         timeout: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> BacktestSpecificationDetail:
-        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        """Run a batch (``create_backtests``; ``dataset_id`` is the dataset's id or its name),
+        wait for every model's job and for the baselines,
         and return the specification's leaderboard.
 
         Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after
@@ -589,9 +602,10 @@ class ChapClient(SyncDriver):
         )
 
     def create_prediction_row(
-        self, name: str, dataset_id: int, configured_model_with_data_source_id: int
+        self, name: str, dataset_id: int | str, configured_model_with_data_source_id: int
     ) -> Prediction:
-        """Store a prediction row without running a model (no periods, no forecasts)."""
+        """Store a prediction row without running a model (no periods, no forecasts);
+        ``dataset_id`` is the dataset's id or its name."""
         return self._drive(
             self._resources.predictions.create_prediction_row(
                 name, dataset_id, configured_model_with_data_source_id
@@ -725,7 +739,7 @@ class ChapClient(SyncDriver):
 
     def compute_thresholds(
         self,
-        dataset_id: int,
+        dataset_id: int | str,
         periods: Sequence[str],
         params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
         org_units: Iterable[str] | str | None = None,
@@ -733,7 +747,8 @@ class ChapClient(SyncDriver):
         """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
         periods too) and each org unit (or only ``org_units``). ``params`` chooses the
         strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
-        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``.
+        ``dataset_id`` is the dataset's id or its name."""
         return self._drive(
             self._resources.thresholds.compute_thresholds(dataset_id, periods, params, org_units)
         )
@@ -922,8 +937,9 @@ class ChapClient(SyncDriver):
         """Names of the charts the service draws for a dataset."""
         return self._drive(self._resources.plots.list_dataset_plots())
 
-    def dataset_plot(self, visualization_name: str, dataset_id: int) -> ServerPlot:
-        """A dataset chart as the service draws it."""
+    def dataset_plot(self, visualization_name: str, dataset_id: int | str) -> ServerPlot:
+        """A dataset chart as the service draws it; ``dataset_id`` is the dataset's id or
+        its name."""
         return self._drive(self._resources.plots.dataset_plot(visualization_name, dataset_id))
 
     def list_metric_plots(self, evaluation_id: int) -> MetricPlotCatalog:
@@ -1007,8 +1023,8 @@ class AsyncChapClient(AsyncDriver):
         """All stored datasets."""
         return await self._drive(self._resources.datasets.list_datasets())
 
-    async def get_dataset(self, dataset_id: int) -> Dataset:
-        """One dataset, with its ``observations``."""
+    async def get_dataset(self, dataset_id: int | str) -> Dataset:
+        """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""
         return await self._drive(self._resources.datasets.get_dataset(dataset_id))
 
     async def create_dataset(
@@ -1061,18 +1077,19 @@ class AsyncChapClient(AsyncDriver):
         ``frame`` is a wide frame as for ``create_dataset``."""
         return await self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
-    async def delete_dataset(self, dataset_id: int) -> None:
-        """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""
+    async def delete_dataset(self, dataset_id: int | str) -> None:
+        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
+        predictions use it."""
         await self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
-    async def dataset_csv(self, dataset_id: int) -> str:
-        """The dataset's rows as CSV text (text cells that look like spreadsheet formulas come
-        prefixed with ``'``)."""
+    async def dataset_csv(self, dataset_id: int | str) -> str:
+        """The dataset's (by id or name) rows as CSV text (text cells that look like
+        spreadsheet formulas come prefixed with ``'``)."""
         return await self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
-    async def dataset_frame(self, dataset_id: int) -> pd.DataFrame:
-        """The dataset's rows as a wide frame: ``time_period``, ``location``, one column per
-        feature (missing values NaN)."""
+    async def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
+        ``location``, one column per feature (missing values NaN)."""
         return await self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     async def list_data_sources(self) -> list[DataSourceKind]:
@@ -1156,18 +1173,25 @@ class AsyncChapClient(AsyncDriver):
         name: str,
         model_template_id: int | str,
         user_option_values: Mapping[str, Any] | None = None,
+        additional_continuous_covariates: Iterable[str] = (),
     ) -> ModelSpec:
         """Configure a model template with option values and store it.
 
         ``model_template_id`` is the template's id or its name (``"regression_model"``; a name
-        no template has is a ``ValueError`` with "did you mean"). The stored record's name is
+        no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
+        of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
         from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
         existing name returns the existing record.
+
+        ``additional_continuous_covariates`` are features the model reads besides its
+        template's own covariates (chap-core's field of that name; a template with
+        ``allow_free_additional_continuous_covariates`` uses them, as ``regression_model`` does).
+        A dataset the model runs on must have them.
         """
         return await self._drive(
             self._resources.model_catalog.create_configured_model(
-                name, model_template_id, user_option_values
+                name, model_template_id, user_option_values, additional_continuous_covariates
             )
         )
 
@@ -1205,7 +1229,7 @@ class AsyncChapClient(AsyncDriver):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -1213,8 +1237,8 @@ class AsyncChapClient(AsyncDriver):
         """Start an evaluation (a backtest) of a configured model on a dataset.
 
         ``model`` is the configured model's NAME (``"naive_model:weekly"``) or an object with a
-        ``.name`` (a ``ModelSpec``). Returns the job (status ``PENDING``); see ``wait_for_job``
-        and ``run_evaluation``.
+        ``.name`` (a ``ModelSpec``); ``dataset_id`` is the dataset's id or its name. Returns
+        the job (status ``PENDING``); see ``wait_for_job`` and ``run_evaluation``.
         """
         return await self._drive(
             self._resources.evaluations.create_evaluation(
@@ -1226,7 +1250,7 @@ class AsyncChapClient(AsyncDriver):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -1234,7 +1258,8 @@ class AsyncChapClient(AsyncDriver):
         poll_interval: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> Evaluation:
-        """Create an evaluation, wait for its job and return the stored evaluation.
+        """Create an evaluation, wait for its job and return the stored evaluation;
+        ``dataset_id`` is the dataset's id or its name.
 
         Raises ``JobFailedError`` when the job fails and ``JobTimeoutError`` after ``timeout``
         seconds (the job keeps running). ``on_status`` hears of each new job status, as in
@@ -1255,10 +1280,11 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def create_evaluation_row(
-        self, name: str, model: str | Any, dataset_id: int, n_periods: int | None = None
+        self, name: str, model: str | Any, dataset_id: int | str, n_periods: int | None = None
     ) -> Evaluation:
         """Store an evaluation row without running it (no splits, forecasts or metrics);
-        ``model`` is the configured model's NAME or an object with ``.name``."""
+        ``model`` is the configured model's NAME or an object with ``.name``, ``dataset_id``
+        the dataset's id or name."""
         return await self._drive(
             self._resources.evaluations.create_evaluation_row(name, model, dataset_id, n_periods)
         )
@@ -1383,7 +1409,7 @@ class AsyncChapClient(AsyncDriver):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -1391,9 +1417,10 @@ class AsyncChapClient(AsyncDriver):
     ) -> BacktestBatch:
         """Start one evaluation per configured model on a dataset, all under one specification.
 
-        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
-        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
-        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``);
+        ``dataset_id`` is the dataset's id or its name. Each evaluation is named
+        ``<name>/<model name>``. The server also runs its baselines on the specification; see
+        ``get_backtest_specification`` and ``run_backtests``.
         """
         return await self._drive(
             self._resources.specifications.create_backtests(
@@ -1403,14 +1430,15 @@ class AsyncChapClient(AsyncDriver):
 
     async def list_backtest_specifications(
         self,
-        dataset_id: int | None = None,
+        dataset_id: int | str | None = None,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
         n_retrain: int | None = None,
         target_column: str | None = None,
     ) -> list[BacktestSpecification]:
-        """The specifications evaluations ran under, those matching every filter given."""
+        """The specifications evaluations ran under, those matching every filter given
+        (``dataset_id``: a dataset's id or name)."""
         return await self._drive(
             self._resources.specifications.list_backtest_specifications(
                 dataset_id, n_periods, n_splits, stride, n_retrain, target_column
@@ -1432,7 +1460,7 @@ class AsyncChapClient(AsyncDriver):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -1440,7 +1468,8 @@ class AsyncChapClient(AsyncDriver):
         timeout: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> BacktestSpecificationDetail:
-        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        """Run a batch (``create_backtests``; ``dataset_id`` is the dataset's id or its name),
+        wait for every model's job and for the baselines,
         and return the specification's leaderboard.
 
         Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after
@@ -1515,9 +1544,10 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def create_prediction_row(
-        self, name: str, dataset_id: int, configured_model_with_data_source_id: int
+        self, name: str, dataset_id: int | str, configured_model_with_data_source_id: int
     ) -> Prediction:
-        """Store a prediction row without running a model (no periods, no forecasts)."""
+        """Store a prediction row without running a model (no periods, no forecasts);
+        ``dataset_id`` is the dataset's id or its name."""
         return await self._drive(
             self._resources.predictions.create_prediction_row(
                 name, dataset_id, configured_model_with_data_source_id
@@ -1657,7 +1687,7 @@ class AsyncChapClient(AsyncDriver):
 
     async def compute_thresholds(
         self,
-        dataset_id: int,
+        dataset_id: int | str,
         periods: Sequence[str],
         params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
         org_units: Iterable[str] | str | None = None,
@@ -1665,7 +1695,8 @@ class AsyncChapClient(AsyncDriver):
         """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
         periods too) and each org unit (or only ``org_units``). ``params`` chooses the
         strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
-        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``.
+        ``dataset_id`` is the dataset's id or its name."""
         return await self._drive(
             self._resources.thresholds.compute_thresholds(dataset_id, periods, params, org_units)
         )
@@ -1858,8 +1889,9 @@ class AsyncChapClient(AsyncDriver):
         """Names of the charts the service draws for a dataset."""
         return await self._drive(self._resources.plots.list_dataset_plots())
 
-    async def dataset_plot(self, visualization_name: str, dataset_id: int) -> ServerPlot:
-        """A dataset chart as the service draws it."""
+    async def dataset_plot(self, visualization_name: str, dataset_id: int | str) -> ServerPlot:
+        """A dataset chart as the service draws it; ``dataset_id`` is the dataset's id or
+        its name."""
         return await self._drive(self._resources.plots.dataset_plot(visualization_name, dataset_id))
 
     async def list_metric_plots(self, evaluation_id: int) -> MetricPlotCatalog:

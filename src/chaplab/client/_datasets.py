@@ -19,6 +19,7 @@ from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._errors import NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs
 from chaplab.client._plumbing import (
+    DATASETS,
     RequestBuilder,
     Resource,
     convert,
@@ -196,9 +197,9 @@ class Datasets(Resource):
         """All stored datasets."""
         return (yield from self._get(list[Dataset], "/v1/crud/datasets"))
 
-    def get_dataset(self, dataset_id: int) -> Operation[Dataset]:
-        """One dataset, with its ``observations``."""
-        dataset_id = require_id("dataset_id", dataset_id)
+    def get_dataset(self, dataset_id: int | str) -> Operation[Dataset]:
+        """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (yield from self._get(Dataset, f"/v1/crud/datasets/{dataset_id}"))
 
     def create_dataset(
@@ -304,24 +305,25 @@ class Datasets(Resource):
                 return dataset
         return (yield from self.get_dataset(dataset_id))
 
-    def delete_dataset(self, dataset_id: int) -> Operation[None]:
-        """Delete a dataset; ``ConflictError`` while evaluations or predictions use it."""
-        dataset_id = require_id("dataset_id", dataset_id)
+    def delete_dataset(self, dataset_id: int | str) -> Operation[None]:
+        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
+        predictions use it."""
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         yield from self._request("DELETE", f"/v1/crud/datasets/{dataset_id}")
 
-    def dataset_csv(self, dataset_id: int) -> Operation[str]:
-        """The dataset's rows as CSV text (text cells that look like spreadsheet formulas come
-        prefixed with ``'``)."""
-        dataset_id = require_id("dataset_id", dataset_id)
+    def dataset_csv(self, dataset_id: int | str) -> Operation[str]:
+        """The dataset's (by id or name) rows as CSV text (text cells that look like
+        spreadsheet formulas come prefixed with ``'``)."""
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/csv")
         return response.text
 
-    def dataset_frame(self, dataset_id: int) -> Operation[pd.DataFrame]:
-        """The dataset's rows as a wide frame: ``time_period``, ``location``, one column per
-        feature (missing values NaN)."""
+    def dataset_frame(self, dataset_id: int | str) -> Operation[pd.DataFrame]:
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
+        ``location``, one column per feature (missing values NaN)."""
         import pandas as pd
 
-        dataset_id = require_id("dataset_id", dataset_id)
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
         return (yield from convert(
             lambda records: pd.DataFrame.from_records(records), decode(response), response

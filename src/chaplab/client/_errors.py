@@ -183,6 +183,22 @@ class JobTimeoutError(ChapTimeoutError):
         )
 
 
+class NameResolutionError(ChapError, ValueError):
+    """A name given where an id is asked (``dataset_id="my districts"``) that names no record,
+    or more than one. Raised before anything is sent with it, and never retried: asking again
+    gets the same answer.
+
+    Attributes: ``argument`` (the argument as the caller typed it), ``name`` (the name given),
+    ``ids`` (the ids of the records that share the name; empty when none has it).
+    """
+
+    def __init__(self, message: str, *, argument: str, name: str, ids: list[int]) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.name = name
+        self.ids = ids
+
+
 class UnsupportedRouteError(ChapError):
     """The server lacks the route a method needs (another server version, or a server that
     never had it). Raised before sending when the server's ``/openapi.json`` does not list the

@@ -19,6 +19,7 @@ from chaplab.client._errors import ChapDecodeError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
+    DATASETS,
     RequestBuilder,
     Resource,
     convert,
@@ -187,7 +188,7 @@ class Evaluations(Resource):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -195,12 +196,11 @@ class Evaluations(Resource):
         """Start an evaluation (a backtest) of a configured model on a dataset.
 
         ``model`` is the configured model's NAME (``"naive_model:weekly"``) or an object with a
-        ``.name`` (a ``ModelSpec``). Returns the job (status ``PENDING``); see ``wait_for_job``
-        and ``run_evaluation``.
+        ``.name`` (a ``ModelSpec``); ``dataset_id`` is the dataset's id or its name. Returns
+        the job (status ``PENDING``); see ``wait_for_job`` and ``run_evaluation``.
         """
-        body = _evaluation_body(
-            name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
-        )
+        body = _evaluation_body(name, model, n_periods=n_periods, n_splits=n_splits, stride=stride)
+        body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         send = self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
         ref = yield from self._suggesting_model(send, body["modelId"])
         return ref.pending_job("create_backtest", body["name"])
@@ -209,7 +209,7 @@ class Evaluations(Resource):
         self,
         name: str,
         model: str | Any,
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -217,14 +217,18 @@ class Evaluations(Resource):
         poll_interval: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> Operation[Evaluation]:
-        """Create an evaluation, wait for its job and return the stored evaluation.
+        """Create an evaluation, wait for its job and return the stored evaluation;
+        ``dataset_id`` is the dataset's id or its name.
 
         Raises ``JobFailedError`` when the job fails and ``JobTimeoutError`` after ``timeout``
         seconds (the job keeps running). ``on_status`` hears of each new job status, as in
         ``wait_for_job``.
         """
+        # the other arguments are checked before a dataset's name is looked up
+        _evaluation_body(name, model, n_periods=n_periods, n_splits=n_splits, stride=stride)
+        dataset = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         job = yield from self.create_evaluation(
-            name, model, dataset_id, n_periods=n_periods, n_splits=n_splits, stride=stride
+            name, model, dataset, n_periods=n_periods, n_splits=n_splits, stride=stride
         )
         done = yield from self._jobs.wait_for_job(
             job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
@@ -240,12 +244,15 @@ class Evaluations(Resource):
         return (yield from self.get_evaluation(done.result_id))
 
     def create_evaluation_row(
-        self, name: str, model: str | Any, dataset_id: int, n_periods: int | None = None
+        self, name: str, model: str | Any, dataset_id: int | str, n_periods: int | None = None
     ) -> Operation[Evaluation]:
         """Store an evaluation row without running it (no splits, forecasts or metrics);
-        ``model`` is the configured model's NAME or an object with ``.name``."""
-        body = _evaluation_body(name, model, dataset_id, n_periods=n_periods)
+        ``model`` is the configured model's NAME or an object with ``.name``, ``dataset_id``
+        the dataset's id or name."""
+        body = _evaluation_body(name, model, n_periods=n_periods)
         route = EVALUATION_ROW
+        yield from self._offered(route)  # before a dataset's name is looked up
+        body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         send = self._call_route(Evaluation, route, route.path, json=body)
         return (yield from self._suggesting_model(send, body["modelId"]))
 
@@ -443,13 +450,12 @@ class Evaluations(Resource):
         return response.text
 
 
-def _evaluation_body(
-    name: str, model: str | Any, dataset_id: int, **counts: int | None
-) -> dict[str, Any]:
+def _evaluation_body(name: str, model: str | Any, **counts: int | None) -> dict[str, Any]:
+    """An evaluation's body, checked, but for its ``datasetId`` (a dataset's name is looked
+    up once the other arguments are found right)."""
     return {
         "name": require_name("name", name),
         "modelId": model_name(model),
-        "datasetId": require_id("dataset_id", dataset_id),
         **optional_counts(**counts),
     }
 

@@ -13,8 +13,8 @@ from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource
 from chaplab.client._errors import UnsupportedRouteError
 from chaplab.client._plumbing import (
+    TEMPLATES,
     Resource,
-    did_you_mean,
     require_bool,
     require_id,
     require_name,
@@ -250,39 +250,38 @@ class ModelCatalog(Resource):
         name: str,
         model_template_id: int | str,
         user_option_values: Mapping[str, Any] | None = None,
+        additional_continuous_covariates: Iterable[str] = (),
     ) -> Operation[ModelSpec]:
         """Configure a model template with option values and store it.
 
         ``model_template_id`` is the template's id or its name (``"regression_model"``; a name
-        no template has is a ``ValueError`` with "did you mean"). The stored record's name is
+        no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
+        of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
         from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
         existing name returns the existing record.
+
+        ``additional_continuous_covariates`` are features the model reads besides its
+        template's own covariates (chap-core's field of that name; a template with
+        ``allow_free_additional_continuous_covariates`` uses them, as ``regression_model`` does).
+        A dataset the model runs on must have them.
         """
         name = require_name("name", name)
-        if isinstance(model_template_id, str):
-            template_id = yield from self._template_id_named(model_template_id)
-        else:
-            template_id = require_id("model_template_id", model_template_id)
+        covariates = (
+            [additional_continuous_covariates]
+            if isinstance(additional_continuous_covariates, str)
+            else list(additional_continuous_covariates)
+        )
+        for index, covariate in enumerate(covariates):
+            require_name(f"additional_continuous_covariates[{index}]", covariate)
+        template_id = yield from self._id_of("model_template_id", model_template_id, TEMPLATES)
         body = {
             "name": name,
             "modelTemplateId": template_id,
             "userOptionValues": dict(user_option_values or {}),
-            "additionalContinuousCovariates": [],
+            "additionalContinuousCovariates": covariates,
         }
         return (yield from self._call(ModelSpec, "POST", "/v1/crud/configured-models", json=body))
-
-    def _template_id_named(self, template_name: str) -> Operation[int]:
-        """The id of the template named ``template_name``; a ValueError naming the argument,
-        with the closest names, when no template has it."""
-        template_name = require_name("model_template_id", template_name)
-        templates = yield from self.list_model_templates()
-        for template in templates:
-            if template.name == template_name:
-                return template.id
-        known = [template.name for template in templates]
-        hint = did_you_mean(template_name, known) or f"the templates are {', '.join(known)}"
-        raise ValueError(f"model_template_id: no model template named {template_name!r}; {hint}")
 
     def delete_configured_model(self, model_id: int) -> Operation[None]:
         """Archive a configured model: it stays readable by id and drops out of the lists."""

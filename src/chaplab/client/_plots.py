@@ -18,6 +18,7 @@ from pydantic import Field
 
 from chaplab.client._capabilities import Route
 from chaplab.client._plumbing import (
+    DATASETS,
     Resource,
     decode,
     decode_failure,
@@ -227,10 +228,11 @@ class Plots(Resource):
         """Names of the charts the service draws for a dataset."""
         return (yield from self._names("/v1/visualization/dataset-plots/"))
 
-    def dataset_plot(self, visualization_name: str, dataset_id: int) -> Operation[ServerPlot]:
-        """A dataset chart as the service draws it."""
+    def dataset_plot(self, visualization_name: str, dataset_id: int | str) -> Operation[ServerPlot]:
+        """A dataset chart as the service draws it; ``dataset_id`` is the dataset's id or
+        its name."""
         name = _plot_name("visualization_name", visualization_name)
-        dataset_id = require_id("dataset_id", dataset_id)
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (yield from self._plot(f"/v1/visualization/dataset-plots/{name}/{dataset_id}"))
 
     def list_metric_plots(self, evaluation_id: int) -> Operation[MetricPlotCatalog]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpx
@@ -29,12 +31,14 @@ from chaplab.client._errors import (
     ChapDecodeError,
     ChapError,
     ChapHTTPError,
+    NameResolutionError,
     error_from_response,
     public_url,
     scrub,
     with_hint,
 )
 from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
+from chaplab.client._wire import WireModel
 
 T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
@@ -274,6 +278,22 @@ class Resource:
             hint = did_you_mean(model, [str(item.get("name")) for item in listed])
             raise (error if hint is None else with_hint(error, hint)) from error.__cause__
 
+    def _id_of(self, argument: str, value: int | str, kind: NamedKind) -> Operation[int]:
+        """The id ``value`` stands for: an int is an id (checked; nothing is sent); a str is
+        the name of one record of ``kind``, found in one request to its list, asked again at
+        each call (records come and go). A name no record has, or several share, is a
+        ``NameResolutionError`` naming ``argument`` (see ``id_named``)."""
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(
+                f"{argument} must be an int (an id) or a str (a {kind.noun}'s name), "
+                f"got {type(value).__name__} {value!r}"
+            )
+        if isinstance(value, int):
+            return require_id(argument, value)
+        name = require_name(argument, value)
+        records = yield from self._get(list[NamedRecord], kind.path)
+        return id_named(argument, name, records, kind)
+
 
 _REFUSED_CONTENT = frozenset({400, 404, 422})
 """Statuses by which a server may refuse a name it does not know."""
@@ -288,6 +308,76 @@ def did_you_mean(given: str, known: Sequence[str]) -> str | None:
     if not close:
         return None
     return f"did you mean {' or '.join(repr(name) for name in close)}?"
+
+
+# -- names where ids are asked --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NamedKind:
+    """A kind of stored record a caller may name where its id is asked: what a record is
+    called in a message (``noun``, ``plural``) and the route that lists them all."""
+
+    noun: str
+    plural: str
+    path: str
+
+
+DATASETS = NamedKind("dataset", "datasets", "/v1/crud/datasets")
+TEMPLATES = NamedKind("model template", "templates", "/v1/crud/model-templates")
+_NAMES_SHOWN = 20
+"""At most this many names are listed when none is close to the one given."""
+
+
+class NamedRecord(WireModel):
+    """What a list says of a record to find it by name: its id, name, creation time and
+    whether it is archived (retired, still listed by some servers)."""
+
+    id: int
+    name: str | None = None
+    created: datetime | None = None
+    archived: bool | None = None
+
+
+def id_named(argument: str, name: str, records: Sequence[NamedRecord], kind: NamedKind) -> int:
+    """The id of the record of ``records`` named ``name`` (a retired record only where no
+    other has the name). Several records with the name: a ``NameResolutionError`` listing
+    their ids and creation dates; none: one with "did you mean" and the closest names, or
+    the names there are when none comes close."""
+    matches = [record for record in records if record.name == name]
+    matches = [record for record in matches if not record.archived] or matches
+    if len(matches) == 1:
+        return matches[0].id
+    if matches:
+        shown = "; ".join(_described(record) for record in sorted(matches, key=lambda r: r.id))
+        raise NameResolutionError(
+            f"{argument}: {len(matches)} {kind.plural} are named {name!r} ({shown}); "
+            "pass the id of the one you mean",
+            argument=argument,
+            name=name,
+            ids=sorted(record.id for record in matches),
+        )
+    known = list(dict.fromkeys(record.name for record in records if record.name))
+    hint = did_you_mean(name, known) or _names_listed(kind, known)
+    if name.strip().isdigit():
+        hint += f"; an id is an int: {argument}={int(name)}"
+    raise NameResolutionError(
+        f"{argument}: no {kind.noun} named {name!r}; {hint}", argument=argument, name=name, ids=[]
+    )
+
+
+def _described(record: NamedRecord) -> str:
+    if record.created is None:
+        return f"id {record.id}"
+    return f"id {record.id}, created {record.created:%Y-%m-%d %H:%M}"
+
+
+def _names_listed(kind: NamedKind, known: list[str]) -> str:
+    if not known:
+        return f"there are no {kind.plural}"
+    shown = ", ".join(known[:_NAMES_SHOWN])
+    more = len(known) - _NAMES_SHOWN
+    return f"the {kind.plural} are {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def checked(response: httpx.Response) -> httpx.Response:

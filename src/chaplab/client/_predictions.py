@@ -14,6 +14,7 @@ from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, DataSource, Observation, OrgUnitNames
 from chaplab.client._jobs import Job, JobRef, Jobs, job_path
 from chaplab.client._plumbing import (
+    DATASETS,
     RequestBuilder,
     Resource,
     convert,
@@ -190,17 +191,19 @@ class Predictions(Resource):
         return (yield from self.get_prediction(prediction_id))
 
     def create_prediction_row(
-        self, name: str, dataset_id: int, configured_model_with_data_source_id: int
+        self, name: str, dataset_id: int | str, configured_model_with_data_source_id: int
     ) -> Operation[Prediction]:
-        """Store a prediction row without running a model (no periods, no forecasts)."""
-        body = {
+        """Store a prediction row without running a model (no periods, no forecasts);
+        ``dataset_id`` is the dataset's id or its name."""
+        body: dict[str, Any] = {
             "name": require_name("name", name),
-            "datasetId": require_id("dataset_id", dataset_id),
             "configuredModelWithDataSourceId": require_id(
                 "configured_model_with_data_source_id", configured_model_with_data_source_id
             ),
         }
         route = PREDICTION_ROW
+        yield from self._offered(route)  # before a dataset's name is looked up
+        body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (yield from self._call_route(Prediction, route, route.path, json=body))
 
     def list_predictions(self) -> Operation[list[Prediction]]:

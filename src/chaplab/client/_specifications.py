@@ -16,6 +16,7 @@ from chaplab.client._evaluations import Evaluation
 from chaplab.client._jobs import Jobs
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
+    DATASETS,
     RequestBuilder,
     Resource,
     optional_counts,
@@ -140,7 +141,7 @@ class Specifications(Resource):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -148,18 +149,19 @@ class Specifications(Resource):
     ) -> Operation[BacktestBatch]:
         """Start one evaluation per configured model on a dataset, all under one specification.
 
-        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``).
-        Each evaluation is named ``<name>/<model name>``. The server also runs its baselines
-        on the specification; see ``get_backtest_specification`` and ``run_backtests``.
+        ``models`` are configured-model ids, names or objects with a ``.name`` (``ModelSpec``);
+        ``dataset_id`` is the dataset's id or its name. Each evaluation is named
+        ``<name>/<model name>``. The server also runs its baselines on the specification; see
+        ``get_backtest_specification`` and ``run_backtests``.
         """
         body: dict[str, Any] = {
             "name": require_name("name", name),
             "modelIds": _model_ids(models),
-            "datasetId": require_id("dataset_id", dataset_id),
             **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
         }
         if n_retrain is not None:
             body["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
+        body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (
             yield from self._call(
                 BacktestBatch, "POST", "/v1/analytics/create-backtests", json=body
@@ -168,23 +170,24 @@ class Specifications(Resource):
 
     def list_backtest_specifications(
         self,
-        dataset_id: int | None = None,
+        dataset_id: int | str | None = None,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
         n_retrain: int | None = None,
         target_column: str | None = None,
     ) -> Operation[list[BacktestSpecification]]:
-        """The specifications evaluations ran under, those matching every filter given."""
+        """The specifications evaluations ran under, those matching every filter given
+        (``dataset_id``: a dataset's id or name)."""
         params: dict[str, Any] = optional_counts(
             n_periods=n_periods, n_splits=n_splits, stride=stride
         )
-        if dataset_id is not None:
-            params["datasetId"] = require_id("dataset_id", dataset_id)
         if n_retrain is not None:
             params["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
         if target_column is not None:
             params["targetColumn"] = require_name("target_column", target_column)
+        if dataset_id is not None:
+            params["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (
             yield from self._get(
                 list[BacktestSpecification], "/v1/crud/backtest-specifications", params=params
@@ -210,7 +213,7 @@ class Specifications(Resource):
         self,
         name: str,
         models: Sequence[int | str | Any],
-        dataset_id: int,
+        dataset_id: int | str,
         n_periods: int | None = None,
         n_splits: int | None = None,
         stride: int | None = None,
@@ -218,7 +221,8 @@ class Specifications(Resource):
         timeout: float | None = None,
         on_status: Callable[[str], object] | None = None,
     ) -> Operation[BacktestSpecificationDetail]:
-        """Run a batch (``create_backtests``), wait for every model's job and for the baselines,
+        """Run a batch (``create_backtests``; ``dataset_id`` is the dataset's id or its name),
+        wait for every model's job and for the baselines,
         and return the specification's leaderboard.
 
         Raises ``JobFailedError`` when a model's job fails and ``JobTimeoutError`` after

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, ValidationError
 
 from chaplab.client._capabilities import Route
-from chaplab.client._plumbing import Resource, org_unit_params, require_id, require_name
+from chaplab.client._plumbing import DATASETS, Resource, org_unit_params, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableList, WireModel
 
@@ -88,7 +88,7 @@ class ThresholdsResource(Resource):
 
     def compute_thresholds(
         self,
-        dataset_id: int,
+        dataset_id: int | str,
         periods: Sequence[str],
         params: SeasonalParams | PercentileParams | Mapping[str, Any] | None = None,
         org_units: Iterable[str] | str | None = None,
@@ -96,15 +96,17 @@ class ThresholdsResource(Resource):
         """Threshold lines of a dataset's ``disease_cases`` for each of ``periods`` (future
         periods too) and each org unit (or only ``org_units``). ``params`` chooses the
         strategy: ``SeasonalParams(std_multiplier=[1, 2])``, ``PercentileParams(quantile=0.75)``
-        or the same as a dict with ``type``; the default is ``SeasonalParams()``."""
+        or the same as a dict with ``type``; the default is ``SeasonalParams()``.
+        ``dataset_id`` is the dataset's id or its name."""
         body: dict[str, Any] = {
-            "datasetId": require_id("dataset_id", dataset_id),
             "periodIds": period_ids("periods", periods),
             "params": threshold_params("params", params).to_wire(),
         }
         if org_units is not None:
             body["locations"] = [unit for _, unit in org_unit_params(org_units)]
         route = COMPUTE
+        yield from self._offered(route)  # before a dataset's name is looked up
+        body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (yield from self._call_route(Thresholds, route, route.path, json=body))
 
 
