@@ -272,10 +272,10 @@ class Resource:
             if error.status_code not in _REFUSED_CONTENT:
                 raise
             try:
-                listed = yield from self._get(list[dict[str, Any]], "/v1/crud/configured-models")
+                listed = yield from self._get(list[NamedRecord], CONFIGURED_MODELS.path)
             except ChapError:
                 raise error from None
-            hint = did_you_mean(model, [str(item.get("name")) for item in listed])
+            hint = did_you_mean(model, [record.name for record in listed if record.name])
             raise (error if hint is None else with_hint(error, hint)) from error.__cause__
 
     def _id_of(self, argument: str, value: int | str, kind: NamedKind) -> Operation[int]:
@@ -325,6 +325,9 @@ class NamedKind:
 
 DATASETS = NamedKind("dataset", "datasets", "/v1/crud/datasets")
 TEMPLATES = NamedKind("model template", "templates", "/v1/crud/model-templates")
+CONFIGURED_MODELS = NamedKind("configured model", "configured models", "/v1/crud/configured-models")
+"""Sent by name on the wire (``modelId``): the server resolves it, and a name it refuses gets
+the closest names (``Resource._suggesting_model``)."""
 _NAMES_SHOWN = 20
 """At most this many names are listed when none is close to the one given."""
 
