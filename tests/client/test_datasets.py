@@ -19,6 +19,7 @@ from chaplab.client import (
 )
 from chaplab.client._driver import operations
 
+from .chap_core_mock import ChapCoreMock
 from .fake_service import FakeService
 
 
@@ -280,3 +281,27 @@ def test_a_run_looks_the_name_up_once_and_again_at_the_next_call(
     fake.datasets.append({**fake.datasets[0], "id": 2, "name": "demo 2"})
     assert client.get_dataset("demo 2").id == 2
     assert fake.paths().count("GET /v1/crud/datasets") == 2
+
+
+def test_a_name_is_found_in_chap_core_2_5_1s_dataset_list(call: Callable[..., Any]) -> None:
+    """2.5.1 lists ``DataSetInfo`` records (``created`` with an offset); the evaluation it
+    starts is sent with the id, in a body 2.5.1's schema accepts."""
+    listed = [
+        {"id": 3, "name": "chaplab peer tests", "type": "evaluation", "covariates": [],
+         "created": "2026-11-20T10:03:00.123456+00:00", "createdManually": True},
+        {"id": 5, "name": "chaplab peer tests", "type": "evaluation", "covariates": [],
+         "created": None},
+        {"id": 6, "name": "csv_file", "type": None, "covariates": []},
+    ]
+    mock = ChapCoreMock({
+        "GET /v1/crud/datasets": httpx.Response(200, json=listed),
+        "POST /v1/analytics/create-backtest": httpx.Response(200, json={"id": "job-1"}),
+    })
+    job = call(mock.handler, "create_evaluation", "bt", "naive_model", "csv_file")
+    assert job.id == "job-1"
+    assert mock.bodies[-1] == {"name": "bt", "modelId": "naive_model", "datasetId": 6}
+    with pytest.raises(NameResolutionError, match=(
+        r"^dataset_id: 2 datasets are named 'chaplab peer tests' "
+        r"\(id 3, created 2026-11-20 10:03; id 5\); pass the id"
+    )):
+        call(mock.handler, "create_evaluation", "bt", "naive_model", "chaplab peer tests")
