@@ -135,3 +135,31 @@ async def test_a_dataset_without_polygons_gets_a_sentence_instead_of_a_map(
     await panel.wait_idle()
     assert view.map_image.value == b""
     assert bytes(view.tiles_image.value).startswith(b"\x89PNG")  # tiles need no polygons
+
+
+async def test_the_forecast_table_of_a_country_pages_twenty_rows_at_a_time() -> None:
+    from chaplab.widgets._tasks import TaskKeeper
+    from chaplab.widgets.forecast import ForecastView, forecast_table_rows
+
+    places = [f"OU_{number:03d}" for number in range(30)]
+    frame = pd.DataFrame(
+        [(place, pd.Period("2024-01", "M") + month, q, 10.0 * q)
+         for place in places for month in range(3) for q in (0.1, 0.5, 0.9)],
+        columns=["org_unit", "period", "quantile", "value"],
+    )
+    view = ForecastView(client=None, keeper=TaskKeeper(on_error=print))
+    view.show_table(forecast_table_rows(frame, None))
+    pager = view.table_pager
+    assert pager.label.value == "rows 1-20 of 90" and pager.previous.disabled
+    assert view.table.value.count("<tr>") == 21  # the header and 20 rows
+    assert f"<td{CELL}>OU_006</td>" in view.table.value
+    assert f"<td{CELL}>OU_007</td>" not in view.table.value
+    pager.next.click()
+    assert pager.label.value == "rows 21-40 of 90"
+    assert f"<td{CELL}>OU_007</td>" in view.table.value
+    view.show_table(forecast_table_rows(frame, None))  # new thresholds: the page stays
+    assert pager.label.value == "rows 21-40 of 90"
+    for _ in range(4):
+        pager.next.click()
+    assert pager.label.value == "rows 81-90 of 90" and pager.next.disabled
+    assert f"<td{CELL}>OU_029</td>" in view.table.value

@@ -146,3 +146,103 @@ def test_a_column_with_a_max_width_wraps_its_text_instead_of_widening_the_table(
     assert "max-width:320px;white-space:normal" in cell.value and "&lt;x&gt;" in cell.value
     table.set_rows([{"id": 1, "name": "m", "options": "defaults"}])
     assert grid.children[-1] is cell and ">defaults</div>" in cell.value
+
+
+def _numbered(count: int) -> list[dict[str, object]]:
+    return [{"id": number, "name": f"row {number:02d}", "periods": number}
+            for number in range(1, count + 1)]
+
+
+def _grid_names(table: SortableTable) -> list[str]:
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    return [cell.description for cell in grid.children if isinstance(cell, widgets.ToggleButton)]
+
+
+def test_a_long_table_shows_twenty_rows_a_page_with_previous_and_next() -> None:
+    table = SortableTable([Column("name", "name"), Column("periods", "periods")])
+    table.set_rows(_numbered(45))
+    pager = table.pager
+    assert pager in table.children
+    assert pager.label.value == "rows 1-20 of 45"
+    assert _grid_names(table) == [f"row {n:02d}" for n in range(1, 21)]
+    assert pager.previous.disabled and not pager.next.disabled
+    pager.next.click()
+    assert pager.label.value == "rows 21-40 of 45"
+    assert _grid_names(table) == [f"row {n:02d}" for n in range(21, 41)]
+    assert not pager.previous.disabled and not pager.next.disabled
+    pager.next.click()
+    assert pager.label.value == "rows 41-45 of 45"
+    assert _grid_names(table) == [f"row {n:02d}" for n in range(41, 46)]
+    assert pager.next.disabled and not pager.previous.disabled
+    pager.next.click()  # a click on the disabled button's last state changes nothing
+    assert table.page == 2
+    pager.previous.click()
+    assert pager.label.value == "rows 21-40 of 45"
+
+
+def test_new_rows_keep_the_page_and_fewer_rows_clamp_it_to_the_last() -> None:
+    table = SortableTable([Column("name", "name")])
+    table.set_rows(_numbered(45))
+    table.go_to_page(2)
+    table.set_rows(_numbered(50))
+    assert table.pager.label.value == "rows 41-50 of 50"
+    table.set_rows(_numbered(40))  # page 3 has no rows left: page 2, its last
+    assert table.pager.label.value == "rows 21-40 of 40"
+    assert table.pager.next.disabled
+    table.set_rows(_numbered(3))
+    assert table.pager.label.value == "rows 1-3 of 3"
+    assert table.pager.previous.disabled and table.pager.next.disabled
+
+
+def test_only_the_shown_rows_have_widgets() -> None:
+    table = SortableTable([Column("name", "name")])
+    table.set_rows(_numbered(300))
+    assert len(table._toggles) == 20  # made on the loop: 20 rows' comms, not 300
+    table.go_to_page(14)
+    assert table.pager.label.value == "rows 281-300 of 300"
+    assert len(table._toggles) == 40
+
+
+def test_a_sort_orders_every_row_and_shows_the_first_page() -> None:
+    table = SortableTable([Column("name", "name"), Column("periods", "periods")])
+    table.set_rows(_numbered(45))
+    table.go_to_page(1)
+    table.header("periods").click()
+    table.header("periods").click()  # descending: the largest first, over all pages
+    assert table.page == 0
+    assert _grid_names(table)[:2] == ["row 45", "row 44"]
+    table.go_to_page(2)
+    assert _grid_names(table) == [f"row {n:02d}" for n in range(5, 0, -1)]
+
+
+def test_selections_stay_across_pages_and_the_pager_counts_those_not_shown() -> None:
+    table = SortableTable([Column("name", "name")], max_selected=2)
+    table.set_rows(_numbered(45))
+    table.toggle(3).value = True
+    table.pager.next.click()
+    assert table.pager.label.value == "rows 21-40 of 45 (1 selected row on another page)"
+    table.toggle(25).value = True
+    assert table.selected == (3, 25)
+    assert [row["id"] for row in table.selected_rows] == [3, 25]
+    table.pager.next.click()
+    assert table.pager.label.value == "rows 41-45 of 45 (2 selected rows on other pages)"
+    table.pager.previous.click()
+    table.pager.previous.click()
+    assert table.toggle(3).value is True and table.toggle(3).button_style == "info"
+    table.show_row(44)
+    assert table.page == 2
+
+
+def test_a_delete_asked_on_a_later_page_names_that_row() -> None:
+    deleted: list[object] = []
+    table = SortableTable([Column("name", "name")], on_delete=lambda row: deleted.append(row["id"]),
+                          noun="dataset")
+    table.set_rows(_numbered(41))
+    table.go_to_page(2)
+    table.delete_button(41).click()
+    assert table.confirmation.question.value == "Delete dataset row 41 (id 41)?"
+    table.confirmation.yes.click()
+    assert deleted == [41]
+    table.set_rows(_numbered(40))
+    assert table.page == 1 and table.pager.label.value == "rows 21-40 of 40"
+    assert table.confirmation.layout.display == "none"

@@ -31,6 +31,7 @@ class ViewState:
     quantiles: Sequence[float] = ()
     org_unit: str | None = None
     split_period: str | None = None
+    top: int | None = None  # "all org units": the places with the most cases the chart draws
     history_periods: int | None = None  # actual cases shown before the first split (None: all)
     launch: Any = None  # the launcher's EvaluationRequest, when its inputs are valid
 
@@ -55,7 +56,9 @@ def view_code(state: ViewState) -> str:
     quantiles = ", ".join(repr(float(q)) for q in state.quantiles)
     chart_options = "".join(
         f", {name}={value!r}"
-        for name, value in (("org_units", state.org_unit), ("split_period", state.split_period))
+        for name, value in (
+            ("org_units", state.org_unit), ("split_period", state.split_period), ("top", state.top)
+        )
         if value is not None
     )
     (first_id, first_name), *others = state.evaluations

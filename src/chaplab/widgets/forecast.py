@@ -8,7 +8,7 @@ evaluation's; when it succeeds the forecast is loaded and shown in four tabs:
 
 - **chart**: the fan chart after the last year of cases, with the "forecast starts" mark;
 - **table**: per place and period the median, the 80 % interval, the threshold and the
-  outbreak probability;
+  outbreak probability, 20 rows a page (``PAGE_SIZE``: 558 places are 28 pages of a month);
 - **map**: the median forecast or the outbreak probability per place, one map per period (a
   dataset without polygons gets a sentence saying so, never invented shapes);
 - **outbreak probability**: tiles of P(cases > threshold) per place and period.
@@ -36,6 +36,7 @@ from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.results import MAX_PANELS
+from chaplab.widgets.tables import Pager
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -160,6 +161,23 @@ def forecast_table(frame: pd.DataFrame, outbreaks: pd.DataFrame | None) -> str:
     """An HTML table of the forecast: per place and period the median and the 10-90 %
     interval, and with ``outbreaks`` (``org_unit``, ``period``, ``threshold``,
     ``probability``) the threshold and the outbreak probability."""
+    return table_html(*forecast_table_rows(frame, outbreaks))
+
+
+def table_html(head: str, rows: list[str]) -> str:
+    """The forecast table of a header row and body rows (as :func:`forecast_table_rows` writes
+    them)."""
+    body = "".join(f"<tr>{row}</tr>" for row in rows)
+    return (
+        '<table style="border-collapse:collapse"><caption>the forecast</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def forecast_table_rows(
+    frame: pd.DataFrame, outbreaks: pd.DataFrame | None
+) -> tuple[str, list[str]]:
+    """The header cells and each row's cells of :func:`forecast_table`, places by name."""
     import pandas as pd
 
     from chaplab.frames import format_number, frame_labels, period_label
@@ -185,11 +203,7 @@ def forecast_table(frame: pd.DataFrame, outbreaks: pd.DataFrame | None) -> str:
                       "\u2013" if pd.isna(probability) else f"{probability:.0%}"]
         rows.append("".join(f"<td{CELL}>{html.escape(cell)}</td>" for cell in cells))
     head = "".join(f'<th scope="col"{CELL}>{html.escape(name)}</th>' for name in header)
-    body = "".join(f"<tr>{row}</tr>" for row in rows)
-    return (
-        '<table style="border-collapse:collapse"><caption>the forecast</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    return head, rows
 
 
 class ForecastView(widgets.VBox):
@@ -216,6 +230,9 @@ class ForecastView(widgets.VBox):
         self.message = widgets.HTML()
         self.image = image_widget()  # the fan chart
         self.table = widgets.HTML()
+        self.table_pager = Pager(self._show_table_page)
+        self._table_head = ""
+        self._table_rows: list[str] = []
         self.map_value = widgets.ToggleButtons(options=[MEDIAN_MAP, PROBABILITY_MAP],
                                                description="map of")
         self.map_message = widgets.HTML()
@@ -226,7 +243,7 @@ class ForecastView(widgets.VBox):
         self.tabs = widgets.Tab(
             children=[
                 self.image,
-                self.table,
+                widgets.VBox([self.table, self.table_pager]),
                 widgets.VBox([self.map_value, self.map_message, self.map_image]),
                 widgets.VBox([self.strategy, self.tiles_message, self.tiles_image]),
             ],
@@ -257,7 +274,8 @@ class ForecastView(widgets.VBox):
         self.actuals, self.outbreaks = history.actuals, None
         rendered = await render_chart(FanChart(frame, history.actuals, name))
         self.image.value, self.shown_panels = rendered.png, rendered.panels
-        self.table.value = await asyncio.to_thread(forecast_table, frame, None)
+        self.table_pager.page = 0  # a new forecast starts at its first rows
+        self.show_table(await asyncio.to_thread(forecast_table_rows, frame, None))
         if self.tabs not in self.children:
             self.children = [*self.children, self.tabs]
         await self._map_tab()
@@ -310,12 +328,22 @@ class ForecastView(widgets.VBox):
             return
         self.outbreaks = outbreaks
         self.tiles_message.value = ""
-        self.table.value = await asyncio.to_thread(forecast_table, frame, outbreaks)
+        self.show_table(await asyncio.to_thread(forecast_table_rows, frame, outbreaks))
         rendered = await render_chart(TilesChart(outbreaks, self._strategy_names[strategy]))
         if generation == self._outbreak_generation:
             self.tiles_image.value = rendered.png
         if self.map_value.value == PROBABILITY_MAP:
             await self.draw_map()
+
+    def show_table(self, table: tuple[str, list[str]]) -> None:
+        """Show a new forecast table on the page shown (its rows are the same places)."""
+        self._table_head, self._table_rows = table
+        self._show_table_page()
+
+    def _show_table_page(self) -> None:
+        pager = self.table_pager
+        pager.set_total(len(self._table_rows))
+        self.table.value = table_html(self._table_head, self._table_rows[pager.start : pager.stop])
 
     async def _offer_strategies(self) -> None:
         """Offer the server's threshold strategies (once), the first one chosen."""

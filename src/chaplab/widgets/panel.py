@@ -350,6 +350,7 @@ class ChapPanel(widgets.VBox):
             return
         self._show_models(await self.client.list_configured_models())
         self.models.select(model.id)
+        self.models.show_row(model.id)
         if model.id in known:  # the service answers an identical create with the existing model
             self.model_form.show_message(
                 f"{model.name} already exists with these options: selected it, created nothing"
@@ -392,6 +393,7 @@ class ChapPanel(widgets.VBox):
         self._update_taken_names()
         if result_id is not None and result_id in self.results.evaluations:
             self.results.table.select(result_id)
+            self.results.table.show_row(result_id)
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -428,6 +430,7 @@ class ChapPanel(widgets.VBox):
     def _show_code(self) -> None:
         results = self.results
         launch = self.launcher.request() if self.launcher.valid else None
+        every_place = results.org_unit.value == ALL_ORG_UNITS
         self.code.show(ViewState(
             base_url=self.client.base_url,
             proxy_prefix=self.client.proxy_prefix,
@@ -435,8 +438,9 @@ class ChapPanel(widgets.VBox):
             by_connect=reaches(self.client.base_url, self.client.proxy_prefix),
             evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
             quantiles=sorted(results.quantiles.value),
-            org_unit=None if results.org_unit.value == ALL_ORG_UNITS else results.org_unit.value,
+            org_unit=None if every_place else results.org_unit.value,
             split_period=chart_split(results.split.value),
+            top=results.chart_top(results.selected) if every_place and results.selected else None,
             history_periods=HISTORY_PERIODS,
             launch=launch,
         ))

@@ -5,6 +5,10 @@ the chosen quantiles (and the actual cases) into frames and draws the fan chart;
 selector and the split-period slider redraw only the image (the slider debounced). Selecting
 two draws the comparison chart with a table of both evaluations' metrics under it.
 
+With "all org units" chosen, the chart draws the ``MAX_PANELS`` places with the most cases in
+the periods it shows (``top=``; with "all splits", as many as fit ``MAX_PANELS`` panels), and
+says so above it: "12 of 558 places with most cases". Choosing one place draws that place.
+
 Only widgets are read and written on the event loop: the frames are built by the async client
 in a worker thread, and the chart, with the pandas work it needs, is drawn in the chart process
 from a :class:`ChartView` of the loaded frames and the chosen controls.
@@ -88,6 +92,7 @@ class ChartView:
     names: tuple[str, ...]
     org_unit: str | None
     split_period: str | None
+    top: int | None = None
 
     def draw(self) -> Figure:
         """The fan chart of one evaluation, or the comparison of two, on a figure of its own."""
@@ -95,7 +100,7 @@ class ChartView:
 
         first = self.frames[0]
         actuals = _recent(self.actuals, first)
-        where = {"org_units": self.org_unit, "split_period": self.split_period}
+        where = {"org_units": self.org_unit, "split_period": self.split_period, "top": self.top}
         if len(self.frames) == 1:
             return fan_chart(first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0])
         return compare_chart(
@@ -145,6 +150,7 @@ class ResultsView(widgets.VBox):
             layout=widgets.Layout(width="420px"),
         )
         self.image = image_widget()
+        self.chart_note = widgets.HTML()
         self.metrics = widgets.HTML()
         self.message = widgets.HTML()
         self._generation = 0
@@ -166,6 +172,7 @@ class ResultsView(widgets.VBox):
             self.table,
             controls,
             self.message,
+            self.chart_note,
             self.image,
             self.metrics,
         ]
@@ -223,11 +230,14 @@ class ResultsView(widgets.VBox):
         selected = self.selected
         if not selected or any(item.id not in self.frames for item in selected):
             self.image.value, self.shown_panels, self.metrics.value = b"", [], ""
+            self.chart_note.value = ""
             return
-        self._rendering = asyncio.ensure_future(render_chart(self._view(selected)))
+        view = self._view(selected)
+        self._rendering = asyncio.ensure_future(render_chart(view))
         rendered = await self._rendering
         if generation == self._generation:
             self.image.value, self.shown_panels = rendered.png, rendered.panels
+            self.chart_note.value = _top_note(view.top, len(self._places(selected)))
             self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
 
     def show_error(self, error: BaseException) -> None:
@@ -308,13 +318,42 @@ class ResultsView(widgets.VBox):
 
     def _view(self, selected: list[Any]) -> ChartView:
         """The chart of the current view, from the controls and the loaded frames."""
+        every_place = self.org_unit.value == ALL_ORG_UNITS
         return ChartView(
             frames=tuple(self.frames[item.id] for item in selected),
             actuals=self.actuals_by_id.get(selected[0].id),
             names=tuple(item.name or str(item.id) for item in selected),
-            org_unit=None if self.org_unit.value == ALL_ORG_UNITS else self.org_unit.value,
+            org_unit=None if every_place else self.org_unit.value,
             split_period=chart_split(self.split.value),
+            top=self.chart_top(selected) if every_place else None,
         )
+
+    def chart_top(self, selected: list[Any]) -> int | None:
+        """How many places "all org units" draws, those with the most cases: ``MAX_PANELS``,
+        or with "all splits" as many as leave room for each place's splits; None when every
+        place fits."""
+        splits = len(selected[0].split_periods) if self.split.value == ALL_SPLITS else 1
+        top = max(1, MAX_PANELS // max(1, splits))
+        return top if top < len(self._places(selected)) else None
+
+    @staticmethod
+    def _places(selected: list[Any]) -> set[str]:
+        """The org units the chart chooses from: the first evaluation's (of two, those both
+        have)."""
+        places = set(selected[0].org_units)
+        for item in selected[1:]:
+            places &= set(item.org_units)
+        return places
+
+
+def _top_note(top: int | None, places: int) -> str:
+    """"12 of 558 places with most cases" above a chart that leaves places out; else nothing."""
+    if top is None or top >= places:
+        return ""
+    return message(
+        f"{top} of {places} places with most cases (in the periods shown), most first; "
+        "pick an org unit to draw any other", "#555"
+    )
 
 
 def _split_label(split: str) -> str:

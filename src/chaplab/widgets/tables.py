@@ -9,9 +9,17 @@ under the table before anything is deleted.
 Cells never cut their text: every column is as wide as its widest cell (``max-content``) and
 buttons do not shrink.
 
-A row keeps its widgets for as long as its key is shown: new rows get new widgets, changed
-rows new texts, removed rows' widgets are closed. Creating a widget opens a comm to the
-front end, so rebuilding every row on each change would hold up the kernel's event loop.
+A table shows ``PAGE_SIZE`` rows at a time, with **previous** and **next** under it (each
+disabled at its end) and "rows 21-40 of 312" between them. Sorting orders every row, then the
+page is cut; a sort goes back to the first page, new rows (a refresh) keep the page, clamped
+to the last one when rows went. Selections and the delete question belong to rows, not to
+pages: a row selected on page 1 stays selected on page 3, and the pager says how many selected
+rows are on other pages.
+
+A row gets its widgets when it is first shown and keeps them for as long as its key is in the
+table: changed rows get new texts, removed rows' widgets are closed. Creating a widget opens a
+comm to the front end, so making every row's widgets (hundreds) or rebuilding them on each
+change would hold up the kernel's event loop.
 """
 
 from __future__ import annotations
@@ -32,6 +40,9 @@ from chaplab.widgets._markup import message
 
 Row = Mapping[str, Any]
 OnDelete = Callable[[Row], None]
+
+PAGE_SIZE = 20
+"""Rows a table shows at a time."""
 
 UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
@@ -101,13 +112,82 @@ def sorted_rows(rows: Sequence[Row], column: str, *, descending: bool) -> list[R
     return present + missing
 
 
+class Pager(widgets.HBox):
+    """**previous**, "rows 21-40 of 312" and **next**: which ``PAGE_SIZE`` rows of ``total``
+    are shown. ``on_change`` is called (on the event loop, from a click) after the page
+    changed."""
+
+    def __init__(self, on_change: Callable[[], None]) -> None:
+        super().__init__(layout=widgets.Layout(align_items="center", grid_gap="0 8px"))
+        self.page = 0
+        self.total = 0
+        self._on_change = on_change
+        self.previous = widgets.Button(
+            description="previous", icon="chevron-left", tooltip=f"the previous {PAGE_SIZE} rows",
+            layout=widgets.Layout(**UNCUT),
+        )
+        self.next = widgets.Button(
+            description="next", icon="chevron-right", tooltip=f"the next {PAGE_SIZE} rows",
+            layout=widgets.Layout(**UNCUT),
+        )
+        self.label = widgets.Label(layout=widgets.Layout(**UNCUT))
+        self.previous.on_click(lambda _: self.go(self.page - 1))
+        self.next.on_click(lambda _: self.go(self.page + 1))
+        self.children = [self.previous, self.label, self.next]
+
+    @property
+    def pages(self) -> int:
+        """How many pages ``total`` rows fill (one when there are none)."""
+        return max(1, math.ceil(self.total / PAGE_SIZE))
+
+    @property
+    def start(self) -> int:
+        """The index of the page's first row."""
+        return self.page * PAGE_SIZE
+
+    @property
+    def stop(self) -> int:
+        """One past the index of the page's last row."""
+        return min(self.start + PAGE_SIZE, self.total)
+
+    def set_total(self, total: int, elsewhere: int = 0) -> None:
+        """Show ``total`` rows, the page kept (the last one if it no longer has rows);
+        ``elsewhere`` selected rows are on other pages."""
+        self.total = total
+        self.page = min(self.page, self.pages - 1)
+        self.show(elsewhere)
+
+    def go(self, page: int) -> None:
+        """Show page ``page`` (counted from 0), clamped to the pages there are."""
+        page = max(0, min(page, self.pages - 1))
+        if page != self.page:
+            self.page = page
+            self._on_change()
+
+    def show(self, elsewhere: int = 0) -> None:
+        """Write the label and enable the buttons for the page shown."""
+        if not self.total:
+            text = "no rows"
+        elif self.stop == self.start + 1:
+            text = f"row {self.stop} of {self.total}"
+        else:
+            text = f"rows {self.start + 1}-{self.stop} of {self.total}"
+        if elsewhere:
+            where = "row on another page" if elsewhere == 1 else "rows on other pages"
+            text += f" ({elsewhere} selected {where})"
+        self.label.value = text
+        self.previous.disabled = self.page == 0
+        self.next.disabled = self.page >= self.pages - 1
+
+
 class SortableTable(widgets.VBox):
     """Rows of dicts shown under sortable headers; ``selected`` holds the selected rows' keys.
 
     ``max_selected`` rows can be selected at once; selecting one more drops the oldest, so a
     single-selection table behaves like radio buttons and a two-row table like a comparison.
     With ``on_delete``, each row has a delete button; confirming under the table hands the
-    row to ``on_delete`` (``noun`` names what a row is in the question)."""
+    row to ``on_delete`` (``noun`` names what a row is in the question). ``PAGE_SIZE`` rows
+    show at a time (``pager``)."""
 
     selected = traitlets.Tuple(help="keys of the selected rows, oldest selection first")
 
@@ -133,6 +213,7 @@ class SortableTable(widgets.VBox):
         self.sort_column: str | None = None
         self.sort_descending = False
         self._rows: list[Row] = []
+        self._by_key: dict[Any, Row] = {}
         self._toggles: dict[Any, widgets.ToggleButton] = {}
         self._cells: dict[Any, list[widgets.Widget]] = {}
         self._syncing = False
@@ -142,7 +223,9 @@ class SortableTable(widgets.VBox):
         self._empty = widgets.Label(empty_text)
         self._headers = [self._header_button(column) for column in self.columns]
         self._deletes: dict[Any, widgets.Button] = {}
+        self._corner: list[widgets.Widget] | None = None
         self.confirmation = DeleteConfirmation(self._confirmed)
+        self.pager = Pager(self._show_page)
         width = len(self.columns) + (on_delete is not None)
         self._grid = widgets.GridBox(
             layout=widgets.Layout(
@@ -156,21 +239,40 @@ class SortableTable(widgets.VBox):
 
     @property
     def rows(self) -> list[Row]:
-        """The rows in the order they are shown."""
+        """Every row (of every page), in the order they are shown."""
         return list(self._rows)
 
     @property
+    def shown_rows(self) -> list[Row]:
+        """The rows of the page shown."""
+        return self._rows[self.pager.start : self.pager.stop]
+
+    @property
+    def page(self) -> int:
+        """The page shown, counted from 0."""
+        return self.pager.page
+
+    @property
     def selected_rows(self) -> list[Row]:
-        """The selected rows, oldest selection first."""
-        by_key = {row[self.key]: row for row in self._rows}
-        return [by_key[key] for key in self.selected if key in by_key]
+        """The selected rows, oldest selection first (on any page)."""
+        return [self._by_key[key] for key in self.selected if key in self._by_key]
 
     def toggle(self, key: Any) -> widgets.ToggleButton:
-        """The toggle button that selects the row with ``key``."""
-        try:
-            return self._toggles[key]
-        except KeyError:
-            raise KeyError(f"no row with {self.key}={key!r}; rows: {list(self._toggles)}") from None
+        """The toggle button that selects the row with ``key`` (on any page)."""
+        if key not in self._by_key:
+            raise KeyError(f"no row with {self.key}={key!r}; rows: {list(self._by_key)}")
+        self._cells_of(self._by_key[key])
+        return self._toggles[key]
+
+    def go_to_page(self, page: int) -> None:
+        """Show page ``page`` (counted from 0; clamped to the pages there are)."""
+        self.pager.go(page)
+
+    def show_row(self, key: Any) -> None:
+        """Show the page that holds the row with ``key``."""
+        self.toggle(key)
+        index = next(i for i, row in enumerate(self._rows) if row[self.key] == key)
+        self.pager.go(index // PAGE_SIZE)
 
     def delete_button(self, key: Any) -> widgets.Button:
         """The button that asks to delete the row with ``key`` (tables given ``on_delete``)."""
@@ -188,10 +290,12 @@ class SortableTable(widgets.VBox):
         raise KeyError(f"no column {column_key!r}; columns: {[c.key for c in self.columns]}")
 
     def set_rows(self, rows: Sequence[Row]) -> None:
-        """Show ``rows`` (kept in the current sort order); selections of rows still present
-        stay. Rows already shown keep their widgets, with their texts updated."""
+        """Show ``rows`` (kept in the current sort order, on the same page as far as there are
+        rows); selections of rows still present stay. Rows already shown keep their widgets,
+        with their texts updated."""
         self._rows = list(rows)
-        keys = {row[self.key] for row in self._rows}
+        self._by_key = {row[self.key]: row for row in self._rows}
+        keys = self._by_key.keys()
         for key in [key for key in self._cells if key not in keys]:
             del self._toggles[key]
             self._deletes.pop(key, None)
@@ -200,13 +304,10 @@ class SortableTable(widgets.VBox):
             self.confirmation.dismiss()
         for row in self._rows:
             cells = self._cells.get(row[self.key])
-            if cells is None:
-                self._cells[row[self.key]] = self._row_cells(row)
-            else:
+            if cells is not None:
                 self._show_texts(cells, row)
+        self.selected = tuple(key for key in self.selected if key in keys)
         self._apply_sort()
-        self.selected = tuple(key for key in self.selected if key in self._toggles)
-        self._show_selection()
 
     def select(self, *keys: Any) -> None:
         """Select the rows with ``keys`` (and no others)."""
@@ -215,10 +316,11 @@ class SortableTable(widgets.VBox):
         self.selected = tuple(keys)[-self.max_selected :]
 
     def sort_by(self, column_key: str, *, descending: bool = False) -> None:
-        """Sort the rows by one column."""
+        """Sort the rows by one column and show the first page."""
         self.header(column_key)
         self.sort_column = column_key
         self.sort_descending = descending
+        self.pager.page = 0
         self._apply_sort()
 
     def _header_button(self, column: Column) -> widgets.Button:
@@ -240,6 +342,13 @@ class SortableTable(widgets.VBox):
     def _texts(self, row: Row) -> list[str]:
         return [format_cell(row.get(column.key)) for column in self.columns]
 
+    def _cells_of(self, row: Row) -> list[widgets.Widget]:
+        """The widgets of ``row``, made when it is first needed."""
+        cells = self._cells.get(row[self.key])
+        if cells is None:
+            cells = self._cells[row[self.key]] = self._row_cells(row)
+        return cells
+
     def _row_cells(self, row: Row) -> list[widgets.Widget]:
         key = row[self.key]
         name, *others = self._texts(row)
@@ -247,6 +356,7 @@ class SortableTable(widgets.VBox):
             description=name,
             tooltip=f"select {name}",
             value=key in self.selected,
+            button_style="info" if key in self.selected else "",
             layout=_button_layout(self.columns[0]),
         )
         if self.columns[0].max_width is not None:
@@ -276,7 +386,7 @@ class SortableTable(widgets.VBox):
             self._deletes[row[self.key]].tooltip = f"delete {name}"
 
     def _ask_to_delete(self, key: Any) -> None:
-        row = next(row for row in self._rows if row[self.key] == key)
+        row = self._by_key[key]
         self.confirmation.ask(row, f"{self.noun} {format_cell(row.get(self.columns[0].key))} "
                                    f"(id {key})")
 
@@ -300,6 +410,11 @@ class SortableTable(widgets.VBox):
                 toggle.button_style = "info" if key in self.selected else ""
         finally:
             self._syncing = False
+        self._show_pager()
+
+    def _show_pager(self) -> None:
+        shown = {row[self.key] for row in self.shown_rows}
+        self.pager.set_total(len(self._rows), sum(key not in shown for key in self.selected))
 
     def _apply_sort(self) -> None:
         if self.sort_column is not None:
@@ -308,14 +423,23 @@ class SortableTable(widgets.VBox):
             sorted_here = column.key == self.sort_column
             arrow = (" ▼" if self.sort_descending else " ▲") if sorted_here else ""
             button.description = column.title + arrow
-        cells = [cell for row in self._rows for cell in self._cells[row[self.key]]]
-        corner = [widgets.Label("")] if self._on_delete is not None else []
-        self._grid.children = [*self._headers, *corner, *cells]
+        self._show_page()
+
+    def _show_page(self) -> None:
+        """Show the rows of the pager's page (clamped to the rows there are)."""
+        self.pager.set_total(len(self._rows))
+        cells = [cell for row in self.shown_rows for cell in self._cells_of(row)]
+        if self._corner is None:
+            self._corner = [widgets.Label("")] if self._on_delete is not None else []
+        self._grid.children = [*self._headers, *self._corner, *cells]
+        self._show_pager()  # (a row's toggle is made showing whether it is selected)
         self._layout_children()
 
     def _layout_children(self) -> None:
-        body: list[widgets.Widget] = [self._grid] if self._rows else [self._empty]
-        self.children = [self._caption, *body, self.confirmation]  # the caption holds the style
+        body: list[widgets.Widget] = [self._grid, self.pager] if self._rows else [self._empty]
+        children = (self._caption, *body, self.confirmation)  # the caption holds the style
+        if tuple(self.children) != children:
+            self.children = children
 
 
 def _button_layout(column: Column, **more: str) -> widgets.Layout:
