@@ -48,6 +48,10 @@ OnSuccess = Callable[[Any], Awaitable[None]]
 PROGRESS_SECONDS = 2.0
 """How often a running job's log is read for its progress."""
 _SPLIT_PROGRESS = re.compile(r"\bsplit (\d+)/(\d+)\b")
+_BAR_LABEL_PX = 110
+"""Room for the bar's label up to "split 1000/1000" (the launcher's nSplits go up to 1000;
+tests/browser/test_job_progress_in_jupyterlab.py measures it in the page)."""
+_BAR_TRACK_PX = 160
 
 
 def job_progress(logs: str) -> tuple[int, int] | None:
@@ -86,9 +90,15 @@ class JobRow(widgets.VBox):
         self.kind = kind
         self.status = PENDING
         self.error: str | None = None
-        self.bar = widgets.IntProgress(value=0, min=0, max=3, description="queued",
-                                       style={"description_width": "80px"},
-                                       layout=widgets.Layout(flex="0 0 240px", width="240px"))
+        bar_width = f"{_BAR_LABEL_PX + _BAR_TRACK_PX}px"
+        self.bar = widgets.IntProgress(
+            value=0,
+            min=0,
+            max=3,
+            description="queued",
+            style={"description_width": f"{_BAR_LABEL_PX}px"},
+            layout=widgets.Layout(flex=f"0 0 {bar_width}", width=bar_width),
+        )
         self.status_label = widgets.HTML()
         self.cancel_button = widgets.Button(description="Cancel", icon="stop",
                                             tooltip=f"cancel job {job_id}",
