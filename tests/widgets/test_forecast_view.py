@@ -163,3 +163,30 @@ async def test_the_forecast_table_of_a_country_pages_twenty_rows_at_a_time() -> 
         pager.next.click()
     assert pager.label.value == "rows 81-90 of 90" and pager.next.disabled
     assert f"<td{CELL}>OU_029</td>" in view.table.value
+
+
+async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases() -> None:
+    from chaplab.widgets._tasks import TaskKeeper
+    from chaplab.widgets.forecast import ForecastView, History
+
+    places = [f"OU_{number:02d}" for number in range(30)]
+    cases = {place: ((7 * number) % 30) * 10 + 1 for number, place in enumerate(places)}
+    start = pd.Period("2024-01", "M")
+    frame = pd.DataFrame(
+        [(place, start + month, q, cases[place] * q * 2)
+         for place in places for month in range(3) for q in (0.1, 0.5, 0.9)],
+        columns=["org_unit", "period", "quantile", "value"],
+    )
+    actuals = pd.DataFrame(
+        [(place, start - back, float(cases[place])) for place in places for back in (1, 2)],
+        columns=["org_unit", "period", "value"],
+    )
+    view = ForecastView(client=None, keeper=TaskKeeper(on_error=print))
+    await view.show("a country", 1, frame, History(1, pd.DataFrame(), None, actuals))
+    most = sorted(places, key=lambda place: -cases[place])[:12]
+    assert sorted(view.shown_panels) == sorted(most) and view.shown_panels[0] == most[0]
+    assert "12 of 30 places with most cases" in html.unescape(view.chart_note.value)
+
+    five = frame[frame["org_unit"].isin(places[:5])]
+    await view.show("five places", 2, five, History(1, pd.DataFrame(), None, actuals))
+    assert sorted(view.shown_panels) == places[:5] and view.chart_note.value == ""

@@ -35,7 +35,7 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.results import MAX_PANELS
+from chaplab.widgets.results import MAX_PANELS, top_note
 from chaplab.widgets.tables import Pager
 
 if TYPE_CHECKING:
@@ -115,6 +115,13 @@ class FanChart:
     actuals: pd.DataFrame
     name: str
 
+    @property
+    def top(self) -> int | None:
+        """``MAX_PANELS`` when the forecast has more places than that (the chart draws those
+        with the most cases in its history periods), else None (every place is drawn)."""
+        places = self.frame["org_unit"].nunique()
+        return MAX_PANELS if places > MAX_PANELS else None
+
     def draw(self) -> Figure:
         """:func:`chaplab.plotting.fan_chart` on a figure of its own."""
         from chaplab.plotting import fan_chart
@@ -122,7 +129,7 @@ class FanChart:
         start = self.frame["period"].min() - HISTORY
         recent = self.actuals[self.actuals["period"] >= start]
         return fan_chart(self.frame, recent, history=HISTORY, max_panels=MAX_PANELS,
-                         title=self.name)
+                         title=self.name, top=self.top)
 
 
 @dataclass(frozen=True)
@@ -229,6 +236,7 @@ class ForecastView(widgets.VBox):
         )
         self.message = widgets.HTML()
         self.image = image_widget()  # the fan chart
+        self.chart_note = widgets.HTML()  # "12 of 558 places with most cases", when some are out
         self.table = widgets.HTML()
         self.table_pager = Pager(self._show_table_page)
         self._table_head = ""
@@ -242,7 +250,7 @@ class ForecastView(widgets.VBox):
         self.tiles_image = image_widget()
         self.tabs = widgets.Tab(
             children=[
-                self.image,
+                widgets.VBox([self.chart_note, self.image]),
                 widgets.VBox([self.table, self.table_pager]),
                 widgets.VBox([self.map_value, self.map_message, self.map_image]),
                 widgets.VBox([self.strategy, self.tiles_message, self.tiles_image]),
@@ -272,8 +280,10 @@ class ForecastView(widgets.VBox):
         self.message.value = ""
         self.prediction_id, self.frame, self.history = prediction_id, frame, history
         self.actuals, self.outbreaks = history.actuals, None
-        rendered = await render_chart(FanChart(frame, history.actuals, name))
+        chart = FanChart(frame, history.actuals, name)
+        rendered = await render_chart(chart)
         self.image.value, self.shown_panels = rendered.png, rendered.panels
+        self.chart_note.value = top_note(chart.top, frame["org_unit"].nunique())
         self.table_pager.page = 0  # a new forecast starts at its first rows
         self.show_table(await asyncio.to_thread(forecast_table_rows, frame, None))
         if self.tabs not in self.children:

@@ -237,7 +237,7 @@ class ResultsView(widgets.VBox):
         rendered = await self._rendering
         if generation == self._generation:
             self.image.value, self.shown_panels = rendered.png, rendered.panels
-            self.chart_note.value = _top_note(view.top, len(self._places(selected)))
+            self.chart_note.value = top_note(view.top, len(self._places(selected)))
             self.metrics.value = _metrics_table(selected) if len(selected) == 2 else ""
 
     def show_error(self, error: BaseException) -> None:
@@ -346,7 +346,7 @@ class ResultsView(widgets.VBox):
         return places
 
 
-def _top_note(top: int | None, places: int) -> str:
+def top_note(top: int | None, places: int) -> str:
     """"12 of 558 places with most cases" above a chart that leaves places out; else nothing."""
     if top is None or top >= places:
         return ""
