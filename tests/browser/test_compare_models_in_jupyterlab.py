@@ -3,7 +3,8 @@
 A notebook opens the panel on its own embedded service (a fresh data folder), shows the view,
 adds our three models to the preselected baselines and runs the batch. The test waits until the
 leaderboard is drawn, checks what the page shows (every model's job row ending ``SUCCESS``, six
-ranked rows, the charts, the comparison of two models picked by clicking their rows) and saves
+ranked rows, the charts, the comparison of two models picked by clicking their rows, no choice
+cut in the dropdowns with a long dataset name among them) and saves
 a screenshot of the view as test-output/browser/compare-models.png.
 """
 
@@ -17,13 +18,18 @@ import nbformat
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import expect
+from test_panel_in_jupyterlab import assert_reads_well
 
 NOTEBOOK = "compare_models.ipynb"
 VIEWPORT = {"width": 1400, "height": 3600}  # the whole view, charts included
 OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
 BASELINES = ("persistence", "seasonal_median", "global_median")
+LONG_NAME = "dengue and climate of every district, weekly since 2015 (ministry extract)"
 CELLS = [
+    "import chaplab\n"
     "from chaplab.widgets import ChapPanel\n"
+    "client = chaplab.connect()\n"
+    f"client.create_dataset({LONG_NAME!r}, client.dataset_frame('demo'))\n"
     "panel = ChapPanel()\n"
     "await panel.ready()\n"
     "view = panel.compare\n"
@@ -88,6 +94,10 @@ def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
     page.page.wait_for_function(
         "(img) => img.complete && img.naturalWidth > 300", arg=charts.nth(4).element_handle()
     )
+
+    # a dataset with a long name: every choice of every dropdown readable, nothing cut
+    expect(view.locator("select option", has_text=LONG_NAME)).to_have_count(1)
+    assert_reads_well(page, view)
 
     screenshot = browser_output_dir / "compare-models.png"
     page.wait_until_idle()

@@ -31,7 +31,7 @@ from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobRow
 from chaplab.widgets.launcher import dataset_period_count
 from chaplab.widgets.results import ChartView
-from chaplab.widgets.tables import Column, SortableTable
+from chaplab.widgets.tables import Column, SortableTable, fit_choices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,6 +230,7 @@ class CompareModelsView(widgets.VBox):
         kept = self.dataset.value
         self.dataset.options = [(dataset.name or f"dataset {dataset.id}", dataset.id)
                                 for dataset in datasets]
+        fit_choices(self.dataset, _STYLE["description_width"], "380px")
         if kept in self._datasets:
             self.dataset.value = kept
         elif datasets:
@@ -238,6 +239,7 @@ class CompareModelsView(widgets.VBox):
         chosen = set(self.models.value)
         names = sorted({model.name for model in models}, key=str.casefold)
         self.models.options = names
+        fit_choices(self.models, _STYLE["description_width"], "380px")
         self.models.value = tuple(
             name for name in names if name in chosen or (not chosen and name in BASELINES)
         )
@@ -398,6 +400,7 @@ class CompareModelsView(widgets.VBox):
         models = scored.models
         preferred = [name for name in (PREFERRED_BASELINE, *BASELINES) if name in models]
         self.baseline.options = models
+        fit_choices(self.baseline, _STYLE["description_width"], "380px")
         self.baseline.value = (preferred or models)[0]  # draws the leaderboard when it changes
         self.baseline.disabled = False
         await self.redraw_leaderboard()

@@ -47,6 +47,18 @@ PAGE_SIZE = 20
 UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
 
+
+def fit_choices(
+    dropdown: widgets.Dropdown | widgets.SelectMultiple, description_width: str, minimum: str
+) -> None:
+    """Widen ``dropdown`` to its longest choice, never narrower than ``minimum`` nor wider than
+    its container, so that no choice is cut (a dropdown keeps its width whatever it offers)."""
+    labels = [str(option[0] if isinstance(option, tuple) else option)
+              for option in dropdown.options]
+    longest = max((len(label) for label in labels), default=0)
+    dropdown.layout.width = f"max({minimum}, calc({description_width} + {longest + 4}ch))"
+    dropdown.layout.max_width = "100%"
+
 WRAP_CLASS = "chaplab-wrap"
 """The class of a button whose label wraps onto more lines (ipywidgets keeps a button's label
 on one line and cuts it): used with a ``max_width``, so a long name makes a row taller, not the
