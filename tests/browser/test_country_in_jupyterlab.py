@@ -10,9 +10,8 @@ the country (three splits) and opens the panel. The test then checks what a pers
   first page; **next** shows "rows 21-N of N" and the other rows (the label says that the
   selected dataset is on another page), and **previous** goes back;
 - selecting the country's evaluation draws "12 of 558 places with most cases", and the 12
-  panels are the 12 places with the most actual cases in the frames the panel loaded (summed,
-  as the panel ranks them, from ``HISTORY_PERIODS`` months before the first split on), most
-  first, titled with their names;
+  panels are the 12 places with the most actual cases in the months the chart shows (the last
+  split's forecast and the months before it), most first, titled with their names;
 - typing into the org-unit search box ("find") narrows the picker to the places whose names
   hold the text, and choosing one draws that place alone;
 - nothing is cut and nothing needs a horizontal scroll.
@@ -34,7 +33,7 @@ from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
 from test_panel_in_jupyterlab import assert_reads_well, kernel_value, panel_output
 
-from chaplab.widgets.results import HISTORY_PERIODS, MAX_PANELS
+from chaplab.widgets.results import MAX_PANELS
 from chaplab.widgets.tables import PAGE_SIZE
 
 NOTEBOOK = "country.ipynb"
@@ -80,16 +79,16 @@ CELLS = [
 ]
 
 # Runs in the kernel once the country's evaluation is loaded: the names of the MAX_PANELS
-# places with the most actual cases from HISTORY_PERIODS months before the first split on,
-# most first, and the totals of the last of them and of the next one (a tie there would make
-# "the 12 with most cases" ambiguous).
+# places with the most actual cases in the months the chart shows (the last split's window:
+# its forecast and the months before it), most first, and the totals of the last of them and
+# of the next one (a tie there would make "the 12 with most cases" ambiguous).
 _MOST_CASES_CODE = f"""
+from chaplab.plotting._panels import forecast_windows
 _frame, _actuals = panel.frame, panel.actuals
-_start = _frame['split_period'].min() - {HISTORY_PERIODS}
-_totals = (
-    _actuals[_actuals['period'] >= _start].groupby('org_unit')['value'].sum()
-    .sort_values(ascending=False, kind='stable')
-)
+_last = _frame[_frame['split_period'] == _frame['split_period'].max()]
+(_first, _end), = forecast_windows(_last, None).values()
+_shown = _actuals[(_actuals['period'] >= _first) & (_actuals['period'] <= _end)]
+_totals = _shown.groupby('org_unit')['value'].sum().sort_values(ascending=False, kind='stable')
 _names = dict(zip(_frame['org_unit'], _frame['org_unit_name']))
 print(repr((
     [_names[unit] for unit in _totals.index[:{MAX_PANELS}]],

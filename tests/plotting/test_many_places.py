@@ -26,10 +26,22 @@ def test_top_draws_the_org_units_with_the_most_actual_cases_most_first() -> None
     assert "the 3 of 40 org units with the most cases" in _figure_title(figure)
 
 
-def test_top_ranks_by_all_actual_cases_not_by_the_order_of_the_frame() -> None:
+def test_top_ranks_by_actual_cases_not_by_the_order_of_the_frame() -> None:
     frame, actuals = evaluation(MANY)
     boosted = actuals.copy()
     boosted.loc[boosted["org_unit"] == "OU_005", "value"] *= 100
+    assert _titles(fan_chart(frame, boosted, top=2)) == ["OU_005", "OU_039"]
+
+
+def test_top_counts_only_the_cases_of_the_periods_the_chart_shows() -> None:
+    frame, actuals = evaluation(MANY)
+    periods = sorted(actuals["period"].unique())
+    early = actuals["period"].isin(periods[:10])  # long before the last split's window
+    boosted = actuals.copy()
+    boosted.loc[(boosted["org_unit"] == "OU_005") & early, "value"] *= 1000
+    assert _titles(fan_chart(frame, boosted, top=2)) == ["OU_039", "OU_038"]
+    late = actuals["period"] == frame["period"].max()  # the last period drawn
+    boosted.loc[(boosted["org_unit"] == "OU_005") & late, "value"] *= 1000
     assert _titles(fan_chart(frame, boosted, top=2)) == ["OU_005", "OU_039"]
 
 

@@ -45,8 +45,9 @@ def fan_chart(
     by default each quantile q below 0.5 is paired with 1 - q and the bands are nested from the
     outermost inwards (a level without its partner gets no band). More panels than
     ``max_panels`` are cut, with a note in the title. ``top=N`` draws the N org units (of
-    ``org_units``, or of all) with the most actual cases, most first (without ``actuals``: the
-    highest forecast median): a dataset of hundreds of places becomes a readable chart. Returns
+    ``org_units``, or of all) with the most actual cases in the periods the panels show, most
+    first (without actual cases there: the highest forecast median): a dataset of hundreds of
+    places becomes a readable chart. Returns
     the Figure and never shows it; a notebook shows it once, also as a cell's last value.
     """
     requested = check_quantile_bands(quantile_bands)

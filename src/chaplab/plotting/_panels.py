@@ -94,10 +94,13 @@ def plan_panels(
     available = frame_labels(frames[0])
     chosen = _org_units(org_units, available, labels, where)
     among = len(chosen)
-    if top is not None:
-        chosen = most_cases(chosen, frames[0], actuals, top)
     splits, split_note = _splits(frames[0], split_period)
     windows = forecast_windows(frames[0], history)
+    if top is not None:
+        drawn = [windows[split] for split in splits]
+        chosen = most_cases(
+            chosen, _of_splits(frames[0], splits), _in_windows(actuals, drawn), top
+        )
     every = [(org_unit, split) for org_unit in chosen for split in splits]
     shown = every[:max_panels]
     many = len(splits) > 1
@@ -124,11 +127,11 @@ def most_cases(
     org_units: Sequence[str], frame: pd.DataFrame, actuals: pd.DataFrame | None, top: int
 ) -> list[str]:
     """The ``top`` of ``org_units`` with the most actual cases in all (missing counts skipped),
-    or, without ``actuals``, the highest forecast median summed over the frame; most first, a
+    or, without actual cases, the highest forecast median summed over the frame; most first, a
     tie in the given order. Hundreds of org units become a chart of the few that matter."""
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a whole number of org units, at least 1, got {top!r}")
-    if actuals is not None:
+    if actuals is not None and not actuals.empty:
         totals = actuals.groupby(ORG_UNIT, observed=True)[VALUE].sum()
     else:
         levels = frame["quantile"].to_numpy(np.float64)
@@ -139,6 +142,24 @@ def most_cases(
         range(len(org_units)), key=lambda i: (-float(totals.get(org_units[i], 0.0)), i)
     )
     return [org_units[i] for i in ranked[:top]]
+
+
+def _of_splits(frame: pd.DataFrame, splits: Sequence[pd.Period | None]) -> pd.DataFrame:
+    """The rows of the splits drawn (a prediction frame, split None, whole)."""
+    if SPLIT_PERIOD not in frame.columns or None in splits:
+        return frame
+    return frame[frame[SPLIT_PERIOD].isin(splits)]
+
+
+def _in_windows(actuals: pd.DataFrame | None, windows: Sequence[Window]) -> pd.DataFrame | None:
+    """The actual cases of the periods the panels span: what "most cases" is counted over."""
+    if actuals is None or actuals.empty:
+        return actuals
+    periods = actuals[PERIOD]
+    inside = np.zeros(len(actuals), dtype=bool)
+    for first, last in windows:
+        inside |= ((periods >= first) & (periods <= last)).to_numpy(dtype=bool)
+    return actuals[inside]
 
 
 def _split_columns(splits: int) -> int:
