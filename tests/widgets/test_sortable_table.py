@@ -219,8 +219,11 @@ def test_selections_stay_across_pages_and_the_pager_counts_those_not_shown() -> 
     table = SortableTable([Column("name", "name")], max_selected=2)
     table.set_rows(_numbered(45))
     table.toggle(3).value = True
+    written: list[str] = []
+    table.pager.label.observe(lambda change: written.append(change["new"]), names="value")
     table.pager.next.click()
     assert table.pager.label.value == "rows 21-40 of 45 (1 selected row on another page)"
+    assert written == [table.pager.label.value]  # written once, never a shorter text first
     table.toggle(25).value = True
     assert table.selected == (3, 25)
     assert [row["id"] for row in table.selected_rows] == [3, 25]

@@ -165,9 +165,14 @@ class Pager(widgets.HBox):
     def set_total(self, total: int, elsewhere: int = 0) -> None:
         """Show ``total`` rows, the page kept (the last one if it no longer has rows);
         ``elsewhere`` selected rows are on other pages."""
+        self.count(total)
+        self.show(elsewhere)
+
+    def count(self, total: int) -> None:
+        """Hold ``total`` rows, the page kept (the last one if it no longer has rows), without
+        showing it yet (the label is written once, by :meth:`show`)."""
         self.total = total
         self.page = min(self.page, self.pages - 1)
-        self.show(elsewhere)
 
     def go(self, page: int) -> None:
         """Show page ``page`` (counted from 0), clamped to the pages there are."""
@@ -439,7 +444,7 @@ class SortableTable(widgets.VBox):
 
     def _show_page(self) -> None:
         """Show the rows of the pager's page (clamped to the rows there are)."""
-        self.pager.set_total(len(self._rows))
+        self.pager.count(len(self._rows))
         cells = [cell for row in self.shown_rows for cell in self._cells_of(row)]
         if self._corner is None:
             self._corner = [widgets.Label("")] if self._on_delete is not None else []
