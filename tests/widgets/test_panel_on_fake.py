@@ -333,17 +333,18 @@ async def test_org_unit_and_split_redraw_only_the_image(
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
     requests_before = len(fake.requests)
-    # one split at a time by default (the last), all splits one stop away
+    # one split at a time by default (the last, at the slider's right end), all splits at its
+    # left end; the split periods written as the charts write them, the server's as values
     assert panel.results.split.value == "last split"
-    # the split periods written as the charts write them, the server's periods as values
     assert panel.results.split.options == (
-        ("last split", "last split"), ("all splits", "all splits"),
-        ("2023-07", "202307"), ("2023-08", "202308"), ("2023-09", "202309"),
+        ("all splits", "all splits"), ("2023-07", "202307"), ("2023-08", "202308"),
+        ("last (2023-09)", "last split"),
     )
+    assert panel.results.split.index == len(panel.results.split.options) - 1
     panel.results.org_unit.value = "OU_B"
     await panel.results.settled()
     assert panel.results.shown_panels == ["OU_B"]
-    for split in ("202307", "202308", "202309", "202307"):
+    for split in ("202307", "202308", "last split", "202307"):
         panel.results.split.value = split
     await panel.results.settled()
     assert len(fake.requests) == requests_before
@@ -426,7 +427,7 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
         return await render(chart)
 
     monkeypatch.setattr(results, "render_chart", counting_render)
-    for split in ("202307", "202308", "202309", "202308"):
+    for split in ("202307", "202308", "last split", "202308"):
         panel.results.split.value = split
     await panel.results.settled()
     assert drawn == ["202308"]

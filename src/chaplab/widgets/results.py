@@ -275,10 +275,7 @@ class ResultsView(widgets.VBox):
             picks = sorted(((labels.get(u, u), u) for u in org_units), key=lambda p: p[0].lower())
             self._org_unit_picks = picks
             self._offer_org_units(keep_unit)
-            self.split.options = [
-                (LAST_SPLIT, LAST_SPLIT), (ALL_SPLITS, ALL_SPLITS),
-                *((_split_label(split), split) for split in splits),
-            ]
+            self.split.options = split_stops(splits)
             self.split.value = keep_split
         finally:
             self._offering_choices = False
@@ -354,6 +351,20 @@ def top_note(top: int | None, places: int) -> str:
         f"{top} of {places} places with most cases (in the periods shown), most first; "
         "pick an org unit to draw any other", "#555"
     )
+
+
+def split_stops(splits: list[str]) -> list[tuple[str, str]]:
+    """The split slider's stops in time order: "all splits" first, each split period, and at
+    the right end, where the knob starts, the last one ("last (2024-09)"), as a person reads a
+    time line."""
+    if not splits:
+        return [(LAST_SPLIT, LAST_SPLIT)]
+    *earlier, last = splits
+    return [
+        (ALL_SPLITS, ALL_SPLITS),
+        *((_split_label(split), split) for split in earlier),
+        (f"last ({_split_label(last)})", LAST_SPLIT),
+    ]
 
 
 def _split_label(split: str) -> str:
