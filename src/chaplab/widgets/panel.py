@@ -35,7 +35,7 @@ from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
-from chaplab.widgets.results import ALL_ORG_UNITS, HISTORY_PERIODS, ResultsView, chart_split
+from chaplab.widgets.results import HISTORY_PERIODS, ResultsView, chart_split
 from chaplab.widgets.tables import Column, Row, SortableTable, columns
 
 if TYPE_CHECKING:
@@ -430,7 +430,7 @@ class ChapPanel(widgets.VBox):
     def _show_code(self) -> None:
         results = self.results
         launch = self.launcher.request() if self.launcher.valid else None
-        every_place = results.org_unit.value == ALL_ORG_UNITS
+        org_unit, top = results.places_drawn(results.selected)
         self.code.show(ViewState(
             base_url=self.client.base_url,
             proxy_prefix=self.client.proxy_prefix,
@@ -438,9 +438,9 @@ class ChapPanel(widgets.VBox):
             by_connect=reaches(self.client.base_url, self.client.proxy_prefix),
             evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
             quantiles=sorted(results.quantiles.value),
-            org_unit=None if every_place else results.org_unit.value,
+            org_unit=org_unit,
             split_period=chart_split(results.split.value),
-            top=results.chart_top(results.selected) if every_place and results.selected else None,
+            top=top,
             history_periods=HISTORY_PERIODS,
             launch=launch,
         ))

@@ -315,17 +315,24 @@ class ResultsView(widgets.VBox):
 
     def _view(self, selected: list[Any]) -> ChartView:
         """The chart of the current view, from the controls and the loaded frames."""
-        every_place = self.org_unit.value == ALL_ORG_UNITS
+        org_unit, top = self.places_drawn(selected)
         return ChartView(
             frames=tuple(self.frames[item.id] for item in selected),
             actuals=self.actuals_by_id.get(selected[0].id),
             names=tuple(item.name or str(item.id) for item in selected),
-            org_unit=None if every_place else self.org_unit.value,
+            org_unit=org_unit,
             split_period=chart_split(self.split.value),
-            top=self.chart_top(selected) if every_place else None,
+            top=top,
         )
 
-    def chart_top(self, selected: list[Any]) -> int | None:
+    def places_drawn(self, selected: list[Any]) -> tuple[str | None, int | None]:
+        """The chart's ``org_units`` (None: all of them) and, for all of them, its ``top``:
+        how many places with the most cases it draws (None: every one)."""
+        if self.org_unit.value != ALL_ORG_UNITS:
+            return self.org_unit.value, None
+        return None, self._chart_top(selected) if selected else None
+
+    def _chart_top(self, selected: list[Any]) -> int | None:
         """How many places "all org units" draws, those with the most cases: ``MAX_PANELS``,
         or with "all splits" as many as leave room for each place's splits; None when every
         place fits."""
