@@ -3,6 +3,8 @@ continuous covariates, on data shaped like the Brazil dengue table (no rainfall)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,19 @@ from .helpers import BRAZIL_COVARIATES, brazil_like_panel
 
 REGRESSION = TEMPLATES["regression_model"]
 WITHOUT_RAIN = {"covariates": []}
+
+
+def with_drought(panel: Panel, values: np.ndarray) -> Panel:
+    """``panel`` with its drought index replaced by ``values``."""
+    return replace(panel, features={**panel.features, "drought_index": values})
+
+
+def forecast_without_rain(panel: Panel, n_samples: int, covariates: list[str]) -> np.ndarray:
+    """The regression's samples of 3 periods, without rainfall, reading ``covariates``."""
+    return REGRESSION.forecast(
+        panel, 3, n_samples, WITHOUT_RAIN, np.random.default_rng(0),
+        additional_covariates=covariates,
+    )
 
 
 def test_the_template_reads_the_option_then_the_additional_covariates() -> None:
@@ -31,15 +46,7 @@ def test_the_template_reads_the_option_then_the_additional_covariates() -> None:
 
 
 def test_the_regression_forecasts_data_without_rainfall_from_its_additional_covariates() -> None:
-    panel = brazil_like_panel()
-    samples = REGRESSION.forecast(
-        panel,
-        3,
-        100,
-        WITHOUT_RAIN,
-        np.random.default_rng(0),
-        additional_covariates=BRAZIL_COVARIATES,
-    )
+    samples = forecast_without_rain(brazil_like_panel(), 100, BRAZIL_COVARIATES)
     assert samples.shape == (30, 3, 100)
     assert np.isfinite(samples).all() and (samples >= 0).all()
 
@@ -76,9 +83,7 @@ def test_a_covariate_the_data_lacks_is_refused_naming_it() -> None:
     with pytest.raises(ValueError, match="'rainfall' is missing"):
         REGRESSION.forecast(panel, 3, 10, {}, np.random.default_rng(0))
     with pytest.raises(ValueError, match="'humidity' is missing"):
-        REGRESSION.forecast(
-            panel, 3, 10, WITHOUT_RAIN, np.random.default_rng(0), additional_covariates=["humidity"]
-        )
+        forecast_without_rain(panel, 10, ["humidity"])
     with pytest.raises(FieldProblem, match="lacks 'humidity'") as refused:
         check_model_fits(REGRESSION, WITHOUT_RAIN, panel, "datasetId", ["humidity"])
     assert refused.value.field == "datasetId"
@@ -91,8 +96,7 @@ def test_additional_covariates_may_have_gaps_the_options_covariates_may_not() ->
     panel = brazil_like_panel(n_org_units=4)
     gappy = panel.features["drought_index"].copy()
     gappy[1, 5:9] = np.nan
-    features = {**panel.features, "drought_index": gappy}
-    holed = Panel(panel.period_type, panel.periods, panel.org_units, features)
+    holed = with_drought(panel, gappy)
     check_model_fits(REGRESSION, WITHOUT_RAIN, holed, "datasetId", ["drought_index"])
     with pytest.raises(FieldProblem, match="'drought_index' has 4 missing value"):
         check_model_fits(REGRESSION, {"covariates": ["drought_index"]}, holed, "datasetId")
@@ -102,42 +106,14 @@ def test_an_org_unit_missing_a_covariate_throughout_takes_the_pooled_mean() -> N
     panel = brazil_like_panel(n_org_units=8)
     drought = panel.features["drought_index"].copy()
     drought[2] = np.nan  # as Fernando de Noronha's drought index in the real table
-    features = {**panel.features, "drought_index": drought}
-    holed = Panel(panel.period_type, panel.periods, panel.org_units, features)
-    samples = REGRESSION.forecast(
-        holed,
-        3,
-        50,
-        WITHOUT_RAIN,
-        np.random.default_rng(0),
-        additional_covariates=BRAZIL_COVARIATES,
-    )
+    samples = forecast_without_rain(with_drought(panel, drought), 50, BRAZIL_COVARIATES)
     assert np.isfinite(samples).all()
-    pooled = np.full_like(drought, np.nanmean(drought))
-    pooled_features = {
-        **panel.features,
-        "drought_index": np.where(np.isnan(drought), pooled, drought),
-    }
-    filled = Panel(panel.period_type, panel.periods, panel.org_units, pooled_features)
-    same = REGRESSION.forecast(
-        filled,
-        3,
-        50,
-        WITHOUT_RAIN,
-        np.random.default_rng(0),
-        additional_covariates=BRAZIL_COVARIATES,
-    )
+    pooled = np.where(np.isnan(drought), np.nanmean(drought), drought)
+    same = forecast_without_rain(with_drought(panel, pooled), 50, BRAZIL_COVARIATES)
     np.testing.assert_array_equal(samples, same)
-    everywhere = {**panel.features, "drought_index": np.full_like(drought, np.nan)}
+    everywhere = with_drought(panel, np.full_like(drought, np.nan))
     with pytest.raises(ValueError, match="'drought_index' has no observed values"):
-        REGRESSION.forecast(
-            Panel(panel.period_type, panel.periods, panel.org_units, everywhere),
-            3,
-            10,
-            WITHOUT_RAIN,
-            np.random.default_rng(0),
-            additional_covariates=["drought_index"],
-        )
+        forecast_without_rain(everywhere, 10, ["drought_index"])
 
 
 @pytest.mark.parametrize("covariates", [["rainfall", "rainfall"], [""], "rainfall", [3]], ids=str)
