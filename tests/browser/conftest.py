@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import nbformat
 import pytest
 from lab_harness import JupyterLab, NotebookPage, launch_chromium
 from playwright.sync_api import BrowserContext, sync_playwright
@@ -50,6 +51,29 @@ def start_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[...
     yield start
     for lab in started:
         lab.stop()
+
+
+@pytest.fixture(scope="module")
+def lab_of_cells(
+    tmp_path_factory: pytest.TempPathFactory, start_lab: Callable[..., JupyterLab]
+) -> Callable[[str, Sequence[str]], JupyterLab]:
+    """`lab_of_cells(name, cells)` writes a notebook ``name`` of those code cells into a fresh
+    folder and starts JupyterLab on it, its kernels using a fresh data folder (an embedded
+    service of their own)."""
+
+    def start(name: str, cells: Sequence[str]) -> JupyterLab:
+        folder = tmp_path_factory.mktemp("lab-root")
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+        notebook.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
+        nbformat.write(notebook, folder / name)
+        data_dir = tmp_path_factory.mktemp("chaplab-data")
+        return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
+
+    return start
 
 
 @pytest.fixture

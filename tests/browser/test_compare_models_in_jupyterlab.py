@@ -11,10 +11,9 @@ a screenshot of the view as test-output/browser/compare-models.png.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import nbformat
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import expect
@@ -43,18 +42,9 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def lab(
-    tmp_path_factory: pytest.TempPathFactory, start_lab: Callable[..., JupyterLab]
-) -> JupyterLab:
+def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
     """JupyterLab on a folder with the view's notebook, its kernels using a fresh data folder."""
-    folder = tmp_path_factory.mktemp("lab-root")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python"
-    }
-    nbformat.write(notebook, folder / NOTEBOOK)
-    data_dir = tmp_path_factory.mktemp("chaplab-data")
-    return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
+    return lab_of_cells(NOTEBOOK, CELLS)
 
 
 @pytest.mark.browser

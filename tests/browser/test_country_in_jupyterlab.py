@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import nbformat
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
@@ -99,20 +98,9 @@ print(repr((
 
 
 @pytest.fixture(scope="module")
-def lab(
-    tmp_path_factory: pytest.TempPathFactory, start_lab: Callable[..., JupyterLab]
-) -> JupyterLab:
+def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
     """JupyterLab on a folder with the notebook, its kernels using a fresh data folder."""
-    folder = tmp_path_factory.mktemp("lab-root")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(notebook, folder / NOTEBOOK)
-    data_dir = tmp_path_factory.mktemp("chaplab-data")
-    return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
+    return lab_of_cells(NOTEBOOK, CELLS)
 
 
 def table_captioned(panel: Locator, caption: str) -> Locator:
