@@ -13,6 +13,7 @@ import pytest
 
 import chaplab
 from chaplab.client import ChapClient, NotFoundError, UnsupportedRouteError
+from chaplab.client._capabilities import Route
 
 from .conftest import BASE_URL
 
@@ -44,6 +45,14 @@ def recording(answers: dict[str, httpx.Response]) -> tuple[Handler, list[str]]:
         return answers.get(line) or httpx.Response(404, json={"detail": "Not Found"})
 
     return handler, seen
+
+
+def test_a_routes_path_is_filled_in_order_each_value_one_quoted_segment() -> None:
+    route = Route("backtest_subplot", "POST", "/v1/plots/{name}/{id}/subplot", "nothing")
+    assert route.path_for("a b", 7) == "/v1/plots/a%20b/7/subplot"
+    assert route.path_for("x/y", 1) == "/v1/plots/x%2Fy/1/subplot"
+    with pytest.raises(TypeError, match="takes 2 path values"):
+        route.path_for(7)
 
 
 def test_a_route_the_openapi_document_lacks_is_refused_before_sending_naming_the_way_instead(

@@ -286,6 +286,17 @@ def test_a_jobs_request_is_the_body_it_was_submitted_with(call: Callable[..., An
         call(mock.handler, "job_request", 7)
 
 
+def test_a_job_id_with_a_slash_asks_for_that_jobs_request(call: Callable[..., Any]) -> None:
+    seen: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.raw_path)
+        return httpx.Response(200, json={"name": "E"})
+
+    assert call(handler, "job_request", "j/1") == {"name": "E"}
+    assert seen[-1] == b"/v1/jobs/j%2F1/request"
+
+
 def test_a_server_that_keeps_no_requests_names_get_job(call: Callable[..., Any]) -> None:
     mock = ChapCoreMock({}, openapi=without("GET /v1/jobs/{job_id}/request"))
     with pytest.raises(UnsupportedRouteError, match=r"get_job\(job_id\)"):

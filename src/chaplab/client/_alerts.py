@@ -91,7 +91,7 @@ class Alerts(Resource):
 
     def list_alert_policies(self) -> Operation[list[AlertPolicy]]:
         """Every alert policy."""
-        return (yield from self._call_route(list[AlertPolicy], POLICIES, POLICIES.path))
+        return (yield from self._call_route(list[AlertPolicy], POLICIES))
 
     def create_alert_policy(
         self, name: str, levels: Sequence[AlertLevel | Mapping[str, Any]]
@@ -100,22 +100,19 @@ class Alerts(Resource):
         threshold_params=SeasonalParams(std_multiplier=2), exceedance_threshold=0.8)`` or the
         same as dicts) and return it as stored."""
         body = {"name": require_name("name", name), "levels": _levels(levels)}
-        route = CREATE_POLICY
-        created = yield from self._call_route(CreatedId, route, route.path, json=body)
+        created = yield from self._call_route(CreatedId, CREATE_POLICY, json=body)
         return (yield from self.get_alert_policy(created.id))
 
     def get_alert_policy(self, alert_policy_id: int) -> Operation[AlertPolicy]:
         """One policy with its levels."""
         alert_policy_id = require_id("alert_policy_id", alert_policy_id)
-        path = f"/v1/crud/alert-policies/{alert_policy_id}"
-        return (yield from self._call_route(AlertPolicy, GET_POLICY, path))
+        return (yield from self._call_route(AlertPolicy, GET_POLICY, alert_policy_id))
 
     def delete_alert_policy(self, alert_policy_id: int) -> Operation[None]:
         """Delete a policy; ``ConflictError`` while a prediction setup or an alert refers to
         it."""
         alert_policy_id = require_id("alert_policy_id", alert_policy_id)
-        path = f"/v1/crud/alert-policies/{alert_policy_id}"
-        yield from self._request_route(DELETE_POLICY, path)
+        yield from self._request_route(DELETE_POLICY, alert_policy_id)
 
     def create_alerts(self, alerts: Sequence[NewAlert | Mapping[str, Any]]) -> Operation[list[int]]:
         """Record several alerts at once (all or none: a level its policy lacks refuses the
@@ -128,7 +125,7 @@ class Alerts(Resource):
 
     def _create(self, alerts: list[NewAlert], route: Route) -> Operation[list[int]]:
         body = {"alerts": [alert.to_wire() for alert in alerts]}
-        created = yield from self._call_route(CreatedIds, route, route.path, json=body)
+        created = yield from self._call_route(CreatedIds, route, json=body)
         return created.ids
 
     def create_alert(
@@ -184,7 +181,7 @@ class Alerts(Resource):
             if approved not in APPROVALS:
                 raise ValueError(f"approved must be one of {APPROVALS} or None, got {approved!r}")
             params["approved"] = approved
-        return (yield from self._call_route(list[Alert], route, route.path, params=params))
+        return (yield from self._call_route(list[Alert], route, params=params))
 
     def alert_review_queue(
         self,
@@ -200,13 +197,13 @@ class Alerts(Resource):
     def get_alert(self, alert_id: int) -> Operation[Alert]:
         """One alert with its review state."""
         alert_id = require_id("alert_id", alert_id)
-        return (yield from self._call_route(Alert, GET_ALERT, f"/v1/crud/alerts/{alert_id}"))
+        return (yield from self._call_route(Alert, GET_ALERT, alert_id))
 
     def delete_alert(self, alert_id: int) -> Operation[None]:
         """Delete an alert (one raised by a bad run); an approved alert stays on record
         (``ConflictError``)."""
         alert_id = require_id("alert_id", alert_id)
-        yield from self._request_route(DELETE_ALERT, f"/v1/crud/alerts/{alert_id}")
+        yield from self._request_route(DELETE_ALERT, alert_id)
 
     def approve_alert(
         self, alert_ids: int | Sequence[int], approved_by: str
@@ -233,7 +230,7 @@ class Alerts(Resource):
             "approved": decision,
             "approvedBy": require_name("approved_by", approved_by),
         }
-        return (yield from self._call_route(list[Alert], route, route.path, json=body))
+        return (yield from self._call_route(list[Alert], route, json=body))
 
 
 def _levels(levels: Sequence[AlertLevel | Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -73,16 +73,13 @@ class BacktestForm(Resource):
 
     def list_backtest_parameters(self) -> Operation[list[BacktestParameter]]:
         """The parameters an evaluation takes, with their defaults and limits."""
-        route = BACKTEST_PARAMETERS
-        return (yield from self._call_route(list[BacktestParameter], route, route.path))
+        return (yield from self._call_route(list[BacktestParameter], BACKTEST_PARAMETERS))
 
     def list_weather_providers(self) -> Operation[list[WeatherProvider]]:
         """The future-weather providers an evaluation or a forecast can use."""
-        route = WEATHER_PROVIDERS
-        return (yield from self._call_route(list[WeatherProvider], route, route.path))
+        return (yield from self._call_route(list[WeatherProvider], WEATHER_PROVIDERS))
 
     def covariate_names(self) -> Operation[list[CovariateName]]:
         """Covariate names to offer when naming a dataset's columns: models use a dataset whose
         column names match the names they ask for."""
-        route = COVARIATE_NAMES
-        return (yield from self._call_route(list[CovariateName], route, route.path))
+        return (yield from self._call_route(list[CovariateName], COVARIATE_NAMES))

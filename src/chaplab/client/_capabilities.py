@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -39,6 +40,17 @@ class Route:
         """Method and path with every path parameter written ``{}`` (names differ between
         servers: ``{backtestId}`` vs ``{backtest_id}``)."""
         return self.method.upper(), _PATH_PARAMETER.sub("{}", self.path)
+
+    def path_for(self, *values: str | int) -> str:
+        """The path with its parameters filled in, in order, each quoted (an id with a ``/``
+        stays one path segment)."""
+        parts = _PATH_PARAMETER.split(self.path)
+        if len(values) != len(parts) - 1:
+            raise TypeError(f"{self.path} takes {len(parts) - 1} path values, got {values!r}")
+        filled = [parts[0]]
+        for value, part in zip(values, parts[1:], strict=True):
+            filled += [quote(str(value), safe=""), part]
+        return "".join(filled)
 
 
 @dataclass

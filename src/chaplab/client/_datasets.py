@@ -257,9 +257,7 @@ class Datasets(Resource):
         files = {csv_part: csv_file}
         if geojson_file is not None:
             files[geojson_part] = geojson_file
-        response = yield from self._request_route(
-            CSV_UPLOAD, CSV_UPLOAD.path, files=files, data=fields
-        )
+        response = yield from self._request_route(CSV_UPLOAD, files=files, data=fields)
         return (yield from self._stored_dataset(response))
 
     def make_dataset(

@@ -253,7 +253,7 @@ class Evaluations(Resource):
         route = EVALUATION_ROW
         yield from self._offered(route)  # before a dataset's name is looked up
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        send = self._call_route(Evaluation, route, route.path, json=body)
+        send = self._call_route(Evaluation, route, json=body)
         return (yield from self._suggesting_model(send, body["modelId"]))
 
     def create_evaluation_with_data(

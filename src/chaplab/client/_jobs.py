@@ -146,8 +146,8 @@ class Jobs(Resource):
     def job_request(self, job_id: str) -> Operation[dict[str, Any]]:
         """The request body the job was submitted with, as sent (``GET
         /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
-        path = job_path(job_id) + "/request"
-        return (yield from self._call_route(dict[str, Any], JOB_REQUEST, path))
+        job_id = require_job_id(job_id)
+        return (yield from self._call_route(dict[str, Any], JOB_REQUEST, job_id))
 
     def cancel_job(self, job_id: str) -> Operation[None]:
         """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that

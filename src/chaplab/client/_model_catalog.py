@@ -188,8 +188,7 @@ class ModelCatalog(Resource):
             body["author"] = author
         if display_name is not None:
             body["displayName"] = display_name
-        path = REGISTER_TEMPLATE.path
-        return (yield from self._call_route(ModelTemplate, REGISTER_TEMPLATE, path, json=body))
+        return (yield from self._call_route(ModelTemplate, REGISTER_TEMPLATE, json=body))
 
     def register_template_from_service(
         self, service_id: str, role: str | None = None
@@ -203,8 +202,7 @@ class ModelCatalog(Resource):
             if role not in TEMPLATE_ROLES:
                 raise ValueError(f"role must be one of {TEMPLATE_ROLES} or None, got {role!r}")
             body["role"] = role
-        route = FROM_SERVICE
-        return (yield from self._call_route(ModelTemplate, route, route.path, json=body))
+        return (yield from self._call_route(ModelTemplate, FROM_SERVICE, json=body))
 
     def delete_model_template(
         self, model_template_id: int, all_versions: bool = False
@@ -214,9 +212,8 @@ class ModelCatalog(Resource):
         version of the template's name is retired."""
         model_template_id = require_id("model_template_id", model_template_id)
         require_bool("all_versions", all_versions)
-        path = f"/v1/crud/model-templates/{model_template_id}"
         params = {"allVersions": "true"} if all_versions else None
-        yield from self._request_route(DELETE_TEMPLATE, path, params=params)
+        yield from self._request_route(DELETE_TEMPLATE, model_template_id, params=params)
 
     def list_models(self) -> Operation[list[ModelSpec]]:
         """The merged model list (``/v1/crud/models``), without archived models.
@@ -228,7 +225,7 @@ class ModelCatalog(Resource):
         if not routes.offers(MERGED_MODELS):
             return (yield from self.list_configured_models())
         try:
-            models = yield from self._call_route(list[ModelSpec], MERGED_MODELS, MERGED_MODELS.path)
+            models = yield from self._call_route(list[ModelSpec], MERGED_MODELS)
         except UnsupportedRouteError:
             return (yield from self.list_configured_models())
         return [model for model in models if not model.archived]
@@ -293,8 +290,7 @@ class ModelCatalog(Resource):
     ) -> Operation[list[ConfiguredModelWithDataSource]]:
         """All configured models bundled with data sources (used for predictions)."""
         shape = list[ConfiguredModelWithDataSource]
-        route = LIST_WITH_DATA_SOURCE
-        return (yield from self._call_route(shape, route, route.path))
+        return (yield from self._call_route(shape, LIST_WITH_DATA_SOURCE))
 
     def get_configured_model_with_data_source(
         self, configured_model_with_data_source_id: int
@@ -303,18 +299,16 @@ class ModelCatalog(Resource):
         record_id = require_id(
             "configured_model_with_data_source_id", configured_model_with_data_source_id
         )
-        path = f"/v1/crud/configured-models-with-data-source/{record_id}"
         shape = ConfiguredModelWithDataSource
-        return (yield from self._call_route(shape, GET_WITH_DATA_SOURCE, path))
+        return (yield from self._call_route(shape, GET_WITH_DATA_SOURCE, record_id))
 
     def create_configured_model_with_data_source_from_evaluation(
         self, evaluation_id: int
     ) -> Operation[ConfiguredModelWithDataSource]:
         """Derive a configured model with data source from an evaluation's model and dataset."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        path = f"/v1/crud/configured-models-with-data-source/from-backtest/{evaluation_id}"
         route = WITH_DATA_SOURCE_FROM_EVALUATION
-        return (yield from self._call_route(ConfiguredModelWithDataSource, route, path))
+        return (yield from self._call_route(ConfiguredModelWithDataSource, route, evaluation_id))
 
 
 def _schema_dict(schema: Any) -> dict[str, Any]:

@@ -188,30 +188,30 @@ class Plots(Resource):
     ) -> Operation[dict[str, list[Any]]]:
         """The facet dimensions of an evaluation chart and their values (e.g.
         ``{"split_period": [...], "location": ["OU_North", ...]}``), for ``backtest_subplot``."""
-        path = _facet_path(visualization_name, evaluation_id, "facet-coords")
-        return (yield from self._call_route(dict[str, list[Any]], FACETS, path))
+        chart = _chart(visualization_name, evaluation_id)
+        return (yield from self._call_route(dict[str, list[Any]], FACETS, *chart))
 
     def backtest_subplot(
         self, visualization_name: str, evaluation_id: int, coordinates: Mapping[str, Any]
     ) -> Operation[ServerPlot]:
         """One facet of an evaluation chart: the chart of the rows matching ``coordinates``
         (dimension -> value, dimensions and values from ``backtest_plot_facets``)."""
-        path = _facet_path(visualization_name, evaluation_id, "subplot")
+        chart = _chart(visualization_name, evaluation_id)
         if not isinstance(coordinates, Mapping) or not coordinates:
             raise ValueError(
                 "coordinates must map facet dimensions to values (see backtest_plot_facets), "
                 f"got {coordinates!r}"
             )
         body = {require_name("coordinates", key): value for key, value in coordinates.items()}
-        response = yield from self._request_route(SUBPLOT, path, json=body)
+        response = yield from self._request_route(SUBPLOT, *chart, json=body)
         return _plot_of(response)
 
     def backtest_subplots(
         self, visualization_name: str, evaluation_id: int
     ) -> Operation[list[FacetPlot]]:
         """Every facet of an evaluation chart, each with its coordinates."""
-        path = _facet_path(visualization_name, evaluation_id, "subplots")
-        response = yield from self._request_route(SUBPLOTS, path)
+        chart = _chart(visualization_name, evaluation_id)
+        response = yield from self._request_route(SUBPLOTS, *chart)
         payload = decode(response)
         items = payload if isinstance(payload, list) else None
         if items is None or not all(isinstance(item, dict) and "spec" in item for item in items):
@@ -306,10 +306,10 @@ def _plot_of(response: httpx.Response) -> ServerPlot:
     return ServerPlot(response.content, media_type)
 
 
-def _facet_path(visualization_name: str, evaluation_id: int, tail: str) -> str:
+def _chart(visualization_name: str, evaluation_id: int) -> tuple[str, int]:
+    """The path values of an evaluation chart's facet routes, checked."""
     name = _plot_name("visualization_name", visualization_name)
-    evaluation_id = require_id("evaluation_id", evaluation_id)
-    return f"/v1/visualization/backtest-plots/{name}/{evaluation_id}/{tail}"
+    return name, require_id("evaluation_id", evaluation_id)
 
 
 def _ids(payload: Any, response: httpx.Response) -> list[str]:

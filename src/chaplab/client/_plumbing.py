@@ -244,21 +244,25 @@ class Resource:
         return routes
 
     def _request_route(
-        self, route: Route, path: str, **options: Unpack[RequestOptions]
+        self, route: Route, *path_values: str | int, **options: Unpack[RequestOptions]
     ) -> Operation[httpx.Response]:
-        """Send ``route`` (``path`` is it with its parameters filled in) where the server
-        offers it; ``UnsupportedRouteError`` where it does not."""
+        """Send ``route`` (its path parameters filled with ``path_values``, in order) where the
+        server offers it; ``UnsupportedRouteError`` where it does not."""
         routes = yield from self._offered(route)
-        response = yield from self._send(route.method, path, **options)
+        response = yield from self._send(route.method, route.path_for(*path_values), **options)
         if not routes.known and route_missing(response):
             raise routes.unsupported(route)
         return checked(response)
 
     def _call_route(
-        self, shape: type[T], route: Route, path: str, **options: Unpack[RequestOptions]
+        self,
+        shape: type[T],
+        route: Route,
+        *path_values: str | int,
+        **options: Unpack[RequestOptions],
     ) -> Operation[T]:
         """``_request_route`` and parse the answer as ``shape``."""
-        response = yield from self._request_route(route, path, **options)
+        response = yield from self._request_route(route, *path_values, **options)
         return parse(shape, response)
 
     def _suggesting_model(self, operation: Operation[T], model: str) -> Operation[T]:

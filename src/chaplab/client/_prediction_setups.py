@@ -86,7 +86,7 @@ class PredictionSetups(Resource):
 
     def list_prediction_setups(self) -> Operation[list[PredictionSetup]]:
         """Every setup (without its predictions: ``get_prediction_setup`` has them)."""
-        return (yield from self._call_route(list[PredictionSetup], SETUPS, SETUPS.path))
+        return (yield from self._call_route(list[PredictionSetup], SETUPS))
 
     def create_prediction_setup(
         self,
@@ -111,14 +111,13 @@ class PredictionSetups(Resource):
             body["scheduleCronExpression"] = require_name(
                 "schedule_cron_expression", schedule_cron_expression
             )
-        created = yield from self._call_route(CreatedId, CREATE, CREATE.path, json=body)
+        created = yield from self._call_route(CreatedId, CREATE, json=body)
         return (yield from self.get_prediction_setup(created.id))
 
     def get_prediction_setup(self, setup_id: int) -> Operation[PredictionSetupDetail]:
         """A setup with the predictions it has made."""
         setup_id = require_id("setup_id", setup_id)
-        path = f"/v1/crud/prediction-setups/{setup_id}"
-        return (yield from self._call_route(PredictionSetupDetail, GET, path))
+        return (yield from self._call_route(PredictionSetupDetail, GET, setup_id))
 
     def update_prediction_setup(
         self,
@@ -147,14 +146,13 @@ class PredictionSetups(Resource):
             body["alertPolicyId"] = require_id("alert_policy_id", alert_policy_id)
         if not body:
             raise ValueError("update_prediction_setup needs at least one field to change")
-        path = f"/v1/crud/prediction-setups/{setup_id}"
-        return (yield from self._call_route(PredictionSetup, UPDATE, path, json=body))
+        return (yield from self._call_route(PredictionSetup, UPDATE, setup_id, json=body))
 
     def delete_prediction_setup(self, setup_id: int) -> Operation[None]:
         """Retire a setup: jobs it started are cancelled and it never runs again (its
         predictions stay)."""
         setup_id = require_id("setup_id", setup_id)
-        yield from self._request_route(DELETE, f"/v1/crud/prediction-setups/{setup_id}")
+        yield from self._request_route(DELETE, setup_id)
 
     def run_prediction_setup(
         self,
@@ -179,8 +177,7 @@ class PredictionSetups(Resource):
             "geojson": geojson_body(geojson),
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
         }
-        path = f"/v1/crud/prediction-setups/{setup_id}/run"
-        ref = yield from self._call_route(JobRef, RUN, path, json=body)
+        ref = yield from self._call_route(JobRef, RUN, setup_id, json=body)
         return ref.pending_job("create_prediction", name)
 
 

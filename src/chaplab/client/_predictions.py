@@ -131,7 +131,7 @@ class Predictions(Resource):
             else PredictionRequest.model_validate(request)
         )
         route = PREDICTION_WITH_DATA_SOURCE
-        ref = yield from self._call_route(JobRef, route, route.path, json=model.to_wire())
+        ref = yield from self._call_route(JobRef, route, json=model.to_wire())
         return ref.pending_job("create_prediction", model.name)
 
     def make_prediction_for_model(
@@ -204,7 +204,7 @@ class Predictions(Resource):
         route = PREDICTION_ROW
         yield from self._offered(route)  # before a dataset's name is looked up
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        return (yield from self._call_route(Prediction, route, route.path, json=body))
+        return (yield from self._call_route(Prediction, route, json=body))
 
     def list_predictions(self) -> Operation[list[Prediction]]:
         """All stored predictions."""

@@ -113,9 +113,9 @@ class System(Resource):
     ) -> Operation[DebugEntry]:
         """Store a debug note (checks that writes reach the service's database)."""
         body = {"message": require_name("message", message), "details": dict(details or {})}
-        return (yield from self._call_route(DebugEntry, CREATE_DEBUG, CREATE_DEBUG.path, json=body))
+        return (yield from self._call_route(DebugEntry, CREATE_DEBUG, json=body))
 
     def get_debug_entry(self, entry_id: int) -> Operation[DebugEntry]:
         """One stored debug note."""
         entry_id = require_id("entry_id", entry_id)
-        return (yield from self._call_route(DebugEntry, GET_DEBUG, f"/v1/crud/debug/{entry_id}"))
+        return (yield from self._call_route(DebugEntry, GET_DEBUG, entry_id))

@@ -83,8 +83,7 @@ class ThresholdsResource(Resource):
 
     def list_threshold_strategies(self) -> Operation[list[ThresholdStrategy]]:
         """The strategies ``compute_thresholds`` can use."""
-        route = STRATEGIES
-        return (yield from self._call_route(list[ThresholdStrategy], route, route.path))
+        return (yield from self._call_route(list[ThresholdStrategy], STRATEGIES))
 
     def compute_thresholds(
         self,
@@ -107,7 +106,7 @@ class ThresholdsResource(Resource):
         route = COMPUTE
         yield from self._offered(route)  # before a dataset's name is looked up
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        return (yield from self._call_route(Thresholds, route, route.path, json=body))
+        return (yield from self._call_route(Thresholds, route, json=body))
 
 
 def period_ids(field: str, periods: Sequence[str]) -> list[str]:
