@@ -3,7 +3,7 @@ query parameters several resources share (quantile levels, org units)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -78,6 +78,15 @@ OptionalQuantileLevels = Annotated[
         description=f"{QUANTILES_HELP}; default {', '.join(map(str, DEFAULT_QUANTILES))}",
     ),
 ]
+
+
+def quantile_levels_or_default(quantiles: OptionalQuantileLevels = None) -> Sequence[float]:
+    """The ``quantiles`` asked for, else :data:`~chaplab.vocabulary.DEFAULT_QUANTILES`."""
+    return quantiles or DEFAULT_QUANTILES
+
+
+QuantileLevelsOrDefault = Annotated[Sequence[float], Depends(quantile_levels_or_default)]
+"""Optional ``quantiles``, read as the default levels when none are given."""
 OrgUnits = Annotated[
     list[str] | None, Query(alias="orgUnits", description="org units, repeated; adm0 = their sum")
 ]

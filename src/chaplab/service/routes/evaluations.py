@@ -17,9 +17,9 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import evaluations
 from chaplab.service.routes.dependencies import (
     DB,
-    OptionalQuantileLevels,
     OrgUnits,
     QuantileLevels,
+    QuantileLevelsOrDefault,
     State,
     csv_answer,
     job_reference,
@@ -42,7 +42,6 @@ from chaplab.service.wire.evaluations import (
     EvaluationEntry,
 )
 from chaplab.service.wire.jobs import JobReference
-from chaplab.vocabulary import DEFAULT_QUANTILES
 
 router = APIRouter(tags=["evaluations"])
 
@@ -122,12 +121,11 @@ def update_backtest(backtest_id: int, request: BacktestUpdate, session: DB) -> B
 
 @router.get("/v1/crud/backtests/{backtest_id}/full", response_model=BacktestFull)
 def get_backtest_full(
-    backtest_id: int, session: DB, quantiles: OptionalQuantileLevels = None
+    backtest_id: int, session: DB, quantiles: QuantileLevelsOrDefault
 ) -> Response:
     """The evaluation with its configuration, configured model, dataset and predicted entries."""
     row = evaluations.get_evaluation(session, backtest_id)
-    body = evaluations.backtest_full_json(row, quantiles or DEFAULT_QUANTILES)
-    return json_body(body)
+    return json_body(evaluations.backtest_full_json(row, quantiles))
 
 
 @router.post("/v1/analytics/create-backtest-with-data/")

@@ -20,7 +20,7 @@ from chaplab.service.domain import jobs
 from chaplab.service.routes.dependencies import (
     DB,
     JSON,
-    OptionalQuantileLevels,
+    QuantileLevelsOrDefault,
     State,
     json_body,
     service_state,
@@ -28,7 +28,6 @@ from chaplab.service.routes.dependencies import (
 from chaplab.service.wire.evaluations import BacktestFull
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
 from chaplab.service.wire.predictions import PredictionFull
-from chaplab.vocabulary import DEFAULT_QUANTILES
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 MAX_WAIT_SECONDS = 30
@@ -107,18 +106,12 @@ def job_database_result(job_id: str, session: DB) -> JobDatabaseResult:
 
 
 @router.get("/{job_id}/evaluation_result", response_model=BacktestFull)
-def job_evaluation_result(
-    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
-) -> Response:
+def job_evaluation_result(job_id: str, session: DB, quantiles: QuantileLevelsOrDefault) -> Response:
     """The full evaluation a successful evaluation job created, with its entries."""
-    body = jobs.evaluation_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
-    return json_body(body)
+    return json_body(jobs.evaluation_result_json(session, job_id, quantiles))
 
 
 @router.get("/{job_id}/prediction_result", response_model=PredictionFull)
-def job_prediction_result(
-    job_id: str, session: DB, quantiles: OptionalQuantileLevels = None
-) -> Response:
+def job_prediction_result(job_id: str, session: DB, quantiles: QuantileLevelsOrDefault) -> Response:
     """The full prediction a successful prediction job created, with its entries."""
-    body = jobs.prediction_result_json(session, job_id, quantiles or DEFAULT_QUANTILES)
-    return json_body(body)
+    return json_body(jobs.prediction_result_json(session, job_id, quantiles))

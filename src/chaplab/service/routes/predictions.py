@@ -11,8 +11,8 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import predictions
 from chaplab.service.routes.dependencies import (
     DB,
-    OptionalQuantileLevels,
     OrgUnits,
+    QuantileLevelsOrDefault,
     State,
     job_reference,
     json_body,
@@ -27,7 +27,6 @@ from chaplab.service.wire.predictions import (
     PredictionRequest,
     PredictionRowCreate,
 )
-from chaplab.vocabulary import DEFAULT_QUANTILES
 
 router = APIRouter(tags=["predictions"])
 
@@ -42,12 +41,11 @@ def make_prediction(request: PredictionRequest, session: DB, state: State) -> Jo
 def prediction_entries(
     prediction_id: int,
     session: DB,
-    quantiles: OptionalQuantileLevels = None,
+    quantiles: QuantileLevelsOrDefault,
     org_units: OrgUnits = None,
 ) -> Response:
     """Quantiles of every (org unit, period) of a prediction."""
-    levels = quantiles or DEFAULT_QUANTILES
-    return streamed(predictions.entries_stream(session, prediction_id, levels, org_units))
+    return streamed(predictions.entries_stream(session, prediction_id, quantiles, org_units))
 
 
 @router.get("/v1/crud/predictions")
@@ -76,19 +74,17 @@ def delete_prediction(prediction_id: int, session: DB) -> Response:
 @router.get("/v1/analytics/prediction-entry", response_model=list[PredictionEntryWithId])
 def all_prediction_entries(
     session: DB,
+    quantiles: QuantileLevelsOrDefault,
     prediction_id: Annotated[
         int | None, Query(alias="predictionId", description="one prediction only")
     ] = None,
-    quantiles: OptionalQuantileLevels = None,
     org_units: Annotated[
         list[str] | None, Query(alias="orgUnits", description="repeated; adm0 = their sum")
     ] = None,
 ) -> Response:
     """Entries of every prediction (each with its ``predictionId``), optionally of one
     prediction and some org units."""
-    levels = quantiles or DEFAULT_QUANTILES
-    body = predictions.all_entries(session, prediction_id, levels, org_units)
-    return json_body(body)
+    return json_body(predictions.all_entries(session, prediction_id, quantiles, org_units))
 
 
 @router.post("/v1/analytics/make-prediction")
