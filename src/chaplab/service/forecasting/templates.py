@@ -149,35 +149,23 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
     )
 
     specs = [
-        ModelTemplateSpec(
-            name="naive_model",
-            display_name="Naive model",
-            description=(
-                "Forecasts every org unit's historical mean of disease cases, with negative "
-                "binomial count noise whose spread is learnt from the history."
-            ),
-            author="chaplab",
-            supported_period_type="any",
-            target=TARGET,
-            required_covariates=[],
-            config_schema=naive.CONFIG_SCHEMA,
-            forecaster=naive.forecast_naive,
-            min_training_periods=naive.min_training_periods_naive,
+        _target_only(
+            "naive_model",
+            "Naive model",
+            "Forecasts every org unit's historical mean of disease cases, with negative "
+            "binomial count noise whose spread is learnt from the history.",
+            naive.CONFIG_SCHEMA,
+            naive.forecast_naive,
+            naive.min_training_periods_naive,
         ),
-        ModelTemplateSpec(
-            name="seasonal_naive",
-            display_name="Seasonal naive model",
-            description=(
-                "Forecasts each period as the mean of the same month or week in the previous "
-                "seasons, with negative binomial count noise learnt from past seasonal errors."
-            ),
-            author="chaplab",
-            supported_period_type="any",
-            target=TARGET,
-            required_covariates=[],
-            config_schema=seasonal.CONFIG_SCHEMA,
-            forecaster=seasonal.forecast_seasonal_naive,
-            min_training_periods=seasonal.min_training_periods_seasonal,
+        _target_only(
+            "seasonal_naive",
+            "Seasonal naive model",
+            "Forecasts each period as the mean of the same month or week in the previous "
+            "seasons, with negative binomial count noise learnt from past seasonal errors.",
+            seasonal.CONFIG_SCHEMA,
+            seasonal.forecast_seasonal_naive,
+            seasonal.min_training_periods_seasonal,
         ),
         ModelTemplateSpec(
             name="regression_model",
@@ -225,6 +213,30 @@ def _build_templates() -> dict[str, ModelTemplateSpec]:
     return {spec.name: spec for spec in specs}
 
 
+def _target_only(
+    name: str,
+    display_name: str,
+    description: str,
+    config_schema: ConfigSchema,
+    forecaster: Callable[[ForecastTask], np.ndarray],
+    min_training_periods: Callable[[dict[str, Any], int], int],
+    author: str = "chaplab",
+) -> ModelTemplateSpec:
+    """A template for any period type that reads the target only (no covariates)."""
+    return ModelTemplateSpec(
+        name=name,
+        display_name=display_name,
+        description=description,
+        author=author,
+        supported_period_type="any",
+        target=TARGET,
+        required_covariates=[],
+        config_schema=config_schema,
+        forecaster=forecaster,
+        min_training_periods=min_training_periods,
+    )
+
+
 def _baseline(
     name: str,
     display_name: str,
@@ -234,17 +246,14 @@ def _baseline(
 ) -> ModelTemplateSpec:
     """One of chap-core's baselines: chap-core's name and description, no options, no
     covariates."""
-    return ModelTemplateSpec(
-        name=name,
-        display_name=display_name,
-        description=description,
+    return _target_only(
+        name,
+        display_name,
+        description,
+        baseline_schema(display_name, description),
+        forecaster,
+        min_training_periods,
         author="chaplab (chap-core's baseline)",
-        supported_period_type="any",
-        target=TARGET,
-        required_covariates=[],
-        config_schema=baseline_schema(display_name, description),
-        forecaster=forecaster,
-        min_training_periods=min_training_periods,
     )
 
 
