@@ -39,6 +39,16 @@ def require_observed(values: np.ndarray, model: str, org_unit: str, what: str) -
     return observed
 
 
+def require_observed_history(task: ForecastTask, model: str) -> list[np.ndarray]:
+    """Each org unit's observed target values in the history; a ValueError naming the model and
+    the first org unit with none."""
+    cases = task.history.feature(task.target)
+    return [
+        require_observed(cases[row], model, org_unit, "in the history")
+        for row, org_unit in enumerate(task.history.org_units)
+    ]
+
+
 def samples_per_target(
     task: ForecastTask, draw: Callable[[int, str, int, str], np.ndarray]
 ) -> np.ndarray:

@@ -10,10 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from chaplab.service.forecasting.empirical import (
-    quantile_samples,
-    require_observed,
-)
+from chaplab.service.forecasting.empirical import quantile_samples, require_observed_history
 from chaplab.service.forecasting.inputs import ForecastTask
 
 NAME = "global_median"
@@ -21,11 +18,8 @@ NAME = "global_median"
 
 def forecast_global_median(task: ForecastTask) -> np.ndarray:
     """Samples of shape (org units, periods, samples): each org unit's observed values."""
-    history = task.history
-    cases = history.feature(task.target)
-    samples = np.empty((history.n_org_units, task.n_periods, task.n_samples))
-    for row, org_unit in enumerate(history.org_units):
-        observed = require_observed(cases[row], NAME, org_unit, "in the history")
+    samples = np.empty((task.history.n_org_units, task.n_periods, task.n_samples))
+    for row, observed in enumerate(require_observed_history(task, NAME)):
         samples[row] = quantile_samples(observed, task.n_samples)
     return samples
 

@@ -16,6 +16,7 @@ import numpy as np
 from chaplab.service.forecasting.empirical import (
     quantile_samples,
     require_observed,
+    require_observed_history,
     samples_per_target,
 )
 from chaplab.service.forecasting.inputs import ForecastTask
@@ -29,8 +30,7 @@ def forecast_persistence(task: ForecastTask) -> np.ndarray:
     history = task.history
     cases = history.feature(task.target)
     positions = history.season_positions()
-    for row, org_unit in enumerate(history.org_units):
-        require_observed(cases[row], NAME, org_unit, "in the history")
+    require_observed_history(task, NAME)
     last_observed = [int(np.flatnonzero(np.isfinite(row))[-1]) for row in cases]
 
     def draw(row: int, org_unit: str, column: int, period: str) -> np.ndarray:
