@@ -7,21 +7,19 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
 from chaplab import vocabulary
-from chaplab.client._capabilities import Route, RouteCache
-from chaplab.client._datasets import Dataset, OrgUnitNames
+from chaplab.client._capabilities import Route
+from chaplab.client._datasets import Dataset
 from chaplab.client._errors import ChapDecodeError, NotFoundError
-from chaplab.client._jobs import Job, JobRef, Jobs, job_path
+from chaplab.client._forecasts import ForecastEntry, ForecastResource
+from chaplab.client._jobs import Job, JobRef, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     DATASETS,
-    RequestBuilder,
-    Resource,
     convert,
     decode,
     decode_failure,
@@ -34,7 +32,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
-from chaplab.client._steps import Operation, RetryPolicy
+from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
@@ -85,13 +83,9 @@ class Evaluation(WireModel):
         return value
 
 
-class EvaluationEntry(WireModel):
+class EvaluationEntry(ForecastEntry):
     """One forecast quantile of an evaluation, for an org unit, a period and a split period."""
 
-    org_unit: str
-    period: str
-    quantile: float
-    value: float
     split_period: str | None = None
 
 
@@ -173,16 +167,9 @@ OLDER_ACTUAL_CASES = Route(
 )
 
 
-class Evaluations(Resource):
+class Evaluations(ForecastResource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
     job created."""
-
-    def __init__(
-        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
-    ) -> None:
-        super().__init__(builder, retry, routes)
-        self._jobs = Jobs(builder, retry, routes)
-        self._names = names
 
     def create_evaluation(
         self,
@@ -303,26 +290,14 @@ class Evaluations(Resource):
         """The evaluation with its configuration, configured model, dataset and entries."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/crud/backtests/{evaluation_id}/full"
-        return (yield from self._detail(path, quantiles))
+        return (yield from self._full(EvaluationDetail, path, quantiles, self.evaluation_entries))
 
     def job_evaluation_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
     ) -> Operation[EvaluationDetail]:
         """The full evaluation a successful evaluation job created, with its entries."""
         path = job_path(job_id) + "/evaluation_result"
-        return (yield from self._detail(path, quantiles))
-
-    def _detail(self, path: str, quantiles: Sequence[float]) -> Operation[EvaluationDetail]:
-        """An evaluation with its entries; where the server leaves the entries out (chap-core
-        2.5.1) they are read from ``/v1/analytics/evaluation-entry``."""
-        response = yield from self._request("GET", path, params=quantile_params(quantiles))
-        payload = decode(response)
-        detail = validate(EvaluationDetail, payload, response)
-        if isinstance(payload, dict) and "forecasts" not in payload:
-            entries = yield from self.evaluation_entries(detail.id, quantiles)
-            levels = sorted({entry.quantile for entry in entries})
-            detail = detail.model_copy(update={"forecasts": entries, "quantiles": levels})
-        return detail
+        return (yield from self._full(EvaluationDetail, path, quantiles, self.evaluation_entries))
 
     def update_evaluation(self, evaluation_id: int, name: str) -> Operation[Evaluation]:
         """Rename a stored evaluation (its one editable field)."""
@@ -390,13 +365,10 @@ class Evaluations(Resource):
     ) -> Operation[pd.DataFrame]:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
-        from chaplab.frames import entries_to_frame
-
         params = _entry_params(evaluation_id, quantiles, split_period, org_units)
-        names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
-        response = yield from self._request("GET", "/v1/analytics/evaluation-entry", params=params)
-        to_frame = partial(entries_to_frame, with_split_period=True)  # an empty answer too
-        return (yield from convert(self._names.add_to(to_frame, names), response.content, response))
+        path = "/v1/analytics/evaluation-entry"
+        read = self.get_evaluation
+        return (yield from self._entry_frame("evaluation", evaluation_id, path, params, read))
 
     def actual_cases(
         self, evaluation_id: int, org_units: Iterable[str] | str | None = None

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from chaplab.client._capabilities import Route, RouteCache
-from chaplab.client._datasets import Dataset, DataSource, Observation, OrgUnitNames
-from chaplab.client._jobs import Job, JobRef, Jobs, job_path
+from chaplab.client._capabilities import Route
+from chaplab.client._datasets import Dataset, DataSource, Observation
+from chaplab.client._forecasts import ForecastEntry, ForecastResource
+from chaplab.client._jobs import Job, JobRef, job_path
 from chaplab.client._plumbing import (
     DATASETS,
-    RequestBuilder,
-    Resource,
-    convert,
     decode,
     geojson_body,
     model_name,
@@ -27,7 +24,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
-from chaplab.client._steps import Operation, RetryPolicy
+from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableList, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
@@ -37,13 +34,8 @@ if TYPE_CHECKING:
 # -- wire models -----------------------------------------------------------------------------
 
 
-class PredictionEntry(WireModel):
+class PredictionEntry(ForecastEntry):
     """One forecast quantile of a prediction, for an org unit and a period."""
-
-    org_unit: str
-    period: str
-    quantile: float
-    value: float
 
 
 class ListedPredictionEntry(PredictionEntry):
@@ -111,16 +103,9 @@ ALL_PREDICTION_ENTRIES = Route(
 )
 
 
-class Predictions(Resource):
+class Predictions(ForecastResource):
     """``/v1/crud/predictions``, the prediction routes of ``/v1/analytics`` and the prediction
     a job created."""
-
-    def __init__(
-        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
-    ) -> None:
-        super().__init__(builder, retry, routes)
-        self._jobs = Jobs(builder, retry, routes)
-        self._names = names
 
     def make_prediction(self, request: PredictionRequest | Mapping[str, Any]) -> Operation[Job]:
         """Start a prediction; ``request`` is a ``PredictionRequest`` or a dict (either
@@ -221,14 +206,7 @@ class Predictions(Resource):
         """The full prediction a successful prediction job created, with its entries (read from
         ``prediction_entries`` where the server leaves them out, as chap-core 2.5.1 does)."""
         path = job_path(job_id) + "/prediction_result"
-        response = yield from self._request("GET", path, params=quantile_params(quantiles))
-        payload = decode(response)
-        detail = validate(PredictionDetail, payload, response)
-        if isinstance(payload, dict) and "forecasts" not in payload:
-            entries = yield from self.prediction_entries(detail.id, quantiles)
-            levels = sorted({entry.quantile for entry in entries})
-            detail = detail.model_copy(update={"forecasts": entries, "quantiles": levels})
-        return detail
+        return (yield from self._full(PredictionDetail, path, quantiles, self.prediction_entries))
 
     def delete_prediction(self, prediction_id: int) -> Operation[None]:
         """Delete a stored prediction (its dataset stays)."""
@@ -249,15 +227,11 @@ class Predictions(Resource):
     ) -> Operation[pd.DataFrame]:
         """The prediction entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the prediction's dataset has a GeoJSON."""
-        from chaplab.frames import entries_to_frame
-
         prediction_id = require_id("prediction_id", prediction_id)
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
         params = quantile_params(quantiles)
-        names = yield from self._names.of_result("prediction", prediction_id, self.get_prediction)
-        response = yield from self._request("GET", path, params=params)
-        to_frame = self._names.add_to(partial(entries_to_frame, with_split_period=False), names)
-        return (yield from convert(to_frame, response.content, response))
+        read = self.get_prediction
+        return (yield from self._entry_frame("prediction", prediction_id, path, params, read))
 
     def list_prediction_entries(
         self,
