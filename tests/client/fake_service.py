@@ -48,6 +48,7 @@ class FakeJob:
     finish_at: float
     final_status: str = "SUCCESS"
     result: str | None = None
+    created_id: int | None = None  # the row the job stored, for /database_result
     error: str | None = None
     logs: str | None = None
     start_time: str = "2026-01-01T10:00:00"
@@ -133,6 +134,7 @@ class FakeService:
     has_models_route: bool = True
     unknown_job_is_pending: bool = False
     lower_case_status: bool = False
+    results_name_rows: bool = False  # job results say "stored ... 2" instead of the bare id
     job_duration: float = 2.0
     requests: list[httpx.Request] = field(default_factory=list)
     faults: dict[str, list[Fault]] = field(default_factory=dict)
@@ -221,7 +223,7 @@ class FakeService:
             ("DELETE", r"/v1/crud/backtests/(\d+)", self._delete_evaluation),
             ("GET", r"/v1/analytics/evaluation-entry", self._evaluation_entries),
             ("GET", r"/v1/analytics/actual(?:Cases|-cases)/(\d+)", self._actual_cases),
-            ("POST", r"/v1/analytics/make-prediction-with-data-source", self._make_prediction),
+            ("POST", r"/v1/analytics/make-prediction(?:-with-data-source)?", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
             ("GET", r"/v1/crud/predictions/(\d+)",
              lambda r, i: _ok({"id": int(i), "name": "forecast", "datasetId": 1})),
@@ -231,6 +233,7 @@ class FakeService:
                 for job in self.jobs.values()])),
             ("GET", r"/v1/jobs/([^/]+)", self._job_status),
             ("GET", r"/v1/jobs/([^/]+)/logs", self._job_logs),
+            ("GET", r"/v1/jobs/([^/]+)/database_result", self._database_result),
             ("POST", r"/v1/jobs/([^/]+)/cancel", self._cancel_job),
             ("DELETE", r"/v1/jobs/([^/]+)", self._delete_job),
         ]
@@ -272,7 +275,8 @@ class FakeService:
         new_id = max(self.evaluations, default=0) + 1
         self.evaluations[new_id] = {**EVALUATION, "id": new_id, "name": body["name"],
                                     "modelId": body["modelId"]}
-        job = self.add_job(id=f"job-{len(self.jobs) + 1}", name=body["name"], result=str(new_id))
+        job = self.add_job(id=f"job-{len(self.jobs) + 1}", name=body["name"],
+                           **self._result(f"backtest {new_id}", new_id))
         return _ok({"id": job.id})
 
     def _get_evaluation(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
@@ -305,7 +309,7 @@ class FakeService:
     def _make_prediction(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         job = self.add_job(id=f"job-{len(self.jobs) + 1}", type="create_prediction",
-                           name=body["name"], result="7")
+                           name=body["name"], **self._result("prediction 7", 7))
         return _ok({"id": job.id})
 
     def _prediction_entries(self, request: httpx.Request, prediction_id: str) -> httpx.Response:
@@ -323,6 +327,17 @@ class FakeService:
             headers["Preference-Applied"] = f"wait={wait.group(1)}"
         status = job.status_at(self.clock.now)
         return _ok(status.lower() if self.lower_case_status else status, headers)
+
+    def _result(self, text: str, created_id: int) -> dict[str, Any]:
+        """A job's result: the created row's id, or a text naming it (``results_name_rows``)."""
+        return {"result": text if self.results_name_rows else str(created_id),
+                "created_id": created_id}
+
+    def _database_result(self, request: httpx.Request, job_id: str) -> httpx.Response:
+        job = self.jobs.get(job_id)
+        if job is None or job.status_at(self.clock.now) != "SUCCESS" or job.created_id is None:
+            return _detail(409, f"Job {job_id} has no database result")
+        return _ok({"id": job.created_id})
 
     def _cancel_job(self, request: httpx.Request, job_id: str) -> httpx.Response:
         job = self.jobs.get(job_id)

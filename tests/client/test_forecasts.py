@@ -7,7 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
+
+from .fake_service import FakeService
 
 ENTRY = {"orgUnit": "OU_1", "period": "2024-01", "quantile": 0.5, "value": 7.0}
 GEOJSON = {
@@ -85,3 +88,17 @@ def test_entry_frames_name_places_and_only_an_evaluation_has_split_periods(
     frame = call(handler, operation, 4, quantiles=[0.5])
     assert frame["org_unit_name"].tolist() == ["North"]
     assert ("split_period" in frame.columns) is split_column
+
+
+@pytest.mark.parametrize("names_rows", [False, True])
+def test_a_run_returns_the_row_its_job_stored_also_where_the_result_is_no_id(
+    client: Any, fake: FakeService, names_rows: bool,
+) -> None:
+    fake.results_name_rows = names_rows
+    evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1)
+    frame = pd.DataFrame({"time_period": ["2024-01"], "location": ["OU_A"],
+                          "disease_cases": [3.0]})
+    prediction = client.run_prediction("p", "naive_model:weekly", frame, n_periods=1)
+    assert (evaluation.id, evaluation.name, prediction.id) == (2, "bt_new", 7)
+    asked = [path for path in fake.paths() if path.endswith("/database_result")]
+    assert len(asked) == (2 if names_rows else 0)

@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 from chaplab import vocabulary
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset
-from chaplab.client._errors import ChapDecodeError, NotFoundError
+from chaplab.client._errors import NotFoundError
 from chaplab.client._forecasts import ForecastEntry, ForecastResource
 from chaplab.client._jobs import Job, JobRef, job_path
 from chaplab.client._model_catalog import ModelSpec
@@ -220,15 +220,8 @@ class Evaluations(ForecastResource):
         done = yield from self._jobs.wait_for_job(
             job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
         )
-        if done.result_id is None:
-            raise ChapDecodeError(
-                f"evaluation job {job.id!r} succeeded but its result {done.result!r} is not an "
-                "evaluation id",
-                method="GET",
-                url=self._builder.url("/v1/jobs"),
-                body=done.model_dump_json(),
-            )
-        return (yield from self.get_evaluation(done.result_id))
+        evaluation_id = yield from self._created_id(done)
+        return (yield from self.get_evaluation(evaluation_id))
 
     def create_evaluation_row(
         self, name: str, model: str | Any, dataset_id: int | str, n_periods: int | None = None

@@ -169,10 +169,7 @@ class Predictions(ForecastResource):
             name, model, frame, n_periods=n_periods, geojson=geojson
         )
         done = yield from self._jobs.wait_for_job(job.id, timeout=timeout, on_status=on_status)
-        prediction_id = done.result_id
-        if prediction_id is None:
-            result = yield from self._jobs.job_database_result(job.id)
-            prediction_id = result.id
+        prediction_id = yield from self._created_id(done)
         return (yield from self.get_prediction(prediction_id))
 
     def create_prediction_row(
