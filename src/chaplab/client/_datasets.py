@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from functools import partial
 from os import PathLike
 from pathlib import Path
@@ -31,7 +30,7 @@ from chaplab.client._plumbing import (
     validate,
 )
 from chaplab.client._steps import Operation, RetryPolicy
-from chaplab.client._wire import NullableList, WireModel
+from chaplab.client._wire import NullableList, StoredRecord, WireModel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,15 +56,12 @@ class Observation(WireModel):
     value: float | None = None
 
 
-class Dataset(WireModel):
+class Dataset(StoredRecord):
     """A stored dataset; ``observations`` and ``geojson`` (the org units' polygons, a
     FeatureCollection dict also where the server sends it as JSON text, as chap-core 2.5.1
     does) are filled by ``get_dataset`` only."""
 
-    id: int
-    name: str | None = None
     type: str | None = None
-    created: datetime | None = None
     first_period: str | None = None
     last_period: str | None = None
     period_type: str | None = None

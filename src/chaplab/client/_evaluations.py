@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
@@ -33,7 +32,7 @@ from chaplab.client._plumbing import (
     validate,
 )
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableDict, NullableList, WireModel
+from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
@@ -52,12 +51,9 @@ def _chronological_key(period: str) -> tuple[int, int, int, str]:
     return (0, kind, ordinal, period)
 
 
-class Evaluation(WireModel):
+class Evaluation(StoredRecord):
     """A stored evaluation (a backtest); ``split_periods`` are sorted chronologically."""
 
-    id: int
-    name: str | None = None
-    created: datetime | None = None
     dataset_id: int | None = None
     model_id: str | None = None
     org_units: NullableList[str] = Field(default_factory=list)

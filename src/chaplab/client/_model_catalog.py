@@ -4,7 +4,6 @@ evaluated and how it is configured."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -20,7 +19,7 @@ from chaplab.client._plumbing import (
     require_name,
 )
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableDict, NullableList, WireModel
+from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 
 SUPPORTED_PERIOD_TYPES = ("any", "month", "week")
 
@@ -79,12 +78,9 @@ class ModelSpec(WireModel):
         return data
 
 
-class ConfiguredModelWithDataSource(WireModel):
+class ConfiguredModelWithDataSource(StoredRecord):
     """A configured model bundled with the data sources used for predictions."""
 
-    id: int
-    name: str | None = None
-    created: datetime | None = None
     configured_model: ModelSpec | None = None
     period_type: str | None = None
     start_period: str | None = None

@@ -10,7 +10,6 @@ import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpx
@@ -38,7 +37,7 @@ from chaplab.client._errors import (
     with_hint,
 )
 from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
-from chaplab.client._wire import WireModel
+from chaplab.client._wire import StoredRecord
 
 T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
@@ -336,13 +335,10 @@ _NAMES_SHOWN = 20
 """At most this many names are listed when none is close to the one given."""
 
 
-class NamedRecord(WireModel):
+class NamedRecord(StoredRecord):
     """What a list says of a record to find it by name: its id, name, creation time and
     whether it is archived (retired, still listed by some servers)."""
 
-    id: int
-    name: str | None = None
-    created: datetime | None = None
     archived: bool | None = None
 
 

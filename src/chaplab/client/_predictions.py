@@ -4,7 +4,6 @@ the forecasts back as entries or frames."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -25,7 +24,7 @@ from chaplab.client._plumbing import (
     validate,
 )
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableList, WireModel
+from chaplab.client._wire import NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
@@ -56,12 +55,9 @@ class PredictionRequest(WireModel):
     n_periods: int = Field(gt=0)
 
 
-class Prediction(WireModel):
+class Prediction(StoredRecord):
     """A stored prediction."""
 
-    id: int
-    name: str | None = None
-    created: datetime | None = None
     dataset_id: int | None = None
     configured_model_with_data_source_id: int | None = None
     model_id: str | None = None

@@ -10,6 +10,7 @@ field as empty (``NullableList``, ``NullableDict``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
@@ -44,6 +45,15 @@ class CreatedId(WireModel):
     """The answer of a route that stores a row and names only its id (``{"id": 3}``)."""
 
     id: int
+
+
+class StoredRecord(WireModel):
+    """What every stored dataset, evaluation, prediction and configured model with data source
+    says of itself first: its id, its name and when it was stored."""
+
+    id: int
+    name: str | None = None
+    created: datetime | None = None
 
 
 class SnakeModel(BaseModel):
