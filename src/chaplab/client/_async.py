@@ -8,7 +8,6 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import closing
-from types import TracebackType
 from typing import TYPE_CHECKING, Self, TypeVar
 
 import httpx
@@ -100,11 +99,6 @@ class AsyncDriver(ClientBase):
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 

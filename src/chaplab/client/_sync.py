@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import closing
-from types import TracebackType
 from typing import TYPE_CHECKING, Self, TypeVar
 
 import httpx
@@ -103,11 +102,6 @@ class SyncDriver(ClientBase):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 

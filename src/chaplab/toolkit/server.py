@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from types import TracebackType
 from typing import Any, Self
 
 import uvicorn
@@ -115,10 +114,5 @@ class BackgroundServer:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
