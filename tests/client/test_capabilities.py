@@ -155,8 +155,9 @@ def test_the_error_is_importable_from_the_package() -> None:
     assert issubclass(UnsupportedRouteError, chaplab.ChapError)
 
 
+@pytest.mark.parametrize("result", ["5", "dataset stored"])
 def test_a_dataset_route_that_answers_a_job_is_passed_over_for_the_builder(
-    call: Callable[..., Any],
+    call: Callable[..., Any], result: str,
 ) -> None:
     document = openapi("POST /v1/crud/datasets", "POST /v1/analytics/make-dataset")
     document["paths"]["/v1/crud/datasets"]["post"]["responses"] = {"200": {"content": {
@@ -165,8 +166,9 @@ def test_a_dataset_route_that_answers_a_job_is_passed_over_for_the_builder(
         "GET /openapi.json": httpx.Response(200, json=document),
         "POST /v1/analytics/make-dataset": httpx.Response(200, json={"id": "job-1"}),
         "GET /v1/jobs": httpx.Response(200, json=[
-            {"id": "job-1", "type": "create_dataset", "status": "SUCCESS", "result": "5"}]),
+            {"id": "job-1", "type": "create_dataset", "status": "SUCCESS", "result": result}]),
         "GET /v1/jobs/job-1": httpx.Response(200, json="SUCCESS"),
+        "GET /v1/jobs/job-1/database_result": httpx.Response(200, json={"id": 5}),
         "GET /v1/crud/datasets": httpx.Response(200, json=[
             {"id": 5, "name": "mine", "covariates": ["rainfall"]}]),
     })
@@ -175,3 +177,5 @@ def test_a_dataset_route_that_answers_a_job_is_passed_over_for_the_builder(
                    {"type": "FeatureCollection", "features": []})
     assert (dataset.id, dataset.covariates) == (5, ["rainfall"])
     assert "POST /v1/crud/datasets" not in seen and "POST /v1/analytics/make-dataset" in seen
+    # the job's result names the dataset's id, or else its database result does
+    assert ("GET /v1/jobs/job-1/database_result" in seen) is (result != "5")

@@ -15,7 +15,7 @@ from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset
 from chaplab.client._errors import NotFoundError
 from chaplab.client._forecasts import ForecastEntry, ForecastResource
-from chaplab.client._jobs import Job, JobRef, job_path
+from chaplab.client._jobs import Job, JobRef, created_id, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     DATASETS,
@@ -216,7 +216,7 @@ class Evaluations(ForecastResource):
         done = yield from self._jobs.wait_for_job(
             job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
         )
-        evaluation_id = yield from self._created_id(done)
+        evaluation_id = yield from created_id(self._jobs, done)
         return (yield from self.get_evaluation(evaluation_id))
 
     def create_evaluation_row(

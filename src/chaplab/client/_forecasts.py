@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import OrgUnitNames
-from chaplab.client._jobs import Job, Jobs
+from chaplab.client._jobs import Jobs
 from chaplab.client._plumbing import (
     RequestBuilder,
     Resource,
@@ -59,14 +59,6 @@ class ForecastResource(Resource):
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
         self._names = names
-
-    def _created_id(self, job: Job) -> Operation[int]:
-        """The id of the row a successful ``job`` created: its result, or the job's database
-        result where the result is no id."""
-        if job.result_id is not None:
-            return job.result_id
-        created = yield from self._jobs.job_database_result(job.id)
-        return created.id
 
     def _full(
         self, shape: type[Full], path: str, quantiles: Sequence[float], entries: ReadEntries

@@ -287,6 +287,15 @@ def require_job_id(job_id: Any) -> str:
     return job_id
 
 
+def created_id(jobs: Jobs, job: Job) -> Operation[int]:
+    """The id of the row a successful ``job`` created: its result, or the job's database result
+    where the result is no id."""
+    if job.result_id is not None:
+        return job.result_id
+    created = yield from jobs.job_database_result(job.id)
+    return created.id
+
+
 def job_path(job_id: str) -> str:
     """``/v1/jobs/{id}`` with the id checked and quoted."""
     return f"/v1/jobs/{quote(require_job_id(job_id), safe='')}"
