@@ -1,9 +1,12 @@
 """A running evaluation's progress in the panel's job row, in JupyterLab in headless Chromium.
 
 A notebook opens the panel on its own embedded service (a fresh data folder) with a larger
-synthetic dataset (100 districts, ten years of weekly data), runs a small naive evaluation to the
-end (a finished row to compare with) and selects ``regression_model`` with 120 splits of 12 weeks
-on the larger dataset: tens of seconds of work on a two-core machine. The test then clicks
+synthetic dataset (200 districts, ten years of weekly data), runs a small naive evaluation to the
+end (a finished row to compare with) and selects ``regression_model`` with 400 splits of 12 weeks
+on the larger dataset: half a minute of work or more on a two-core machine, longer than the 10 s a
+status request may be held, so the row shows the job running even where the job starts between
+the client's reading of the job list and its first held status request (the held answer then
+comes back with the new status only after 10 s). The test then clicks
 "Run evaluation" and, while the job runs, checks what a person sees in its row: "split k/n" with
 a bar filled to k of n (k < n), a count that goes up, the row on one line with its bar and status
 under those of the finished row, nothing cut; a screenshot of the job rows is saved as
@@ -24,8 +27,8 @@ from test_panel_in_jupyterlab import assert_reads_well, panel_output
 
 NOTEBOOK = "job_progress.ipynb"
 VIEWPORT = {"width": 1400, "height": 1600}
-DATASET = "100 districts, weekly"
-N_SPLITS = 120
+DATASET = "200 districts, weekly"
+N_SPLITS = 400
 FINISHED = "naive_model on demo"
 RUNNING = f"regression_model on {DATASET}"
 # Generous: the machine may be busy; the test waits for what the page shows, never for a time.
@@ -37,7 +40,7 @@ CELLS = [
     "from chaplab.widgets import ChapPanel\n"
     "\n"
     "client = chaplab.connect()\n"
-    "districts = generate_demo(n_org_units=100, n_years=10, period_type='week')\n"
+    "districts = generate_demo(n_org_units=200, n_years=10, period_type='week')\n"
     "observed = districts.panel\n"
     "frame = pd.DataFrame({\n"
     "    'time_period': [p for _ in observed.org_units for p in observed.periods],\n"
