@@ -26,6 +26,7 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy --strict --follow-imports=silent --ignore-missing-imports src/chaplab/client tests/typecheck/every_method.py
 	scripts/ensure-chromium

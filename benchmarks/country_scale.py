@@ -96,9 +96,7 @@ def evaluate(client: ChapClient, dataset_id: int, name: str, model: Any) -> tupl
     """An evaluation of ``model`` (a configured model's name or record; 12 x 3) through the API:
     its id and submit-to-result time."""
     start = time.perf_counter()
-    job = client.create_evaluation(
-        name, model, dataset_id, n_periods=N_PERIODS, n_splits=N_SPLITS
-    )
+    job = client.create_evaluation(name, model, dataset_id, n_periods=N_PERIODS, n_splits=N_SPLITS)
     done = client.wait_for_job(job.id, timeout=3600.0)
     assert done.result_id is not None, f"job {job.id} gave no evaluation id"
     return done.result_id, time.perf_counter() - start
@@ -152,8 +150,12 @@ def run() -> list[Result]:
         )
         _, leaderboard_seconds = timed(
             lambda: client.run_backtests(
-                "bench country leaderboard", LEADERBOARD_MODELS, dataset.id,
-                n_periods=N_PERIODS, n_splits=N_SPLITS, timeout=3600.0,
+                "bench country leaderboard",
+                LEADERBOARD_MODELS,
+                dataset.id,
+                n_periods=N_PERIODS,
+                n_splits=N_SPLITS,
+                timeout=3600.0,
             )
         )
         frame = client.evaluation_frame(evaluation_id)
@@ -171,21 +173,56 @@ def run() -> list[Result]:
     return [
         reported("11 convert dengue_brazil (cached wheel)", convert_seconds, "s", note=size),
         at_most("11 upload a country", upload_seconds, LIMITS["upload"], "s", note=size),
-        at_most("11 evaluation of a country", evaluation_seconds, LIMITS["evaluation"], "s",
-                note=f"{splits}; submit to wait_for_job returning"),
-        at_most("11 leaderboard of a country", leaderboard_seconds, LIMITS["leaderboard"], "s",
-                note=f"{' + '.join(LEADERBOARD_MODELS)} and 3 baselines, run_backtests"),
-        at_most("11 country entries to frame", frame_seconds, LIMITS["frame"], "s",
-                note=f"{len(frame):,} rows, with names"),
+        at_most(
+            "11 evaluation of a country",
+            evaluation_seconds,
+            LIMITS["evaluation"],
+            "s",
+            note=f"{splits}; submit to wait_for_job returning",
+        ),
+        at_most(
+            "11 leaderboard of a country",
+            leaderboard_seconds,
+            LIMITS["leaderboard"],
+            "s",
+            note=f"{' + '.join(LEADERBOARD_MODELS)} and 3 baselines, run_backtests",
+        ),
+        at_most(
+            "11 country entries to frame",
+            frame_seconds,
+            LIMITS["frame"],
+            "s",
+            note=f"{len(frame):,} rows, with names",
+        ),
         at_most("11 country frame memory", frame_bytes, LIMITS["frame_bytes"], "B/row"),
-        at_most("11 actual cases of a country", actuals_seconds, LIMITS["actuals"], "s",
-                note=f"{len(actuals):,} rows, actual_cases"),
-        at_most("11 first chart of a country, top=12", chart_seconds, LIMITS["chart"], "s",
-                note="fan_chart to PNG"),
-        at_most("11 panel ready with a country", ready_seconds, LIMITS["panel"], "s",
-                note="ChapPanel() to ready()"),
-        at_most("11 panel draws a country's evaluation", drawn_seconds, LIMITS["panel"], "s",
-                note="select to chart drawn (entries loaded, chart process)"),
+        at_most(
+            "11 actual cases of a country",
+            actuals_seconds,
+            LIMITS["actuals"],
+            "s",
+            note=f"{len(actuals):,} rows, actual_cases",
+        ),
+        at_most(
+            "11 first chart of a country, top=12",
+            chart_seconds,
+            LIMITS["chart"],
+            "s",
+            note="fan_chart to PNG",
+        ),
+        at_most(
+            "11 panel ready with a country",
+            ready_seconds,
+            LIMITS["panel"],
+            "s",
+            note="ChapPanel() to ready()",
+        ),
+        at_most(
+            "11 panel draws a country's evaluation",
+            drawn_seconds,
+            LIMITS["panel"],
+            "s",
+            note="select to chart drawn (entries loaded, chart process)",
+        ),
         reported("11 peak memory of the benchmark process", peak_memory_mib(), "MiB"),
         *beside,
     ]
@@ -197,7 +234,9 @@ def chap_core() -> Iterator[str]:
     state = Path(tempfile.mkdtemp(prefix="peer-scale-"))
     started = subprocess.run(
         [str(ROOT / "scripts" / "peer" / "start"), str(state)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     try:
         if started.returncode != 0:
@@ -236,8 +275,13 @@ def side_by_side(observations: Any, geojson: dict[str, Any]) -> list[Result]:
     rows = []
     for key, label in what.items():
         rows.append(
-            reported(f"11 chap-core 2.5.1: {label}", theirs[key], "s", baseline=ours[key],
-                     baseline_label="chaplab",
-                     note=f"ratio: chap-core / chaplab, one run; chap-core kept {kept} org units")
+            reported(
+                f"11 chap-core 2.5.1: {label}",
+                theirs[key],
+                "s",
+                baseline=ours[key],
+                baseline_label="chaplab",
+                note=f"ratio: chap-core / chaplab, one run; chap-core kept {kept} org units",
+            )
         )
     return rows

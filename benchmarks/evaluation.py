@@ -47,7 +47,11 @@ def direct_rows() -> list[Result]:
             rows.append(
                 within(
                     f"3 growth {model}, {small} -> {large} org units",
-                    seconds[large], seconds[small], GROWTH_LIMIT, "s", f"{small} org units",
+                    seconds[large],
+                    seconds[small],
+                    GROWTH_LIMIT,
+                    "s",
+                    f"{small} org units",
                     note="time ratio for 10x the org units",
                 )
             )
@@ -65,8 +69,11 @@ def job_rows() -> list[Result]:
             ]
             rows.append(
                 at_most(
-                    f"3 job wall time {model}, 100 org units", statistics.median(walls), limit,
-                    "s", note="submit to wait_for_job returning; 100 samples",
+                    f"3 job wall time {model}, 100 org units",
+                    statistics.median(walls),
+                    limit,
+                    "s",
+                    note="submit to wait_for_job returning; 100 samples",
                 )
             )
     return rows

@@ -49,17 +49,21 @@ def forecast_inputs() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, object]]:
         np.arange(ORG_UNITS), np.arange(MONTHS), np.arange(len(QUANTILES)), indexing="ij"
     )
     values = np.exp(level[unit_index, month_index] + 0.4 * np.array(Z_SCORES)[quantile_index])
-    frame = pd.DataFrame({
-        "org_unit": pd.Categorical(units[unit_index.ravel()]),
-        "period": months[month_index.ravel()],
-        "quantile": np.array(QUANTILES)[quantile_index.ravel()],
-        "value": values.ravel(),
-    })
-    thresholds = pd.DataFrame({
-        "org_unit": np.repeat(units, MONTHS),
-        "period": np.tile(months, ORG_UNITS),
-        "threshold": np.repeat(rng.uniform(20, 2000, size=ORG_UNITS), MONTHS),
-    })
+    frame = pd.DataFrame(
+        {
+            "org_unit": pd.Categorical(units[unit_index.ravel()]),
+            "period": months[month_index.ravel()],
+            "quantile": np.array(QUANTILES)[quantile_index.ravel()],
+            "value": values.ravel(),
+        }
+    )
+    thresholds = pd.DataFrame(
+        {
+            "org_unit": np.repeat(units, MONTHS),
+            "period": np.tile(months, ORG_UNITS),
+            "threshold": np.repeat(rng.uniform(20, 2000, size=ORG_UNITS), MONTHS),
+        }
+    )
     frame = with_org_unit_names(frame, demo.geojson)
     return frame, exceedance_probability(frame, thresholds), demo.geojson
 
@@ -82,7 +86,9 @@ def run() -> list[Result]:
     return [
         at_most("10 map, 500 org units x 3 months, to PNG", map_seconds, MAP_LIMIT_SECONDS, "s"),
         at_most(
-            "10 probability tiles, 500 org units x 3 months, to PNG", tiles_seconds,
-            TILES_LIMIT_SECONDS, "s",
+            "10 probability tiles, 500 org units x 3 months, to PNG",
+            tiles_seconds,
+            TILES_LIMIT_SECONDS,
+            "s",
         ),
     ]

@@ -75,8 +75,15 @@ def rows_for(http: httpx.Client, setup: Evaluations, entries: int) -> tuple[list
         faster(
             f"1a client frame vs plain, {label}", client_time, plain_time, 1.5, "s", "plain (c)"
         ),
-        within(f"1a client frame vs floor, {label}", client_time, floor_time, 1.5, "s", "floor (d)",
-               note="floor: transfer + orjson.loads + column-wise frame"),
+        within(
+            f"1a client frame vs floor, {label}",
+            client_time,
+            floor_time,
+            1.5,
+            "s",
+            "floor (d)",
+            note="floor: transfer + orjson.loads + column-wise frame",
+        ),
         at_most(f"1 frame memory, {label}", bytes_per_row, BYTES_PER_ROW_LIMIT, "B/row"),
     ]
     return rows, client_time
@@ -87,6 +94,13 @@ def run() -> list[Result]:
     with httpx.Client(timeout=600.0) as http:
         small_rows, small_time = rows_for(http, setup, 100_000)
         large_rows, large_time = rows_for(http, setup, 1_000_000)
-    growth = within("1 client frame growth, 100k -> 1M", large_time, small_time, GROWTH_LIMIT,
-                    "s", "100k", note="time ratio for 10x the rows")
+    growth = within(
+        "1 client frame growth, 100k -> 1M",
+        large_time,
+        small_time,
+        GROWTH_LIMIT,
+        "s",
+        "100k",
+        note="time ratio for 10x the rows",
+    )
     return [*small_rows, *large_rows, growth]

@@ -62,6 +62,11 @@ def run() -> list[Result]:
         finally:
             service.stop()
     return [
-        at_most("6 largest ticker gap while the panel follows 10 jobs", gap * 1000, LIMIT_MS, "ms",
-                note=f"{ticks} ticks of 10 ms")
+        at_most(
+            "6 largest ticker gap while the panel follows 10 jobs",
+            gap * 1000,
+            LIMIT_MS,
+            "ms",
+            note=f"{ticks} ticks of 10 ms",
+        )
     ]

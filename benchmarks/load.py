@@ -51,7 +51,12 @@ def run() -> list[Result]:
     idle_p95, loaded_p95 = percentile(idle, 0.95) * 1000, percentile(loaded, 0.95) * 1000
     return [
         within(
-            "5 p95 GET /v1/crud/datasets during 4 evaluations", loaded_p95, idle_p95, LIMIT, "ms",
-            "idle p95", note=f"{len(loaded)} requests under load",
+            "5 p95 GET /v1/crud/datasets during 4 evaluations",
+            loaded_p95,
+            idle_p95,
+            LIMIT,
+            "ms",
+            "idle p95",
+            note=f"{len(loaded)} requests under load",
         )
     ]

@@ -9,8 +9,17 @@ from importlib import metadata
 from pathlib import Path
 
 LIBRARIES = (
-    "numpy", "pandas", "orjson", "pydantic", "httpx", "fastapi", "uvicorn", "sqlalchemy",
-    "matplotlib", "ipywidgets", "jsonschema",
+    "numpy",
+    "pandas",
+    "orjson",
+    "pydantic",
+    "httpx",
+    "fastapi",
+    "uvicorn",
+    "sqlalchemy",
+    "matplotlib",
+    "ipywidgets",
+    "jsonschema",
 )
 
 

@@ -45,8 +45,14 @@ class TimedJob:
         return "SUCCESS" if time.monotonic() >= self.ends_at else "STARTED"
 
     def describe(self) -> dict[str, object]:
-        return {"id": self.id, "type": "create_backtest", "name": self.id,
-                "status": self.status(), "result": "1", "error": None}
+        return {
+            "id": self.id,
+            "type": "create_backtest",
+            "name": self.id,
+            "status": self.status(),
+            "result": "1",
+            "error": None,
+        }
 
 
 @dataclass
@@ -110,6 +116,7 @@ def run() -> list[Result]:
             "ms",
             note=f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} jobs",
         ),
-        at_most("4 status requests for a 60 s job", long_job.status_requests, REQUEST_LIMIT,
-                "requests"),
+        at_most(
+            "4 status requests for a 60 s job", long_job.status_requests, REQUEST_LIMIT, "requests"
+        ),
     ]

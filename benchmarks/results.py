@@ -43,38 +43,73 @@ class Result:
 def at_most(figure: str, measured: float, limit: float, unit: str, note: str = "") -> Result:
     """``measured`` must not exceed the absolute ``limit``."""
     return Result(
-        figure, measured, unit, f"<= {limit:g} {unit}", limit, "target", measured / limit,
-        measured <= limit, note,
+        figure,
+        measured,
+        unit,
+        f"<= {limit:g} {unit}",
+        limit,
+        "target",
+        measured / limit,
+        measured <= limit,
+        note,
     )
 
 
 def within(
-    figure: str, measured: float, baseline: float, factor: float, unit: str, baseline_label: str,
+    figure: str,
+    measured: float,
+    baseline: float,
+    factor: float,
+    unit: str,
+    baseline_label: str,
     note: str = "",
 ) -> Result:
     """``measured`` must be at most ``factor`` times ``baseline``."""
     ratio = measured / baseline
     return Result(
-        figure, measured, unit, f"<= {factor:g}x {baseline_label}", baseline, baseline_label,
-        ratio, ratio <= factor, note,
+        figure,
+        measured,
+        unit,
+        f"<= {factor:g}x {baseline_label}",
+        baseline,
+        baseline_label,
+        ratio,
+        ratio <= factor,
+        note,
     )
 
 
 def faster(
-    figure: str, measured: float, baseline: float, factor: float, unit: str, baseline_label: str,
+    figure: str,
+    measured: float,
+    baseline: float,
+    factor: float,
+    unit: str,
+    baseline_label: str,
     note: str = "",
 ) -> Result:
     """``measured`` (a time) must be at least ``factor`` times shorter than ``baseline``."""
     ratio = baseline / measured
     return Result(
-        figure, measured, unit, f">= {factor:g}x faster than {baseline_label}", baseline,
-        baseline_label, ratio, ratio >= factor, note,
+        figure,
+        measured,
+        unit,
+        f">= {factor:g}x faster than {baseline_label}",
+        baseline,
+        baseline_label,
+        ratio,
+        ratio >= factor,
+        note,
     )
 
 
 def reported(
-    figure: str, measured: float, unit: str, baseline: float | None = None,
-    baseline_label: str = "", note: str = "",
+    figure: str,
+    measured: float,
+    unit: str,
+    baseline: float | None = None,
+    baseline_label: str = "",
+    note: str = "",
 ) -> Result:
     """A figure shown for context, without a target of its own."""
     ratio = measured / baseline if baseline else None
@@ -84,6 +119,13 @@ def reported(
 def failed(figure: str, error: BaseException) -> Result:
     """A figure whose measurement itself failed: counts as a missed target."""
     return Result(
-        figure, float("nan"), "", "(ran)", None, "", None, False,
+        figure,
+        float("nan"),
+        "",
+        "(ran)",
+        None,
+        "",
+        None,
+        False,
         f"{type(error).__name__}: {error}",
     )

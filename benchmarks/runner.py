@@ -173,8 +173,11 @@ def report(
         print(f"\n{len(missed)} target(s) missed:", file=out)
         for row in missed:
             detail = f" ({row.note})" if row.note else ""
-            print(f"  FAIL {row.figure}: {format_number(row.measured, row.unit)}, target "
-                  f"{row.target}{detail}", file=out)
+            print(
+                f"  FAIL {row.figure}: {format_number(row.measured, row.unit)}, target "
+                f"{row.target}{detail}",
+                file=out,
+            )
         return 1
     print("\nall targets hold", file=out)
     return 0
@@ -185,11 +188,14 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         prog="python -m benchmarks", description="Run chaplab's benchmark figures."
     )
     parser.add_argument(
-        "figures", nargs="*", metavar="figure",
+        "figures",
+        nargs="*",
+        metavar="figure",
         help=f"figures to run (default: all): {', '.join(FIGURES)}",
     )
     parser.add_argument(
-        "--write-docs", action="store_true",
+        "--write-docs",
+        action="store_true",
         help=f"also write the table into {DOCS_PATH.relative_to(ROOT)}",
     )
     return parser.parse_args(argv)
@@ -199,9 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     unknown = [name for name in arguments.figures if name not in FIGURES]
     if unknown:
-        print(
-            f"unknown figure {unknown[0]!r}: choose from {', '.join(FIGURES)}", file=sys.stderr
-        )
+        print(f"unknown figure {unknown[0]!r}: choose from {', '.join(FIGURES)}", file=sys.stderr)
         return 2
     names = arguments.figures or list(FIGURES)
     machine = describe_machine()

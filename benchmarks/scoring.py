@@ -43,7 +43,8 @@ def inputs() -> tuple[Frames, pd.DataFrame]:
     history = SPLITS + PERIODS + 1
     truth = rng.gamma(4.0, 25.0, (ORG_UNITS, history))
     unit, split, step = (
-        grid.ravel() for grid in np.meshgrid(
+        grid.ravel()
+        for grid in np.meshgrid(
             np.arange(ORG_UNITS), np.arange(SPLITS), np.arange(1, PERIODS + 1), indexing="ij"
         )
     )
@@ -94,10 +95,12 @@ def with_pandas(frames: Frames, actuals: pd.DataFrame) -> tuple[pd.Series, pd.Se
     scale = 1.0 / ((len(LEVELS) - 1) / 2 + 0.5)
     median = q == 0.5
     merged["dispersion"] = np.sign(q - 0.5) * np.minimum(q, 1 - q) * v * scale
-    merged["overprediction"] = np.where(q <= 0.5, (v - y).clip(lower=0), 0) * np.where(
-        median, 0.5, 1.0) * scale
-    merged["underprediction"] = np.where(q >= 0.5, (y - v).clip(lower=0), 0) * np.where(
-        median, 0.5, 1.0) * scale
+    merged["overprediction"] = (
+        np.where(q <= 0.5, (v - y).clip(lower=0), 0) * np.where(median, 0.5, 1.0) * scale
+    )
+    merged["underprediction"] = (
+        np.where(q >= 0.5, (y - v).clip(lower=0), 0) * np.where(median, 0.5, 1.0) * scale
+    )
     parts = ["dispersion", "overprediction", "underprediction"]
     scores = merged.groupby(["model", *TARGET_KEYS], observed=True)[parts].sum()
     scores["wis"] = scores[parts].sum(axis=1)
@@ -110,9 +113,7 @@ def _pandas_skill(table: pd.DataFrame) -> pd.Series:
     """Relative skill from a (targets, models) table of WIS, with the same bootstrap."""
     models = list(table.columns)
     pairs = list(itertools.product(models, models))
-    shared = pd.DataFrame(
-        {f"{a}|{b}": table[a].where(table[b].notna()) for a, b in pairs}
-    )
+    shared = pd.DataFrame({f"{a}|{b}": table[a].where(table[b].notna()) for a, b in pairs})
     cluster_sums = shared.groupby(level=[ORG_UNIT, SPLIT_PERIOD], observed=True).sum()
     point = _skill_from_sums(cluster_sums.sum(), models)
     rng = np.random.default_rng(0)
@@ -124,8 +125,10 @@ def _pandas_skill(table: pd.DataFrame) -> pd.Series:
 
 def _skill_from_sums(sums: pd.Series, models: list[str]) -> pd.Series:
     geometric = pd.Series(
-        {a: np.exp(np.mean([np.log(sums[f"{a}|{b}"] / sums[f"{b}|{a}"]) for b in models]))
-         for a in models}
+        {
+            a: np.exp(np.mean([np.log(sums[f"{a}|{b}"] / sums[f"{b}|{a}"]) for b in models]))
+            for a in models
+        }
     )
     return geometric / geometric[BASELINE]
 
@@ -143,9 +146,14 @@ def run() -> list[Result]:
     pandas_time = median_time(lambda: with_pandas(frames, actuals), 3)
     label = f"{entries / 1e6:.1f}M entries, 6 models"
     return [
-        faster(f"9 score + relative skill vs pandas, {label}", chaplab_time, pandas_time,
-               FACTOR, "s", "pandas groupby",
-               note=f"{BOOTSTRAP} bootstrap replicates; same numbers to 1e-9"),
-        reported(f"9 score alone, {label}",
-                 median_time(lambda: score(frames, actuals), 3), "s"),
+        faster(
+            f"9 score + relative skill vs pandas, {label}",
+            chaplab_time,
+            pandas_time,
+            FACTOR,
+            "s",
+            "pandas groupby",
+            note=f"{BOOTSTRAP} bootstrap replicates; same numbers to 1e-9",
+        ),
+        reported(f"9 score alone, {label}", median_time(lambda: score(frames, actuals), 3), "s"),
     ]

@@ -20,6 +20,7 @@ LIMIT = 2.0
 def run() -> list[Result]:
     setup = evaluations()
     with httpx.Client(timeout=600.0) as http:
+
         def fetch() -> bytes:
             return http.get(setup.entry_url, params=setup.params(ENTRIES)).content
 
@@ -30,7 +31,12 @@ def run() -> list[Result]:
     dumps_time = median_time(lambda: orjson.dumps(rows), 3)
     return [
         within(
-            "2 serve 1M entries vs orjson.dumps", serve_time, dumps_time, LIMIT, "s",
-            "orjson.dumps of the rows", note="request to last byte over loopback",
+            "2 serve 1M entries vs orjson.dumps",
+            serve_time,
+            dumps_time,
+            LIMIT,
+            "s",
+            "orjson.dumps of the rows",
+            note="request to last byte over loopback",
         )
     ]

@@ -43,15 +43,20 @@ print(json.dumps({"seconds": time.perf_counter() - start}))
 
 def run_script(script: str, environment: dict[str, str]) -> dict[str, object]:
     completed = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=environment,
-        check=True, timeout=300,
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=True,
+        timeout=300,
     )
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def clean_environment() -> dict[str, str]:
     return {
-        name: value for name, value in os.environ.items()
+        name: value
+        for name, value in os.environ.items()
         if name not in ("CHAP_URL", "CHAP_API_KEY", "CHAP_PROXY_PREFIX")
     }
 
@@ -60,8 +65,13 @@ def import_row() -> Result:
     runs = [run_script(IMPORT_SCRIPT, clean_environment()) for _ in range(IMPORT_REPEATS)]
     seconds = statistics.median(float(run["seconds"]) for run in runs)  # type: ignore[arg-type]
     heavy = sorted({name for run in runs for name in run["heavy"]})  # type: ignore[union-attr]
-    row = at_most("8 import chaplab", seconds, IMPORT_LIMIT, "s",
-                  note=f"heavy modules loaded: {', '.join(heavy) or 'none'}")
+    row = at_most(
+        "8 import chaplab",
+        seconds,
+        IMPORT_LIMIT,
+        "s",
+        note=f"heavy modules loaded: {', '.join(heavy) or 'none'}",
+    )
     if heavy:
         return Result(**{**row.as_dict(), "passed": False})
     return row
@@ -74,7 +84,10 @@ def connect_row() -> Result:
             environment = {**clean_environment(), "CHAPLAB_DATA_DIR": folder}
             seconds.append(float(run_script(CONNECT_SCRIPT, environment)["seconds"]))  # type: ignore[arg-type]
     return at_most(
-        "8 connect() to a ready embedded service", statistics.median(seconds), CONNECT_LIMIT, "s",
+        "8 connect() to a ready embedded service",
+        statistics.median(seconds),
+        CONNECT_LIMIT,
+        "s",
         note="fresh interpreter and empty data folder; ends with a first answered request",
     )
 

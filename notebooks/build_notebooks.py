@@ -113,7 +113,9 @@ def execute(notebook: NotebookNode) -> NotebookNode:
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     executed = copy.deepcopy(notebook)
     NotebookClient(
-        executed, timeout=EXECUTION_TIMEOUT_SECONDS, kernel_name=KERNELSPEC["name"],
+        executed,
+        timeout=EXECUTION_TIMEOUT_SECONDS,
+        kernel_name=KERNELSPEC["name"],
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     ).execute()
     return executed

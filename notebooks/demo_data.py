@@ -92,17 +92,28 @@ def _made_up_table() -> tuple[pd.DataFrame, dict[str, Any]]:
         rainfall = rng.gamma(4, 30 * season)
         temperature = 24 + 4 * season + rng.normal(0, 0.7, len(months))
         cases = rng.poisson(size * season * (1 + rainfall / rainfall.mean()) / 2)
-        rows.append(pd.DataFrame({
-            "time_period": months.strftime("%Y-%m"), "location": district,
-            "disease_cases": cases, "rainfall": rainfall.round(1),
-            "mean_temperature": temperature.round(1),
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "time_period": months.strftime("%Y-%m"),
+                    "location": district,
+                    "disease_cases": cases,
+                    "rainfall": rainfall.round(1),
+                    "mean_temperature": temperature.round(1),
+                }
+            )
+        )
     corners = {"north": (30, 1), "coast": (31, 0), "hills": (30, 0)}
     features = [
-        {"type": "Feature", "id": district,
-         "properties": {"id": district, "name": district.title()},
-         "geometry": {"type": "Polygon", "coordinates": [
-             [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]]}}
+        {
+            "type": "Feature",
+            "id": district,
+            "properties": {"id": district, "name": district.title()},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]],
+            },
+        }
         for district, (x, y) in corners.items()
     ]
     return pd.concat(rows, ignore_index=True), {"type": "FeatureCollection", "features": features}

@@ -36,7 +36,7 @@ def test_the_first_look_example_runs(service_url: str, monkeypatch: pytest.Monke
 
 def _block_after(text: str, heading: str, language: str) -> str:
     """The first ``language`` code block after ``heading``."""
-    section = text[text.index(heading):]
+    section = text[text.index(heading) :]
     match = re.search(rf"```{language}\n(.*?)```", section, flags=re.DOTALL)
     assert match, f"no {language} block after {heading!r}"
     return match.group(1)

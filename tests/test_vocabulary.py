@@ -109,7 +109,9 @@ def test_every_month_spelling_parses_to_the_same_period(year: int, month: int) -
 @given(year=_years, week=st.integers(min_value=1, max_value=53))
 def test_every_week_spelling_parses_to_the_same_period_or_none_does(year: int, week: int) -> None:
     spellings = [
-        f"{year:04d}W{week:02d}", f"{year:04d}-W{week:02d}", f"{year:04d}w{week}",
+        f"{year:04d}W{week:02d}",
+        f"{year:04d}-W{week:02d}",
+        f"{year:04d}w{week}",
         f"{year:04d}-w{week:02d}",
     ]
     if week > iso_weeks_in_year(year):

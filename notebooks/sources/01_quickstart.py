@@ -51,8 +51,15 @@ dataset = real_dataset(client)  # "dengue Brazil (Acre)", uploaded first if the 
 datasets = client.list_datasets()
 pd.DataFrame(
     [
-        {"id": d.id, "name": d.name, "type": d.type, "from": d.first_period,
-         "to": d.last_period, "org units": len(d.org_units), "covariates": ", ".join(d.covariates)}
+        {
+            "id": d.id,
+            "name": d.name,
+            "type": d.type,
+            "from": d.first_period,
+            "to": d.last_period,
+            "org units": len(d.org_units),
+            "covariates": ", ".join(d.covariates),
+        }
         for d in datasets
     ]
 ).set_index("id")
@@ -81,8 +88,9 @@ pd.DataFrame(
 # error message, if the job fails.
 
 # %%
-job = client.create_evaluation("quickstart: naive model", "naive_model", dataset.id,
-                               n_periods=3, n_splits=3)
+job = client.create_evaluation(
+    "quickstart: naive model", "naive_model", dataset.id, n_periods=3, n_splits=3
+)
 print("job", job.id, job.status)
 
 finished = client.wait_for_job(job.id)
@@ -99,8 +107,10 @@ print("job", finished.id, finished.status)
 # NBVAL_CHECK_OUTPUT
 evaluation = client.get_evaluation(finished.result_id)
 print(f"{evaluation.name}: {len(evaluation.split_periods)} split periods")
-print("metrics include crps, mae and coverage_10_90:",
-      {"crps", "mae", "coverage_10_90"} <= set(evaluation.aggregate_metrics))
+print(
+    "metrics include crps, mae and coverage_10_90:",
+    {"crps", "mae", "coverage_10_90"} <= set(evaluation.aggregate_metrics),
+)
 
 # %%
 pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()
@@ -130,4 +140,4 @@ from chaplab.plotting import fan_chart
 
 most_cases = actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index
 last_two_years = actuals[actuals["period"] >= frame["period"].min() - 24]
-fan_chart(frame, last_two_years, org_units=list(most_cases));
+fan_chart(frame, last_two_years, org_units=list(most_cases))

@@ -48,8 +48,7 @@ panel.datasets.select(dataset.id)
 panel.models.select(model.id)
 panel.launcher.n_periods.value = 3
 panel.launcher.n_splits.value = 3
-panel.launch();
-
+panel.launch()
 # %% [markdown]
 # Wait until the panel has nothing left to do: the job has ended and the chart is drawn. Then make
 # sure the job succeeded; a failed job stops the notebook here with the service's error message.

@@ -80,4 +80,4 @@ compare_chart(
     actuals[actuals["period"] >= actuals["period"].max() - 24],
     labels=tuple(models.values()),
     split_period=naive_run.split_periods[-1],
-);
+)

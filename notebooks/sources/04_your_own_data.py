@@ -75,8 +75,9 @@ print("every feature stored:", set(dataset.covariates) == features)
 # %%
 offered = {m.name for m in client.list_configured_models() if not m.archived}
 model = next(name for name in ("seasonal_naive", "seasonal_median") if name in offered)
-evaluation = client.run_evaluation(f"my districts: {model}", model, dataset.id,
-                                   n_periods=3, n_splits=3)
+evaluation = client.run_evaluation(
+    f"my districts: {model}", model, dataset.id, n_periods=3, n_splits=3
+)
 pd.Series(evaluation.aggregate_metrics).round(3).to_frame("value")
 
 # %% [markdown]
@@ -87,11 +88,13 @@ pd.Series(evaluation.aggregate_metrics).round(3).to_frame("value")
 # stored prediction's forecast is one `prediction_frame` call away.
 
 # %%
-prediction = client.run_prediction("my districts: next three months", model, observations,
-                                   n_periods=3, geojson=geojson)
+prediction = client.run_prediction(
+    "my districts: next three months", model, observations, n_periods=3, geojson=geojson
+)
 forecast = client.prediction_frame(prediction.id)
-forecast.pivot_table(index=["org_unit", "period"], columns="quantile", values="value",
-                     observed=True).round(1)
+forecast.pivot_table(
+    index=["org_unit", "period"], columns="quantile", values="value", observed=True
+).round(1)
 
 # %% [markdown]
 # ## 6. The forecast after the history
@@ -105,7 +108,11 @@ from chaplab.plotting import fan_chart
 
 periods = parse_periods(observations["time_period"])
 recent = periods >= periods.max() - 23
-history = pd.DataFrame({"org_unit": observations["location"][recent],
-                        "period": periods[recent],
-                        "value": observations["disease_cases"][recent].astype(float)})
-fan_chart(forecast, history, title="Next three months");
+history = pd.DataFrame(
+    {
+        "org_unit": observations["location"][recent],
+        "period": periods[recent],
+        "value": observations["disease_cases"][recent].astype(float),
+    }
+)
+fan_chart(forecast, history, title="Next three months")

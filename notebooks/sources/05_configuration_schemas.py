@@ -55,9 +55,14 @@ print(schema_to_json(schema))
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(schema_to_json(create_config_schema(title="My Model",
-                                          properties={"n_samples": schema_integer(default=100)}),
-                     pretty=False))
+print(
+    schema_to_json(
+        create_config_schema(
+            title="My Model", properties={"n_samples": schema_integer(default=100)}
+        ),
+        pretty=False,
+    )
+)
 
 # %% [markdown]
 # ## 3. Check the values you chose
@@ -103,8 +108,10 @@ import chaplab
 client = chaplab.connect()
 templates = client.list_model_templates()
 for template in templates:
-    print(f"{template.name} (template #{template.id}): "
-          f"options {', '.join(template.user_options) or 'none'}")
+    print(
+        f"{template.name} (template #{template.id}): "
+        f"options {', '.join(template.user_options) or 'none'}"
+    )
 
 # %% [markdown]
 # Turn a template's options back into a `ConfigSchema` to read them, fill in defaults and check

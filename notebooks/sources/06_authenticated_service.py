@@ -106,8 +106,9 @@ print(json.dumps(no_key.json(), indent=2))
 
 # %%
 # NBVAL_CHECK_OUTPUT
-wrong_key = httpx.get(f"{server.url}/v1/forecasts/latest",
-                      headers={"X-API-Key": "sk_demo_GUESSED_KEY_9999"})
+wrong_key = httpx.get(
+    f"{server.url}/v1/forecasts/latest", headers={"X-API-Key": "sk_demo_GUESSED_KEY_9999"}
+)
 print(wrong_key.status_code)
 print(json.dumps(wrong_key.json(), indent=2))
 
@@ -155,8 +156,9 @@ from chaplab.service import create_app
 
 SERVICE_KEY = "sk_demo_NOT_A_REAL_KEY_0003"
 database = Path(tempfile.mkdtemp(prefix="chaplab-notebook-")) / "chaplab.db"
-modeling = BackgroundServer(create_app(database_url=database, api_keys=[SERVICE_KEY],
-                                       workers=1, seed_demo=False)).start()
+modeling = BackgroundServer(
+    create_app(database_url=database, api_keys=[SERVICE_KEY], workers=1, seed_demo=False)
+).start()
 
 # %% [markdown]
 # A client without a key is refused: the client raises `AuthenticationError` (status 401) with

@@ -33,8 +33,9 @@ print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_perio
 # %%
 offered = {model.name for model in client.list_configured_models() if not model.archived}
 model = next(name for name in ("seasonal_naive", "seasonal_median") if name in offered)
-prediction = client.run_prediction("next three months", model, observations, n_periods=3,
-                                   geojson=geojson)
+prediction = client.run_prediction(
+    "next three months", model, observations, n_periods=3, geojson=geojson
+)
 forecast = client.prediction_frame(prediction.id)
 forecast.head()
 
@@ -50,9 +51,12 @@ from chaplab.plotting import fan_chart
 
 actuals = observations.assign(period=parse_periods(observations["time_period"]))
 actuals = actuals.rename(columns={"location": "org_unit", "disease_cases": "value"})
-fan_chart(forecast, actuals[["org_unit", "period", "value"]], history=12,
-          title=f"{model}: the next three months");
-
+fan_chart(
+    forecast,
+    actuals[["org_unit", "period", "value"]],
+    history=12,
+    title=f"{model}: the next three months",
+)
 # %% [markdown]
 # ## 3. Endemic thresholds
 #
@@ -62,8 +66,10 @@ fan_chart(forecast, actuals[["org_unit", "period", "value"]], history=12,
 # %%
 import pandas as pd
 
-pd.DataFrame([(s.id, s.display_name, s.description) for s in client.list_threshold_strategies()],
-             columns=["id", "name", "what it computes"])
+pd.DataFrame(
+    [(s.id, s.display_name, s.description) for s in client.list_threshold_strategies()],
+    columns=["id", "name", "what it computes"],
+)
 
 # %% [markdown]
 # The `seasonal` strategy puts the threshold at the mean of the same month in earlier years plus
@@ -134,10 +140,13 @@ map_chart(outbreaks, geojson, "probability")
 # NBVAL_CHECK_OUTPUT
 from chaplab.plotting import NoPolygonsError
 
-points = {"type": "FeatureCollection", "features": [
-    {**feature, "geometry": {"type": "Point", "coordinates": [-11.5, 8.0]}}
-    for feature in geojson["features"]
-]}
+points = {
+    "type": "FeatureCollection",
+    "features": [
+        {**feature, "geometry": {"type": "Point", "coordinates": [-11.5, 8.0]}}
+        for feature in geojson["features"]
+    ],
+}
 try:
     map_chart(forecast, points)
 except NoPolygonsError as error:

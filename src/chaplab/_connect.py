@@ -87,8 +87,10 @@ def _import_client_meanwhile() -> None:
     meantime waits for this one."""
     if "chaplab.client" not in sys.modules:
         threading.Thread(
-            target=importlib.import_module, args=("chaplab.client",),
-            name="chaplab-client-import", daemon=True,
+            target=importlib.import_module,
+            args=("chaplab.client",),
+            name="chaplab-client-import",
+            daemon=True,
         ).start()
 
 

@@ -35,9 +35,10 @@ def test_system_info_is_the_connectivity_probe(base_url: str) -> None:
         assert client.system_info().chap_core_version == "9.9"
     assert requested == ["/system/info"]
     with ChapClient(base_url) as client:
-        assert client.system_info().chap_core_version == httpx.get(
-            f"{base_url}/system/info"
-        ).json()["chap_core_version"]
+        assert (
+            client.system_info().chap_core_version
+            == httpx.get(f"{base_url}/system/info").json()["chap_core_version"]
+        )
 
 
 def test_system_info_on_an_unreachable_service_raises_a_connection_error() -> None:
@@ -218,8 +219,12 @@ def test_evaluation_entries_for_any_quantile_in_order(
 ) -> None:
     entries = http.get(
         "/v1/analytics/evaluation-entry",
-        params=[("backtestId", finished_evaluation["id"]), ("quantiles", 0.05),
-                ("quantiles", 0.33), ("quantiles", 0.95)],
+        params=[
+            ("backtestId", finished_evaluation["id"]),
+            ("quantiles", 0.05),
+            ("quantiles", 0.33),
+            ("quantiles", 0.95),
+        ],
     ).json()
     assert {entry["quantile"] for entry in entries} == {0.05, 0.33, 0.95}
     by_cell: dict[tuple[str, str, str], dict[float, float]] = {}
@@ -238,7 +243,13 @@ def test_client_evaluation_frame_is_tidy(
     with ChapClient(base_url) as client:
         frame = client.evaluation_frame(finished_evaluation["id"], quantiles=(0.1, 0.5, 0.9))
     assert list(frame.columns)[:6] == [
-        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
+        "org_unit",
+        "org_unit_name",
+        "split_period",
+        "period",
+        "quantile",
+        "value",
+    ]
     assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
     assert isinstance(frame["period"].dtype, pd.PeriodDtype)
     assert isinstance(frame["split_period"].dtype, pd.PeriodDtype)
@@ -283,8 +294,13 @@ def test_job_list_holds_every_job_with_id_status_and_result(
     model_name = http.get("/v1/crud/configured-models").json()[0]["name"]
     created = http.post(
         "/v1/analytics/create-backtest",
-        json={"name": f"listed {unique}", "modelId": model_name,
-              "datasetId": evaluation_dataset["id"], "nSplits": 1, "nPeriods": 1},
+        json={
+            "name": f"listed {unique}",
+            "modelId": model_name,
+            "datasetId": evaluation_dataset["id"],
+            "nSplits": 1,
+            "nPeriods": 1,
+        },
     ).json()
     jobs = http.get("/v1/jobs").json()
     assert isinstance(jobs, list)
@@ -355,12 +371,16 @@ def test_client_with_a_prefix_reaches_a_service_mounted_under_it(base_url: str) 
 
     def forward(request: httpx.Request) -> httpx.Response:
         assert request.url.path.startswith(prefix + "/")
-        target = base_url + request.url.raw_path.decode()[len(prefix):]
+        target = base_url + request.url.raw_path.decode()[len(prefix) :]
         answer = httpx.request(request.method, target, headers={"accept": "application/json"})
-        return httpx.Response(answer.status_code, content=answer.content,
-                              headers={"content-type": answer.headers["content-type"]})
+        return httpx.Response(
+            answer.status_code,
+            content=answer.content,
+            headers={"content-type": answer.headers["content-type"]},
+        )
 
-    with ChapClient("http://gw.test", proxy_prefix=prefix,
-                    transport=httpx.MockTransport(forward)) as client:
+    with ChapClient(
+        "http://gw.test", proxy_prefix=prefix, transport=httpx.MockTransport(forward)
+    ) as client:
         assert client.list_datasets()
         assert client.system_info().chap_core_version

@@ -25,13 +25,14 @@ def test_listed_job_statuses_are_known_upper_case_names(http: httpx.Client) -> N
         assert job["status"] in KNOWN_STATUSES, job
 
 
-def test_evaluation_is_listed_only_once_its_job_is_success(
-    http: httpx.Client, unique: str
-) -> None:
+def test_evaluation_is_listed_only_once_its_job_is_success(http: httpx.Client, unique: str) -> None:
     dataset = next(d for d in http.get("/v1/crud/datasets").json() if d["type"] == "evaluation")
     # the slowest model over many splits, so that the job is seen before it ends
-    model_name = next(m["name"] for m in http.get("/v1/crud/configured-models").json()
-                      if m["name"].startswith("regression_model"))
+    model_name = next(
+        m["name"]
+        for m in http.get("/v1/crud/configured-models").json()
+        if m["name"].startswith("regression_model")
+    )
     name = f"visible {unique}"
     created = http.post(
         "/v1/analytics/create-backtest",

@@ -101,7 +101,12 @@ def test_client_constructor(client_class: type) -> None:
     parameters = inspect.signature(client_class).parameters
     names = list(parameters)
     assert names[:6] == [
-        "base_url", "proxy_prefix", "api_key", "api_key_header", "timeout", "transport"
+        "base_url",
+        "proxy_prefix",
+        "api_key",
+        "api_key_header",
+        "timeout",
+        "transport",
     ], names
     assert parameters["proxy_prefix"].default == ""
     assert parameters["api_key"].default is None
@@ -145,14 +150,28 @@ def test_library_names() -> None:
     from chaplab.toolkit import ServiceBuilder
     from chaplab.widgets import ChapPanel
 
-    for function in (entries_to_frame, compare_chart, apply_config_defaults, schema_array,
-                     schema_boolean, schema_enum, schema_number, schema_string, validate_config,
-                     ChapPanel):
+    for function in (
+        entries_to_frame,
+        compare_chart,
+        apply_config_defaults,
+        schema_array,
+        schema_boolean,
+        schema_enum,
+        schema_number,
+        schema_string,
+        validate_config,
+        ChapPanel,
+    ):
         assert callable(function)
     check_parameters(
         fan_chart,
-        [("frame", EMPTY), ("actuals", None), ("org_units", None), ("split_period", None),
-         ("ax", None)],
+        [
+            ("frame", EMPTY),
+            ("actuals", None),
+            ("org_units", None),
+            ("split_period", None),
+            ("ax", None),
+        ],
     )
     check_parameters(schema_to_json, [("schema", EMPTY), ("pretty", True)])
     assert {"title", "properties"} <= set(inspect.signature(create_config_schema).parameters)

@@ -95,8 +95,11 @@ def test_create_backtest_with_an_unknown_model_name_is_404(
 ) -> None:
     response = http.post(
         "/v1/analytics/create-backtest",
-        json={"name": "nobody", "modelId": f"no_such_model:{unique}",
-              "datasetId": evaluation_dataset["id"]},
+        json={
+            "name": "nobody",
+            "modelId": f"no_such_model:{unique}",
+            "datasetId": evaluation_dataset["id"],
+        },
     )
     assert response.status_code == 404, response.text
 
@@ -108,8 +111,11 @@ def test_create_backtest_refuses_a_model_id_in_place_of_the_name(
     jobs_before = len(http.get("/v1/jobs").json())
     response = http.post(
         "/v1/analytics/create-backtest",
-        json={"name": f"by id {unique}", "modelId": str(model_id),
-              "datasetId": evaluation_dataset["id"]},
+        json={
+            "name": f"by id {unique}",
+            "modelId": str(model_id),
+            "datasetId": evaluation_dataset["id"],
+        },
     )
     assert 400 <= response.status_code < 500, response.text
     assert len(http.get("/v1/jobs").json()) == jobs_before
@@ -179,13 +185,26 @@ def test_snake_case_input_is_accepted(
 
 def test_client_ignores_unknown_fields() -> None:
     extra = {"brandNewField": {"nested": [1, 2]}, "another_one": None}
-    dataset = {"id": 1, "name": "d", "type": "evaluation", "firstPeriod": "202101",
-               "lastPeriod": "202112", "orgUnits": ["OU_A"], **extra}
+    dataset = {
+        "id": 1,
+        "name": "d",
+        "type": "evaluation",
+        "firstPeriod": "202101",
+        "lastPeriod": "202112",
+        "orgUnits": ["OU_A"],
+        **extra,
+    }
     spec = {"id": 1001, "name": "naive_model", "modelTemplateId": 1, **extra}
     job = {"id": "j1", "status": "success", "result": "3", "surprise": True, **extra}
     evaluation = {"id": 3, "name": "bt", "aggregateMetrics": {"crps": 1.5}, **extra}
-    entry = {"orgUnit": "OU_A", "period": "202101", "quantile": 0.5, "value": 2.0,
-             "splitPeriod": "202012", **extra}
+    entry = {
+        "orgUnit": "OU_A",
+        "period": "202101",
+        "quantile": 0.5,
+        "value": 2.0,
+        "splitPeriod": "202012",
+        **extra,
+    }
     routes = {
         "/system/info": {"chap_core_version": "1", "unheard_of": 1},
         "/v1/crud/datasets": [dataset],
@@ -288,8 +307,12 @@ def test_dataset_detail_observations_lie_inside_the_dataset(http: httpx.Client) 
 
 
 def test_client_sorts_split_periods() -> None:
-    evaluation = {"id": 3, "name": "bt", "aggregateMetrics": {},
-                  "splitPeriods": ["202309", "202307", "202308"]}
+    evaluation = {
+        "id": 3,
+        "name": "bt",
+        "aggregateMetrics": {},
+        "splitPeriods": ["202309", "202307", "202308"],
+    }
 
     def handle(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=[evaluation])
@@ -307,7 +330,8 @@ def test_client_base_url_with_a_trailing_slash() -> None:
 
     with ChapClient("http://chap.test/", transport=httpx.MockTransport(handle)) as client:
         client.list_datasets()
-    with ChapClient("http://chap.test", proxy_prefix="/gw",
-                    transport=httpx.MockTransport(handle)) as client:
+    with ChapClient(
+        "http://chap.test", proxy_prefix="/gw", transport=httpx.MockTransport(handle)
+    ) as client:
         client.list_datasets()
     assert seen == ["/v1/crud/datasets", "/gw/v1/crud/datasets"]

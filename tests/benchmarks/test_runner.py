@@ -10,9 +10,16 @@ import pytest
 from benchmarks.results import Result, at_most, faster, within
 from benchmarks.runner import main, report, run_figures, write_docs
 
-MACHINE = {"date": "2026-01-01T00:00:00+00:00", "cpu": "Test CPU", "cores": 2, "memory_gib": 4.0,
-           "os": "Linux", "python": "3.11.7", "load_average_at_start": [0.1, 0.1, 0.1],
-           "libraries": {"numpy": "2.0"}}
+MACHINE = {
+    "date": "2026-01-01T00:00:00+00:00",
+    "cpu": "Test CPU",
+    "cores": 2,
+    "memory_gib": 4.0,
+    "os": "Linux",
+    "python": "3.11.7",
+    "load_average_at_start": [0.1, 0.1, 0.1],
+    "libraries": {"numpy": "2.0"},
+}
 
 
 def test_targets_compare_measured_with_baseline() -> None:

@@ -105,7 +105,9 @@ class JupyterLab:
         with log_path.open("wb") as log:
             process = subprocess.Popen(
                 [
-                    sys.executable, "-m", "jupyterlab",
+                    sys.executable,
+                    "-m",
+                    "jupyterlab",
                     "--no-browser",
                     "--ServerApp.ip=127.0.0.1",
                     f"--ServerApp.port={port}",

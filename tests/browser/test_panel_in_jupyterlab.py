@@ -137,9 +137,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert f"title={evaluation_name!r}" in copied
 
     # two evaluations of the dataset: the comparison chart, and its metrics table under it
-    page.kernel_output(
-        "panel.launcher.n_splits.value = 2\npanel.launch()\nawait panel.wait_idle()"
-    )
+    page.kernel_output("panel.launcher.n_splits.value = 2\npanel.launch()\nawait panel.wait_idle()")
     expect(panel.get_by_role("button", name=f"{evaluation_name}-2", exact=True)).to_have_class(
         re.compile(r"\bmod-info\b")
     )

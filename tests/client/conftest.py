@@ -59,12 +59,22 @@ def make_client(request: pytest.FixtureRequest, fake: FakeService) -> Iterator[C
     def build(**kwargs: Any) -> Any:
         kwargs.setdefault("retry", RetryPolicy(jitter=False))
         if request.param == "sync":
-            client = ChapClient(BASE_URL, transport=fake.transport(), clock=fake.clock,
-                                sleep=fake.clock.sleep, **kwargs)
+            client = ChapClient(
+                BASE_URL,
+                transport=fake.transport(),
+                clock=fake.clock,
+                sleep=fake.clock.sleep,
+                **kwargs,
+            )
             closers.append(client.close)
             return client
-        async_client = AsyncChapClient(BASE_URL, transport=fake.transport(), clock=fake.clock,
-                                       sleep=fake.clock.asleep, **kwargs)
+        async_client = AsyncChapClient(
+            BASE_URL,
+            transport=fake.transport(),
+            clock=fake.clock,
+            sleep=fake.clock.asleep,
+            **kwargs,
+        )
         closers.append(lambda: runner.run(async_client.aclose()))
         return BlockingView(async_client, runner)
 

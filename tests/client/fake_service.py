@@ -85,40 +85,71 @@ def last_body(fake: FakeService) -> Any:
 
 
 DATASET = {
-    "id": 1, "name": "demo", "type": "evaluation", "created": "2026-01-01T10:00:00",
-    "firstPeriod": "202101", "lastPeriod": "202312", "periodType": "month",
+    "id": 1,
+    "name": "demo",
+    "type": "evaluation",
+    "created": "2026-01-01T10:00:00",
+    "firstPeriod": "202101",
+    "lastPeriod": "202312",
+    "periodType": "month",
     "orgUnits": ["OU_A", "OU_B"],
     "covariates": ["rainfall", "mean_temperature", "population", "disease_cases"],
     "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_RAIN"}],
     "sourceSystem": "dhis2",
 }
 TEMPLATE = {
-    "id": 1, "name": "naive_model", "displayName": "Naive model", "description": "Repeats.",
-    "author": "chaplab", "supportedPeriodType": "any", "target": "disease_cases",
+    "id": 1,
+    "name": "naive_model",
+    "displayName": "Naive model",
+    "description": "Repeats.",
+    "author": "chaplab",
+    "supportedPeriodType": "any",
+    "target": "disease_cases",
     "requiredCovariates": ["rainfall", "mean_temperature"],
     "userOptions": {"n_lags": {"type": "integer", "default": 3, "description": "Lags."}},
-    "hpoSearchSpace": None, "allowFreeAdditionalContinuousCovariates": False,
-    "requiresGeo": False, "version": "1", "archived": False,
+    "hpoSearchSpace": None,
+    "allowFreeAdditionalContinuousCovariates": False,
+    "requiresGeo": False,
+    "version": "1",
+    "archived": False,
 }
 MODEL_SPEC = {
-    "id": 5, "name": "naive_model:weekly", "displayName": "Naive model [Weekly]",
-    "modelTemplateId": 1, "supportedPeriodType": "any", "userOptionValues": {"n_lags": 3},
+    "id": 5,
+    "name": "naive_model:weekly",
+    "displayName": "Naive model [Weekly]",
+    "modelTemplateId": 1,
+    "supportedPeriodType": "any",
+    "userOptionValues": {"n_lags": 3},
     "additionalContinuousCovariates": [],
     "covariates": [{"name": "rainfall", "displayName": "Rainfall"}],
-    "target": {"name": "disease_cases", "displayName": "Disease cases"}, "archived": False,
+    "target": {"name": "disease_cases", "displayName": "Disease cases"},
+    "archived": False,
 }
 EVALUATION = {
-    "id": 1, "name": "bt_naive", "created": "2026-01-01T10:00:00", "datasetId": 1,
-    "modelId": "naive_model:weekly", "orgUnits": ["OU_A", "OU_B"],
-    "splitPeriods": ["202309", "202307", "202308"], "maxHorizonDistance": 3,
-    "nPeriods": 3, "nSplits": 3, "stride": 1,
+    "id": 1,
+    "name": "bt_naive",
+    "created": "2026-01-01T10:00:00",
+    "datasetId": 1,
+    "modelId": "naive_model:weekly",
+    "orgUnits": ["OU_A", "OU_B"],
+    "splitPeriods": ["202309", "202307", "202308"],
+    "maxHorizonDistance": 3,
+    "nPeriods": 3,
+    "nSplits": 3,
+    "stride": 1,
     "aggregateMetrics": {"crps": 2.13, "mae": 3.1, "rmse": 3.7, "coverage_10_90": 0.9},
-    "configuredModel": MODEL_SPEC, "dataset": DATASET,
+    "configuredModel": MODEL_SPEC,
+    "dataset": DATASET,
 }
 CMWDS = {
-    "id": 3, "name": "naive_model:weekly @ demo", "created": "2026-01-01T10:00:00",
-    "configuredModel": MODEL_SPEC, "periodType": "month", "startPeriod": "202101",
-    "orgUnits": ["OU_A"], "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_RAIN"}],
+    "id": 3,
+    "name": "naive_model:weekly @ demo",
+    "created": "2026-01-01T10:00:00",
+    "configuredModel": MODEL_SPEC,
+    "periodType": "month",
+    "startPeriod": "202101",
+    "orgUnits": ["OU_A"],
+    "dataSources": [{"covariate": "rainfall", "dataElementId": "DE_RAIN"}],
 }
 
 
@@ -152,8 +183,14 @@ class FakeService:
         self.faults.setdefault(request_line, []).extend(faults)
 
     def add_job(self, **kwargs: Any) -> FakeJob:
-        job = FakeJob(**{"type": "create_backtest", "name": "bt",
-                         "finish_at": self.clock.now + self.job_duration, **kwargs})
+        job = FakeJob(
+            **{
+                "type": "create_backtest",
+                "name": "bt",
+                "finish_at": self.clock.now + self.job_duration,
+                **kwargs,
+            }
+        )
         self.jobs[job.id] = job
         return job
 
@@ -167,7 +204,7 @@ class FakeService:
         path = request.url.raw_path.decode("ascii").split("?")[0]  # %2F stays inside a segment
         if not path.startswith(self.prefix):
             return _detail(404, "Not Found")
-        path = path[len(self.prefix):]
+        path = path[len(self.prefix) :]
         queued = self.faults.get(f"{request.method} {path}")
         if queued:
             fault = queued.pop(0)
@@ -194,17 +231,32 @@ class FakeService:
         return httpx.Response(
             401,
             headers={"content-type": "application/problem+json"},
-            content=json.dumps({
-                "type": "urn:service:error:unauthorized", "title": "Unauthorized",
-                "status": 401, "detail": detail, "instance": path,
-            }),
+            content=json.dumps(
+                {
+                    "type": "urn:service:error:unauthorized",
+                    "title": "Unauthorized",
+                    "status": 401,
+                    "detail": detail,
+                    "instance": path,
+                }
+            ),
         )
 
     def _routes(self) -> list[tuple[str, str, Callable[..., httpx.Response]]]:
         routes = [
-            ("GET", r"/system/info", lambda r: _ok({
-                "chap_core_version": "1.2.3", "python_version": "3.12",
-                "server_date": "2026-01-01", "server_time_zone_id": "Etc/UTC", "extra": 1})),
+            (
+                "GET",
+                r"/system/info",
+                lambda r: _ok(
+                    {
+                        "chap_core_version": "1.2.3",
+                        "python_version": "3.12",
+                        "server_date": "2026-01-01",
+                        "server_time_zone_id": "Etc/UTC",
+                        "extra": 1,
+                    }
+                ),
+            ),
             ("GET", r"/health", lambda r: _ok({"status": "success", "message": "healthy"})),
             ("GET", r"/v1/crud/datasets", lambda r: _ok(self.datasets)),
             ("POST", r"/v1/crud/datasets", self._create_dataset),
@@ -213,10 +265,16 @@ class FakeService:
             ("GET", r"/v1/crud/configured-models", lambda r: _ok(self.configured_models)),
             ("POST", r"/v1/crud/configured-models", self._create_configured_model),
             ("GET", r"/v1/crud/configured-models-with-data-source", lambda r: _ok([CMWDS])),
-            ("GET", r"/v1/crud/configured-models-with-data-source/(\d+)",
-             lambda r, i: _ok(CMWDS) if int(i) == 3 else _detail(404, "No such record")),
-            ("POST", r"/v1/crud/configured-models-with-data-source/from-backtest/(\d+)",
-             lambda r, i: _ok({**CMWDS, "id": 4})),
+            (
+                "GET",
+                r"/v1/crud/configured-models-with-data-source/(\d+)",
+                lambda r, i: _ok(CMWDS) if int(i) == 3 else _detail(404, "No such record"),
+            ),
+            (
+                "POST",
+                r"/v1/crud/configured-models-with-data-source/from-backtest/(\d+)",
+                lambda r, i: _ok({**CMWDS, "id": 4}),
+            ),
             ("POST", r"/v1/analytics/create-backtest", self._create_backtest),
             ("GET", r"/v1/crud/backtests", lambda r: _ok(list(self.evaluations.values()))),
             ("GET", r"/v1/crud/backtests/(\d+)/info", self._get_evaluation),
@@ -225,12 +283,26 @@ class FakeService:
             ("GET", r"/v1/analytics/actual(?:Cases|-cases)/(\d+)", self._actual_cases),
             ("POST", r"/v1/analytics/make-prediction(?:-with-data-source)?", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
-            ("GET", r"/v1/crud/predictions/(\d+)",
-             lambda r, i: _ok({"id": int(i), "name": "forecast", "datasetId": 1})),
-            ("GET", r"/v1/jobs", lambda r: _ok([
-                job.wire(self.clock.now) | ({"status": job.status_at(self.clock.now).lower()}
-                                           if self.lower_case_status else {})
-                for job in self.jobs.values()])),
+            (
+                "GET",
+                r"/v1/crud/predictions/(\d+)",
+                lambda r, i: _ok({"id": int(i), "name": "forecast", "datasetId": 1}),
+            ),
+            (
+                "GET",
+                r"/v1/jobs",
+                lambda r: _ok(
+                    [
+                        job.wire(self.clock.now)
+                        | (
+                            {"status": job.status_at(self.clock.now).lower()}
+                            if self.lower_case_status
+                            else {}
+                        )
+                        for job in self.jobs.values()
+                    ]
+                ),
+            ),
             ("GET", r"/v1/jobs/([^/]+)", self._job_status),
             ("GET", r"/v1/jobs/([^/]+)/logs", self._job_logs),
             ("GET", r"/v1/jobs/([^/]+)/database_result", self._database_result),
@@ -244,15 +316,30 @@ class FakeService:
     def _get_dataset(self, request: httpx.Request, dataset_id: str) -> httpx.Response:
         for dataset in self.datasets:
             if dataset["id"] == int(dataset_id):
-                return _ok({**dataset, "observations": [
-                    {"featureName": "disease_cases", "orgUnit": "OU_A", "period": "202101",
-                     "value": 26.0}]})
+                return _ok(
+                    {
+                        **dataset,
+                        "observations": [
+                            {
+                                "featureName": "disease_cases",
+                                "orgUnit": "OU_A",
+                                "period": "202101",
+                                "value": 26.0,
+                            }
+                        ],
+                    }
+                )
         return _detail(404, f"Dataset {dataset_id} not found")
 
     def _create_dataset(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
-        record = {**DATASET, "id": len(self.datasets) + 1, "name": body["name"],
-                  "type": body["type"], "providedCount": len(body["observations"])}
+        record = {
+            **DATASET,
+            "id": len(self.datasets) + 1,
+            "name": body["name"],
+            "type": body["type"],
+            "providedCount": len(body["observations"]),
+        }
         self.datasets.append(record)
         return _ok(record)
 
@@ -261,10 +348,22 @@ class FakeService:
         if body.get("modelTemplateId") != TEMPLATE["id"]:
             return _detail(404, f"Model template {body.get('modelTemplateId')} not found")
         if not isinstance(body.get("userOptionValues", {}).get("n_lags", 1), int):
-            return _detail(422, [{"loc": ["body", "userOptionValues", "n_lags"],
-                                  "msg": "Input should be a valid integer", "type": "int_type"}])
-        record = {**MODEL_SPEC, "id": 6, "name": f"naive_model:{body['name']}",
-                  "userOptionValues": body.get("userOptionValues", {})}
+            return _detail(
+                422,
+                [
+                    {
+                        "loc": ["body", "userOptionValues", "n_lags"],
+                        "msg": "Input should be a valid integer",
+                        "type": "int_type",
+                    }
+                ],
+            )
+        record = {
+            **MODEL_SPEC,
+            "id": 6,
+            "name": f"naive_model:{body['name']}",
+            "userOptionValues": body.get("userOptionValues", {}),
+        }
         self.configured_models.append(record)
         return _ok(record)
 
@@ -273,10 +372,17 @@ class FakeService:
         if body.get("datasetId") not in {d["id"] for d in self.datasets}:
             return _detail(404, f"Dataset {body.get('datasetId')} not found")
         new_id = max(self.evaluations, default=0) + 1
-        self.evaluations[new_id] = {**EVALUATION, "id": new_id, "name": body["name"],
-                                    "modelId": body["modelId"]}
-        job = self.add_job(id=f"job-{len(self.jobs) + 1}", name=body["name"],
-                           **self._result(f"backtest {new_id}", new_id))
+        self.evaluations[new_id] = {
+            **EVALUATION,
+            "id": new_id,
+            "name": body["name"],
+            "modelId": body["modelId"],
+        }
+        job = self.add_job(
+            id=f"job-{len(self.jobs) + 1}",
+            name=body["name"],
+            **self._result(f"backtest {new_id}", new_id),
+        )
         return _ok({"id": job.id})
 
     def _get_evaluation(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
@@ -291,30 +397,53 @@ class FakeService:
     def _evaluation_entries(self, request: httpx.Request) -> httpx.Response:
         params = request.url.params
         if "backtestId" not in params or not params.get_list("quantiles"):
-            return _detail(422, [{"loc": ["query", "quantiles"], "msg": "Field required",
-                                  "type": "missing"}])
+            return _detail(
+                422, [{"loc": ["query", "quantiles"], "msg": "Field required", "type": "missing"}]
+            )
         units = params.get_list("orgUnits") or ["OU_A", "OU_B"]
         splits = [params["splitPeriod"]] if "splitPeriod" in params else ["202306", "202307"]
-        return _ok([
-            {"orgUnit": unit, "period": "202308", "quantile": float(q), "value": 10 * float(q),
-             "splitPeriod": split}
-            for split in splits for unit in units for q in params.get_list("quantiles")
-        ])
+        return _ok(
+            [
+                {
+                    "orgUnit": unit,
+                    "period": "202308",
+                    "quantile": float(q),
+                    "value": 10 * float(q),
+                    "splitPeriod": split,
+                }
+                for split in splits
+                for unit in units
+                for q in params.get_list("quantiles")
+            ]
+        )
 
     def _actual_cases(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
         units = request.url.params.get_list("orgUnits") or ["OU_A", "OU_B"]
-        return _ok({"featureId": "disease_cases", "dhis2Id": "disease_cases",
-                    "data": [{"pe": "202101", "ou": unit, "value": 26.0} for unit in units]})
+        return _ok(
+            {
+                "featureId": "disease_cases",
+                "dhis2Id": "disease_cases",
+                "data": [{"pe": "202101", "ou": unit, "value": 26.0} for unit in units],
+            }
+        )
 
     def _make_prediction(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
-        job = self.add_job(id=f"job-{len(self.jobs) + 1}", type="create_prediction",
-                           name=body["name"], **self._result("prediction 7", 7))
+        job = self.add_job(
+            id=f"job-{len(self.jobs) + 1}",
+            type="create_prediction",
+            name=body["name"],
+            **self._result("prediction 7", 7),
+        )
         return _ok({"id": job.id})
 
     def _prediction_entries(self, request: httpx.Request, prediction_id: str) -> httpx.Response:
-        return _ok([{"orgUnit": "OU_A", "period": "202401", "quantile": float(q), "value": 5.0}
-                    for q in request.url.params.get_list("quantiles")])
+        return _ok(
+            [
+                {"orgUnit": "OU_A", "period": "202401", "quantile": float(q), "value": 5.0}
+                for q in request.url.params.get_list("quantiles")
+            ]
+        )
 
     def _job_status(self, request: httpx.Request, job_id: str) -> httpx.Response:
         job = self.jobs.get(job_id)
@@ -330,8 +459,10 @@ class FakeService:
 
     def _result(self, text: str, created_id: int) -> dict[str, Any]:
         """A job's result: the created row's id, or a text naming it (``results_name_rows``)."""
-        return {"result": text if self.results_name_rows else str(created_id),
-                "created_id": created_id}
+        return {
+            "result": text if self.results_name_rows else str(created_id),
+            "created_id": created_id,
+        }
 
     def _database_result(self, request: httpx.Request, job_id: str) -> httpx.Response:
         job = self.jobs.get(job_id)
@@ -368,6 +499,7 @@ def _detail(status: int, detail: Any) -> httpx.Response:
 
 def _fault_response(status: int) -> httpx.Response:
     if status >= 500:
-        return httpx.Response(status, json={"detail": "Internal server error",
-                                            "error": "boom", "type": "ValueError"})
+        return httpx.Response(
+            status, json={"detail": "Internal server error", "error": "boom", "type": "ValueError"}
+        )
     return httpx.Response(status, json={"detail": f"fault {status}"})

@@ -38,12 +38,12 @@ def test_evaluation_round_trip(service_url: str) -> None:
         model = client.create_configured_model("client_it", template.id)
         assert model.name == f"{template.name}:client_it"
         dataset = client.list_datasets()[0]
-        evaluation = client.run_evaluation("client_it", model, dataset.id, n_splits=2,
-                                           timeout=120)
+        evaluation = client.run_evaluation("client_it", model, dataset.id, n_splits=2, timeout=120)
         assert evaluation.split_periods == sorted(evaluation.split_periods)
         assert "crps" in evaluation.aggregate_metrics
-        frame = client.evaluation_frame(evaluation.id, quantiles=[0.5],
-                                        split_period=evaluation.split_periods[0])
+        frame = client.evaluation_frame(
+            evaluation.id, quantiles=[0.5], split_period=evaluation.split_periods[0]
+        )
         assert set(frame["quantile"]) == {0.5}
         assert len(client.actual_cases(evaluation.id)) > 0
         with pytest.raises(NotFoundError, match="'no-such-job'"):
@@ -77,13 +77,19 @@ def test_a_template_is_named_and_a_misspelt_name_gets_did_you_mean(service_url: 
 
 
 def test_a_dataset_is_named_where_its_id_is_asked(service_url: str) -> None:
-    frame = pd.DataFrame({"time_period": ["2024-01", "2024-02"], "location": ["OU_X", "OU_X"],
-                          "disease_cases": [3.0, 4.0]})
+    frame = pd.DataFrame(
+        {
+            "time_period": ["2024-01", "2024-02"],
+            "location": ["OU_X", "OU_X"],
+            "disease_cases": [3.0, 4.0],
+        }
+    )
     with ChapClient(service_url, api_key=KEY) as client:
         demo = next(dataset for dataset in client.list_datasets() if dataset.name == "demo")
         assert client.get_dataset("demo").id == demo.id
         assert client.list_backtest_specifications(dataset_id="demo") == (
-            client.list_backtest_specifications(dataset_id=demo.id))
+            client.list_backtest_specifications(dataset_id=demo.id)
+        )
         with pytest.raises(NameResolutionError, match=r"named 'dmeo'; did you mean 'demo'"):
             client.dataset_frame("dmeo")
         twins = [client.create_dataset("twin", frame) for _ in range(2)]

@@ -19,53 +19,87 @@ POLICY = {
     "name": "malaria",
     "created": "2026-11-23T21:39:46Z",
     "levels": [
-        {"name": "monitor", "thresholdParams": {"type": "seasonal", "stdMultiplier": 1.0},
-         "exceedanceThreshold": 0.5},
-        {"name": "alert", "thresholdParams": {"type": "percentile", "quantile": 0.9,
-                                              "baselineYears": 5},
-         "exceedanceThreshold": 0.8},
+        {
+            "name": "monitor",
+            "thresholdParams": {"type": "seasonal", "stdMultiplier": 1.0},
+            "exceedanceThreshold": 0.5,
+        },
+        {
+            "name": "alert",
+            "thresholdParams": {"type": "percentile", "quantile": 0.9, "baselineYears": 5},
+            "exceedanceThreshold": 0.8,
+        },
     ],
 }
 
 
 def alert(alert_id: int, approved: str = "pending", by: str | None = None) -> dict[str, Any]:
-    return {"id": alert_id, "timePeriod": "202301", "orgUnit": "OU_North", "alertPolicyId": 1,
-            "level": "alert", "predictionId": None, "created": "2026-11-23T21:39:46Z",
-            "approved": approved, "approvedBy": by,
-            "approvedAt": None if by is None else "2026-11-23T21:40:00Z"}
+    return {
+        "id": alert_id,
+        "timePeriod": "202301",
+        "orgUnit": "OU_North",
+        "alertPolicyId": 1,
+        "level": "alert",
+        "predictionId": None,
+        "created": "2026-11-23T21:39:46Z",
+        "approved": approved,
+        "approvedBy": by,
+        "approvedAt": None if by is None else "2026-11-23T21:40:00Z",
+    }
 
 
 def test_a_policy_is_stored_with_its_levels_and_read_back(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "POST /v1/crud/alert-policies": httpx.Response(200, json={"id": 1}),
-        "GET /v1/crud/alert-policies/1": httpx.Response(200, json=POLICY),
-    })
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/alert-policies": httpx.Response(200, json={"id": 1}),
+            "GET /v1/crud/alert-policies/1": httpx.Response(200, json=POLICY),
+        }
+    )
     levels = [
-        AlertLevel(name="monitor", threshold_params=SeasonalParams(std_multiplier=1),
-                   exceedance_threshold=0.5),
-        {"name": "alert", "threshold_params": {"type": "percentile", "quantile": 0.9},
-         "exceedance_threshold": 0.8},
+        AlertLevel(
+            name="monitor",
+            threshold_params=SeasonalParams(std_multiplier=1),
+            exceedance_threshold=0.5,
+        ),
+        {
+            "name": "alert",
+            "threshold_params": {"type": "percentile", "quantile": 0.9},
+            "exceedance_threshold": 0.8,
+        },
     ]
     policy = call(mock.handler, "create_alert_policy", "malaria", levels)
-    assert mock.bodies[0] == {"name": "malaria", "levels": [
-        {"name": "monitor", "thresholdParams": {"type": "seasonal", "stdMultiplier": 1.0},
-         "exceedanceThreshold": 0.5},
-        {"name": "alert", "thresholdParams": {"type": "percentile", "quantile": 0.9,
-                                              "baselineYears": 5},
-         "exceedanceThreshold": 0.8},
-    ]}
+    assert mock.bodies[0] == {
+        "name": "malaria",
+        "levels": [
+            {
+                "name": "monitor",
+                "thresholdParams": {"type": "seasonal", "stdMultiplier": 1.0},
+                "exceedanceThreshold": 0.5,
+            },
+            {
+                "name": "alert",
+                "thresholdParams": {"type": "percentile", "quantile": 0.9, "baselineYears": 5},
+                "exceedanceThreshold": 0.8,
+            },
+        ],
+    }
     assert policy.id == 1
     assert policy.levels[1].threshold_params == PercentileParams(quantile=0.9)
 
 
 def test_one_alert_is_recorded_and_returned_as_stored(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "POST /v1/crud/alerts": httpx.Response(200, json={"ids": [4]}),
-        "GET /v1/crud/alerts/4": httpx.Response(200, json=alert(4)),
-    })
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/alerts": httpx.Response(200, json={"ids": [4]}),
+            "GET /v1/crud/alerts/4": httpx.Response(200, json=alert(4)),
+        }
+    )
     recorded = call(mock.handler, "create_alert", 1, "alert", "OU_North", "202301")
-    assert mock.bodies[0] == {"alerts": [{"timePeriod": "202301", "orgUnit": "OU_North",
-                                          "alertPolicyId": 1, "level": "alert"}]}
+    assert mock.bodies[0] == {
+        "alerts": [
+            {"timePeriod": "202301", "orgUnit": "OU_North", "alertPolicyId": 1, "level": "alert"}
+        ]
+    }
     assert (recorded.id, recorded.approved) == (4, "pending")
 
 
@@ -75,17 +109,26 @@ def test_the_review_queue_is_the_pending_alerts(call: Callable[..., Any]) -> Non
     assert dict(mock.seen[0].url.params) == {"alertPolicyId": "1", "approved": "pending"}
     assert queued.id == 4
     call(mock.handler, "list_alerts", None, 9, "OU_South", "declined")
-    assert dict(mock.seen[1].url.params) == {"predictionId": "9", "orgUnit": "OU_South",
-                                             "approved": "declined"}
+    assert dict(mock.seen[1].url.params) == {
+        "predictionId": "9",
+        "orgUnit": "OU_South",
+        "approved": "declined",
+    }
 
 
-@pytest.mark.parametrize(("method", "decision"), [("approve_alert", "approved"),
-                                                  ("decline_alert", "declined")])
+@pytest.mark.parametrize(
+    ("method", "decision"), [("approve_alert", "approved"), ("decline_alert", "declined")]
+)
 def test_a_reviewer_approves_or_declines_one_alert_or_several(
     call: Callable[..., Any], method: str, decision: str
 ) -> None:
-    mock = ChapCoreMock({"POST /v1/crud/alerts/$approve": lambda request: httpx.Response(
-        200, json=[alert(i, decision, "ana") for i in (4, 5)])})
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/alerts/$approve": lambda request: httpx.Response(
+                200, json=[alert(i, decision, "ana") for i in (4, 5)]
+            )
+        }
+    )
     reviewed = call(mock.handler, method, [4, 5], "ana")
     assert mock.bodies[0] == {"alertIds": [4, 5], "approved": decision, "approvedBy": "ana"}
     assert {(a.approved, a.approved_by) for a in reviewed} == {(decision, "ana")}
@@ -104,10 +147,25 @@ def test_an_approved_alert_cannot_be_deleted(call: Callable[..., Any]) -> None:
     ("method", "args", "message"),
     [
         ("create_alert_policy", ("p", []), "levels must be a non-empty list"),
-        ("create_alert_policy", ("p", [{"name": "x", "exceedance_threshold": 0.5}]),
-         "levels: .* is not an alert level"),
-        ("create_alert_policy", ("p", [{"name": "x", "threshold_params": {"type": "seasonal"},
-                                        "exceedance_threshold": 1.5}]), "levels"),
+        (
+            "create_alert_policy",
+            ("p", [{"name": "x", "exceedance_threshold": 0.5}]),
+            "levels: .* is not an alert level",
+        ),
+        (
+            "create_alert_policy",
+            (
+                "p",
+                [
+                    {
+                        "name": "x",
+                        "threshold_params": {"type": "seasonal"},
+                        "exceedance_threshold": 1.5,
+                    }
+                ],
+            ),
+            "levels",
+        ),
         ("create_alert", (1, "", "OU_North", "202301"), "level must be a non-empty string"),
         ("create_alerts", ([],), "alerts must hold at least one alert"),
         ("create_alerts", ([{"level": "x"}],), "alerts: .* is not an alert"),

@@ -19,8 +19,9 @@ EVERY_METHOD_SCRIPT = Path(__file__).parents[1] / "typecheck" / "every_method.py
 
 def test_import_does_not_load_pandas() -> None:
     code = "import sys, chaplab.client; print('pandas' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 
@@ -49,7 +50,7 @@ def test_both_drivers_have_every_operation_with_its_signature() -> None:
         result = operation.return_annotation
         assert result.startswith("Operation[") and result.endswith("]")
         assert inspect.signature(sync_method) == operation.replace(
-            return_annotation=result[len("Operation["):-1]
+            return_annotation=result[len("Operation[") : -1]
         ), name
 
 

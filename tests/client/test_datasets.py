@@ -27,7 +27,10 @@ def test_datasets(client: Any, fake: FakeService) -> None:
     [dataset] = client.list_datasets()
     assert isinstance(dataset, Dataset)
     assert (dataset.first_period, dataset.last_period, dataset.period_type) == (
-        "202101", "202312", "month")
+        "202101",
+        "202312",
+        "month",
+    )
     assert dataset.org_units == ["OU_A", "OU_B"]
     assert dataset.data_sources[0].data_element_id == "DE_RAIN"
     assert dataset.model_extra == {"sourceSystem": "dhis2"}
@@ -81,19 +84,28 @@ def test_a_one_line_csv_string_is_taken_for_a_file_name_and_refused(
 
 
 def test_create_dataset(client: Any, fake: FakeService) -> None:
-    frame = pd.DataFrame({"time_period": ["2021-01", "2021-02"], "location": ["OU_A", "OU_A"],
-                          "rainfall": [1.0, 2.0]})
+    frame = pd.DataFrame(
+        {
+            "time_period": ["2021-01", "2021-02"],
+            "location": ["OU_A", "OU_A"],
+            "rainfall": [1.0, 2.0],
+        }
+    )
     geojson = {"type": "FeatureCollection", "features": []}
     dataset = client.create_dataset("mine", frame, geojson=geojson)
     assert (dataset.id, dataset.name, dataset.type) == (2, "mine", "evaluation")
     body = json.loads(fake.requests[-1].content)
     assert fake.paths()[-1] == "POST /v1/crud/datasets"
-    assert body == {"name": "mine", "type": "evaluation", "geojson": geojson, "dataSources": [],
-                    "observations": [
-                        {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202101",
-                         "value": 1.0},
-                        {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202102",
-                         "value": 2.0}]}
+    assert body == {
+        "name": "mine",
+        "type": "evaluation",
+        "geojson": geojson,
+        "dataSources": [],
+        "observations": [
+            {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202101", "value": 1.0},
+            {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202102", "value": 2.0},
+        ],
+    }
     with pytest.raises(ValueError, match="type must be"):
         client.create_dataset("mine", frame, type="training")
 
@@ -221,7 +233,10 @@ def test_a_name_two_datasets_share_is_refused_with_both_ids_and_dates(
     )
     assert isinstance(refused.value, ValueError) and isinstance(refused.value, ChapError)
     assert (refused.value.argument, refused.value.name, refused.value.ids) == (
-        "dataset_id", "my districts", [4, 9])
+        "dataset_id",
+        "my districts",
+        [4, 9],
+    )
     assert [r.url.path for r in server.sent] == ["/v1/crud/datasets"]
 
 
@@ -238,8 +253,7 @@ def test_an_unknown_name_gets_did_you_mean_and_is_asked_once(call: Callable[...,
     with pytest.raises(NameResolutionError) as refused:
         call(server, "get_dataset", "Sierra Leone montly")
     assert str(refused.value) == (
-        "dataset_id: no dataset named 'Sierra Leone montly'; "
-        "did you mean 'Sierra Leone monthly'?"
+        "dataset_id: no dataset named 'Sierra Leone montly'; did you mean 'Sierra Leone monthly'?"
     )
     assert refused.value.ids == []
     assert [r.url.path for r in server.sent] == ["/v1/crud/datasets"]
@@ -250,8 +264,7 @@ def test_a_name_nothing_comes_close_to_gets_the_list_of_names(call: Callable[...
     with pytest.raises(NameResolutionError) as refused:
         call(server, "dataset_frame", "rwanda")
     assert str(refused.value) == (
-        "dataset_id: no dataset named 'rwanda'; "
-        "the datasets are my districts, Sierra Leone monthly"
+        "dataset_id: no dataset named 'rwanda'; the datasets are my districts, Sierra Leone monthly"
     )
     assert server.lists() == 1
 
@@ -287,21 +300,37 @@ def test_a_name_is_found_in_chap_core_2_5_1s_dataset_list(call: Callable[..., An
     """2.5.1 lists ``DataSetInfo`` records (``created`` with an offset); the evaluation it
     starts is sent with the id, in a body 2.5.1's schema accepts."""
     listed = [
-        {"id": 3, "name": "chaplab peer tests", "type": "evaluation", "covariates": [],
-         "created": "2026-11-20T10:03:00.123456+00:00", "createdManually": True},
-        {"id": 5, "name": "chaplab peer tests", "type": "evaluation", "covariates": [],
-         "created": None},
+        {
+            "id": 3,
+            "name": "chaplab peer tests",
+            "type": "evaluation",
+            "covariates": [],
+            "created": "2026-11-20T10:03:00.123456+00:00",
+            "createdManually": True,
+        },
+        {
+            "id": 5,
+            "name": "chaplab peer tests",
+            "type": "evaluation",
+            "covariates": [],
+            "created": None,
+        },
         {"id": 6, "name": "csv_file", "type": None, "covariates": []},
     ]
-    mock = ChapCoreMock({
-        "GET /v1/crud/datasets": httpx.Response(200, json=listed),
-        "POST /v1/analytics/create-backtest": httpx.Response(200, json={"id": "job-1"}),
-    })
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/datasets": httpx.Response(200, json=listed),
+            "POST /v1/analytics/create-backtest": httpx.Response(200, json={"id": "job-1"}),
+        }
+    )
     job = call(mock.handler, "create_evaluation", "bt", "naive_model", "csv_file")
     assert job.id == "job-1"
     assert mock.bodies[-1] == {"name": "bt", "modelId": "naive_model", "datasetId": 6}
-    with pytest.raises(NameResolutionError, match=(
-        r"^dataset_id: 2 datasets are named 'chaplab peer tests' "
-        r"\(id 3, created 2026-11-20 10:03; id 5\); pass the id"
-    )):
+    with pytest.raises(
+        NameResolutionError,
+        match=(
+            r"^dataset_id: 2 datasets are named 'chaplab peer tests' "
+            r"\(id 3, created 2026-11-20 10:03; id 5\); pass the id"
+        ),
+    ):
         call(mock.handler, "create_evaluation", "bt", "naive_model", "chaplab peer tests")

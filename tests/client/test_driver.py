@@ -31,6 +31,7 @@ def test_repr_shows_at_most_the_loggable_prefix_of_a_key(make_client: Any, key: 
     assert f"api_key='{key_prefix(key)}...'" in shown
     assert key not in shown
 
+
 @pytest.mark.parametrize("client_type", [ChapClient, AsyncChapClient])
 def test_repr_and_url_errors_hide_user_and_password(client_type: type) -> None:
     client = client_type("http://gw:pa55word@chap.test/base", api_key=KEY)
@@ -50,8 +51,9 @@ def test_conversion_between_drivers_keeps_settings() -> None:
         request_headers.append(request.headers)
         return httpx.Response(200, json=[])
 
-    with ChapClient("http://x", proxy_prefix="/p", api_key="sk_test_123456789", auth=auth,
-                    retry=retry) as client:
+    with ChapClient(
+        "http://x", proxy_prefix="/p", api_key="sk_test_123456789", auth=auth, retry=retry
+    ) as client:
         converted = client.as_async(transport=httpx.MockTransport(record))
         back = converted.as_sync(transport=httpx.MockTransport(record))
     for other in (converted, back):

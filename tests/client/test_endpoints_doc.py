@@ -39,8 +39,11 @@ def test_the_doc_shows_the_recorded_outcomes_of_every_method_on_both_servers() -
 
 def test_a_cell_names_the_alternative_of_an_unsupported_call() -> None:
     table = generator()
-    calls = [{"call": "metrics_csv(evaluation_id)", "outcome": "works"},
-             {"call": "metrics_csv()", "outcome": "unsupported", "alternative": "per id"}]
+    calls = [
+        {"call": "metrics_csv(evaluation_id)", "outcome": "works"},
+        {"call": "metrics_csv()", "outcome": "unsupported", "alternative": "per id"},
+    ]
     assert table.cell(calls) == (
-        "`metrics_csv(evaluation_id)` works<br>`metrics_csv()` unsupported; instead: per id")
+        "`metrics_csv(evaluation_id)` works<br>`metrics_csv()` unsupported; instead: per id"
+    )
     assert table.cell([{"call": "health()", "outcome": "works"}]) == "works"

@@ -53,14 +53,25 @@ def test_422_field_problems(client: Any) -> None:
     with pytest.raises(UnprocessableEntityError) as caught:
         client.create_configured_model("weekly", 1, {"n_lags": "three"})
     error = caught.value
-    assert error.errors == [{"loc": ["body", "userOptionValues", "n_lags"],
-                             "msg": "Input should be a valid integer", "type": "int_type"}]
+    assert error.errors == [
+        {
+            "loc": ["body", "userOptionValues", "n_lags"],
+            "msg": "Input should be a valid integer",
+            "type": "int_type",
+        }
+    ]
     assert "user_option_values.n_lags: Input should be a valid integer" in str(error)
 
 
-@pytest.mark.parametrize(("status", "error_class"), [
-    (403, PermissionDeniedError), (409, ConflictError), (500, ServerError), (418, ChapHTTPError),
-])
+@pytest.mark.parametrize(
+    ("status", "error_class"),
+    [
+        (403, PermissionDeniedError),
+        (409, ConflictError),
+        (500, ServerError),
+        (418, ChapHTTPError),
+    ],
+)
 def test_status_classes(client: Any, fake: FakeService, status: int, error_class: type) -> None:
     fake.fail("GET /v1/crud/model-templates", status)
     with pytest.raises(error_class) as caught:
@@ -74,15 +85,23 @@ def test_500_text_names_the_server_error(client: Any, fake: FakeService) -> None
         client.create_evaluation("bt", "naive_model", 1)
     assert str(caught.value) == (
         "POST /v1/analytics/create-backtest failed with HTTP 500: "
-        "Internal server error - ValueError: boom")
+        "Internal server error - ValueError: boom"
+    )
 
 
 def test_problem_details_422_with_errors(client: Any, fake: FakeService) -> None:
-    problem = {"type": "about:blank", "title": "Unprocessable Entity", "status": 422,
-               "detail": "Request validation failed", "instance": "/v1/crud/configured-models",
-               "errors": [{"loc": ["body", "name"], "msg": "Field required", "type": "missing"}]}
-    fake.fail("POST /v1/crud/configured-models", httpx.Response(
-        422, json=problem, headers={"content-type": "application/problem+json"}))
+    problem = {
+        "type": "about:blank",
+        "title": "Unprocessable Entity",
+        "status": 422,
+        "detail": "Request validation failed",
+        "instance": "/v1/crud/configured-models",
+        "errors": [{"loc": ["body", "name"], "msg": "Field required", "type": "missing"}],
+    }
+    fake.fail(
+        "POST /v1/crud/configured-models",
+        httpx.Response(422, json=problem, headers={"content-type": "application/problem+json"}),
+    )
     with pytest.raises(UnprocessableEntityError) as caught:
         client.create_configured_model("weekly", 1)
     assert caught.value.errors[0]["loc"] == ["body", "name"]
@@ -90,9 +109,7 @@ def test_problem_details_422_with_errors(client: Any, fake: FakeService) -> None
     assert str(caught.value).endswith("Request validation failed - name: Field required")
 
 
-def test_an_error_body_that_echoes_the_key_is_scrubbed(
-    make_client: Any, fake: FakeService
-) -> None:
+def test_an_error_body_that_echoes_the_key_is_scrubbed(make_client: Any, fake: FakeService) -> None:
     fake.fail("GET /v1/crud/datasets", httpx.Response(401, json={"detail": f"bad key {KEY}"}))
     client = make_client(api_key=KEY)
     with pytest.raises(AuthenticationError) as caught:

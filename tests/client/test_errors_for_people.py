@@ -128,13 +128,19 @@ def test_a_field_named_in_the_detail_is_not_repeated_and_speaks_the_argument(
     make_client: Any, fake: FakeService
 ) -> None:
     problem = {
-        "type": "about:blank", "title": "Not Found", "status": 404,
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
         "detail": "datasetId: no dataset with id 9999",
-        "errors": [{"loc": ["datasetId"], "msg": "no dataset with this id", "type": "not_found"},
-                   {"loc": ["body", "modelId"], "msg": "no configured model 'x'"}],
+        "errors": [
+            {"loc": ["datasetId"], "msg": "no dataset with this id", "type": "not_found"},
+            {"loc": ["body", "modelId"], "msg": "no configured model 'x'"},
+        ],
     }
-    fake.fail("GET /v1/crud/datasets", httpx.Response(
-        404, json=problem, headers={"content-type": "application/problem+json"}))
+    fake.fail(
+        "GET /v1/crud/datasets",
+        httpx.Response(404, json=problem, headers={"content-type": "application/problem+json"}),
+    )
     with pytest.raises(NotFoundError) as caught:
         make_client().list_datasets()
     assert caught.value.message == (
@@ -144,9 +150,12 @@ def test_a_field_named_in_the_detail_is_not_repeated_and_speaks_the_argument(
 
 
 def test_wire_names_inside_a_sentence_become_argument_names() -> None:
-    assert speak_arguments(
-        "nPeriods=12, nSplits=500 and stride=1 need more; userOptionValues.n_lags; nPeriodsX"
-    ) == "n_periods=12, n_splits=500 and stride=1 need more; user_option_values.n_lags; nPeriodsX"
+    assert (
+        speak_arguments(
+            "nPeriods=12, nSplits=500 and stride=1 need more; userOptionValues.n_lags; nPeriodsX"
+        )
+        == "n_periods=12, n_splits=500 and stride=1 need more; user_option_values.n_lags; nPeriodsX"
+    )
 
 
 def test_a_refused_model_name_gets_the_closest_listed_names_once(

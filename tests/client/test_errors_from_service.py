@@ -18,9 +18,10 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChapClient]:
     from chaplab.toolkit import BackgroundServer
 
     database = Path(tmp_path_factory.mktemp("errors_service")) / "chaplab.db"
-    with BackgroundServer(create_app(str(database), workers=1)) as server, ChapClient(
-        server.url
-    ) as client:
+    with (
+        BackgroundServer(create_app(str(database), workers=1)) as server,
+        ChapClient(server.url) as client,
+    ):
         yield client
 
 

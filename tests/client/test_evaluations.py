@@ -36,13 +36,15 @@ def test_evaluations(client: Any, fake: FakeService) -> None:
 
 def test_split_periods_sort_chronologically_across_forms() -> None:
     evaluation = Evaluation.model_validate(
-        {"id": 1, "splitPeriods": ["2021W10", "2021W5", "2020W52", "2021-W07"]})
+        {"id": 1, "splitPeriods": ["2021W10", "2021W5", "2020W52", "2021-W07"]}
+    )
     assert evaluation.split_periods == ["2020W52", "2021W5", "2021-W07", "2021W10"]
 
 
 def test_a_split_period_that_is_no_period_sorts_last_instead_of_failing() -> None:
     evaluation = Evaluation.model_validate(
-        {"id": 1, "splitPeriods": ["latest", "2021-02", "202101", "2021w03"]})
+        {"id": 1, "splitPeriods": ["latest", "2021-02", "202101", "2021w03"]}
+    )
     assert evaluation.split_periods == ["202101", "2021-02", "2021w03", "latest"]
 
 
@@ -52,8 +54,14 @@ def test_create_evaluation_sends_the_model_name(client: Any, fake: FakeService) 
     assert isinstance(job, Job)
     assert (job.status, job.name) == ("PENDING", "bt")
     assert job.id in fake.jobs
-    assert last_body(fake) == {"name": "bt", "modelId": "naive_model:weekly", "datasetId": 1,
-                               "nPeriods": 3, "nSplits": 2, "stride": 1}
+    assert last_body(fake) == {
+        "name": "bt",
+        "modelId": "naive_model:weekly",
+        "datasetId": 1,
+        "nPeriods": 3,
+        "nSplits": 2,
+        "stride": 1,
+    }
     client.create_evaluation("bt2", "naive_model", 1)
     assert last_body(fake) == {"name": "bt2", "modelId": "naive_model", "datasetId": 1}
 
@@ -66,17 +74,26 @@ def test_create_evaluation_refuses_an_integer_model(client: Any, fake: FakeServi
 
 
 def test_evaluation_entries_query_on_the_wire(client: Any, fake: FakeService) -> None:
-    entries = client.evaluation_entries(1, quantiles=(0.1, 0.9), split_period="202306",
-                                        org_units=["OU_A", "OU_B"])
+    entries = client.evaluation_entries(
+        1, quantiles=(0.1, 0.9), split_period="202306", org_units=["OU_A", "OU_B"]
+    )
     assert all(isinstance(entry, EvaluationEntry) for entry in entries)
     assert {(e.org_unit, e.quantile, e.split_period) for e in entries} == {
-        ("OU_A", 0.1, "202306"), ("OU_A", 0.9, "202306"),
-        ("OU_B", 0.1, "202306"), ("OU_B", 0.9, "202306")}
+        ("OU_A", 0.1, "202306"),
+        ("OU_A", 0.9, "202306"),
+        ("OU_B", 0.1, "202306"),
+        ("OU_B", 0.9, "202306"),
+    }
     params = fake.requests[-1].url.params
     assert fake.requests[-1].url.path == "/v1/analytics/evaluation-entry"
     assert params.multi_items() == [
-        ("backtestId", "1"), ("quantiles", "0.1"), ("quantiles", "0.9"),
-        ("splitPeriod", "202306"), ("orgUnits", "OU_A"), ("orgUnits", "OU_B")]
+        ("backtestId", "1"),
+        ("quantiles", "0.1"),
+        ("quantiles", "0.9"),
+        ("splitPeriod", "202306"),
+        ("orgUnits", "OU_A"),
+        ("orgUnits", "OU_B"),
+    ]
 
 
 def test_evaluation_entries_default_quantiles(client: Any, fake: FakeService) -> None:
@@ -101,7 +118,11 @@ def test_evaluation_frame(client: Any, fake: FakeService) -> None:
     assert len(frame) == 4  # 2 split periods x 1 org unit x 2 quantiles
     assert set(frame["quantile"]) == {0.1, 0.9}
     assert fake.requests[-1].url.params.multi_items() == [
-        ("backtestId", "1"), ("quantiles", "0.1"), ("quantiles", "0.9"), ("orgUnits", "OU_A")]
+        ("backtestId", "1"),
+        ("quantiles", "0.1"),
+        ("quantiles", "0.9"),
+        ("orgUnits", "OU_A"),
+    ]
 
 
 def test_empty_answers_give_frames_with_their_columns(client: Any, fake: FakeService) -> None:
@@ -127,8 +148,10 @@ def test_actual_cases(client: Any, fake: FakeService) -> None:
 def test_truncated_entries_are_a_decode_error(client: Any, fake: FakeService) -> None:
     import httpx
 
-    fake.fail("GET /v1/analytics/evaluation-entry",
-              httpx.Response(200, content=b'[{"orgUnit": "OU_A", "per'))
+    fake.fail(
+        "GET /v1/analytics/evaluation-entry",
+        httpx.Response(200, content=b'[{"orgUnit": "OU_A", "per'),
+    )
     with pytest.raises(ChapDecodeError, match="evaluation-entry"):
         client.evaluation_frame(1)
 
@@ -162,27 +185,40 @@ def test_a_bulk_delete_that_answers_only_a_count(call: Callable[..., Any]) -> No
 
 
 BACKTEST = {
-    "id": 12, "datasetId": 1, "modelId": "naive_model", "name": "E naive", "specificationId": 1,
-    "aggregateMetrics": {"crps": 10.6}, "configuredModel": None,
+    "id": 12,
+    "datasetId": 1,
+    "modelId": "naive_model",
+    "name": "E naive",
+    "specificationId": 1,
+    "aggregateMetrics": {"crps": 10.6},
+    "configuredModel": None,
     "dataset": {"id": 1, "name": "demo"},
 }
-ACTUALS = {"featureId": "disease_cases", "dhis2Id": "disease_cases",
-           "data": [{"pe": "201901", "ou": "OU_North", "value": 40.0}]}
+ACTUALS = {
+    "featureId": "disease_cases",
+    "dhis2Id": "disease_cases",
+    "data": [{"pe": "201901", "ou": "OU_North", "value": 40.0}],
+}
 DATASET = {"id": 1, "name": "demo", "created": "2026-11-23T19:23:36Z", "observations": []}
 
 
 def test_the_spelling_the_server_does_not_deprecate_is_sent(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "GET /v1/crud/backtests/12": httpx.Response(200, json=BACKTEST),
-        "GET /v1/crud/datasets/1": httpx.Response(200, json=DATASET),
-        "GET /v1/analytics/actual-cases/12": httpx.Response(200, json=ACTUALS),
-    })
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/backtests/12": httpx.Response(200, json=BACKTEST),
+            "GET /v1/crud/datasets/1": httpx.Response(200, json=DATASET),
+            "GET /v1/analytics/actual-cases/12": httpx.Response(200, json=ACTUALS),
+        }
+    )
     assert call(mock.handler, "get_evaluation", 12).name == "E naive"
     frame = call(mock.handler, "actual_cases", 12)
     assert list(frame["value"]) == [40.0]
     assert [r.url.path for r in mock.seen] == [
-        "/v1/crud/backtests/12", "/v1/crud/backtests/12", "/v1/crud/datasets/1",
-        "/v1/analytics/actual-cases/12"]
+        "/v1/crud/backtests/12",
+        "/v1/crud/backtests/12",
+        "/v1/crud/datasets/1",
+        "/v1/analytics/actual-cases/12",
+    ]
 
 
 def test_a_server_with_only_the_older_spellings_gets_them(call: Callable[..., Any]) -> None:
@@ -192,10 +228,14 @@ def test_a_server_with_only_the_older_spellings_gets_them(call: Callable[..., An
             "GET /v1/crud/datasets/1": httpx.Response(200, json=DATASET),
             "GET /v1/analytics/actualCases/12": httpx.Response(200, json=ACTUALS),
         },
-        openapi=without("GET /v1/crud/backtests/{backtestId}",
-                        "GET /v1/analytics/actual-cases/{backtestId}"),
+        openapi=without(
+            "GET /v1/crud/backtests/{backtestId}", "GET /v1/analytics/actual-cases/{backtestId}"
+        ),
     )
     assert call(mock.handler, "get_evaluation", 12).id == 12
     call(mock.handler, "actual_cases", 12)
     assert {r.url.path for r in mock.seen} == {
-        "/v1/crud/backtests/12/info", "/v1/crud/datasets/1", "/v1/analytics/actualCases/12"}
+        "/v1/crud/backtests/12/info",
+        "/v1/crud/datasets/1",
+        "/v1/analytics/actualCases/12",
+    }

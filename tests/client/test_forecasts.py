@@ -15,23 +15,40 @@ from .fake_service import FakeService
 ENTRY = {"orgUnit": "OU_1", "period": "2024-01", "quantile": 0.5, "value": 7.0}
 GEOJSON = {
     "type": "FeatureCollection",
-    "features": [{"type": "Feature", "id": "OU_1", "properties": {"name": "North"},
-                  "geometry": None}],
+    "features": [
+        {"type": "Feature", "id": "OU_1", "properties": {"name": "North"}, "geometry": None}
+    ],
 }
 
 # operation, its argument, the record's route, the entry route, the entry of that kind
 FULL_RECORDS = [
-    ("get_evaluation_full", 4, "/v1/crud/backtests/4/full", "/v1/analytics/evaluation-entry",
-     {**ENTRY, "splitPeriod": "2023-12"}),
-    ("job_evaluation_result", "j1", "/v1/jobs/j1/evaluation_result",
-     "/v1/analytics/evaluation-entry", {**ENTRY, "splitPeriod": "2023-12"}),
-    ("job_prediction_result", "j1", "/v1/jobs/j1/prediction_result",
-     "/v1/analytics/prediction-entry/4", ENTRY),
+    (
+        "get_evaluation_full",
+        4,
+        "/v1/crud/backtests/4/full",
+        "/v1/analytics/evaluation-entry",
+        {**ENTRY, "splitPeriod": "2023-12"},
+    ),
+    (
+        "job_evaluation_result",
+        "j1",
+        "/v1/jobs/j1/evaluation_result",
+        "/v1/analytics/evaluation-entry",
+        {**ENTRY, "splitPeriod": "2023-12"},
+    ),
+    (
+        "job_prediction_result",
+        "j1",
+        "/v1/jobs/j1/prediction_result",
+        "/v1/analytics/prediction-entry/4",
+        ENTRY,
+    ),
 ]
 
 
-def recorder(answers: dict[str, Any]) -> tuple[Callable[[httpx.Request], httpx.Response],
-                                               list[httpx.Request]]:
+def recorder(
+    answers: dict[str, Any],
+) -> tuple[Callable[[httpx.Request], httpx.Response], list[httpx.Request]]:
     """A handler answering ``answers`` by path (404 otherwise), and the requests it saw."""
     seen: list[httpx.Request] = []
 
@@ -46,7 +63,11 @@ def recorder(answers: dict[str, Any]) -> tuple[Callable[[httpx.Request], httpx.R
 
 @pytest.mark.parametrize(("operation", "argument", "path", "entry_path", "entry"), FULL_RECORDS)
 def test_a_record_without_its_entries_gets_them_at_the_quantiles_asked(
-    call: Callable[..., Any], operation: str, argument: Any, path: str, entry_path: str,
+    call: Callable[..., Any],
+    operation: str,
+    argument: Any,
+    path: str,
+    entry_path: str,
     entry: dict[str, Any],
 ) -> None:
     handler, seen = recorder({path: {"id": 4, "name": "r"}, entry_path: [entry]})
@@ -59,7 +80,11 @@ def test_a_record_without_its_entries_gets_them_at_the_quantiles_asked(
 
 @pytest.mark.parametrize(("operation", "argument", "path", "entry_path", "entry"), FULL_RECORDS)
 def test_a_record_with_its_entries_is_read_in_one_request(
-    call: Callable[..., Any], operation: str, argument: Any, path: str, entry_path: str,
+    call: Callable[..., Any],
+    operation: str,
+    argument: Any,
+    path: str,
+    entry_path: str,
     entry: dict[str, Any],
 ) -> None:
     record = {"id": 4, "name": "r", "quantiles": [0.5], "forecasts": [entry]}
@@ -71,20 +96,38 @@ def test_a_record_with_its_entries_is_read_in_one_request(
 
 @pytest.mark.parametrize(
     ("operation", "record_path", "entry_path", "entry", "split_column"),
-    [("evaluation_frame", "/v1/crud/backtests/4/info", "/v1/analytics/evaluation-entry",
-      {**ENTRY, "splitPeriod": "2023-12"}, True),
-     ("prediction_frame", "/v1/crud/predictions/4", "/v1/analytics/prediction-entry/4", ENTRY,
-      False)],
+    [
+        (
+            "evaluation_frame",
+            "/v1/crud/backtests/4/info",
+            "/v1/analytics/evaluation-entry",
+            {**ENTRY, "splitPeriod": "2023-12"},
+            True,
+        ),
+        (
+            "prediction_frame",
+            "/v1/crud/predictions/4",
+            "/v1/analytics/prediction-entry/4",
+            ENTRY,
+            False,
+        ),
+    ],
 )
 def test_entry_frames_name_places_and_only_an_evaluation_has_split_periods(
-    call: Callable[..., Any], operation: str, record_path: str, entry_path: str,
-    entry: dict[str, Any], split_column: bool,
+    call: Callable[..., Any],
+    operation: str,
+    record_path: str,
+    entry_path: str,
+    entry: dict[str, Any],
+    split_column: bool,
 ) -> None:
-    handler, _ = recorder({
-        record_path: {"id": 4, "name": "r", "datasetId": 2},
-        "/v1/crud/datasets/2": {"id": 2, "name": "d", "geojson": GEOJSON},
-        entry_path: [entry],
-    })
+    handler, _ = recorder(
+        {
+            record_path: {"id": 4, "name": "r", "datasetId": 2},
+            "/v1/crud/datasets/2": {"id": 2, "name": "d", "geojson": GEOJSON},
+            entry_path: [entry],
+        }
+    )
     frame = call(handler, operation, 4, quantiles=[0.5])
     assert frame["org_unit_name"].tolist() == ["North"]
     assert ("split_period" in frame.columns) is split_column
@@ -92,12 +135,13 @@ def test_entry_frames_name_places_and_only_an_evaluation_has_split_periods(
 
 @pytest.mark.parametrize("names_rows", [False, True])
 def test_a_run_returns_the_row_its_job_stored_also_where_the_result_is_no_id(
-    client: Any, fake: FakeService, names_rows: bool,
+    client: Any,
+    fake: FakeService,
+    names_rows: bool,
 ) -> None:
     fake.results_name_rows = names_rows
     evaluation = client.run_evaluation("bt_new", "naive_model:weekly", 1)
-    frame = pd.DataFrame({"time_period": ["2024-01"], "location": ["OU_A"],
-                          "disease_cases": [3.0]})
+    frame = pd.DataFrame({"time_period": ["2024-01"], "location": ["OU_A"], "disease_cases": [3.0]})
     prediction = client.run_prediction("p", "naive_model:weekly", frame, n_periods=1)
     assert (evaluation.id, evaluation.name, prediction.id) == (2, "bt_new", 7)
     asked = [path for path in fake.paths() if path.endswith("/database_result")]

@@ -116,8 +116,12 @@ def test_unknown_job_id_is_not_waited_on(client: Any, fake: FakeService) -> None
 
 
 def test_failed_job_carries_status_error_and_logs(client: Any, fake: FakeService) -> None:
-    fake.add_job(id="j1", final_status="FAILURE", error="ValueError: no data",
-                 logs="Traceback ...\nValueError: no data\n")
+    fake.add_job(
+        id="j1",
+        final_status="FAILURE",
+        error="ValueError: no data",
+        logs="Traceback ...\nValueError: no data\n",
+    )
     with pytest.raises(JobFailedError) as caught:
         client.wait_for_job("j1")
     error = caught.value
@@ -223,9 +227,7 @@ def test_on_status_hears_the_failure_before_the_error(client: Any, fake: FakeSer
     assert seen == ["STARTED", "FAILURE"]
 
 
-def test_on_status_hears_the_last_status_before_a_timeout(
-    client: Any, fake: FakeService
-) -> None:
+def test_on_status_hears_the_last_status_before_a_timeout(client: Any, fake: FakeService) -> None:
     fake.add_job(id="j1", started_at=fake.clock.now + 5.0, finish_at=fake.clock.now + 10_000)
     seen: list[str] = []
     with pytest.raises(JobTimeoutError):
@@ -254,8 +256,10 @@ def test_on_status_must_be_callable(client: Any, fake: FakeService) -> None:
 def test_a_database_result_that_is_only_an_id(call: Callable[..., Any]) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/jobs":
-            return httpx.Response(200, json=[{"id": "j1", "type": "create_backtest",
-                                              "status": "SUCCESS", "result": "12"}])
+            return httpx.Response(
+                200,
+                json=[{"id": "j1", "type": "create_backtest", "status": "SUCCESS", "result": "12"}],
+            )
         return httpx.Response(200, json={"id": 12})
 
     result = call(handler, "job_database_result", "j1")
@@ -266,8 +270,9 @@ def test_cancelling_a_stopped_job_is_a_conflict_also_where_the_server_says_400(
     call: Callable[..., Any],
 ) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(400, json={
-            "detail": "Cannot cancel a job that has already finished or been cancelled"})
+        return httpx.Response(
+            400, json={"detail": "Cannot cancel a job that has already finished or been cancelled"}
+        )
 
     with pytest.raises(ConflictError, match="already finished") as caught:
         call(handler, "cancel_job", "j1")
@@ -276,9 +281,14 @@ def test_cancelling_a_stopped_job_is_a_conflict_also_where_the_server_says_400(
 
 def test_a_jobs_request_is_the_body_it_was_submitted_with(call: Callable[..., Any]) -> None:
     sent = {"name": "E naive", "modelId": "naive_model", "datasetId": 2, "nPeriods": 3}
-    mock = ChapCoreMock({"GET /v1/jobs/job-1/request": httpx.Response(200, json=sent),
-                         "GET /v1/jobs/gone/request": httpx.Response(
-                             404, json={"detail": "No request captured for job gone"})})
+    mock = ChapCoreMock(
+        {
+            "GET /v1/jobs/job-1/request": httpx.Response(200, json=sent),
+            "GET /v1/jobs/gone/request": httpx.Response(
+                404, json={"detail": "No request captured for job gone"}
+            ),
+        }
+    )
     assert call(mock.handler, "job_request", "job-1") == sent
     with pytest.raises(NotFoundError, match="No request captured"):
         call(mock.handler, "job_request", "gone")

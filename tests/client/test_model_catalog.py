@@ -31,8 +31,12 @@ def test_model_templates_and_models(client: Any, fake: FakeService) -> None:
     assert isinstance(model, ModelSpec)
     assert (model.id, model.name, model.model_template_id) == (5, "naive_model:weekly", 1)
     assert client.list_configured_models() == [model]
-    assert fake.paths() == ["GET /v1/crud/model-templates", *DISCOVERY, "GET /v1/crud/models",
-                            "GET /v1/crud/configured-models"]
+    assert fake.paths() == [
+        "GET /v1/crud/model-templates",
+        *DISCOVERY,
+        "GET /v1/crud/models",
+        "GET /v1/crud/configured-models",
+    ]
 
 
 def test_list_models_falls_back_when_the_route_is_gone(client: Any, fake: FakeService) -> None:
@@ -44,8 +48,10 @@ def test_list_models_falls_back_when_the_route_is_gone(client: Any, fake: FakeSe
 
 def test_model_spec_without_template_id(client: Any, fake: FakeService) -> None:
     nested = {k: v for k, v in fake.configured_models[0].items() if k != "modelTemplateId"}
-    fake.configured_models[:] = [{**nested, "modelTemplate": {"id": 9, "name": "x"}},
-                                 {**nested, "id": 8}]
+    fake.configured_models[:] = [
+        {**nested, "modelTemplate": {"id": 9, "name": "x"}},
+        {**nested, "id": 8},
+    ]
     with_nested, bare = client.list_configured_models()
     assert with_nested.model_template_id == 9
     assert bare.model_template_id is None
@@ -56,9 +62,12 @@ def test_create_configured_model_returns_the_stored_name(client: Any, fake: Fake
     assert model.name == "naive_model:weekly"
     assert model.user_option_values == {"n_lags": 2}
     assert fake.paths()[-1] == "POST /v1/crud/configured-models"
-    assert last_body(fake) == {"name": "weekly", "modelTemplateId": 1,
-                               "userOptionValues": {"n_lags": 2},
-                               "additionalContinuousCovariates": []}
+    assert last_body(fake) == {
+        "name": "weekly",
+        "modelTemplateId": 1,
+        "userOptionValues": {"n_lags": 2},
+        "additionalContinuousCovariates": [],
+    }
 
 
 def test_a_template_is_named_and_a_misspelt_name_is_refused_before_creating(
@@ -79,8 +88,10 @@ def test_a_template_is_named_and_a_misspelt_name_is_refused_before_creating(
 def test_of_template_versions_sharing_a_name_the_live_one_is_taken(
     call: Callable[..., Any],
 ) -> None:
-    templates = [{"id": 1, "name": "naive_model", "archived": True},
-                 {"id": 2, "name": "naive_model", "archived": False}]
+    templates = [
+        {"id": 1, "name": "naive_model", "archived": True},
+        {"id": 2, "name": "naive_model", "archived": False},
+    ]
     bodies: list[Any] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -92,21 +103,35 @@ def test_of_template_versions_sharing_a_name_the_live_one_is_taken(
     call(handler, "create_configured_model", "w", "naive_model")
     assert bodies[-1]["modelTemplateId"] == 2
     templates[0]["archived"] = False
-    with pytest.raises(NameResolutionError, match=(
-        r"^model_template_id: 2 templates are named 'naive_model' \(id 1; id 2\); pass the id"
-    )):
+    with pytest.raises(
+        NameResolutionError,
+        match=(
+            r"^model_template_id: 2 templates are named 'naive_model' \(id 1; id 2\); pass the id"
+        ),
+    ):
         call(handler, "create_configured_model", "w", "naive_model")
     assert len(bodies) == 1
 
 
 def test_numpy_option_values_go_on_the_wire_as_plain_json(client: Any, fake: FakeService) -> None:
     client.create_configured_model(
-        "weekly", 1, {"n_lags": np.int64(2), "lags": np.arange(3), "alpha": np.float32(0.5),
-                      "trend": np.bool_(True), "missing": float("nan")},
+        "weekly",
+        1,
+        {
+            "n_lags": np.int64(2),
+            "lags": np.arange(3),
+            "alpha": np.float32(0.5),
+            "trend": np.bool_(True),
+            "missing": float("nan"),
+        },
     )
     assert fake.requests[-1].headers["content-type"] == "application/json"
     assert last_body(fake)["userOptionValues"] == {
-        "n_lags": 2, "lags": [0, 1, 2], "alpha": 0.5, "trend": True, "missing": None,
+        "n_lags": 2,
+        "lags": [0, 1, 2],
+        "alpha": 0.5,
+        "trend": True,
+        "missing": None,
     }
 
 
@@ -127,15 +152,24 @@ def test_configured_models_with_data_source(client: Any, fake: FakeService) -> N
 
 
 FROM_SERVICE = {
-    "name": "chaplab-mean", "id": 5, "version": "1.0.0", "displayName": "chaplab mean",
-    "usesChapkit": True, "isLive": True, "archived": False, "role": "comparison",
-    "requiredCovariates": [], "minPredictionLength": 0, "maxPredictionLength": 100,
+    "name": "chaplab-mean",
+    "id": 5,
+    "version": "1.0.0",
+    "displayName": "chaplab mean",
+    "usesChapkit": True,
+    "isLive": True,
+    "archived": False,
+    "role": "comparison",
+    "requiredCovariates": [],
+    "minPredictionLength": 0,
+    "maxPredictionLength": 100,
 }
 
 
 def test_a_template_is_stored_from_a_registered_model_service(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({"POST /v1/crud/model-templates/from-service":
-                         httpx.Response(200, json=FROM_SERVICE)})
+    mock = ChapCoreMock(
+        {"POST /v1/crud/model-templates/from-service": httpx.Response(200, json=FROM_SERVICE)}
+    )
     template = call(mock.handler, "register_template_from_service", "chaplab-mean", "comparison")
     assert mock.bodies == [{"serviceId": "chaplab-mean", "role": "comparison"}]
     assert (template.id, template.uses_chapkit, template.role) == (5, True, "comparison")
@@ -148,8 +182,9 @@ def test_a_template_is_stored_from_a_registered_model_service(call: Callable[...
 
 
 def test_a_template_is_retired_one_version_or_all(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({"DELETE /v1/crud/model-templates/5": httpx.Response(
-        200, json={"message": "retired"})})
+    mock = ChapCoreMock(
+        {"DELETE /v1/crud/model-templates/5": httpx.Response(200, json={"message": "retired"})}
+    )
     call(mock.handler, "delete_model_template", 5)
     call(mock.handler, "delete_model_template", 5, True)
     assert [dict(request.url.params) for request in mock.seen] == [{}, {"allVersions": "true"}]

@@ -38,6 +38,11 @@ def test_chap_core_runners_have_text_ids_a_wrapped_list_and_status_answers(
     assert call(handler, "ping_model_runner", "probe-runner").url == "http://127.0.0.1:9/"
     assert call(handler, "register_model_runner", "http://127.0.0.1:9/", {}).id == "probe-runner"
     call(handler, "remove_model_runner", "probe-runner")
-    assert seen == ["GET /v2/services", "PUT /v2/services/probe-runner/$ping",
-                    "GET /v2/services/probe-runner", "POST /v2/services/$register",
-                    "GET /v2/services/probe-runner", "DELETE /v2/services/probe-runner"]
+    assert seen == [
+        "GET /v2/services",
+        "PUT /v2/services/probe-runner/$ping",
+        "GET /v2/services/probe-runner",
+        "POST /v2/services/$register",
+        "GET /v2/services/probe-runner",
+        "DELETE /v2/services/probe-runner",
+    ]

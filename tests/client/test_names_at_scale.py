@@ -24,18 +24,22 @@ def country_geojson() -> dict[str, Any]:
     return {
         "type": "FeatureCollection",
         "features": [
-            {"type": "Feature", "id": unit, "properties": {"name": f"Microregion {i}"},
-             "geometry": None}
+            {
+                "type": "Feature",
+                "id": unit,
+                "properties": {"name": f"Microregion {i}"},
+                "geometry": None,
+            }
             for i, unit in enumerate(UNITS)
         ],
     }
 
 
 def dataset_answer(observations: list[Any], geojson: Any) -> httpx.Response:
-    body = {**DATASET, "id": 1, "orgUnits": UNITS, "observations": observations,
-            "geojson": geojson}
-    return httpx.Response(200, content=json.dumps(body).encode(),
-                          headers={"content-type": "application/json"})
+    body = {**DATASET, "id": 1, "orgUnits": UNITS, "observations": observations, "geojson": geojson}
+    return httpx.Response(
+        200, content=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
 
 
 def named(frame: Any) -> dict[str, str]:
@@ -46,7 +50,8 @@ def named(frame: Any) -> dict[str, str]:
 def test_a_country_dataset_names_its_org_units_read_once(client: Any, fake: FakeService) -> None:
     observations = [
         {"featureName": "disease_cases", "orgUnit": unit, "period": month, "value": 3.0}
-        for unit in UNITS for month in MONTHS
+        for unit in UNITS
+        for month in MONTHS
     ]
     as_text = json.dumps(country_geojson())  # as chap-core 2.5.1 sends it
     fake.fail("GET /v1/crud/datasets/1", dataset_answer(observations, as_text))
@@ -66,9 +71,7 @@ def test_names_do_not_depend_on_reading_the_observations(client: Any, fake: Fake
     assert named(frame) == {UNITS[1]: "Microregion 1", UNITS[2]: "Microregion 2"}
 
 
-def test_a_dataset_answer_that_is_not_json_is_named_as_such(
-    client: Any, fake: FakeService
-) -> None:
+def test_a_dataset_answer_that_is_not_json_is_named_as_such(client: Any, fake: FakeService) -> None:
     fake.fail("GET /v1/crud/datasets/1", httpx.Response(200, content=b"<html>gateway</html>"))
     with pytest.raises(ChapDecodeError, match="GET /v1/crud/datasets/1 answered .*not valid JSON"):
         client.actual_cases(1)

@@ -23,9 +23,7 @@ GEOJSON = {
 }
 
 
-def test_frames_get_names_and_the_dataset_is_fetched_once(
-    client: Any, fake: FakeService
-) -> None:
+def test_frames_get_names_and_the_dataset_is_fetched_once(client: Any, fake: FakeService) -> None:
     fake.datasets[0]["geojson"] = json.dumps(GEOJSON)  # chap-core 2.5.1 sends it as text
     frame = client.evaluation_frame(1, quantiles=[0.5])
     actuals = client.actual_cases(1)
@@ -56,11 +54,11 @@ def test_a_dataset_without_geojson_gives_no_name_column(client: Any, fake: FakeS
     assert "org_unit_name" not in client.actual_cases(1).columns
 
 
-def test_an_org_unit_the_geojson_does_not_name_keeps_its_id(
-    client: Any, fake: FakeService
-) -> None:
-    unnamed = {**GEOJSON, "features": [
-        {**GEOJSON["features"][0], "properties": {}}, GEOJSON["features"][1]]}
+def test_an_org_unit_the_geojson_does_not_name_keeps_its_id(client: Any, fake: FakeService) -> None:
+    unnamed = {
+        **GEOJSON,
+        "features": [{**GEOJSON["features"][0], "properties": {}}, GEOJSON["features"][1]],
+    }
     fake.datasets[0]["geojson"] = unnamed
     frame = client.actual_cases(1)
     named = frame_names(frame)

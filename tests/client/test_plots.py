@@ -79,8 +79,10 @@ def test_chart_lists_of_objects_give_their_ids(call: Callable[..., Any]) -> None
 
 
 def test_metrics_of_a_server_that_lists_metric_kinds(call: Callable[..., Any]) -> None:
-    csv_text = ("metric_id,location,time_period,horizon_distance,metric\n"
-                "crps,A,2022-10,1,2.0\ncrps,A,2022-11,2,4.0\ncrps,B,2022-10,1,6.0\n")
+    csv_text = (
+        "metric_id,location,time_period,horizon_distance,metric\n"
+        "crps,A,2022-10,1,2.0\ncrps,A,2022-11,2,4.0\ncrps,B,2022-10,1,6.0\n"
+    )
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path.startswith("/v1/visualization/metrics/"):
@@ -101,21 +103,28 @@ FACETS_PATH = "/v1/visualization/backtest-plots/evaluation_plot/12"
 
 def test_a_faceted_chart_is_drawn_one_facet_or_every_facet(call: Callable[..., Any]) -> None:
     facets = {"split_period": ["2022-08-01", "2022-09-01"], "location": ["OU_North"]}
-    mock = ChapCoreMock({
-        f"GET {FACETS_PATH}/facet-coords": httpx.Response(200, json=facets),
-        f"POST {FACETS_PATH}/subplot": httpx.Response(200, json=VEGA),
-        f"GET {FACETS_PATH}/subplots": httpx.Response(200, json=[
-            {"key": ["2022-08-01", "OU_North"], "spec": VEGA},
-            {"key": ["2022-09-01", "OU_North"], "spec": VEGA},
-        ]),
-    })
+    mock = ChapCoreMock(
+        {
+            f"GET {FACETS_PATH}/facet-coords": httpx.Response(200, json=facets),
+            f"POST {FACETS_PATH}/subplot": httpx.Response(200, json=VEGA),
+            f"GET {FACETS_PATH}/subplots": httpx.Response(
+                200,
+                json=[
+                    {"key": ["2022-08-01", "OU_North"], "spec": VEGA},
+                    {"key": ["2022-09-01", "OU_North"], "spec": VEGA},
+                ],
+            ),
+        }
+    )
     assert call(mock.handler, "backtest_plot_facets", "evaluation_plot", 12) == facets
     one = call(mock.handler, "backtest_subplot", "evaluation_plot", 12, {"location": "OU_North"})
     assert mock.bodies[1] == {"location": "OU_North"}
     assert one.spec == VEGA and one.mime_type == "application/vnd.vega.v5+json"
     every = call(mock.handler, "backtest_subplots", "evaluation_plot", 12)
-    assert [facet.key for facet in every] == [("2022-08-01", "OU_North"),
-                                              ("2022-09-01", "OU_North")]
+    assert [facet.key for facet in every] == [
+        ("2022-08-01", "OU_North"),
+        ("2022-09-01", "OU_North"),
+    ]
     assert all(isinstance(f, FacetPlot) and f.plot.spec == VEGA for f in every)
 
 

@@ -32,14 +32,17 @@ def close(client: ChapClient | AsyncChapClient) -> None:
 
 
 @pytest.mark.parametrize("client_type", [ChapClient, AsyncChapClient])
-@pytest.mark.parametrize(("key", "reason"), [
-    (KEY + "\n", "surrounding whitespace"),
-    (" " + KEY, "surrounding whitespace"),
-    (KEY[:10] + "\r\n" + KEY[10:], "control"),
-    (KEY[:10] + "\x00" + KEY[10:], "control"),
-    (KEY[:10] + "\x7f" + KEY[10:], "control"),
-    (KEY[:10] + "é" + KEY[10:], "non-ASCII"),
-])
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        (KEY + "\n", "surrounding whitespace"),
+        (" " + KEY, "surrounding whitespace"),
+        (KEY[:10] + "\r\n" + KEY[10:], "control"),
+        (KEY[:10] + "\x00" + KEY[10:], "control"),
+        (KEY[:10] + "\x7f" + KEY[10:], "control"),
+        (KEY[:10] + "é" + KEY[10:], "non-ASCII"),
+    ],
+)
 def test_a_key_that_cannot_be_a_header_is_refused_without_showing_it(
     client_type: type, key: str, reason: str
 ) -> None:
@@ -48,10 +51,13 @@ def test_a_key_that_cannot_be_a_header_is_refused_without_showing_it(
     assert reason in str(caught.value)
     assert KEY[7:10] not in str(caught.value)
 
+
 def test_a_key_with_inner_spaces_is_accepted() -> None:
-    with ChapClient("http://chap.test", api_key="Bearer " + KEY,
-                    api_key_header="Authorization") as client:
+    with ChapClient(
+        "http://chap.test", api_key="Bearer " + KEY, api_key_header="Authorization"
+    ) as client:
         assert client.has_api_key
+
 
 def test_connect_strips_the_key_read_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
@@ -69,15 +75,18 @@ def test_connect_strips_the_key_read_from_the_environment(
     with pytest.raises(ValueError, match="api_key has surrounding whitespace"):
         connect(api_key=KEY + "\n")
 
+
 def test_short_keys_show_at_most_half() -> None:
     assert key_prefix("abc123") == "abc"
     assert key_prefix("abcdefghijklm") == "abcdef"
     assert key_prefix(KEY) == "sk_test"
 
+
 def test_the_client_shares_the_rule_without_importing_the_toolkit() -> None:
     code = "import sys, chaplab.client; print('chaplab.toolkit' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
     from chaplab.toolkit.keys import key_prefix as toolkit_key_prefix
 
@@ -87,8 +96,10 @@ def test_the_client_shares_the_rule_without_importing_the_toolkit() -> None:
 def test_a_multipart_form_carries_the_key_header_and_the_time_limit() -> None:
     builder = RequestBuilder("http://chap.test", proxy_prefix="p", api_key=KEY, timeout=7.0)
     request = builder.build(
-        "POST", "/v1/crud/datasets/csvFile",
-        files={"csvFile": ("data.csv", b"a,b\n1,2\n", "text/csv")}, data={"name": "d"},
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        files={"csvFile": ("data.csv", b"a,b\n1,2\n", "text/csv")},
+        data={"name": "d"},
     )
     assert request.url == "http://chap.test/p/v1/crud/datasets/csvFile"
     assert request.headers["Content-Type"].startswith("multipart/form-data; boundary=")
@@ -131,10 +142,15 @@ def test_custom_key_header_and_gateway_auth(make_client: Any, fake: FakeService)
 
 
 def test_truncated_json_is_a_decode_error(client: Any, fake: FakeService) -> None:
-    fake.fail("GET /v1/crud/datasets", httpx.Response(
-        200, content=b'[{"id": 1, "name": "de', headers={"content-type": "application/json"}))
-    with pytest.raises(ChapDecodeError, match="GET /v1/crud/datasets answered .*not valid JSON"
-                       ) as caught:
+    fake.fail(
+        "GET /v1/crud/datasets",
+        httpx.Response(
+            200, content=b'[{"id": 1, "name": "de', headers={"content-type": "application/json"}
+        ),
+    )
+    with pytest.raises(
+        ChapDecodeError, match="GET /v1/crud/datasets answered .*not valid JSON"
+    ) as caught:
         client.list_datasets()
     assert caught.value.body.startswith('[{"id": 1')
     assert isinstance(caught.value, ChapError)

@@ -66,12 +66,14 @@ GEOJSON = {
 def test_a_setup_is_made_from_an_evaluation_and_read_back_with_its_forecast_history(
     call: Callable[..., Any],
 ) -> None:
-    mock = ChapCoreMock({
-        "POST /v1/crud/prediction-setups": httpx.Response(200, json={"id": 3}),
-        "GET /v1/crud/prediction-setups/3": httpx.Response(
-            200, json={**SETUP, "predictions": [PREDICTION]}
-        ),
-    })
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/prediction-setups": httpx.Response(200, json={"id": 3}),
+            "GET /v1/crud/prediction-setups/3": httpx.Response(
+                200, json={**SETUP, "predictions": [PREDICTION]}
+            ),
+        }
+    )
     setup = call(
         mock.handler,
         "create_prediction_setup",
@@ -91,50 +93,66 @@ def test_a_setup_is_made_from_an_evaluation_and_read_back_with_its_forecast_hist
 
 
 def test_a_setup_runs_on_a_wide_frame_and_answers_with_its_job(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "POST /v1/crud/prediction-setups/3/run": httpx.Response(200, json={"id": "job-1"}),
-    })
-    frame = pd.DataFrame({
-        "time_period": ["2023-01", "2023-01"],
-        "location": ["OU_North", "OU_South"],
-        "disease_cases": [40.0, 60.0],
-    })
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/prediction-setups/3/run": httpx.Response(200, json={"id": "job-1"}),
+        }
+    )
+    frame = pd.DataFrame(
+        {
+            "time_period": ["2023-01", "2023-01"],
+            "location": ["OU_North", "OU_South"],
+            "disease_cases": [40.0, 60.0],
+        }
+    )
     job = call(mock.handler, "run_prediction_setup", 3, "fresh", frame, GEOJSON, n_periods=2)
     assert (job.id, job.status) == ("job-1", "PENDING")
     body = mock.bodies[0]
     assert (body["name"], body["nPeriods"], body["geojson"]) == ("fresh", 2, GEOJSON)
     assert sorted((o["orgUnit"], o["featureName"], o["value"]) for o in body["providedData"]) == [
-        ("OU_North", "disease_cases", 40.0), ("OU_South", "disease_cases", 60.0)]
+        ("OU_North", "disease_cases", 40.0),
+        ("OU_South", "disease_cases", 60.0),
+    ]
 
 
 def test_observations_may_also_be_given_as_a_list(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "POST /v1/crud/prediction-setups/3/run": httpx.Response(200, json={"id": "job-2"}),
-    })
-    observations = [{"period": "202301", "orgUnit": "OU_North", "featureName": "rainfall",
-                     "value": 12.5}]
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/prediction-setups/3/run": httpx.Response(200, json={"id": "job-2"}),
+        }
+    )
+    observations = [
+        {"period": "202301", "orgUnit": "OU_North", "featureName": "rainfall", "value": 12.5}
+    ]
     call(mock.handler, "run_prediction_setup", 3, "fresh", observations, GEOJSON)
     assert mock.bodies[0]["providedData"] == observations
     assert mock.bodies[0]["nPeriods"] == 3
 
 
 def test_an_update_sends_only_the_fields_given(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "PATCH /v1/crud/prediction-setups/3": httpx.Response(
-            200, json={**SETUP, "name": "renamed", "scheduleEnabled": True}
-        ),
-    })
+    mock = ChapCoreMock(
+        {
+            "PATCH /v1/crud/prediction-setups/3": httpx.Response(
+                200, json={**SETUP, "name": "renamed", "scheduleEnabled": True}
+            ),
+        }
+    )
     updated = call(mock.handler, "update_prediction_setup", 3, "renamed", "0 6 * * 1", True)
-    assert mock.bodies[0] == {"name": "renamed", "scheduleCronExpression": "0 6 * * 1",
-                              "scheduleEnabled": True}
+    assert mock.bodies[0] == {
+        "name": "renamed",
+        "scheduleCronExpression": "0 6 * * 1",
+        "scheduleEnabled": True,
+    }
     assert (updated.name, updated.schedule_enabled) == ("renamed", True)
 
 
 def test_setups_are_listed_and_deleted(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "GET /v1/crud/prediction-setups": httpx.Response(200, json=[SETUP]),
-        "DELETE /v1/crud/prediction-setups/3": httpx.Response(200, json={"message": "deleted"}),
-    })
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/prediction-setups": httpx.Response(200, json=[SETUP]),
+            "DELETE /v1/crud/prediction-setups/3": httpx.Response(200, json={"message": "deleted"}),
+        }
+    )
     [listed] = call(mock.handler, "list_prediction_setups")
     assert listed.quantile_targets[0].data_element_id == "de_median"
     assert call(mock.handler, "delete_prediction_setup", 3) is None
@@ -146,11 +164,19 @@ def test_setups_are_listed_and_deleted(call: Callable[..., Any]) -> None:
     [
         ("create_prediction_setup", ("12", "x"), {}, "evaluation_id must be an int"),
         ("create_prediction_setup", (12, " "), {}, "name must be a non-empty string"),
-        ("create_prediction_setup", (12, "x"), {"quantile_targets": [{"quantile": "0.5"}]},
-         "quantile_targets"),
+        (
+            "create_prediction_setup",
+            (12, "x"),
+            {"quantile_targets": [{"quantile": "0.5"}]},
+            "quantile_targets",
+        ),
         ("update_prediction_setup", (3,), {}, "at least one field"),
-        ("update_prediction_setup", (3,), {"schedule_enabled": "yes"},
-         "schedule_enabled must be a bool"),
+        (
+            "update_prediction_setup",
+            (3,),
+            {"schedule_enabled": "yes"},
+            "schedule_enabled must be a bool",
+        ),
         ("run_prediction_setup", (3, "x", [], GEOJSON), {}, "observations must hold"),
         ("run_prediction_setup", (3, "x", [{"period": "202301"}], GEOJSON), {}, "observations"),
         ("run_prediction_setup", (3, "x", [], None), {}, "geojson must be"),
@@ -158,7 +184,10 @@ def test_setups_are_listed_and_deleted(call: Callable[..., Any]) -> None:
     ],
 )
 def test_bad_arguments_are_refused_before_sending_naming_the_argument(
-    call: Callable[..., Any], method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+    call: Callable[..., Any],
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
     message: str,
 ) -> None:
     mock = ChapCoreMock({})

@@ -16,17 +16,22 @@ from .fake_service import FakeService, last_body
 
 def test_predictions(client: Any, fake: FakeService) -> None:
     request = PredictionRequest(
-        name="forecast", geojson={"type": "FeatureCollection", "features": []},
-        provided_data=[{"feature_name": "rainfall", "org_unit": "OU_A", "period": "202101",
-                        "value": 12.5}],
-        configured_model_with_data_source_id=3, n_periods=3)
+        name="forecast",
+        geojson={"type": "FeatureCollection", "features": []},
+        provided_data=[
+            {"feature_name": "rainfall", "org_unit": "OU_A", "period": "202101", "value": 12.5}
+        ],
+        configured_model_with_data_source_id=3,
+        n_periods=3,
+    )
     job = client.make_prediction(request)
     assert (job.status, job.type) == ("PENDING", "create_prediction")
     body = last_body(fake)
     assert body["configuredModelWithDataSourceId"] == 3
     assert body["nPeriods"] == 3
-    assert body["providedData"] == [{"featureName": "rainfall", "orgUnit": "OU_A",
-                                     "period": "202101", "value": 12.5}]
+    assert body["providedData"] == [
+        {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202101", "value": 12.5}
+    ]
     assert fake.paths()[-1] == "POST /v1/analytics/make-prediction-with-data-source"
     client.make_prediction({"name": "f2", "configuredModelWithDataSourceId": 3, "nPeriods": 2})
     assert last_body(fake)["name"] == "f2"

@@ -173,8 +173,7 @@ def test_a_request_that_cannot_be_formed_is_not_retried(
         client.list_datasets()
     message = str(caught.value)
     assert message == (
-        "GET /v1/crud/datasets: the request could not be formed: "
-        "Illegal header value b'[redacted]'"
+        "GET /v1/crud/datasets: the request could not be formed: Illegal header value b'[redacted]'"
     )
     assert fake.paths() == ["GET /v1/crud/datasets"]
 

@@ -28,8 +28,9 @@ READY = {"status": "success", "checks": {"db": "ok", "redis": "ok", "celery": "o
 UNHEALTHY = {"status": "unhealthy", "checks": {"db": "ok", "redis": "ok", "celery": "no reply"}}
 
 
-@pytest.mark.parametrize(("method", "path"), [("readiness", "/health/ready"),
-                                              ("probe", "/health/probe")])
+@pytest.mark.parametrize(
+    ("method", "path"), [("readiness", "/health/ready"), ("probe", "/health/probe")]
+)
 def test_readiness_says_which_dependency_fails_without_raising(
     call: Callable[..., Any], method: str, path: str
 ) -> None:

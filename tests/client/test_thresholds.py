@@ -32,27 +32,45 @@ def test_thresholds_send_the_strategy_and_read_one_value_per_line(
     call: Callable[..., Any],
 ) -> None:
     mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER)})
-    thresholds = call(mock.handler, "compute_thresholds", 7, ["202301"],
-                      SeasonalParams(std_multiplier=[1, 2]))
-    assert mock.bodies[0] == {"datasetId": 7, "periodIds": ["202301"],
-                              "params": {"type": "seasonal", "stdMultiplier": [1.0, 2.0]}}
+    thresholds = call(
+        mock.handler, "compute_thresholds", 7, ["202301"], SeasonalParams(std_multiplier=[1, 2])
+    )
+    assert mock.bodies[0] == {
+        "datasetId": 7,
+        "periodIds": ["202301"],
+        "params": {"type": "seasonal", "stdMultiplier": [1.0, 2.0]},
+    }
     assert isinstance(thresholds.params, SeasonalParams)
     assert thresholds.lines == [1.0, 2.0]
     assert [(e.location, e.values) for e in thresholds.entries] == [
-        ("OU_North", [43.9, 45.6]), ("OU_South", [None, None])]
+        ("OU_North", [43.9, 45.6]),
+        ("OU_South", [None, None]),
+    ]
 
 
 def test_a_dict_chooses_the_strategy_and_org_units_narrow_the_answer(
     call: Callable[..., Any],
 ) -> None:
-    answer = {"params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3},
-              "lines": [0.9], "entries": []}
+    answer = {
+        "params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3},
+        "lines": [0.9],
+        "entries": [],
+    }
     mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=answer)})
-    thresholds = call(mock.handler, "compute_thresholds", 7, "202301",
-                      {"type": "percentile", "quantile": 0.9, "baseline_years": 3}, "OU_North")
+    thresholds = call(
+        mock.handler,
+        "compute_thresholds",
+        7,
+        "202301",
+        {"type": "percentile", "quantile": 0.9, "baseline_years": 3},
+        "OU_North",
+    )
     assert mock.bodies[0] == {
-        "datasetId": 7, "periodIds": ["202301"], "locations": ["OU_North"],
-        "params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3}}
+        "datasetId": 7,
+        "periodIds": ["202301"],
+        "locations": ["OU_North"],
+        "params": {"type": "percentile", "quantile": 0.9, "baselineYears": 3},
+    }
     assert thresholds.params == PercentileParams(quantile=0.9, baseline_years=3)
 
 
@@ -65,11 +83,14 @@ def test_the_default_strategy_is_the_seasonal_mean_plus_two_deviations(
 
 
 def test_the_strategies_are_listed(call: Callable[..., Any]) -> None:
-    mock = ChapCoreMock({
-        "GET /v1/analytics/thresholds/strategies": httpx.Response(200, json=STRATEGIES)})
+    mock = ChapCoreMock(
+        {"GET /v1/analytics/thresholds/strategies": httpx.Response(200, json=STRATEGIES)}
+    )
     strategies = call(mock.handler, "list_threshold_strategies")
     assert [(s.id, s.display_name) for s in strategies] == [
-        ("percentile", "Seasonal percentile (WHO)"), ("seasonal", "Seasonal mean + k*std")]
+        ("percentile", "Seasonal percentile (WHO)"),
+        ("seasonal", "Seasonal mean + k*std"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,14 @@ from chaplab.client import (
 from .fake_service import CMWDS, DATASET, EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
 
 RESOURCE_MODULES: tuple[ModuleType, ...] = (
-    _datasets, _evaluations, _jobs, _model_catalog, _model_runners, _plots, _predictions, _system,
+    _datasets,
+    _evaluations,
+    _jobs,
+    _model_catalog,
+    _model_runners,
+    _plots,
+    _predictions,
+    _system,
 )
 MINIMAL: dict[type[BaseModel], dict[str, Any]] = {
     Dataset: {"id": 1},
@@ -55,7 +62,8 @@ def _wire_models() -> list[type[BaseModel]]:
         value
         for module in RESOURCE_MODULES
         for value in vars(module).values()
-        if isinstance(value, type) and issubclass(value, BaseModel)
+        if isinstance(value, type)
+        and issubclass(value, BaseModel)
         and value.__module__ == module.__name__
     ]
 
@@ -70,15 +78,32 @@ def test_every_list_and_dict_field_reads_null_as_empty() -> None:
 
 def test_null_collections_do_not_fail_list_calls(client: Any, fake: FakeService) -> None:
     fake.datasets = [{**DATASET, "orgUnits": None, "covariates": None, "dataSources": None}]
-    spec = {**MODEL_SPEC, "userOptionValues": None, "additionalContinuousCovariates": None,
-            "covariates": None}
+    spec = {
+        **MODEL_SPEC,
+        "userOptionValues": None,
+        "additionalContinuousCovariates": None,
+        "covariates": None,
+    }
     fake.configured_models = [spec]
-    fake.evaluations = {1: {**EVALUATION, "orgUnits": None, "splitPeriods": None,
-                            "aggregateMetrics": None, "configuredModel": spec}}
-    fake.fail("GET /v1/crud/model-templates", httpx.Response(200, json=[
-        {**TEMPLATE, "requiredCovariates": None, "userOptions": None}]))
-    fake.fail("GET /v1/crud/configured-models-with-data-source", httpx.Response(200, json=[
-        {**CMWDS, "orgUnits": None, "dataSources": None, "configuredModel": spec}]))
+    fake.evaluations = {
+        1: {
+            **EVALUATION,
+            "orgUnits": None,
+            "splitPeriods": None,
+            "aggregateMetrics": None,
+            "configuredModel": spec,
+        }
+    }
+    fake.fail(
+        "GET /v1/crud/model-templates",
+        httpx.Response(200, json=[{**TEMPLATE, "requiredCovariates": None, "userOptions": None}]),
+    )
+    fake.fail(
+        "GET /v1/crud/configured-models-with-data-source",
+        httpx.Response(
+            200, json=[{**CMWDS, "orgUnits": None, "dataSources": None, "configuredModel": spec}]
+        ),
+    )
     assert client.list_datasets()[0].org_units == []
     assert client.list_configured_models()[0].additional_continuous_covariates == []
     [evaluation] = client.list_evaluations()
@@ -95,7 +120,8 @@ def test_every_list_and_dict_field_of_every_wire_model_reads_null_as_empty() -> 
     for model in models:
         minimal = MINIMAL.get(model) or {
             field.alias or name: samples[field.annotation]
-            for name, field in model.model_fields.items() if field.is_required()
+            for name, field in model.model_fields.items()
+            if field.is_required()
         }
         for name, field in _collection_fields(model).items():
             parsed = model.model_validate({**minimal, field.alias or name: None})

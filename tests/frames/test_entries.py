@@ -48,8 +48,13 @@ def test_weekly_frames_sort_chronologically_across_the_year_end() -> None:
 def test_snake_case_dicts_models_and_wire_dicts_give_the_same_frame() -> None:
     wire = _entries(["202101", "2021-02"], ["OU_A"], split="2020-12")
     snake = [
-        {"org_unit": e["orgUnit"], "period": e["period"], "quantile": e["quantile"],
-         "value": e["value"], "split_period": e["splitPeriod"]}
+        {
+            "org_unit": e["orgUnit"],
+            "period": e["period"],
+            "quantile": e["quantile"],
+            "value": e["value"],
+            "split_period": e["splitPeriod"],
+        }
         for e in wire
     ]
 
@@ -85,8 +90,13 @@ def test_adm0_passes_through_as_an_org_unit() -> None:
 def test_frame_stays_under_forty_bytes_per_row() -> None:
     months = [f"{y}{m:02d}" for y in range(2015, 2025) for m in range(1, 13)]
     rows = [
-        {"orgUnit": f"OU_{i % 50}", "period": months[(i // 50) % 120], "quantile": 0.5,
-         "value": 1.0, "splitPeriod": months[i % 3]}
+        {
+            "orgUnit": f"OU_{i % 50}",
+            "period": months[(i // 50) % 120],
+            "quantile": 0.5,
+            "value": 1.0,
+            "splitPeriod": months[i % 3],
+        }
         for i in range(60_000)
     ]
     frame = entries_to_frame(orjson.dumps(rows))
@@ -100,8 +110,10 @@ def test_frame_stays_under_forty_bytes_per_row() -> None:
         (b"[{", "not valid JSON"),
         ([{"orgUnit": "A", "period": "202101", "quantile": 0.5}], "'value'"),
         (
-            [{"orgUnit": "A", "period": "202101", "quantile": 0.5, "value": 1.0},
-             {"orgUnit": "A", "period": "202102", "quantile": 0.5}],
+            [
+                {"orgUnit": "A", "period": "202101", "quantile": 0.5, "value": 1.0},
+                {"orgUnit": "A", "period": "202102", "quantile": 0.5},
+            ],
             "entry 1 has no 'value'",
         ),
         ([{"orgUnit": "A", "period": "2021-1", "quantile": 0.5, "value": 1}], "2021-1"),

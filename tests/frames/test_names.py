@@ -111,7 +111,12 @@ def _frame() -> pd.DataFrame:
 def test_the_name_column_sits_beside_the_id_as_a_categorical() -> None:
     named = with_org_unit_names(_frame(), SIERRA_LEONE)
     assert list(named.columns) == [
-        "org_unit", ORG_UNIT_NAME, "split_period", "period", "quantile", "value"
+        "org_unit",
+        ORG_UNIT_NAME,
+        "split_period",
+        "period",
+        "quantile",
+        "value",
     ]
     assert isinstance(named[ORG_UNIT_NAME].dtype, pd.CategoricalDtype)
     pairs = dict(zip(named["org_unit"].astype(str), named[ORG_UNIT_NAME].astype(str), strict=True))
@@ -145,7 +150,10 @@ LABELS = {"x1": "Bo (Southern)", "x2": "Bo (Northern)", "x3": "Bombali", "x4": "
 
 def test_org_units_are_found_by_id_label_name_or_any_case() -> None:
     assert resolve_org_units(["x4", "Bombali", "bo (southern)", "kenema"], LABELS) == [
-        "x4", "x3", "x1", "x4"
+        "x4",
+        "x3",
+        "x1",
+        "x4",
     ]
     assert resolve_org_units("Bo (Northern)", LABELS) == ["x2"]
 
@@ -158,8 +166,11 @@ def test_a_name_of_two_places_is_an_error_that_lists_both() -> None:
 
 
 def test_an_unknown_name_gets_did_you_mean_and_a_few_of_those_there() -> None:
-    with pytest.raises(ValueError, match=r"'Kenama' is not an org unit of the frame; did you mean "
-                       r"'Kenema'\? It has Bo \(Northern\), Bo \(Southern\), Bombali, Kenema"):
+    with pytest.raises(
+        ValueError,
+        match=r"'Kenama' is not an org unit of the frame; did you mean "
+        r"'Kenema'\? It has Bo \(Northern\), Bo \(Southern\), Bombali, Kenema",
+    ):
         resolve_org_units("Kenama", LABELS)
     many = {f"id{i}": f"District {i:02d}" for i in range(20)}
     with pytest.raises(ValueError, match=r"District 07 and 12 more$"):
@@ -171,6 +182,8 @@ def test_an_unknown_name_gets_did_you_mean_and_a_few_of_those_there() -> None:
 def test_frame_labels_prefer_names_and_fall_back_to_ids() -> None:
     named = with_org_unit_names(_frame(), SIERRA_LEONE)
     assert frame_labels(named) == {
-        "O6uvpzGd5pu": "Bo", "fdc6uOvgoji": "Bombali", "unknown1": "unknown1"
+        "O6uvpzGd5pu": "Bo",
+        "fdc6uOvgoji": "Bombali",
+        "unknown1": "unknown1",
     }
     assert frame_labels(_frame())["O6uvpzGd5pu"] == "O6uvpzGd5pu"

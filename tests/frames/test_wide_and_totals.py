@@ -16,8 +16,7 @@ from chaplab.frames import (
 
 def _evaluation() -> pd.DataFrame:
     rows = [
-        {"orgUnit": ou, "period": pe, "quantile": q, "value": float(v),
-         "splitPeriod": split}
+        {"orgUnit": ou, "period": pe, "quantile": q, "value": float(v), "splitPeriod": split}
         for v, (ou, split, pe, q) in enumerate(
             (ou, split, pe, q)
             for ou in ("OU_A", "OU_B")
@@ -54,8 +53,14 @@ def test_wide_rejects_frames_without_quantiles_and_duplicates() -> None:
 
 def test_national_total_sums_org_units_under_adm0() -> None:
     actuals = actuals_to_frame(
-        {"data": [{"pe": "202101", "ou": "A", "value": 1}, {"pe": "202101", "ou": "B", "value": 2},
-                  {"pe": "202102", "ou": "A", "value": 4}, {"pe": "202102", "ou": "B", "value": 8}]}
+        {
+            "data": [
+                {"pe": "202101", "ou": "A", "value": 1},
+                {"pe": "202101", "ou": "B", "value": 2},
+                {"pe": "202102", "ou": "A", "value": 4},
+                {"pe": "202102", "ou": "B", "value": 8},
+            ]
+        }
     )
     total = national_total(actuals)
     assert list(total["org_unit"]) == ["adm0", "adm0"]

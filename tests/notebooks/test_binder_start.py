@@ -41,8 +41,12 @@ class StartScript:
         }
         env.pop("CHAP_URL", None)
         process = subprocess.Popen(
-            [str(START_SCRIPT), *command], env=env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            [str(START_SCRIPT), *command],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         self.groups.append(process.pid)
         stdout, stderr = process.communicate(timeout=120)

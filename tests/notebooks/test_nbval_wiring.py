@@ -45,9 +45,18 @@ def run_project_pytest(folder: Path) -> dict[str, str]:
     env.pop("CHAP_URL", None)
     subprocess.run(
         [
-            sys.executable, "-m", "pytest", str(folder),
-            "-c", str(REPOSITORY / "pyproject.toml"), "--rootdir", str(folder),
-            "-p", "no:cacheprovider", f"--junitxml={report}", "-q",
+            sys.executable,
+            "-m",
+            "pytest",
+            str(folder),
+            "-c",
+            str(REPOSITORY / "pyproject.toml"),
+            "--rootdir",
+            str(folder),
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+            "-q",
         ],
         cwd=REPOSITORY,
         env=env,

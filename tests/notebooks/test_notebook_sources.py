@@ -96,16 +96,24 @@ def test_malformed_sources_are_refused_naming_the_line(
 
 
 def test_rebuild_keeps_checked_outputs_only_for_unchanged_cells() -> None:
-    built = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)", id="09-00"),
-        nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(3)", id="09-01"),
-        nbformat.v4.new_code_cell("print(4)", id="09-02"),
-    ])
-    executed = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)", id="09-00", execution_count=1),
-        nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(2)", id="09-01", execution_count=2),
-        nbformat.v4.new_code_cell("print(4)", id="09-02", execution_count=3),
-    ])
+    built = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)", id="09-00"),
+            nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(3)", id="09-01"),
+            nbformat.v4.new_code_cell("print(4)", id="09-02"),
+        ]
+    )
+    executed = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "# NBVAL_CHECK_OUTPUT\nprint(1)", id="09-00", execution_count=1
+            ),
+            nbformat.v4.new_code_cell(
+                "# NBVAL_CHECK_OUTPUT\nprint(2)", id="09-01", execution_count=2
+            ),
+            nbformat.v4.new_code_cell("print(4)", id="09-02", execution_count=3),
+        ]
+    )
     for count, cell in enumerate(executed.cells, start=1):
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"{count}\n")]
 

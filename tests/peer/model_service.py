@@ -49,13 +49,24 @@ def registered_model_service(client: ChapClient, peer_url: str, log: Path) -> It
     assert executable.exists(), f"no chapkit at {executable}: run scripts/peer/install"
     port = free_port()
     command = [
-        str(executable), "run", str(PROJECT), "--port", str(port),
-        "--register-url", f"{peer_url}/v2/services/$register",
-        "--advertise-host", "127.0.0.1", "--keepalive-interval", "5",
+        str(executable),
+        "run",
+        str(PROJECT),
+        "--port",
+        str(port),
+        "--register-url",
+        f"{peer_url}/v2/services/$register",
+        "--advertise-host",
+        "127.0.0.1",
+        "--keepalive-interval",
+        "5",
     ]
     with log.open("wb") as output:
         process = subprocess.Popen(
-            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             env={**os.environ, "GIT_REVISION": REVISION},
         )
     try:

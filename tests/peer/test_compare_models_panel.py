@@ -36,7 +36,10 @@ async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel
 
 
 async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison(
-    panel: ChapPanel, peer_http: httpx.Client, peer_dataset: Dataset, naive_model: ModelSpec,
+    panel: ChapPanel,
+    peer_http: httpx.Client,
+    peer_dataset: Dataset,
+    naive_model: ModelSpec,
     seasonal_median_configuration: ModelSpec,
 ) -> None:
     view = panel.compare

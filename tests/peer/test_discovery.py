@@ -74,7 +74,10 @@ def test_a_model_service_becomes_a_template_that_can_be_retired(
 ) -> None:
     template = peer_client.register_template_from_service(model_service, role="comparison")
     assert (template.name, template.uses_chapkit, template.role) == (
-        model_service, True, "comparison")
+        model_service,
+        True,
+        "comparison",
+    )
     assert template.display_name == "chaplab mean"
     again = peer_client.register_template_from_service(model_service)
     assert again.id == template.id  # a version is stored once
@@ -108,7 +111,11 @@ def test_a_specification_lists_its_comparison_models_when_asked(
 ) -> None:
     specification_id = naive_evaluation.model_extra["specificationId"]  # type: ignore[index]
     listed = peer_client.list_backtest_specifications(
-        dataset_id=peer_dataset.id, n_periods=3, n_splits=2, stride=1, n_retrain=1,
+        dataset_id=peer_dataset.id,
+        n_periods=3,
+        n_splits=2,
+        stride=1,
+        n_retrain=1,
         target_column="disease_cases",
     )
     assert specification_id in [specification.id for specification in listed]

@@ -37,7 +37,13 @@ def test_the_evaluation_frame_has_ordered_quantiles_per_org_unit_split_and_perio
 ) -> None:
     frame = peer_client.evaluation_frame(naive_evaluation.id)
     assert list(frame.columns) == [
-        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
+        "org_unit",
+        "org_unit_name",
+        "split_period",
+        "period",
+        "quantile",
+        "value",
+    ]
     assert sorted(frame["quantile"].unique()) == QUANTILES
     assert set(frame["org_unit"]) == set(ORG_UNITS)
     forecasts = frame.groupby(["org_unit", "split_period", "period"])

@@ -177,8 +177,12 @@ def test_model_catalog(client: ChapClient) -> None:
     assert MODEL in [model.name for model in models]
     configured = attempt("list_configured_models()", client.list_configured_models)
     naive = next(model for model in configured if model.name == MODEL)
-    assert attempt("get_configured_model(model_id)",
-                   lambda: client.get_configured_model(naive.id)).name == MODEL
+    assert (
+        attempt(
+            "get_configured_model(model_id)", lambda: client.get_configured_model(naive.id)
+        ).name
+        == MODEL
+    )
     template = next(t for t in templates if t.name == MODEL)
     made = attempt(
         "create_configured_model(name, model_template_id)",
@@ -201,18 +205,23 @@ def test_templates_from_a_model_service(
     )
     assert template is None or (template.name == service_id and template.uses_chapkit)
     if template is not None:
-        attempt("delete_model_template(model_template_id)",
-                lambda: client.delete_model_template(template.id))
+        attempt(
+            "delete_model_template(model_template_id)",
+            lambda: client.delete_model_template(template.id),
+        )
         listed = {item.id: item for item in client.list_model_templates()}
         assert listed[template.id].archived
         return
     unknown = max(item.id for item in client.list_model_templates()) + 1000
     try:
-        attempt("delete_model_template(model_template_id)",
-                lambda: client.delete_model_template(unknown))
+        attempt(
+            "delete_model_template(model_template_id)",
+            lambda: client.delete_model_template(unknown),
+        )
     except NotFoundError:  # the route is there, the template is not: the server's right answer
         RECORDED.setdefault("delete_model_template", []).append(
-            {"call": "delete_model_template(model_template_id)", "outcome": "works"})
+            {"call": "delete_model_template(model_template_id)", "outcome": "works"}
+        )
 
 
 # -- the backtest form's choices -----------------------------------------------------------------
@@ -262,11 +271,13 @@ def test_evaluations(
     assert second.id in [evaluation.id for evaluation in listed]
     got = attempt("get_evaluation(evaluation_id)", lambda: client.get_evaluation(second.id))
     assert got.split_periods == second.split_periods
-    full = attempt("get_evaluation_full(evaluation_id)",
-                   lambda: client.get_evaluation_full(second.id))
+    full = attempt(
+        "get_evaluation_full(evaluation_id)", lambda: client.get_evaluation_full(second.id)
+    )
     assert full.forecasts
-    entries = attempt("evaluation_entries(evaluation_id)",
-                      lambda: client.evaluation_entries(second.id))
+    entries = attempt(
+        "evaluation_entries(evaluation_id)", lambda: client.evaluation_entries(second.id)
+    )
     frame = attempt("evaluation_frame(evaluation_id)", lambda: client.evaluation_frame(second.id))
     assert len(frame) == len(entries) > 0
     actual = attempt("actual_cases(evaluation_id)", lambda: client.actual_cases(second.id))
@@ -276,22 +287,27 @@ def test_evaluations(
         lambda: client.evaluation_overlap(finished.result_id or 0, second.id),
     )
     assert set(overlap.org_units) == {"OU_North", "OU_South"}
-    compatible = attempt("compatible_evaluations(evaluation_id)",
-                         lambda: client.compatible_evaluations(second.id))
+    compatible = attempt(
+        "compatible_evaluations(evaluation_id)", lambda: client.compatible_evaluations(second.id)
+    )
     assert isinstance(compatible, list)
     assert attempt("metrics_csv(evaluation_id)", lambda: client.metrics_csv(second.id)).strip()
     every = attempt("metrics_csv()", client.metrics_csv)
     assert every is None or every.strip()
-    renamed = attempt("update_evaluation(evaluation_id, name)",
-                      lambda: client.update_evaluation(second.id, "peer every renamed"))
+    renamed = attempt(
+        "update_evaluation(evaluation_id, name)",
+        lambda: client.update_evaluation(second.id, "peer every renamed"),
+    )
     assert renamed.name == "peer every renamed"
 
     wait_for_pending_jobs(client)
     doomed = [finished.result_id, with_data.result_id] + ([row.id] if row is not None else [])
     first_doomed, *rest = [value for value in doomed if value is not None]
     attempt("delete_evaluation(evaluation_id)", lambda: client.delete_evaluation(first_doomed))
-    assert attempt("delete_evaluations(evaluation_ids)",
-                   lambda: client.delete_evaluations(rest)) == rest
+    assert (
+        attempt("delete_evaluations(evaluation_ids)", lambda: client.delete_evaluations(rest))
+        == rest
+    )
 
 
 # -- predictions -------------------------------------------------------------------------------
@@ -332,11 +348,15 @@ def test_predictions(
     )
     submitted = attempt(
         "make_prediction(request)",
-        lambda: client.make_prediction({
-            "name": "peer with data source", "configuredModelWithDataSourceId": record_id,
-            "nPeriods": 3, "geojson": org_unit_geojson(),
-            "providedData": frame_to_observations(data),
-        }),
+        lambda: client.make_prediction(
+            {
+                "name": "peer with data source",
+                "configuredModelWithDataSourceId": record_id,
+                "nPeriods": 3,
+                "geojson": org_unit_geojson(),
+                "providedData": frame_to_observations(data),
+            }
+        ),
     )
     if submitted is not None:
         client.wait_for_job(submitted.id)
@@ -346,22 +366,29 @@ def test_predictions(
     )
     listed = attempt("list_predictions()", client.list_predictions)
     assert prediction.id in [item.id for item in listed]
-    assert attempt("get_prediction(prediction_id)",
-                   lambda: client.get_prediction(prediction.id)).id == prediction.id
-    entries = attempt("prediction_entries(prediction_id)",
-                      lambda: client.prediction_entries(prediction.id))
-    as_frame = attempt("prediction_frame(prediction_id)",
-                       lambda: client.prediction_frame(prediction.id))
+    assert (
+        attempt("get_prediction(prediction_id)", lambda: client.get_prediction(prediction.id)).id
+        == prediction.id
+    )
+    entries = attempt(
+        "prediction_entries(prediction_id)", lambda: client.prediction_entries(prediction.id)
+    )
+    as_frame = attempt(
+        "prediction_frame(prediction_id)", lambda: client.prediction_frame(prediction.id)
+    )
     assert len(entries) == len(as_frame) > 0
-    one = attempt("list_prediction_entries(prediction_id)",
-                  lambda: client.list_prediction_entries(prediction.id))
+    one = attempt(
+        "list_prediction_entries(prediction_id)",
+        lambda: client.list_prediction_entries(prediction.id),
+    )
     assert {entry.prediction_id for entry in one} == {prediction.id}
     every = attempt("list_prediction_entries()", client.list_prediction_entries)
     assert every is None or prediction.id in {entry.prediction_id for entry in every}
     doomed = [detail.id, prediction.id] + ([row.id] if row is not None else [])
     for prediction_id in doomed:
-        attempt("delete_prediction(prediction_id)",
-                lambda i=prediction_id: client.delete_prediction(i))
+        attempt(
+            "delete_prediction(prediction_id)", lambda i=prediction_id: client.delete_prediction(i)
+        )
     assert not {item.id for item in client.list_predictions()} & set(doomed)
 
 
@@ -411,38 +438,55 @@ def test_thresholds_and_alerts(client: ChapClient, peer_dataset: Dataset) -> Non
         lambda: client.compute_thresholds(peer_dataset.id, ["2023-01"]),
     )
     assert thresholds is None or {e.location for e in thresholds.entries} == {
-        "OU_North", "OU_South"}
-    levels = [AlertLevel(name="alert", threshold_params=SeasonalParams(),
-                         exceedance_threshold=0.8)]
-    policy = attempt("create_alert_policy(name, levels)",
-                     lambda: client.create_alert_policy("peer every policy", levels))
+        "OU_North",
+        "OU_South",
+    }
+    levels = [AlertLevel(name="alert", threshold_params=SeasonalParams(), exceedance_threshold=0.8)]
+    policy = attempt(
+        "create_alert_policy(name, levels)",
+        lambda: client.create_alert_policy("peer every policy", levels),
+    )
     policy_id = policy.id if policy is not None else 1
     policies = attempt("list_alert_policies()", client.list_alert_policies)
     assert policies is None or policy_id in [item.id for item in policies]
-    read = attempt("get_alert_policy(alert_policy_id)",
-                   lambda: client.get_alert_policy(policy_id))
+    read = attempt("get_alert_policy(alert_policy_id)", lambda: client.get_alert_policy(policy_id))
     assert read is None or [level.name for level in read.levels] == ["alert"]
-    alert = attempt("create_alert(alert_policy_id, level, org_unit, time_period)",
-                    lambda: client.create_alert(policy_id, "alert", "OU_North", "202301"))
+    alert = attempt(
+        "create_alert(alert_policy_id, level, org_unit, time_period)",
+        lambda: client.create_alert(policy_id, "alert", "OU_North", "202301"),
+    )
     alert_id = alert.id if alert is not None else 1
     ids = attempt(
         "create_alerts(alerts)",
-        lambda: client.create_alerts([NewAlert(alert_policy_id=policy_id, level="alert",
-                                               org_unit="OU_South", time_period="202301")]),
+        lambda: client.create_alerts(
+            [
+                NewAlert(
+                    alert_policy_id=policy_id,
+                    level="alert",
+                    org_unit="OU_South",
+                    time_period="202301",
+                )
+            ]
+        ),
     )
     other_id = ids[0] if ids else 2
     queue = attempt("alert_review_queue()", lambda: client.alert_review_queue(policy_id))
     assert queue is None or {alert_id, other_id} <= {item.id for item in queue}
     got = attempt("get_alert(alert_id)", lambda: client.get_alert(alert_id))
     assert got is None or got.approved == "pending"
-    approved = attempt("approve_alert(alert_ids, approved_by)",
-                       lambda: client.approve_alert(alert_id, "peer tests"))
+    approved = attempt(
+        "approve_alert(alert_ids, approved_by)",
+        lambda: client.approve_alert(alert_id, "peer tests"),
+    )
     assert approved is None or [item.approved for item in approved] == ["approved"]
-    declined = attempt("decline_alert(alert_ids, approved_by)",
-                       lambda: client.decline_alert(other_id, "peer tests"))
+    declined = attempt(
+        "decline_alert(alert_ids, approved_by)",
+        lambda: client.decline_alert(other_id, "peer tests"),
+    )
     assert declined is None or [item.approved for item in declined] == ["declined"]
-    listed = attempt("list_alerts(alert_policy_id=)",
-                     lambda: client.list_alerts(alert_policy_id=policy_id))
+    listed = attempt(
+        "list_alerts(alert_policy_id=)", lambda: client.list_alerts(alert_policy_id=policy_id)
+    )
     assert listed is None or {item.id for item in listed} == {alert_id, other_id}
     attempt("delete_alert(alert_id)", lambda: client.delete_alert(other_id))
     if policy is not None:
@@ -452,8 +496,7 @@ def test_thresholds_and_alerts(client: ChapClient, peer_dataset: Dataset) -> Non
             client.delete_alert_policy(policy_id)
         unused = client.create_alert_policy("peer every unused policy", levels)
         policy_id = unused.id
-    attempt("delete_alert_policy(alert_policy_id)",
-            lambda: client.delete_alert_policy(policy_id))
+    attempt("delete_alert_policy(alert_policy_id)", lambda: client.delete_alert_policy(policy_id))
 
 
 # -- backtest specifications ------------------------------------------------------------------
@@ -468,9 +511,7 @@ def test_specifications(client: ChapClient, peer_dataset: Dataset) -> None:
         client.wait_for_job(job.job_id)
     detail = attempt(
         "run_backtests(name, models, dataset_id)",
-        lambda: client.run_backtests(
-            "peer every run", [MODEL], peer_dataset.id, 3, 2, timeout=600
-        ),
+        lambda: client.run_backtests("peer every run", [MODEL], peer_dataset.id, 3, 2, timeout=600),
     )
     assert detail.id == batch.specification_id
     listed = attempt(
@@ -496,13 +537,15 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
         attempt("cancel_job(job_id)", lambda: client.cancel_job(job.id))
     except ChapHTTPError as error:  # it finished first: that is the server's right answer
         assert error.status_code in (400, 409), error
-        RECORDED.setdefault("cancel_job", []).append({"call": "cancel_job(job_id)",
-                                                      "outcome": "works"})
+        RECORDED.setdefault("cancel_job", []).append(
+            {"call": "cancel_job(job_id)", "outcome": "works"}
+        )
     try:
         attempt("wait_for_job(job_id)", lambda: client.wait_for_job(job.id))
     except JobFailedError as error:  # cancelled after all
-        RECORDED.setdefault("wait_for_job", []).append({"call": "wait_for_job(job_id)",
-                                                        "outcome": "works"})
+        RECORDED.setdefault("wait_for_job", []).append(
+            {"call": "wait_for_job(job_id)", "outcome": "works"}
+        )
         assert error.status in ("REVOKED", "CANCELLED", "FAILURE", "FAILED")
     listed = attempt("list_jobs()", client.list_jobs)
     assert job.id in [item.id for item in listed]
@@ -510,14 +553,16 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
     assert isinstance(attempt("job_logs(job_id)", lambda: client.job_logs(job.id)), str)
     sent = attempt("job_request(job_id)", lambda: client.job_request(job.id))
     assert sent is None or {key: sent[key] for key in ("name", "datasetId", "nPeriods")} == {
-        "name": "peer every job", "datasetId": peer_dataset.id, "nPeriods": 3}
+        "name": "peer every job",
+        "datasetId": peer_dataset.id,
+        "nPeriods": 3,
+    }
 
     done = client.run_evaluation("peer every result", MODEL, peer_dataset.id, 3, 2)
     [finished] = [
         item for item in client.list_jobs() if item.result_id == done.id and item.succeeded
     ][-1:]
-    result = attempt("job_database_result(job_id)",
-                     lambda: client.job_database_result(finished.id))
+    result = attempt("job_database_result(job_id)", lambda: client.job_database_result(finished.id))
     assert (result.id, result.result_type) == (done.id, "backtest")
     wait_for_pending_jobs(client)
     attempt("delete_job(job_id)", lambda: client.delete_job(finished.id))
@@ -531,15 +576,20 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
 def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
     evaluation = STATE["evaluation"]
     names = attempt("list_evaluation_plots()", client.list_evaluation_plots)
-    plot = attempt("evaluation_plot(visualization_name, evaluation_id)",
-                   lambda: client.evaluation_plot(names[0], evaluation.id))
+    plot = attempt(
+        "evaluation_plot(visualization_name, evaluation_id)",
+        lambda: client.evaluation_plot(names[0], evaluation.id),
+    )
     assert isinstance(plot, ServerPlot) and plot.mime_type != "application/json"
     dataset_names = attempt("list_dataset_plots()", client.list_dataset_plots)
-    drawn = attempt("dataset_plot(visualization_name, dataset_id)",
-                    lambda: client.dataset_plot(dataset_names[0], peer_dataset.id))
+    drawn = attempt(
+        "dataset_plot(visualization_name, dataset_id)",
+        lambda: client.dataset_plot(dataset_names[0], peer_dataset.id),
+    )
     assert drawn.data
-    catalog = attempt("list_metric_plots(evaluation_id)",
-                      lambda: client.list_metric_plots(evaluation.id))
+    catalog = attempt(
+        "list_metric_plots(evaluation_id)", lambda: client.list_metric_plots(evaluation.id)
+    )
     assert catalog.visualizations and catalog.metrics
     metric = "crps" if "crps" in catalog.metrics else catalog.metrics[0]
     chart = attempt(
@@ -547,22 +597,29 @@ def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
         lambda: client.metric_plot(catalog.visualizations[0], evaluation.id, metric),
     )
     assert chart.data
-    facets = attempt("backtest_plot_facets(visualization_name, evaluation_id)",
-                     lambda: client.backtest_plot_facets(names[0], evaluation.id))
+    facets = attempt(
+        "backtest_plot_facets(visualization_name, evaluation_id)",
+        lambda: client.backtest_plot_facets(names[0], evaluation.id),
+    )
     if facets is not None:
         assert facets and all(facets.values())
         dimension, values = next(iter(facets.items()))
         coordinates = {dimension: values[0]}
     else:
         coordinates = {"location": "OU_North"}
-    facet = attempt("backtest_subplot(visualization_name, evaluation_id, coordinates)",
-                    lambda: client.backtest_subplot(names[0], evaluation.id, coordinates))
+    facet = attempt(
+        "backtest_subplot(visualization_name, evaluation_id, coordinates)",
+        lambda: client.backtest_subplot(names[0], evaluation.id, coordinates),
+    )
     assert facet is None or facet.spec
-    every = attempt("backtest_subplots(visualization_name, evaluation_id)",
-                    lambda: client.backtest_subplots(names[0], evaluation.id))
+    every = attempt(
+        "backtest_subplots(visualization_name, evaluation_id)",
+        lambda: client.backtest_subplots(names[0], evaluation.id),
+    )
     assert every is None or len(every) == math.prod(len(v) for v in (facets or {}).values())
-    metrics = attempt("evaluation_metrics(evaluation_id)",
-                      lambda: client.evaluation_metrics(evaluation.id))
+    metrics = attempt(
+        "evaluation_metrics(evaluation_id)", lambda: client.evaluation_metrics(evaluation.id)
+    )
     assert metrics.aggregate and metrics.by_org_unit and metrics.by_horizon
 
 
@@ -570,16 +627,26 @@ def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
 
 
 def test_model_runners(client: ChapClient) -> None:
-    info = {"id": "peer-runner", "display_name": "Peer runner", "model_metadata": {"author": "x"},
-            "period_type": "monthly"}
-    runner = attempt("register_model_runner(url, info)",
-                     lambda: client.register_model_runner("http://127.0.0.1:9/", info))
+    info = {
+        "id": "peer-runner",
+        "display_name": "Peer runner",
+        "model_metadata": {"author": "x"},
+        "period_type": "monthly",
+    }
+    runner = attempt(
+        "register_model_runner(url, info)",
+        lambda: client.register_model_runner("http://127.0.0.1:9/", info),
+    )
     listed = attempt("list_model_runners()", client.list_model_runners)
     assert runner.id in [item.id for item in listed]
-    assert attempt("get_model_runner(runner_id)",
-                   lambda: client.get_model_runner(runner.id)).url == runner.url
-    assert attempt("ping_model_runner(runner_id)",
-                   lambda: client.ping_model_runner(runner.id)).id == runner.id
+    assert (
+        attempt("get_model_runner(runner_id)", lambda: client.get_model_runner(runner.id)).url
+        == runner.url
+    )
+    assert (
+        attempt("ping_model_runner(runner_id)", lambda: client.ping_model_runner(runner.id)).id
+        == runner.id
+    )
     attempt("remove_model_runner(runner_id)", lambda: client.remove_model_runner(runner.id))
     assert runner.id not in [item.id for item in client.list_model_runners()]
 

@@ -46,8 +46,11 @@ def points_dataset(peer_client: ChapClient, peer_http: httpx.Client) -> Dataset:
     for index, feature in enumerate(geojson["features"]):
         feature["geometry"] = {"type": "Point", "coordinates": [index + 0.5, 0.5]}
     body: dict[str, Any] = {
-        "name": POINTS_DATASET, "type": "evaluation", "geojson": geojson,
-        "providedData": observations_payload(observation_table()), "dataToBeFetched": [],
+        "name": POINTS_DATASET,
+        "type": "evaluation",
+        "geojson": geojson,
+        "providedData": observations_payload(observation_table()),
+        "dataToBeFetched": [],
     }
     response = http_post(peer_http, body)
     job = peer_client.wait_for_job(response["id"])

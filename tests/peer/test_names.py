@@ -33,7 +33,8 @@ def test_a_name_two_datasets_share_lists_both(
     try:
         created = {dataset.id: dataset.created for dataset in peer_client.list_datasets()}
         shown = [
-            f"id {twin.id}" if created[twin.id] is None
+            f"id {twin.id}"
+            if created[twin.id] is None
             else f"id {twin.id}, created {created[twin.id]:%Y-%m-%d %H:%M}"
             for twin in sorted(twins, key=lambda twin: twin.id)
         ]

@@ -41,7 +41,9 @@ def _choose(panel: ChapPanel, dataset: Dataset, model: ModelSpec) -> None:
 
 
 async def test_lists_the_datasets_and_the_live_configured_models_with_their_templates(
-    panel: ChapPanel, peer_client: ChapClient, seasonal_median_configuration: ModelSpec,
+    panel: ChapPanel,
+    peer_client: ChapClient,
+    seasonal_median_configuration: ModelSpec,
     unique: str,
 ) -> None:
     assert panel.connection.error_text == ""
@@ -79,7 +81,9 @@ async def test_a_new_seasonal_median_configuration_appears_selected(
 
 
 async def test_a_launched_evaluation_is_followed_to_success_and_charted(
-    panel: ChapPanel, peer_dataset: Dataset, seasonal_median_configuration: ModelSpec,
+    panel: ChapPanel,
+    peer_dataset: Dataset,
+    seasonal_median_configuration: ModelSpec,
     unique: str,
 ) -> None:
     _choose(panel, peer_dataset, seasonal_median_configuration)
@@ -95,7 +99,13 @@ async def test_a_launched_evaluation_is_followed_to_success_and_charted(
     assert shown.name == f"panel run {unique}"
     frame = panel.frame
     assert list(frame.columns) == [
-        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
+        "org_unit",
+        "org_unit_name",
+        "split_period",
+        "period",
+        "quantile",
+        "value",
+    ]
     assert set(frame["org_unit"]) == set(ORG_UNITS)
     assert frame["split_period"].nunique() == 2
     assert sorted(frame["quantile"].unique()) == list(DEFAULT_QUANTILES)
@@ -106,8 +116,11 @@ async def test_a_launched_evaluation_is_followed_to_success_and_charted(
 
 
 async def test_two_evaluations_are_compared_with_their_metrics(
-    panel: ChapPanel, peer_dataset: Dataset, seasonal_median_configuration: ModelSpec,
-    naive_evaluation: Evaluation, unique: str,
+    panel: ChapPanel,
+    peer_dataset: Dataset,
+    seasonal_median_configuration: ModelSpec,
+    naive_evaluation: Evaluation,
+    unique: str,
 ) -> None:
     """chap-core 2.5.1 does not list evaluations of a ``seasonal_median`` configuration; the
     panel shows the one it launched all the same, next to the listed ``naive_model`` one."""
@@ -121,7 +134,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(
     panel.results.table.select(naive_evaluation.id, launched.id)
     await panel.results.settled()
     assert [item.name for item in panel.results.selected] == [
-        "peer naive", f"panel comparison {unique}"
+        "peer naive",
+        f"panel comparison {unique}",
     ]
     assert "crps" in panel.results.metrics.value
     assert "coverage_10_90" in panel.results.metrics.value

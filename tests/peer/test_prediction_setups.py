@@ -42,11 +42,16 @@ def test_an_evaluation_becomes_a_setup_that_forecasts_fresh_observations(
         assert set(frame["org_unit"]) == {"OU_North", "OU_South"}
 
         updated = peer_client.update_prediction_setup(
-            setup.id, name="peer setup renamed", schedule_cron_expression="0 6 * * 1",
+            setup.id,
+            name="peer setup renamed",
+            schedule_cron_expression="0 6 * * 1",
             schedule_enabled=True,
         )
         assert (updated.name, updated.schedule_cron_expression, updated.schedule_enabled) == (
-            "peer setup renamed", "0 6 * * 1", True)
+            "peer setup renamed",
+            "0 6 * * 1",
+            True,
+        )
         paused = peer_client.update_prediction_setup(setup.id, schedule_enabled=False)
         assert paused.schedule_cron_expression == "0 6 * * 1" and not paused.schedule_enabled
     finally:

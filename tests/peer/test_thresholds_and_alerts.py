@@ -67,17 +67,19 @@ def test_percentile_thresholds_for_one_org_unit(
 @pytest.fixture
 def policy(peer_client: ChapClient) -> Iterator[AlertPolicy]:
     levels = [
-        AlertLevel(name="monitor", threshold_params=SeasonalParams(std_multiplier=1),
-                   exceedance_threshold=0.5),
-        AlertLevel(name="alert", threshold_params=PercentileParams(quantile=0.9),
-                   exceedance_threshold=0.8),
+        AlertLevel(
+            name="monitor",
+            threshold_params=SeasonalParams(std_multiplier=1),
+            exceedance_threshold=0.5,
+        ),
+        AlertLevel(
+            name="alert", threshold_params=PercentileParams(quantile=0.9), exceedance_threshold=0.8
+        ),
     ]
     yield peer_client.create_alert_policy("peer policy", levels)
 
 
-def test_a_policy_is_stored_with_its_levels(
-    peer_client: ChapClient, policy: AlertPolicy
-) -> None:
+def test_a_policy_is_stored_with_its_levels(peer_client: ChapClient, policy: AlertPolicy) -> None:
     assert [level.name for level in policy.levels] == ["monitor", "alert"]
     assert policy.levels[1].threshold_params == PercentileParams(quantile=0.9, baseline_years=5)
     assert policy.id in [item.id for item in peer_client.list_alert_policies()]
@@ -91,10 +93,16 @@ def test_alerts_wait_for_review_then_are_approved_or_declined(
     peer_client: ChapClient, policy: AlertPolicy
 ) -> None:
     north = peer_client.create_alert(policy.id, "alert", "OU_North", "202301")
-    [south_id] = peer_client.create_alerts([
-        NewAlert(alert_policy_id=policy.id, level="monitor", org_unit="OU_South",
-                 time_period="202301"),
-    ])
+    [south_id] = peer_client.create_alerts(
+        [
+            NewAlert(
+                alert_policy_id=policy.id,
+                level="monitor",
+                org_unit="OU_South",
+                time_period="202301",
+            ),
+        ]
+    )
     assert north.approved == "pending" and north.approved_by is None
     queue = peer_client.alert_review_queue(alert_policy_id=policy.id)
     assert {alert.id for alert in queue} == {north.id, south_id}

@@ -61,7 +61,9 @@ def test_split_markers_and_one_split_alone() -> None:
     frame, actuals = evaluation(("OU_A",), n_splits=3)
     every = fan_chart(frame, actuals, split_period="all")
     assert [[m.get_gid() for m in _by_gid(ax, "split")] for ax in every.axes] == [
-        ["split 2022-12"], ["split 2023-01"], ["split 2023-02"]
+        ["split 2022-12"],
+        ["split 2023-01"],
+        ["split 2023-02"],
     ]
     one = fan_chart(frame, actuals, split_period="202301").axes[0]
     assert [m.get_gid() for m in _by_gid(one, "split")] == ["split 2023-01"]

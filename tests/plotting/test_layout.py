@@ -77,12 +77,13 @@ def test_time_ticks_fall_on_whole_years_months_or_weeks() -> None:
         pd.Timestamp(f"{year}-01-01") for year in range(2016, 2025, 2)
     ]
     assert _ticks("2021-01-01", "2023-06-01") == [
-        pd.Timestamp(day) for day in ("2021-01-01", "2021-07-01", "2022-01-01", "2022-07-01",
-                                      "2023-01-01")
+        pd.Timestamp(day)
+        for day in ("2021-01-01", "2021-07-01", "2022-01-01", "2022-07-01", "2023-01-01")
     ]
     weeks = _ticks("2023-12-20", "2024-01-20")
-    assert weeks == [pd.Timestamp(day) for day in ("2023-12-25", "2024-01-01", "2024-01-08",
-                                                   "2024-01-15")]
+    assert weeks == [
+        pd.Timestamp(day) for day in ("2023-12-25", "2024-01-01", "2024-01-08", "2024-01-15")
+    ]
     assert all(day.day_name() == "Monday" for day in weeks)
 
 

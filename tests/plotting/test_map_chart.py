@@ -24,15 +24,28 @@ from chaplab.plotting._figure import ChartFigure
 LAKE = [[1, 1], [2, 1], [2, 2], [1, 2], [1, 1]]
 ENCLAVE = [[4, 1], [5, 1], [5, 2], [4, 2], [4, 1]]
 FEATURES: dict[str, tuple[str, dict[str, Any] | None]] = {
-    "LK": ("Lakeland", {"type": "Polygon", "coordinates": [
-        [[0, 0], [6, 0], [6, 3], [0, 3], [0, 0]], LAKE, ENCLAVE]}),
+    "LK": (
+        "Lakeland",
+        {
+            "type": "Polygon",
+            "coordinates": [[[0, 0], [6, 0], [6, 3], [0, 3], [0, 0]], LAKE, ENCLAVE],
+        },
+    ),
     "HC": ("Harbour City", {"type": "Polygon", "coordinates": [ENCLAVE]}),
-    "IS": ("Islands", {"type": "MultiPolygon", "coordinates": [
-        [[[6, 0], [8, 0], [8, 3], [6, 3], [6, 0]]],
-        [[[9, 1], [10, 1], [10, 2], [9, 2], [9, 1]]],
-    ]}),
-    "HL": ("Hills", {"type": "Polygon", "coordinates": [
-        [[0, 3], [0, 5], [4, 5.8], [8, 5], [8, 3], [0, 3]]]}),
+    "IS": (
+        "Islands",
+        {
+            "type": "MultiPolygon",
+            "coordinates": [
+                [[[6, 0], [8, 0], [8, 3], [6, 3], [6, 0]]],
+                [[[9, 1], [10, 1], [10, 2], [9, 2], [9, 1]]],
+            ],
+        },
+    ),
+    "HL": (
+        "Hills",
+        {"type": "Polygon", "coordinates": [[[0, 3], [0, 5], [4, 5.8], [8, 5], [8, 3], [0, 3]]]},
+    ),
     "LH": ("Lighthouse", {"type": "Point", "coordinates": [9.5, 3.5]}),
 }
 
@@ -50,8 +63,11 @@ def country(features: dict[str, tuple[str, dict[str, Any] | None]] = FEATURES) -
 def values(units: dict[str, float], periods: int = 1) -> pd.DataFrame:
     """One value per org unit and period (the value grows by 10 per period)."""
     months = pd.period_range("2025-01", periods=periods, freq="M")
-    rows = [(unit, month, value + 10 * index) for index, month in enumerate(months)
-            for unit, value in units.items()]
+    rows = [
+        (unit, month, value + 10 * index)
+        for index, month in enumerate(months)
+        for unit, value in units.items()
+    ]
     return pd.DataFrame(rows, columns=["org_unit", "period", "metric"])
 
 
@@ -61,8 +77,12 @@ def map_collections(figure: Figure, gid: str = "map") -> list[PatchCollection]:
 
 
 def labels_of(figure: Figure) -> list[str]:
-    return sorted(text.get_text() for ax in figure.axes for text in ax.texts
-                  if str(text.get_gid()).startswith("label"))
+    return sorted(
+        text.get_text()
+        for ax in figure.axes
+        for text in ax.texts
+        if str(text.get_gid()).startswith("label")
+    )
 
 
 def pixel(figure: Figure, x: float, y: float) -> tuple[int, ...]:
@@ -70,8 +90,9 @@ def pixel(figure: Figure, x: float, y: float) -> tuple[int, ...]:
     figure.canvas.draw()
     image = np.asarray(figure.canvas.buffer_rgba())
     column, row = figure.axes[0].transData.transform((x, y))
-    return tuple(int(channel) for channel in
-                 image[image.shape[0] - int(round(row)), int(round(column))])
+    return tuple(
+        int(channel) for channel in image[image.shape[0] - int(round(row)), int(round(column))]
+    )
 
 
 def test_each_polygon_is_one_shape_coloured_by_its_value() -> None:
@@ -84,8 +105,14 @@ def test_each_polygon_is_one_shape_coloured_by_its_value() -> None:
 
 
 def test_holes_are_left_empty_and_an_enclave_shows_through() -> None:
-    figure = map_chart(values({"LK": 50, "HC": 100, "IS": 50, "HL": 50}), country(), "metric",
-                       cmap="Greys", vmin=0, labels=False)
+    figure = map_chart(
+        values({"LK": 50, "HC": 100, "IS": 50, "HL": 50}),
+        country(),
+        "metric",
+        cmap="Greys",
+        vmin=0,
+        labels=False,
+    )
     land = pixel(figure, 0.5, 0.5)
     sea = pixel(figure, 8.5, 0.5)
     assert pixel(figure, 1.5, 1.5) == sea != land  # the lake is not Lakeland's colour
@@ -113,8 +140,13 @@ def grid(size: int, rows: int | None = None) -> dict[str, Any]:
     features = {}
     for index in range(size * (rows or size)):
         row, column = divmod(index, size)
-        ring = [[column, row], [column + 1, row], [column + 1, row + 1], [column, row + 1],
-                [column, row]]
+        ring = [
+            [column, row],
+            [column + 1, row],
+            [column + 1, row + 1],
+            [column, row + 1],
+            [column, row],
+        ]
         features[f"D{index}"] = (f"District {index}", {"type": "Polygon", "coordinates": [ring]})
     return country(features)
 
@@ -128,10 +160,11 @@ def test_labels_do_not_overlap_and_are_skipped_on_crowded_maps() -> None:
         texts = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("label")]
         assert len(texts) == size * size  # on two lines where one line would overlap
         boxes = [text.get_window_extent(renderer) for text in texts]
-        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
         plt.close(figure)
-    thirty = map_chart(values({f"D{i}": float(i) for i in range(30)}, periods=3), grid(6, 5),
-                       "metric")
+    thirty = map_chart(
+        values({f"D{i}": float(i) for i in range(30)}, periods=3), grid(6, 5), "metric"
+    )
     for ax in thirty.axes[:3]:  # small multiples: narrow places, names on two lines
         names = [t.get_text() for t in ax.texts if str(t.get_gid()).startswith("label")]
         assert len(names) == 30 and "District\n29" in names
@@ -147,17 +180,24 @@ def test_small_multiples_by_period_share_one_colour_scale() -> None:
     assert len(maps) == 3
     assert {(m.norm.vmin, m.norm.vmax) for m in maps} == {(0, 60)}
     assert [ax.get_title() for ax in figure.axes if ax.collections and ax.get_title()] == [
-        "2025-01", "2025-02", "2025-03"]
+        "2025-01",
+        "2025-02",
+        "2025-03",
+    ]
     bar = next(ax for ax in figure.axes if ax.get_gid() == "colour bar")
     assert bar.get_ylabel() == "metric (cases per 1,000)"
     assert bar.get_ylim() == (0, 60)
 
 
 def test_a_prediction_frame_is_mapped_at_its_median_or_a_chosen_level() -> None:
-    frame = pd.concat([
-        values({"LK": 10, "HC": 40}).assign(quantile=level, metric=lambda f, q=level: f.metric * q)
-        for level in (0.1, 0.5, 0.9)
-    ]).rename(columns={"metric": "value"})
+    frame = pd.concat(
+        [
+            values({"LK": 10, "HC": 40}).assign(
+                quantile=level, metric=lambda f, q=level: f.metric * q
+            )
+            for level in (0.1, 0.5, 0.9)
+        ]
+    ).rename(columns={"metric": "value"})
     median = map_chart(frame, country())
     assert list(map_collections(median)[0].get_array()) == [5, 20]
     assert "Median forecast" in median._suptitle.get_text()
@@ -194,7 +234,8 @@ def test_no_polygons_is_a_sentence_not_a_map(geometry: dict[str, Any] | None) ->
     kind = "without geometry" if geometry is None else "with Point geometry"
     assert str(raised.value).startswith(
         f"No map: none of the dataset's 2 org units has a polygon (2 {kind}); a map needs "
-        "Polygon or MultiPolygon boundaries")
+        "Polygon or MultiPolygon boundaries"
+    )
     assert plt.get_fignums() == []  # no figure left behind
 
 

@@ -23,8 +23,11 @@ PROBABILITIES = {  # org unit -> probability in each of three months
 
 def tiles_frame(probabilities: dict[str, tuple[float, ...]] = PROBABILITIES) -> pd.DataFrame:
     months = pd.period_range("2025-11", periods=3, freq="M")
-    rows = [(unit, month, value) for unit, values in probabilities.items()
-            for month, value in zip(months, values, strict=True)]
+    rows = [
+        (unit, month, value)
+        for unit, values in probabilities.items()
+        for month, value in zip(months, values, strict=True)
+    ]
     frame = pd.DataFrame(rows, columns=["org_unit", "period", "probability"])
     return with_org_unit_names(frame, NAMES)
 
@@ -42,8 +45,7 @@ def test_rows_are_names_columns_are_periods_and_tiles_hold_the_probabilities() -
     assert isinstance(figure, ChartFigure)
     assert row_labels(figure) == ["Bo", "Kenema", "Moyamba"]
     ax = tiles(figure).axes
-    assert [label.get_text() for label in ax.get_xticklabels()] == [
-        "2025-11", "2025-12", "2026-01"]
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["2025-11", "2025-12", "2026-01"]
     grid = tiles(figure).get_array()
     np.testing.assert_allclose(grid[1], [0.1, 0.5, 0.95])
     assert grid.mask[2, 2]  # Moyamba's missing January: a grey tile, not white (0 %)
@@ -67,8 +69,9 @@ def test_the_colour_scale_is_white_to_red_from_0_to_100_percent() -> None:
 
 def test_the_title_names_the_threshold_strategy() -> None:
     title = tiles(probability_tiles(tiles_frame(), strategy="seasonal")).axes.get_title("left")
-    assert title == ("Outbreak probability: P(cases > threshold)\n"
-                     "thresholds by the 'seasonal' strategy")
+    assert title == (
+        "Outbreak probability: P(cases > threshold)\nthresholds by the 'seasonal' strategy"
+    )
 
 
 def test_sorted_by_probability_the_likeliest_place_comes_first() -> None:
@@ -82,8 +85,7 @@ def test_hundreds_of_places_get_no_names_and_the_title_says_so() -> None:
     figure = probability_tiles(tiles_frame(many))
     assert tiles(figure).get_array().shape == (400, 3)
     assert row_labels(figure) == []
-    assert "400 org units in name order, too many for names" in tiles(figure).axes.get_title(
-        "left")
+    assert "400 org units in name order, too many for names" in tiles(figure).axes.get_title("left")
     assert figure.get_figheight() < 13
 
 

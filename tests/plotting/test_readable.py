@@ -37,11 +37,15 @@ def test_panels_are_titled_by_name_in_name_order_and_shared_names_say_which() ->
 def test_org_units_are_chosen_by_name_or_id() -> None:
     frame, actuals = _named("OU_A", "OU_B", "OU_C")
     assert _titles(fan_chart(frame, actuals, org_units=["Bombali", "OU_A"])) == [
-        "Bombali", "Bo (OU_A)"
+        "Bombali",
+        "Bo (OU_A)",
     ]
     assert _titles(fan_chart(frame, org_units="bombali")) == ["Bombali"]
-    with pytest.raises(ValueError, match=r"'Bo' names 2 places.*'Bo \(OU_A\)' \(id OU_A\); "
-                       r"'Bo \(OU_C\)' \(id OU_C\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"'Bo' names 2 places.*'Bo \(OU_A\)' \(id OU_A\); "
+        r"'Bo \(OU_C\)' \(id OU_C\)",
+    ):
         fan_chart(frame, org_units=["Bo"])
     with pytest.raises(ValueError, match=r"'Bombal' is not an org unit .* did you mean 'Bombali'"):
         fan_chart(frame, org_units="Bombal")

@@ -147,9 +147,8 @@ def test_the_heatmap_shows_mean_scores_by_org_unit_and_horizon(scores) -> None:
     assert [ax.get_title() for ax in panels] == ["good", "biased"]
     images = [ax.images[0] for ax in panels]
     assert all(isinstance(image, AxesImage) for image in images)
-    expected = (
-        scores[scores["model"] == "biased"]
-        .pivot_table(index="org_unit", columns="horizon", values="wis", observed=True)
+    expected = scores[scores["model"] == "biased"].pivot_table(
+        index="org_unit", columns="horizon", values="wis", observed=True
     )
     np.testing.assert_allclose(images[1].get_array(), expected.to_numpy())
     assert images[0].get_clim() == images[1].get_clim()  # one colour scale

@@ -17,15 +17,15 @@ def dataset_body(observations: list[dict[str, Any]], name: str, copies: int) -> 
     org units, so that a dataset is as large as a test needs."""
     provided = [
         {**obs, "orgUnit": f"{obs['orgUnit']}_{copy}"}
-        for copy in range(copies) for obs in observations
+        for copy in range(copies)
+        for obs in observations
     ]
     return {"name": name, "type": "evaluation", "observations": provided, "dataSources": []}
 
 
 def observations_of(url: str, dataset_id: int) -> list[dict[str, Any]]:
     body = httpx.get(f"{url}/v1/crud/datasets/{dataset_id}", timeout=60).json()
-    return sorted(body["observations"],
-                  key=lambda o: (o["featureName"], o["orgUnit"], o["period"]))
+    return sorted(body["observations"], key=lambda o: (o["featureName"], o["orgUnit"], o["period"]))
 
 
 def snapshot(client: ChapClient) -> dict[str, Any]:

@@ -26,8 +26,13 @@ class Caller:
 
     def __call__(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         if self.driver == "sync":
-            with ChapClient(self.base_url, api_key=self.api_key, timeout=self.timeout,
-                            retry=self.retry, sleep=self.pauses.append) as client:
+            with ChapClient(
+                self.base_url,
+                api_key=self.api_key,
+                timeout=self.timeout,
+                retry=self.retry,
+                sleep=self.pauses.append,
+            ) as client:
                 return getattr(client, operation)(*args, **kwargs)
         return asyncio.run(self._async_call(operation, *args, **kwargs))
 
@@ -35,6 +40,7 @@ class Caller:
         async def pause(seconds: float) -> None:
             self.pauses.append(seconds)
 
-        async with AsyncChapClient(self.base_url, api_key=self.api_key, timeout=self.timeout,
-                                   retry=self.retry, sleep=pause) as client:
+        async with AsyncChapClient(
+            self.base_url, api_key=self.api_key, timeout=self.timeout, retry=self.retry, sleep=pause
+        ) as client:
             return await getattr(client, operation)(*args, **kwargs)

@@ -33,8 +33,16 @@ from urllib.parse import urlsplit
 import h11
 
 _HOP_BY_HOP = frozenset(
-    {b"connection", b"keep-alive", b"transfer-encoding", b"content-length", b"te", b"upgrade",
-     b"proxy-connection", b"trailer"}
+    {
+        b"connection",
+        b"keep-alive",
+        b"transfer-encoding",
+        b"content-length",
+        b"te",
+        b"upgrade",
+        b"proxy-connection",
+        b"trailer",
+    }
 )
 _READ_CHUNK = 65536
 
@@ -294,7 +302,10 @@ class FaultProxy:
             self._handlers.discard(task)
 
     async def _serve_one(
-        self, connection: h11.Connection, request: h11.Request, body: bytes,
+        self,
+        connection: h11.Connection,
+        request: h11.Request,
+        body: bytes,
         writer: asyncio.StreamWriter,
     ) -> bool:
         """Serve one request with its fault; False when the connection must end."""
@@ -331,8 +342,11 @@ class FaultProxy:
             headers = [(k, v) for k, v in request.headers if k.lower() not in _HOP_BY_HOP]
             headers += [(b"content-length", str(len(body)).encode()), (b"connection", b"close")]
             outgoing = h11.Request(method=request.method, target=request.target, headers=headers)
-            writer.write(client.send(outgoing) + client.send(h11.Data(data=body))
-                         + client.send(h11.EndOfMessage()))
+            writer.write(
+                client.send(outgoing)
+                + client.send(h11.Data(data=body))
+                + client.send(h11.EndOfMessage())
+            )
             await writer.drain()
             return await _read_response(client, reader)
         finally:
@@ -396,14 +410,18 @@ def _head(answer: _UpstreamAnswer, length: int) -> h11.Response:
 async def _send_answer(
     connection: h11.Connection, writer: asyncio.StreamWriter, answer: _UpstreamAnswer
 ) -> None:
-    writer.write(connection.send(_head(answer, len(answer.body)))
-                 + connection.send(h11.Data(data=answer.body))
-                 + connection.send(h11.EndOfMessage()))
+    writer.write(
+        connection.send(_head(answer, len(answer.body)))
+        + connection.send(h11.Data(data=answer.body))
+        + connection.send(h11.EndOfMessage())
+    )
     await writer.drain()
 
 
 async def _send_truncated(
-    connection: h11.Connection, writer: asyncio.StreamWriter, answer: _UpstreamAnswer,
+    connection: h11.Connection,
+    writer: asyncio.StreamWriter,
+    answer: _UpstreamAnswer,
     fault: Truncate,
 ) -> None:
     kept = answer.body[: fault.keep_bytes]
@@ -411,4 +429,3 @@ async def _send_truncated(
     writer.write(connection.send(_head(answer, declared)) + connection.send(h11.Data(data=kept)))
     await writer.drain()
     writer.close()
-

@@ -34,9 +34,14 @@ class MiniState:
 
 def _templates() -> list[dict[str, Any]]:
     return [
-        {"id": number, "name": f"template_{number}", "displayName": f"Template {number}",
-         "description": "A template of the mini service. " * 8, "supportedPeriodType": "any",
-         "userOptions": {f"option_{k}": {"type": "integer", "default": k} for k in range(8)}}
+        {
+            "id": number,
+            "name": f"template_{number}",
+            "displayName": f"Template {number}",
+            "description": "A template of the mini service. " * 8,
+            "supportedPeriodType": "any",
+            "userOptions": {f"option_{k}": {"type": "integer", "default": k} for k in range(8)},
+        }
         for number in range(1, TEMPLATE_COUNT + 1)
     ]
 
@@ -60,8 +65,11 @@ def _router(state: MiniState) -> APIRouter:
         body = await request.json()
         with state.lock:
             state.hits["POST configured-models"] += 1
-            record = {"id": next(state.ids), "name": f"template_1:{body['name']}",
-                      "modelTemplateId": body["modelTemplateId"]}
+            record = {
+                "id": next(state.ids),
+                "name": f"template_1:{body['name']}",
+                "modelTemplateId": body["modelTemplateId"],
+            }
             state.models.append(record)
         return record
 
@@ -89,8 +97,10 @@ def _router(state: MiniState) -> APIRouter:
     @router.get("/v1/jobs")
     def list_jobs() -> list[dict[str, Any]]:
         with state.lock:
-            return [{"id": job_id, "status": status_of(job_id), "result": job_id.split("-")[1]}
-                    for job_id in state.jobs]
+            return [
+                {"id": job_id, "status": status_of(job_id), "result": job_id.split("-")[1]}
+                for job_id in state.jobs
+            ]
 
     return router
 

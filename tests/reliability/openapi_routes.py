@@ -63,8 +63,10 @@ class ServedRoute:
     def calls(self) -> list[RouteCall]:
         """A call per declared method plus HEAD and OPTIONS, path parameters filled with ``1``."""
         path = PATH_PARAMETER.sub("1", self.template)
-        return [RouteCall(method, self.template, path)
-                for method in sorted(self.methods | EXTRA_METHODS)]
+        return [
+            RouteCall(method, self.template, path)
+            for method in sorted(self.methods | EXTRA_METHODS)
+        ]
 
 
 def served_routes(routes: Iterable[Any], prefix: str = "") -> list[ServedRoute]:

@@ -55,13 +55,28 @@ class ServeProcess:
         log_path = self.workdir / f"serve-{self._runs}.log"
         self.log_paths.append(log_path)
         command = [
-            sys.executable, "-m", "chaplab", "serve", "--port", str(self.port), "--workers", "1",
-            "--database", str(self.database), "--ready-file", str(ready), *self.extra_args,
+            sys.executable,
+            "-m",
+            "chaplab",
+            "serve",
+            "--port",
+            str(self.port),
+            "--workers",
+            "1",
+            "--database",
+            str(self.database),
+            "--ready-file",
+            str(ready),
+            *self.extra_args,
         ]
         with log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                cwd=self.workdir, start_new_session=True,
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.workdir,
+                start_new_session=True,
             )
         self.groups.append(self.process.pid)
         deadline = time.monotonic() + STARTUP_SECONDS

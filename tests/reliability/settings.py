@@ -25,9 +25,11 @@ class Bounds:
 STRESS = os.environ.get("CHAPLAB_STRESS", "") not in ("", "0")
 
 BOUNDS = (
-    Bounds(load_seconds=120.0, load_sessions=20, load_evaluations=40, fuzz_examples=60,
-           crash_rounds=5)
+    Bounds(
+        load_seconds=120.0, load_sessions=20, load_evaluations=40, fuzz_examples=60, crash_rounds=5
+    )
     if STRESS
-    else Bounds(load_seconds=15.0, load_sessions=20, load_evaluations=10, fuzz_examples=8,
-                crash_rounds=1)
+    else Bounds(
+        load_seconds=15.0, load_sessions=20, load_evaluations=10, fuzz_examples=8, crash_rounds=1
+    )
 )

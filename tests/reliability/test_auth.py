@@ -58,8 +58,9 @@ def authed_service(
 
 def documented_calls(url: str) -> list[RouteCall]:
     openapi = httpx.get(f"{url}/openapi.json", timeout=10).json()
-    return [call for call in route_calls(openapi)
-            if call.template not in DEFAULT_UNAUTHENTICATED_PATHS]
+    return [
+        call for call in route_calls(openapi) if call.template not in DEFAULT_UNAUTHENTICATED_PATHS
+    ]
 
 
 def assert_unauthorized(response: httpx.Response, detail: str, call: RouteCall) -> None:
@@ -97,8 +98,11 @@ def test_every_documented_route_refuses_requests_without_a_valid_key(
 
 def guarded_routes(app: Any) -> list[ServedRoute]:
     """Every route the app serves outside the open paths."""
-    return [route for route in served_routes(app.routes)
-            if route.template not in DEFAULT_UNAUTHENTICATED_PATHS]
+    return [
+        route
+        for route in served_routes(app.routes)
+        if route.template not in DEFAULT_UNAUTHENTICATED_PATHS
+    ]
 
 
 def test_every_served_route_and_method_refuses_requests_without_a_valid_key(
@@ -111,8 +115,9 @@ def test_every_served_route_and_method_refuses_requests_without_a_valid_key(
     routes = guarded_routes(app)
     assert len(routes) >= MIN_SERVED_ROUTES, f"the walk found only {len(routes)} routes"
     walked = {(call.method, call.template) for route in routes for call in route.calls()}
-    unwalked = [str(call) for call in documented_calls(url)
-                if (call.method, call.template) not in walked]
+    unwalked = [
+        str(call) for call in documented_calls(url) if (call.method, call.template) not in walked
+    ]
     assert unwalked == [], "documented operations the route walk did not find"
     with httpx.Client(base_url=url, timeout=10) as http:
         for route in routes:
@@ -128,8 +133,9 @@ def test_the_open_paths_answer_without_a_key(authed_service: tuple[str, Any]) ->
 
 def test_every_configured_key_opens_every_read(authed_service: tuple[str, Any]) -> None:
     url, _ = authed_service
-    reads = [call for call in documented_calls(url)
-             if call.method == "GET" and "{" not in call.template]
+    reads = [
+        call for call in documented_calls(url) if call.method == "GET" and "{" not in call.template
+    ]
     with httpx.Client(base_url=url, timeout=30) as http:
         for key in KEYS:
             for call in reads:

@@ -21,8 +21,14 @@ import pytest
 
 from chaplab.toolkit import BackgroundServer
 
-LISTS = ("/v1/crud/datasets", "/v1/crud/configured-models", "/v1/crud/backtests",
-         "/v1/crud/predictions", "/v1/crud/configured-models-with-data-source", "/v1/jobs")
+LISTS = (
+    "/v1/crud/datasets",
+    "/v1/crud/configured-models",
+    "/v1/crud/backtests",
+    "/v1/crud/predictions",
+    "/v1/crud/configured-models-with-data-source",
+    "/v1/jobs",
+)
 ENORMOUS = 10**30
 HUGE = 10**9
 REQUEST_SECONDS = 60.0
@@ -50,8 +56,11 @@ def observation(value: Any = 1.0, org_unit: str = "OU_A", period: str = "202101"
 
 
 def dataset(**changes: Any) -> dict[str, Any]:
-    body = {"name": "bad input probe", "type": "evaluation",
-            "observations": [observation(period=f"2021{m:02d}") for m in range(1, 13)]}
+    body = {
+        "name": "bad input probe",
+        "type": "evaluation",
+        "observations": [observation(period=f"2021{m:02d}") for m in range(1, 13)],
+    }
     return {**body, **changes}
 
 
@@ -60,8 +69,12 @@ def raw_json(text: str) -> dict[str, Any]:
 
 
 def polygon_feature(org_unit: str, coordinates: Any, kind: str = "Polygon") -> dict[str, Any]:
-    return {"type": "Feature", "id": org_unit, "properties": {"id": org_unit},
-            "geometry": {"type": kind, "coordinates": coordinates}}
+    return {
+        "type": "Feature",
+        "id": org_unit,
+        "properties": {"id": org_unit},
+        "geometry": {"type": kind, "coordinates": coordinates},
+    }
 
 
 def csv_upload(text: str) -> dict[str, Any]:
@@ -73,8 +86,11 @@ def csv_upload(text: str) -> dict[str, Any]:
 
 def history(org_unit: str = "OU_A") -> list[dict[str, Any]]:
     """Three years of monthly cases of one org unit: enough for an evaluation or a forecast."""
-    return [observation(float(month), org_unit, f"{year}{month:02d}")
-            for year in (2020, 2021, 2022) for month in range(1, 13)]
+    return [
+        observation(float(month), org_unit, f"{year}{month:02d}")
+        for year in (2020, 2021, 2022)
+        for month in range(1, 13)
+    ]
 
 
 def evaluation_on_dataset(**sizes: int) -> dict[str, Any]:
@@ -92,9 +108,11 @@ def sized(name: str, path: str, body: dict[str, Any], field_name: str) -> BadReq
 
 def enormous_sizes(path: str, body_of: Any) -> list[BadRequest]:
     """Each of nSplits, nPeriods and stride at 10^30 and at 10^9 on an evaluation route."""
-    return [sized(f"{size:.0e} {field_name} on {path}", path, body_of(**{field_name: size}),
-                  field_name)
-            for field_name in ("nSplits", "nPeriods", "stride") for size in (ENORMOUS, HUGE)]
+    return [
+        sized(f"{size:.0e} {field_name} on {path}", path, body_of(**{field_name: size}), field_name)
+        for field_name in ("nSplits", "nPeriods", "stride")
+        for size in (ENORMOUS, HUGE)
+    ]
 
 
 def deep_geojson_file() -> dict[str, Any]:
@@ -110,99 +128,266 @@ CSV_HEADER = "time_period,location,disease_cases\n"
 SIZE_REQUESTS = [
     *enormous_sizes("/v1/analytics/create-backtest", evaluation_on_dataset),
     *enormous_sizes("/v1/analytics/create-backtest-with-data/", evaluation_with_data),
-    BadRequest("splits far beyond the dataset", "POST", "/v1/analytics/create-backtest",
-               evaluation_on_dataset(nPeriods=520, nSplits=1000, stride=520),
-               timeout=BOUNDED_SECONDS),
-    sized("enormous nPeriods of an evaluation row", "/v1/crud/backtests",
-          {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nPeriods": HUGE}},
-          "nPeriods"),
-    sized("enormous nPeriods of a prediction", "/v1/analytics/make-prediction",
-          {"json": {"name": "x", "modelId": "naive_model", "providedData": history(),
-                    "nPeriods": HUGE}}, "nPeriods"),
-    sized("enormous nPeriods of a prediction with a data source",
-          "/v1/analytics/make-prediction-with-data-source",
-          {"json": {"name": "x", "configuredModelWithDataSourceId": BUNDLE_ID,
-                    "providedData": history(), "nPeriods": HUGE}}, "nPeriods"),
-    sized("deeply nested GeoJSON file", "/v1/crud/datasets/csvFile", deep_geojson_file(),
-          "geojsonFile"),
+    BadRequest(
+        "splits far beyond the dataset",
+        "POST",
+        "/v1/analytics/create-backtest",
+        evaluation_on_dataset(nPeriods=520, nSplits=1000, stride=520),
+        timeout=BOUNDED_SECONDS,
+    ),
+    sized(
+        "enormous nPeriods of an evaluation row",
+        "/v1/crud/backtests",
+        {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nPeriods": HUGE}},
+        "nPeriods",
+    ),
+    sized(
+        "enormous nPeriods of a prediction",
+        "/v1/analytics/make-prediction",
+        {
+            "json": {
+                "name": "x",
+                "modelId": "naive_model",
+                "providedData": history(),
+                "nPeriods": HUGE,
+            }
+        },
+        "nPeriods",
+    ),
+    sized(
+        "enormous nPeriods of a prediction with a data source",
+        "/v1/analytics/make-prediction-with-data-source",
+        {
+            "json": {
+                "name": "x",
+                "configuredModelWithDataSourceId": BUNDLE_ID,
+                "providedData": history(),
+                "nPeriods": HUGE,
+            }
+        },
+        "nPeriods",
+    ),
+    sized(
+        "deeply nested GeoJSON file",
+        "/v1/crud/datasets/csvFile",
+        deep_geojson_file(),
+        "geojsonFile",
+    ),
 ]
 CONTROL_CHARACTER_REQUESTS = [
-    BadRequest("escape character in a dataset name", "POST", "/v1/crud/datasets",
-               {"json": dataset(name="probe \x1b[31mred")}, names="name"),
-    BadRequest("NUL byte in an org unit id", "POST", "/v1/crud/datasets",
-               {"json": dataset(observations=[observation(org_unit="OU\x00A")])},
-               names="orgUnit"),
-    BadRequest("escape character in an org unit id of inline data", "POST",
-               "/v1/analytics/create-backtest-with-data/",
-               evaluation_with_data(providedData=history("OU_\x1bA")), names="orgUnit"),
-    BadRequest("NUL byte in a CSV location", "POST", "/v1/crud/datasets/csvFile",
-               csv_upload(CSV_HEADER + "202101,OU\x00A,3\n")),
-    BadRequest("escape character in a CSV dataset name", "POST", "/v1/crud/datasets/csvFile",
-               {**csv_upload(CSV_HEADER + "202101,OU_A,3\n"), "data": {"name": "csv \x1b"}},
-               names="name"),
+    BadRequest(
+        "escape character in a dataset name",
+        "POST",
+        "/v1/crud/datasets",
+        {"json": dataset(name="probe \x1b[31mred")},
+        names="name",
+    ),
+    BadRequest(
+        "NUL byte in an org unit id",
+        "POST",
+        "/v1/crud/datasets",
+        {"json": dataset(observations=[observation(org_unit="OU\x00A")])},
+        names="orgUnit",
+    ),
+    BadRequest(
+        "escape character in an org unit id of inline data",
+        "POST",
+        "/v1/analytics/create-backtest-with-data/",
+        evaluation_with_data(providedData=history("OU_\x1bA")),
+        names="orgUnit",
+    ),
+    BadRequest(
+        "NUL byte in a CSV location",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        csv_upload(CSV_HEADER + "202101,OU\x00A,3\n"),
+    ),
+    BadRequest(
+        "escape character in a CSV dataset name",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        {**csv_upload(CSV_HEADER + "202101,OU_A,3\n"), "data": {"name": "csv \x1b"}},
+        names="name",
+    ),
 ]
 BAD_REQUESTS = [
     BadRequest("malformed JSON", "POST", "/v1/crud/datasets", raw_json('{"name": "x", "observ')),
     BadRequest("JSON of trailing garbage", "POST", "/v1/crud/datasets", raw_json('{"name": 1}}]')),
     BadRequest("empty body", "POST", "/v1/crud/configured-models", raw_json("")),
     BadRequest("array instead of object", "POST", "/v1/crud/configured-models", {"json": [1, 2]}),
-    BadRequest("wrong types", "POST", "/v1/crud/configured-models",
-               {"json": {"name": 5, "modelTemplateId": "one"}}),
-    BadRequest("boolean as id", "POST", "/v1/crud/configured-models",
-               {"json": {"name": "x", "modelTemplateId": True}}),
-    BadRequest("wrong types in observations", "POST", "/v1/crud/datasets",
-               {"json": dataset(observations=[observation(value="many")])}),
-    BadRequest("deeply nested JSON", "POST", "/v1/crud/datasets",
-               raw_json('{"name": "deep", "geojson": ' + "[" * NESTING_DEPTH + "]" * NESTING_DEPTH
-                        + ', "observations": []}')),
-    BadRequest("NaN in observations", "POST", "/v1/crud/datasets",
-               raw_json(json.dumps(dataset(observations=[observation(float("nan"))])))),
-    BadRequest("infinity in observations", "POST", "/v1/crud/datasets",
-               raw_json(json.dumps(dataset(observations=[observation(float("inf"))])))),
-    BadRequest("overflowing number in observations", "POST", "/v1/crud/datasets",
-               raw_json(json.dumps(dataset()).replace('"value": 1.0', '"value": 1e999', 1))),
-    BadRequest("invalid polygon geometry", "POST", "/v1/crud/datasets",
-               {"json": dataset(geojson={"type": "FeatureCollection", "features": [
-                   polygon_feature("OU_A", [[[0, 0], [1, 1]]])]})}),
-    BadRequest("geometry with non-numeric coordinates", "POST", "/v1/crud/datasets",
-               {"json": dataset(geojson={"type": "FeatureCollection", "features": [
-                   polygon_feature("OU_A", [[["a", "b"], [1, 1], [1, 0], ["a", "b"]]])]})}),
-    BadRequest("geometry of an unknown type", "POST", "/v1/crud/datasets",
-               {"json": dataset(geojson={"type": "FeatureCollection", "features": [
-                   polygon_feature("OU_A", [0, 0], kind="Blob")]})}),
-    BadRequest("geojson that is not a feature collection", "POST", "/v1/crud/datasets",
-               {"json": dataset(geojson={"type": "Point", "coordinates": [0, 0]})}),
-    BadRequest("CSV with broken quoting", "POST", "/v1/crud/datasets/csvFile",
-               csv_upload(CSV_HEADER + '202101,"OU_A,3\n202102,OU_A,4\n')),
-    BadRequest("CSV with a formula-like location", "POST", "/v1/crud/datasets/csvFile",
-               csv_upload(CSV_HEADER + "202101,=HYPERLINK(\"http://x\"),3\n")),
-    BadRequest("CSV with a formula-like value", "POST", "/v1/crud/datasets/csvFile",
-               csv_upload(CSV_HEADER + "202101,OU_A,=1+2\n")),
-    BadRequest("CSV that is not UTF-8", "POST", "/v1/crud/datasets/csvFile",
-               {"data": {"name": "csv probe"},
-                "files": {"csvFile": ("data.csv", b"\xff\xfe\x00bad", "text/csv")}}),
-    BadRequest("path characters in a visualization name", "GET",
-               "/v1/visualization/backtest-plots/..%2F..%2Fetc%2Fpasswd/1"),
-    BadRequest("dot segments in a dataset plot name", "GET",
-               "/v1/visualization/dataset-plots/..%2Fsecrets/1"),
+    BadRequest(
+        "wrong types",
+        "POST",
+        "/v1/crud/configured-models",
+        {"json": {"name": 5, "modelTemplateId": "one"}},
+    ),
+    BadRequest(
+        "boolean as id",
+        "POST",
+        "/v1/crud/configured-models",
+        {"json": {"name": "x", "modelTemplateId": True}},
+    ),
+    BadRequest(
+        "wrong types in observations",
+        "POST",
+        "/v1/crud/datasets",
+        {"json": dataset(observations=[observation(value="many")])},
+    ),
+    BadRequest(
+        "deeply nested JSON",
+        "POST",
+        "/v1/crud/datasets",
+        raw_json(
+            '{"name": "deep", "geojson": '
+            + "[" * NESTING_DEPTH
+            + "]" * NESTING_DEPTH
+            + ', "observations": []}'
+        ),
+    ),
+    BadRequest(
+        "NaN in observations",
+        "POST",
+        "/v1/crud/datasets",
+        raw_json(json.dumps(dataset(observations=[observation(float("nan"))]))),
+    ),
+    BadRequest(
+        "infinity in observations",
+        "POST",
+        "/v1/crud/datasets",
+        raw_json(json.dumps(dataset(observations=[observation(float("inf"))]))),
+    ),
+    BadRequest(
+        "overflowing number in observations",
+        "POST",
+        "/v1/crud/datasets",
+        raw_json(json.dumps(dataset()).replace('"value": 1.0', '"value": 1e999', 1)),
+    ),
+    BadRequest(
+        "invalid polygon geometry",
+        "POST",
+        "/v1/crud/datasets",
+        {
+            "json": dataset(
+                geojson={
+                    "type": "FeatureCollection",
+                    "features": [polygon_feature("OU_A", [[[0, 0], [1, 1]]])],
+                }
+            )
+        },
+    ),
+    BadRequest(
+        "geometry with non-numeric coordinates",
+        "POST",
+        "/v1/crud/datasets",
+        {
+            "json": dataset(
+                geojson={
+                    "type": "FeatureCollection",
+                    "features": [
+                        polygon_feature("OU_A", [[["a", "b"], [1, 1], [1, 0], ["a", "b"]]])
+                    ],
+                }
+            )
+        },
+    ),
+    BadRequest(
+        "geometry of an unknown type",
+        "POST",
+        "/v1/crud/datasets",
+        {
+            "json": dataset(
+                geojson={
+                    "type": "FeatureCollection",
+                    "features": [polygon_feature("OU_A", [0, 0], kind="Blob")],
+                }
+            )
+        },
+    ),
+    BadRequest(
+        "geojson that is not a feature collection",
+        "POST",
+        "/v1/crud/datasets",
+        {"json": dataset(geojson={"type": "Point", "coordinates": [0, 0]})},
+    ),
+    BadRequest(
+        "CSV with broken quoting",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        csv_upload(CSV_HEADER + '202101,"OU_A,3\n202102,OU_A,4\n'),
+    ),
+    BadRequest(
+        "CSV with a formula-like location",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        csv_upload(CSV_HEADER + '202101,=HYPERLINK("http://x"),3\n'),
+    ),
+    BadRequest(
+        "CSV with a formula-like value",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        csv_upload(CSV_HEADER + "202101,OU_A,=1+2\n"),
+    ),
+    BadRequest(
+        "CSV that is not UTF-8",
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        {
+            "data": {"name": "csv probe"},
+            "files": {"csvFile": ("data.csv", b"\xff\xfe\x00bad", "text/csv")},
+        },
+    ),
+    BadRequest(
+        "path characters in a visualization name",
+        "GET",
+        "/v1/visualization/backtest-plots/..%2F..%2Fetc%2Fpasswd/1",
+    ),
+    BadRequest(
+        "dot segments in a dataset plot name",
+        "GET",
+        "/v1/visualization/dataset-plots/..%2Fsecrets/1",
+    ),
     BadRequest("a NUL byte in a job id", "GET", "/v1/jobs/abc%00def"),
-    BadRequest("thousands of quantiles", "GET", "/v1/analytics/evaluation-entry",
-               {"params": [("backtestId", 1)] + [("quantiles", 0.5)] * QUANTILE_COUNT}),
-    BadRequest("quantile above one", "GET", "/v1/analytics/evaluation-entry",
-               {"params": [("backtestId", 1), ("quantiles", 1.5)]}),
-    BadRequest("NaN quantile", "GET", "/v1/analytics/evaluation-entry",
-               {"params": [("backtestId", 1), ("quantiles", "nan")]}),
+    BadRequest(
+        "thousands of quantiles",
+        "GET",
+        "/v1/analytics/evaluation-entry",
+        {"params": [("backtestId", 1)] + [("quantiles", 0.5)] * QUANTILE_COUNT},
+    ),
+    BadRequest(
+        "quantile above one",
+        "GET",
+        "/v1/analytics/evaluation-entry",
+        {"params": [("backtestId", 1), ("quantiles", 1.5)]},
+    ),
+    BadRequest(
+        "NaN quantile",
+        "GET",
+        "/v1/analytics/evaluation-entry",
+        {"params": [("backtestId", 1), ("quantiles", "nan")]},
+    ),
     BadRequest("negative dataset id", "GET", "/v1/crud/datasets/-1"),
     BadRequest("enormous dataset id", "GET", f"/v1/crud/datasets/{ENORMOUS}"),
     BadRequest("enormous backtest id", "GET", f"/v1/crud/backtests/{ENORMOUS}/info"),
-    BadRequest("enormous backtest id in a query", "GET", "/v1/analytics/evaluation-entry",
-               {"params": [("backtestId", ENORMOUS), ("quantiles", 0.5)]}),
+    BadRequest(
+        "enormous backtest id in a query",
+        "GET",
+        "/v1/analytics/evaluation-entry",
+        {"params": [("backtestId", ENORMOUS), ("quantiles", 0.5)]},
+    ),
     BadRequest("negative id to delete", "DELETE", "/v1/crud/backtests/-5"),
     BadRequest("enormous id to delete", "DELETE", f"/v1/crud/backtests/{ENORMOUS}"),
-    BadRequest("enormous dataset id in an evaluation", "POST", "/v1/analytics/create-backtest",
-               {"json": {"name": "x", "modelId": "naive_model", "datasetId": ENORMOUS}}),
-    BadRequest("negative split count", "POST", "/v1/analytics/create-backtest",
-               {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nSplits": -3}}),
+    BadRequest(
+        "enormous dataset id in an evaluation",
+        "POST",
+        "/v1/analytics/create-backtest",
+        {"json": {"name": "x", "modelId": "naive_model", "datasetId": ENORMOUS}},
+    ),
+    BadRequest(
+        "negative split count",
+        "POST",
+        "/v1/analytics/create-backtest",
+        {"json": {"name": "x", "modelId": "naive_model", "datasetId": 1, "nSplits": -3}},
+    ),
     *SIZE_REQUESTS,
     *CONTROL_CHARACTER_REQUESTS,
 ]
@@ -251,8 +436,9 @@ def test_bad_input_gets_a_problem_and_changes_nothing(service_url: str, bad: Bad
 
 def test_a_field_problem_names_the_field_and_the_reason(service_url: str) -> None:
     body = dataset(observations=[observation(float("inf"))])
-    response = httpx.post(f"{service_url}/v1/crud/datasets", timeout=60,
-                          **raw_json(json.dumps(body)))
+    response = httpx.post(
+        f"{service_url}/v1/crud/datasets", timeout=60, **raw_json(json.dumps(body))
+    )
     problem = assert_problem(response, 422)
     assert "value" in problem["detail"]
     assert any("value" in str(error.get("loc")) for error in problem["errors"])
@@ -263,8 +449,10 @@ def declared_length_answer(url: str, length: int) -> tuple[int, bytes]:
     target = httpx.URL(url)
     with socket.create_connection((target.host, target.port), timeout=30) as sock:
         sock.sendall(
-            (f"POST /v1/crud/datasets HTTP/1.1\r\nHost: {target.host}\r\nContent-Type: "
-             f"application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n").encode()
+            (
+                f"POST /v1/crud/datasets HTTP/1.1\r\nHost: {target.host}\r\nContent-Type: "
+                f"application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+            ).encode()
         )
         answer = b""
         while chunk := sock.recv(65536):
@@ -276,8 +464,9 @@ def declared_length_answer(url: str, length: int) -> tuple[int, bytes]:
 def body_limit_of(app: Any) -> int:
     from chaplab.toolkit.limits import BodySizeLimitMiddleware
 
-    limits = [m.kwargs["max_body_bytes"] for m in app.user_middleware
-              if m.cls is BodySizeLimitMiddleware]
+    limits = [
+        m.kwargs["max_body_bytes"] for m in app.user_middleware if m.cls is BodySizeLimitMiddleware
+    ]
     assert len(limits) == 1
     return int(limits[0])
 

@@ -75,9 +75,7 @@ class Waiter:
 
 
 @pytest.fixture
-def service(
-    tmp_path: Path, new_database_url: Callable[[str], str]
-) -> Iterator[ServeProcess]:
+def service(tmp_path: Path, new_database_url: Callable[[str], str]) -> Iterator[ServeProcess]:
     with ServeProcess(new_database_url("crash"), tmp_path, port=free_port()) as running:
         running.start()
         yield running
@@ -87,8 +85,10 @@ def send_partially(url: str, body: bytes, fraction: float) -> socket.socket:
     """Open a connection and send the head and ``fraction`` of a dataset upload's body."""
     host, port = httpx.URL(url).host, httpx.URL(url).port
     sock = socket.create_connection((host, port), timeout=30)
-    head = (f"POST /v1/crud/datasets HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json"
-            f"\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    head = (
+        f"POST /v1/crud/datasets HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json"
+        f"\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
     sock.sendall(head + body[: int(len(body) * fraction)])
     return sock
 
@@ -104,14 +104,23 @@ def prepare_content(client: ChapClient, url: str) -> dict[str, Any]:
     """Datasets, configured models and a finished evaluation; returns the big upload body."""
     demo = observations_of(url, 1)
     for copies in (1, 2):
-        response = httpx.post(f"{url}/v1/crud/datasets", timeout=120,
-                              json=dataset_body(demo, f"stored_{copies}", copies))
+        response = httpx.post(
+            f"{url}/v1/crud/datasets",
+            timeout=120,
+            json=dataset_body(demo, f"stored_{copies}", copies),
+        )
         assert response.status_code == 200, response.text
     client.create_configured_model("crash", 2, {"n_seasons": 2})
     client.create_configured_model("crash", 3, {"n_lags": 2})
     stored = client.list_datasets()[-1]
-    client.run_evaluation("finished before the crash", "seasonal_naive:crash", stored.id,
-                          n_periods=2, n_splits=2, timeout=300)
+    client.run_evaluation(
+        "finished before the crash",
+        "seasonal_naive:crash",
+        stored.id,
+        n_periods=2,
+        n_splits=2,
+        timeout=300,
+    )
     return dataset_body(demo, "uploaded during the crash", 4)
 
 
@@ -121,8 +130,9 @@ def crash_round(
     """One kill and restart, with the checks of the module docstring."""
     before = snapshot(client)
     big = client.list_datasets()[-1]
-    job = client.create_evaluation(f"interrupted {round_}", "regression_model:crash", big.id,
-                                   **RUNNING_EVALUATION)
+    job = client.create_evaluation(
+        f"interrupted {round_}", "regression_model:crash", big.id, **RUNNING_EVALUATION
+    )
     wait_until_started(client, job.id)
     impatient = Waiter(service.url, job.id, IMPATIENT)
     patient = Waiter(service.url, job.id, PATIENT)
@@ -191,9 +201,14 @@ def test_kill_during_an_evaluation_and_uploads_loses_nothing_committed(
     upload = prepare_content(client, service.url)
     for round_ in range(1, BOUNDS.crash_rounds + 1):
         crash_round(service, client, upload, round_)
-    finished = client.run_evaluation("after the restarts", "seasonal_naive:crash",
-                                     client.list_datasets()[0].id, n_periods=2, n_splits=2,
-                                     timeout=300)
+    finished = client.run_evaluation(
+        "after the restarts",
+        "seasonal_naive:crash",
+        client.list_datasets()[0].id,
+        n_periods=2,
+        n_splits=2,
+        timeout=300,
+    )
     assert finished.name == "after the restarts"
     assert finished.aggregate_metrics
 
@@ -205,12 +220,14 @@ def test_a_job_interrupted_by_a_kill_ends_as_failure_naming_the_restart(
     own: the interrupted job is FAILURE after the restart, and its evaluation is not stored."""
     client = ChapClient(service.url, timeout=120, retry=PATIENT)
     demo = observations_of(service.url, 1)
-    response = httpx.post(f"{service.url}/v1/crud/datasets", timeout=120,
-                          json=dataset_body(demo, "enlarged", 4))
+    response = httpx.post(
+        f"{service.url}/v1/crud/datasets", timeout=120, json=dataset_body(demo, "enlarged", 4)
+    )
     assert response.status_code == 200, response.text
     client.create_configured_model("crash", 3, {"n_lags": 2})
-    job = client.create_evaluation("interrupted", "regression_model:crash", response.json()["id"],
-                                   **RUNNING_EVALUATION)
+    job = client.create_evaluation(
+        "interrupted", "regression_model:crash", response.json()["id"], **RUNNING_EVALUATION
+    )
     wait_until_started(client, job.id)
     old_group = service.pid
 

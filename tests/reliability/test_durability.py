@@ -46,8 +46,11 @@ def test_connections_use_wal_and_full_synchronous_writes(tmp_path: Path) -> None
 def test_an_answered_write_survives_an_immediate_kill(tmp_path: Path) -> None:
     with ServeProcess(tmp_path / "chaplab.db", tmp_path, "--no-demo") as service:
         service.start()
-        created = httpx.post(f"{service.url}/v1/crud/configured-models", timeout=30,
-                             json={"name": "durable", "modelTemplateId": 1}).json()
+        created = httpx.post(
+            f"{service.url}/v1/crud/configured-models",
+            timeout=30,
+            json={"name": "durable", "modelTemplateId": 1},
+        ).json()
         service.kill()
         with sqlite3.connect(tmp_path / "chaplab.db") as connection:
             assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -84,21 +84,30 @@ def test_no_operation_answers_a_server_error_or_breaks_its_schema(
     assert failures == [], "\n\n".join(failures)
 
 
-def test_stateful_sequences_keep_to_the_schema(fuzzed_schema: schemathesis.schemas.BaseSchema,
-                                               fuzzed_url: str) -> None:
+def test_stateful_sequences_keep_to_the_schema(
+    fuzzed_schema: schemathesis.schemas.BaseSchema, fuzzed_url: str
+) -> None:
     machine = fuzzed_schema.as_state_machine()
 
     class Workflow(machine):  # type: ignore[misc, valid-type]
         def get_call_kwargs(self, case: schemathesis.Case) -> dict[str, object]:
             return call_kwargs(fuzzed_url)
 
-        def validate_response(self, response: object, case: schemathesis.Case,
-                              **kwargs: object) -> None:
+        def validate_response(
+            self, response: object, case: schemathesis.Case, **kwargs: object
+        ) -> None:
             case.validate_response(response, checks=CHECKS)
 
-    Workflow.run(settings=settings(max_examples=BOUNDS.fuzz_examples, stateful_step_count=5,
-                                   deadline=None, derandomize=True, phases=NO_SHRINKING,
-                                   suppress_health_check=list(HealthCheck)))
+    Workflow.run(
+        settings=settings(
+            max_examples=BOUNDS.fuzz_examples,
+            stateful_step_count=5,
+            deadline=None,
+            derandomize=True,
+            phases=NO_SHRINKING,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
 
 
 def test_a_generated_request_without_an_answer_fails_in_bounded_time(
@@ -113,6 +122,7 @@ def test_a_generated_request_without_an_answer_fails_in_bounded_time(
         host, port = silent.getsockname()
         started = time.monotonic()
         with pytest.raises(requests.exceptions.Timeout):
-            case.call_and_validate(checks=CHECKS,
-                                   **call_kwargs(f"http://{host}:{port}", SILENT_SECONDS))
+            case.call_and_validate(
+                checks=CHECKS, **call_kwargs(f"http://{host}:{port}", SILENT_SECONDS)
+            )
     assert time.monotonic() - started < SILENT_SECONDS + 5

@@ -45,9 +45,14 @@ def loaded_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServePr
 
 def small_dataset(name: str) -> dict[str, Any]:
     observations = [
-        {"featureName": "disease_cases", "orgUnit": f"OU_{unit}", "period": f"2020{m:02d}",
-         "value": float(unit * 10 + m)}
-        for unit in range(3) for m in range(1, 13)
+        {
+            "featureName": "disease_cases",
+            "orgUnit": f"OU_{unit}",
+            "period": f"2020{m:02d}",
+            "value": float(unit * 10 + m),
+        }
+        for unit in range(3)
+        for m in range(1, 13)
     ]
     return {"name": name, "type": "evaluation", "observations": observations}
 
@@ -70,8 +75,11 @@ async def one_session(number: int, url: str, deadline: float, record: LoadRecord
     async with AsyncChapClient(url, retry=NO_RETRIES, timeout=120) as client:
         if number < BOUNDS.load_evaluations:
             name = f"load evaluation {number}"
-            job = await timed(record, "launch evaluation", lambda: client.create_evaluation(
-                name, "naive_model", 1, **EVALUATION))
+            job = await timed(
+                record,
+                "launch evaluation",
+                lambda: client.create_evaluation(name, "naive_model", 1, **EVALUATION),
+            )
             if job is not None:
                 record.jobs[name] = job.id
         dataset_name = f"load dataset {number}"
@@ -102,8 +110,9 @@ async def one_session(number: int, url: str, deadline: float, record: LoadRecord
 async def run_load(url: str) -> LoadRecord:
     record = LoadRecord()
     deadline = time.monotonic() + BOUNDS.load_seconds
-    await asyncio.gather(*(one_session(n, url, deadline, record)
-                           for n in range(BOUNDS.load_sessions)))
+    await asyncio.gather(
+        *(one_session(n, url, deadline, record) for n in range(BOUNDS.load_sessions))
+    )
     return record
 
 
@@ -112,8 +121,10 @@ def latency_table(record: LoadRecord) -> str:
     for kind, values in sorted(record.latencies.items()):
         ordered = sorted(values)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-        lines.append(f"{kind:<24}{len(values):>7}{statistics.median(values) * 1000:>9.1f}"
-                     f"{p95 * 1000:>9.1f}{ordered[-1] * 1000:>9.1f}")
+        lines.append(
+            f"{kind:<24}{len(values):>7}{statistics.median(values) * 1000:>9.1f}"
+            f"{p95 * 1000:>9.1f}{ordered[-1] * 1000:>9.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -124,8 +135,10 @@ def test_concurrent_sessions_see_no_server_error_and_lose_nothing(
     before = asyncio.run(list_names(url))
     record = asyncio.run(run_load(url))
     with capsys.disabled():
-        print(f"\nload: {BOUNDS.load_sessions} sessions, {BOUNDS.load_seconds:g} s, "
-              f"{sum(map(len, record.latencies.values()))} requests\n{latency_table(record)}")
+        print(
+            f"\nload: {BOUNDS.load_sessions} sessions, {BOUNDS.load_seconds:g} s, "
+            f"{sum(map(len, record.latencies.values()))} requests\n{latency_table(record)}"
+        )
 
     assert record.errors == []
     assert len(record.jobs) == BOUNDS.load_evaluations

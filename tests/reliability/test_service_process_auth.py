@@ -38,8 +38,9 @@ ERROR_LINE = re.compile(r"^[\w.]+(Error|Exception): .*$", re.MULTILINE)
 
 def status_with(url: str, key: str | None) -> int:
     headers = {"X-API-Key": key} if key else {}
-    response = httpx.get(f"{url}/v1/crud/datasets", headers=headers,
-                         timeout=REQUEST_TIMEOUT_SECONDS)
+    response = httpx.get(
+        f"{url}/v1/crud/datasets", headers=headers, timeout=REQUEST_TIMEOUT_SECONDS
+    )
     return response.status_code
 
 
@@ -51,8 +52,9 @@ def secrets_in(text: str, keys: list[str]) -> list[str]:
 def keyed_process(tmp_path: Path) -> tuple[ServeProcess, Path]:
     key_file = tmp_path / "api-keys"
     write_keys(key_file, *KEYS)
-    service = ServeProcess(tmp_path / "chaplab.db", tmp_path, "--no-demo",
-                           "--api-key-file", str(key_file))
+    service = ServeProcess(
+        tmp_path / "chaplab.db", tmp_path, "--no-demo", "--api-key-file", str(key_file)
+    )
     return service, key_file
 
 
@@ -80,8 +82,9 @@ def test_no_log_record_in_process_holds_a_whole_key(
     from chaplab.toolkit import BackgroundServer
 
     caplog.set_level(logging.DEBUG)
-    app = create_app(database_url=str(tmp_path / "db.sqlite"), api_keys=list(KEYS), workers=1,
-                     seed_demo=False)
+    app = create_app(
+        database_url=str(tmp_path / "db.sqlite"), api_keys=list(KEYS), workers=1, seed_demo=False
+    )
     with BackgroundServer(app, log_level="debug") as server:
         for key in [*KEYS, *WRONG_KEYS, None]:
             status_with(server.url, key)

@@ -116,8 +116,12 @@ def test_apply_config_defaults_needs_a_dict() -> None:
 
 def test_numpy_values_are_judged_as_the_numbers_and_lists_they_hold() -> None:
     validate_config(
-        {"alpha": np.float64(0.5), "n_lags": np.int64(2), "items": np.array([0, 4]),
-         "verbose": np.bool_(False)},
+        {
+            "alpha": np.float64(0.5),
+            "n_lags": np.int64(2),
+            "items": np.array([0, 4]),
+            "verbose": np.bool_(False),
+        },
         SCHEMA,
     )
     problems = _problems({"alpha": np.float64(-1.0), "n_lags": np.float64(2.5)})

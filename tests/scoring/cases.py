@@ -21,12 +21,19 @@ def wire(period: pd.Period) -> str:
     return format_period(period)
 
 
-def forecast_frame(rows: Sequence[tuple[str, pd.Period, pd.Period, Sequence[float]]],
-                   levels: Sequence[float] = LEVELS) -> pd.DataFrame:
+def forecast_frame(
+    rows: Sequence[tuple[str, pd.Period, pd.Period, Sequence[float]]],
+    levels: Sequence[float] = LEVELS,
+) -> pd.DataFrame:
     """An evaluation frame from (org unit, split period, period, values at ``levels``) rows."""
     entries = [
-        {"orgUnit": org_unit, "splitPeriod": wire(split), "period": wire(period),
-         "quantile": level, "value": value}
+        {
+            "orgUnit": org_unit,
+            "splitPeriod": wire(split),
+            "period": wire(period),
+            "quantile": level,
+            "value": value,
+        }
         for org_unit, split, period, values in rows
         for level, value in zip(levels, values, strict=True)
     ]
@@ -36,8 +43,11 @@ def forecast_frame(rows: Sequence[tuple[str, pd.Period, pd.Period, Sequence[floa
 def actuals_frame(rows: Sequence[tuple[str, pd.Period, float]]) -> pd.DataFrame:
     periods = pd.PeriodIndex([period for _, period, _ in rows])
     return pd.DataFrame(
-        {"org_unit": [org_unit for org_unit, _, _ in rows], "period": periods,
-         "value": [value for _, _, value in rows]}
+        {
+            "org_unit": [org_unit for org_unit, _, _ in rows],
+            "period": periods,
+            "value": [value for _, _, value in rows],
+        }
     )
 
 
@@ -76,6 +86,9 @@ def normal_actuals(org_units: int = 6, periods: int = 12, seed: int = 1) -> pd.D
     """Actual cases drawn from the calibrated forecasts' distribution, N(100, 10)."""
     rng = np.random.default_rng(seed)
     return actuals_frame(
-        [(f"OU{unit}", START + step, 100 + 10 * rng.standard_normal())
-         for unit in range(org_units) for step in range(periods)]
+        [
+            (f"OU{unit}", START + step, 100 + 10 * rng.standard_normal())
+            for unit in range(org_units)
+            for step in range(periods)
+        ]
     )

@@ -15,8 +15,12 @@ ROWS = [
     ("B", START, START + 1, (10.0, 20.0, 30.0, 40.0, 50.0)),
     ("B", START, START + 2, (10.0, 20.0, 30.0, 40.0, 50.0)),
 ]
-OBSERVED = [("A", START + 1, 25.0), ("A", START + 2, 5.0), ("B", START + 1, 45.0),
-            ("B", START + 2, 30.0)]
+OBSERVED = [
+    ("A", START + 1, 25.0),
+    ("A", START + 2, 5.0),
+    ("B", START + 1, 45.0),
+    ("B", START + 2, 30.0),
+]
 
 
 def test_coverage_per_interval_and_per_quantile() -> None:

@@ -32,7 +32,9 @@ def test_the_worked_case_by_hand() -> None:
     observed, values = worked()
     lower, upper = values[0, [0, 1, 2]], values[0, [6, 5, 4]]
     assert interval_score(100.0, lower, upper, np.array([0.1, 0.2, 0.5])).tolist() == [
-        100.0, 70.0, 35.0
+        100.0,
+        70.0,
+        35.0,
     ]
     parts = weighted_interval_score(observed, values, SEVEN)
     assert parts.wis[0] == pytest.approx((5 + 5 + 7 + 8.75) / 3.5, abs=1e-12)
@@ -141,7 +143,11 @@ def test_scoringrules_weighted_interval_score_adds_the_median_not_its_error() ->
     observed, values = random_case(3)
     ours = weighted_interval_score(observed, values, SEVEN).wis
     theirs = sr.weighted_interval_score(
-        observed, values[:, 3], values[:, :3], values[:, [6, 5, 4]], np.array([0.1, 0.2, 0.5]),
+        observed,
+        values[:, 3],
+        values[:, :3],
+        values[:, [6, 5, 4]],
+        np.array([0.1, 0.2, 0.5]),
         backend="numpy",
     )
     median = values[:, 3]

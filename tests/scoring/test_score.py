@@ -56,7 +56,8 @@ def test_weekly_periods_have_horizons_and_their_thursday_month() -> None:
     split = pd.Period("2024-12-23", "W-SUN")  # ISO week 2024W52
     entries = [
         {"orgUnit": "A", "splitPeriod": "2024W52", "period": period, "quantile": q, "value": 5.0}
-        for period in ("2025W01", "2025W02") for q in LEVELS
+        for period in ("2025W01", "2025W02")
+        for q in LEVELS
     ]
     actuals = actuals_frame([("A", split + 1, 4.0), ("A", split + 2, 6.0)])
     scores = score({"m": entries_to_frame(entries)}, actuals)
@@ -114,8 +115,11 @@ def test_quantile_losses_summarise_by_level() -> None:
 def test_unmatched_actuals_are_an_error_or_dropped() -> None:
     frame = normal_forecasts(2, 2, 3)
     actuals = normal_actuals(2, periods=4)  # periods after 2023-04 are not observed
-    with pytest.raises(ValueError, match=r"actuals: 2 of 12 forecast targets of model 'm'"
-                       r" have no observed value.*unmatched='drop'"):
+    with pytest.raises(
+        ValueError,
+        match=r"actuals: 2 of 12 forecast targets of model 'm'"
+        r" have no observed value.*unmatched='drop'",
+    ):
         score({"m": frame}, actuals)
     kept = score({"m": frame}, actuals, unmatched="drop")
     assert len(kept) == 10
@@ -125,21 +129,33 @@ def test_unmatched_actuals_are_an_error_or_dropped() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda f, a: ({"m": f.drop(columns="split_period")}, a),
-         r"forecasts\['m'\] lacks column\(s\) \['split_period'\]"),
-        (lambda f, a: ({"m": f}, a.drop(columns="value")),
-         r"actuals lacks column\(s\) \['value'\]"),
+        (
+            lambda f, a: ({"m": f.drop(columns="split_period")}, a),
+            r"forecasts\['m'\] lacks column\(s\) \['split_period'\]",
+        ),
+        (
+            lambda f, a: ({"m": f}, a.drop(columns="value")),
+            r"actuals lacks column\(s\) \['value'\]",
+        ),
         (lambda f, a: (f, a), "forecasts has no 'model' column"),
         (lambda f, a: ({"m": f}, pd.concat([a, a])), "more than one value for org unit 'OU0'"),
-        (lambda f, a: ({"m": f}, a.assign(period=a["period"].astype(str))),
-         "actuals: column 'period' is str"),
-        (lambda f, a: ({"m": f.iloc[1:]}, a),
-         r"org unit 'OU0', split period 2023-01, period 2023-02 has quantile levels "
-         r"\[0.25, 0.5, 0.75, 0.9\]"),
-        (lambda f, a: ({"m": pd.concat([f, f.iloc[:1]])}, a),
-         r"period 2023-02 has quantile levels \[0.1, 0.1, 0.25, 0.5, 0.75, 0.9\]"),
-        (lambda f, a: ({"m": f.assign(value=f["value"].where(f.index != 3))}, a),
-         "value is nan for a forecast of model 'm'"),
+        (
+            lambda f, a: ({"m": f}, a.assign(period=a["period"].astype(str))),
+            "actuals: column 'period' is str",
+        ),
+        (
+            lambda f, a: ({"m": f.iloc[1:]}, a),
+            r"org unit 'OU0', split period 2023-01, period 2023-02 has quantile levels "
+            r"\[0.25, 0.5, 0.75, 0.9\]",
+        ),
+        (
+            lambda f, a: ({"m": pd.concat([f, f.iloc[:1]])}, a),
+            r"period 2023-02 has quantile levels \[0.1, 0.1, 0.25, 0.5, 0.75, 0.9\]",
+        ),
+        (
+            lambda f, a: ({"m": f.assign(value=f["value"].where(f.index != 3))}, a),
+            "value is nan for a forecast of model 'm'",
+        ),
         (lambda f, a: ({"m": f[f["quantile"] != 0.9]}, a), "0.1 has no partner 0.9"),
         (lambda f, a: ({"m": f.assign(value=f["value"] - 200)}, a), None),
     ],
@@ -178,8 +194,10 @@ def test_models_with_different_levels_score_side_by_side() -> None:
 
 
 def test_forecasts_given_as_rows_match_the_rules() -> None:
-    rows = [("A", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0)),
-            ("B", START, START + 1, (0.0, 0.0, 0.0, 1.0, 2.0))]
+    rows = [
+        ("A", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0)),
+        ("B", START, START + 1, (0.0, 0.0, 0.0, 1.0, 2.0)),
+    ]
     actuals = actuals_frame([("A", START + 1, 6.0), ("B", START + 1, 0.0)])
     scores = score({"m": forecast_frame(rows)}, actuals)
     a, b = scores.iloc[0], scores.iloc[1]

@@ -18,8 +18,13 @@ from .cases import START, normal_actuals, normal_forecasts
 def scores_frame(table: dict[str, dict[tuple[str, int, int], float]]) -> pd.DataFrame:
     """A scores frame from {model: {(org unit, split offset, horizon): wis}}."""
     rows = [
-        {"model": model, "org_unit": unit, "split_period": START + split,
-         "period": START + split + step, "wis": value}
+        {
+            "model": model,
+            "org_unit": unit,
+            "split_period": START + split,
+            "period": START + split + step,
+            "wis": value,
+        }
         for model, targets in table.items()
         for (unit, split, step), value in targets.items()
     ]
@@ -44,11 +49,13 @@ def by_definition(scores: pd.DataFrame, baseline: str, metric: str = "wis") -> d
 
 def test_a_small_case_by_hand() -> None:
     # a and b share two targets, a and c one, b and c one
-    scores = scores_frame({
-        "a": {("X", 0, 1): 2.0, ("X", 0, 2): 4.0, ("Y", 0, 1): 6.0},
-        "b": {("X", 0, 1): 1.0, ("X", 0, 2): 1.0, ("Z", 0, 1): 5.0},
-        "c": {("Y", 0, 1): 3.0, ("Z", 0, 1): 10.0},
-    })
+    scores = scores_frame(
+        {
+            "a": {("X", 0, 1): 2.0, ("X", 0, 2): 4.0, ("Y", 0, 1): 6.0},
+            "b": {("X", 0, 1): 1.0, ("X", 0, 2): 1.0, ("Z", 0, 1): 5.0},
+            "c": {("Y", 0, 1): 3.0, ("Z", 0, 1): 10.0},
+        }
+    )
     # theta_ab = 3/1, theta_ac = 6/3, theta_bc = 5/10
     a = (1 * 3 * 2) ** (1 / 3)
     b = ((1 / 3) * 1 * 0.5) ** (1 / 3)
@@ -61,11 +68,13 @@ def test_a_small_case_by_hand() -> None:
 
 
 def test_a_model_sharing_no_target_has_no_skill() -> None:
-    scores = scores_frame({
-        "a": {("X", 0, 1): 2.0, ("X", 0, 2): 4.0},
-        "b": {("X", 0, 1): 1.0, ("X", 0, 2): 1.0},
-        "lonely": {("Y", 0, 1): 3.0},
-    })
+    scores = scores_frame(
+        {
+            "a": {("X", 0, 1): 2.0, ("X", 0, 2): 4.0},
+            "b": {("X", 0, 1): 1.0, ("X", 0, 2): 1.0},
+            "lonely": {("Y", 0, 1): 3.0},
+        }
+    )
     result = relative_skill(scores, baseline="b", n_bootstrap=20).set_index("model")
     assert result.loc["a", "relative_skill"] == pytest.approx(3.0)
     assert np.isnan(result.loc["lonely", ["relative_skill", "lower", "upper"]].astype(float)).all()

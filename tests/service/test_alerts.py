@@ -25,9 +25,11 @@ POLICIES = "/v1/crud/alert-policies"
 ALERTS = "/v1/crud/alerts"
 LADDER = [
     {"name": "monitor", "thresholdParams": {"type": "seasonal"}, "exceedanceThreshold": 0.5},
-    {"name": "action",
-     "thresholdParams": {"type": "percentile", "quantile": [0.9], "baselineYears": 3},
-     "exceedanceThreshold": 0.8},
+    {
+        "name": "action",
+        "thresholdParams": {"type": "percentile", "quantile": [0.9], "baselineYears": 3},
+        "exceedanceThreshold": 0.8,
+    },
 ]
 
 
@@ -42,8 +44,12 @@ def prediction(session_client: ChapClient) -> dict[str, Any]:
     """A finished prediction of two org units for 2017-01 to 2017-03."""
     frame = small_frame(n_years=2)
     made = session_client.run_prediction(
-        f"alerts {uuid.uuid4().hex[:8]}", "naive_model", frame, n_periods=3,
-        geojson=geojson_for(sorted(set(frame.location))), timeout=120,
+        f"alerts {uuid.uuid4().hex[:8]}",
+        "naive_model",
+        frame,
+        n_periods=3,
+        geojson=geojson_for(sorted(set(frame.location))),
+        timeout=120,
     )
     return {"id": made.id, "org_units": sorted(set(frame.location)), "periods": made.periods}
 
@@ -57,8 +63,9 @@ def call(http: httpx.Client, method: str, path: str, status: int = 200, **option
     return answer.json()
 
 
-def refused(http: httpx.Client, method: str, path: str, field: str, status: int = 422,
-            **options: Any) -> str:
+def refused(
+    http: httpx.Client, method: str, path: str, field: str, status: int = 422, **options: Any
+) -> str:
     """The problem's detail after checking that it names ``field`` and nothing was stored."""
     before = (http.get(POLICIES).json(), http.get(ALERTS).json())
     answer = http.request(method, path, **options)
@@ -82,11 +89,16 @@ def test_a_policy_keeps_its_levels_in_order_with_the_defaults_filled_in(
     policy = call(http, "GET", f"{POLICIES}/{policy_id}")
     assert policy["id"] == policy_id and policy["name"] == "ladder" and policy["created"]
     assert policy["levels"] == [
-        {"name": "monitor", "thresholdParams": {"type": "seasonal", "stdMultiplier": 2.0},
-         "exceedanceThreshold": 0.5},
-        {"name": "action",
-         "thresholdParams": {"type": "percentile", "quantile": [0.9], "baselineYears": 3},
-         "exceedanceThreshold": 0.8},
+        {
+            "name": "monitor",
+            "thresholdParams": {"type": "seasonal", "stdMultiplier": 2.0},
+            "exceedanceThreshold": 0.5,
+        },
+        {
+            "name": "action",
+            "thresholdParams": {"type": "percentile", "quantile": [0.9], "baselineYears": 3},
+            "exceedanceThreshold": 0.8,
+        },
     ]
     assert policy in call(http, "GET", POLICIES)
     refused(http, "GET", f"{POLICIES}/987654", "987654", status=404)
@@ -97,8 +109,10 @@ def test_a_policy_keeps_its_levels_in_order_with_the_defaults_filled_in(
     [
         ([LADDER[0], {**LADDER[1], "name": "monitor"}], "levels[1].name"),
         ([{**LADDER[0], "name": " monitor"}], "levels[0].name"),
-        ([{**LADDER[0], "thresholdParams": {"type": "seasonal", "stdMultiplier": [1, 2]}}],
-         "levels[0].thresholdParams"),
+        (
+            [{**LADDER[0], "thresholdParams": {"type": "seasonal", "stdMultiplier": [1, 2]}}],
+            "levels[0].thresholdParams",
+        ),
         ([{**LADDER[0], "exceedanceThreshold": 1.5}], "exceedanceThreshold"),
         ([{**LADDER[0], "thresholdParams": {"type": "median"}}], "thresholdParams"),
         ([], "levels"),
@@ -114,10 +128,20 @@ def test_a_policy_needs_a_name(http: httpx.Client) -> None:
     refused(http, "POST", POLICIES, "name", json={"name": "  ", "levels": LADDER})
 
 
-def alert(policy_id: int, prediction: dict[str, Any] | None, unit: str, period: str,
-          level: str = "monitor") -> dict[str, Any]:
-    return {"timePeriod": period, "orgUnit": unit, "alertPolicyId": policy_id, "level": level,
-            "predictionId": None if prediction is None else prediction["id"]}
+def alert(
+    policy_id: int,
+    prediction: dict[str, Any] | None,
+    unit: str,
+    period: str,
+    level: str = "monitor",
+) -> dict[str, Any]:
+    return {
+        "timePeriod": period,
+        "orgUnit": unit,
+        "alertPolicyId": policy_id,
+        "level": level,
+        "predictionId": None if prediction is None else prediction["id"],
+    }
 
 
 def test_alerts_are_recorded_pending_and_filtered(
@@ -134,9 +158,16 @@ def test_alerts_are_recorded_pending_and_filtered(
     assert len(ids) == 3 and ids == sorted(ids)
     stored = call(http, "GET", f"{ALERTS}/{ids[1]}")
     assert stored == {
-        "id": ids[1], "timePeriod": "201702", "orgUnit": second, "alertPolicyId": policy_id,
-        "level": "action", "predictionId": prediction["id"], "created": stored["created"],
-        "approved": "pending", "approvedBy": None, "approvedAt": None,
+        "id": ids[1],
+        "timePeriod": "201702",
+        "orgUnit": second,
+        "alertPolicyId": policy_id,
+        "level": "action",
+        "predictionId": prediction["id"],
+        "created": stored["created"],
+        "approved": "pending",
+        "approvedBy": None,
+        "approvedAt": None,
     }
     by_policy = call(http, "GET", ALERTS, params={"alertPolicyId": policy_id})
     assert [row["id"] for row in by_policy] == ids
@@ -145,9 +176,10 @@ def test_alerts_are_recorded_pending_and_filtered(
         http, "GET", ALERTS, params={"alertPolicyId": policy_id, "predictionId": prediction["id"]}
     )
     assert [row["id"] for row in of_prediction] == ids[:2]
-    assert [row["id"] for row in call(
-        http, "GET", ALERTS, params={"alertPolicyId": policy_id, "orgUnit": first}
-    )] == [ids[0], ids[2]]
+    assert [
+        row["id"]
+        for row in call(http, "GET", ALERTS, params={"alertPolicyId": policy_id, "orgUnit": first})
+    ] == [ids[0], ids[2]]
     queue = call(http, "GET", ALERTS, params={"approved": "pending"})
     assert set(ids) <= {row["id"] for row in queue}
     assert all(row["approved"] == "pending" for row in queue)
@@ -185,7 +217,10 @@ def test_a_prediction_raises_one_alert_per_org_unit_and_period(
     unit = prediction["org_units"][1]
     call(http, "POST", ALERTS, json={"alerts": [alert(policy_id, prediction, unit, "201703")]})
     detail = refused(
-        http, "POST", ALERTS, "alerts[0]",
+        http,
+        "POST",
+        ALERTS,
+        "alerts[0]",
         json={"alerts": [alert(policy_id, prediction, unit, "2017-03", "action")]},
     )
     assert "already has an alert" in detail
@@ -195,37 +230,74 @@ def test_reviewers_approve_and_decline_sets_of_alerts(http: httpx.Client) -> Non
     policy_id = new_policy(http)
     batch = [alert(policy_id, None, "A", period) for period in ("202401", "202402", "202403")]
     ids = call(http, "POST", ALERTS, json={"alerts": batch})["ids"]
-    approved = call(http, "POST", ALERTS + "/$approve",
-                    json={"alertIds": ids[:2], "approved": "approved", "approvedBy": "ana"})
+    approved = call(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        json={"alertIds": ids[:2], "approved": "approved", "approvedBy": "ana"},
+    )
     assert [row["id"] for row in approved] == ids[:2]
-    assert all(row["approved"] == "approved" and row["approvedBy"] == "ana"
-               and row["approvedAt"] for row in approved)
-    declined = call(http, "POST", ALERTS + "/$approve",
-                    json={"alertIds": [ids[2]], "approved": "declined", "approvedBy": "ben"})
+    assert all(
+        row["approved"] == "approved" and row["approvedBy"] == "ana" and row["approvedAt"]
+        for row in approved
+    )
+    declined = call(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        json={"alertIds": [ids[2]], "approved": "declined", "approvedBy": "ben"},
+    )
     assert declined[0]["approved"] == "declined" and declined[0]["approvedBy"] == "ben"
     queue = {row["id"] for row in call(http, "GET", ALERTS, params={"approved": "pending"})}
     assert not queue & set(ids)
-    assert [row["id"] for row in call(
-        http, "GET", ALERTS, params={"alertPolicyId": policy_id, "approved": "approved"}
-    )] == ids[:2]
+    assert [
+        row["id"]
+        for row in call(
+            http, "GET", ALERTS, params={"alertPolicyId": policy_id, "approved": "approved"}
+        )
+    ] == ids[:2]
     # an unknown id among them: 404 naming it, and no alert changes
-    refused(http, "POST", ALERTS + "/$approve", "alertIds[1]", status=404,
-            json={"alertIds": [ids[2], 987654], "approved": "approved", "approvedBy": "ana"})
-    refused(http, "POST", ALERTS + "/$approve", "approvedBy",
-            json={"alertIds": [ids[2]], "approved": "approved", "approvedBy": ""})
-    back = call(http, "POST", ALERTS + "/$approve",
-                json={"alertIds": [ids[2]], "approved": "pending", "approvedBy": "ana"})
+    refused(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        "alertIds[1]",
+        status=404,
+        json={"alertIds": [ids[2], 987654], "approved": "approved", "approvedBy": "ana"},
+    )
+    refused(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        "approvedBy",
+        json={"alertIds": [ids[2]], "approved": "approved", "approvedBy": ""},
+    )
+    back = call(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        json={"alertIds": [ids[2]], "approved": "pending", "approvedBy": "ana"},
+    )
     assert back[0]["approved"] == "pending"
     assert back[0]["approvedBy"] is None and back[0]["approvedAt"] is None
 
 
 def test_an_approved_alert_and_a_policy_with_alerts_stay_on_record(http: httpx.Client) -> None:
     policy_id = new_policy(http)
-    ids = call(http, "POST", ALERTS, json={"alerts": [
-        alert(policy_id, None, "A", "202401"), alert(policy_id, None, "A", "202402")
-    ]})["ids"]
-    call(http, "POST", ALERTS + "/$approve",
-         json={"alertIds": [ids[0]], "approved": "approved", "approvedBy": "ana"})
+    ids = call(
+        http,
+        "POST",
+        ALERTS,
+        json={
+            "alerts": [alert(policy_id, None, "A", "202401"), alert(policy_id, None, "A", "202402")]
+        },
+    )["ids"]
+    call(
+        http,
+        "POST",
+        ALERTS + "/$approve",
+        json={"alertIds": [ids[0]], "approved": "approved", "approvedBy": "ana"},
+    )
     refused(http, "DELETE", f"{ALERTS}/{ids[0]}", "approved", status=409)
     refused(http, "DELETE", f"{POLICIES}/{policy_id}", "alerts", status=409)
     assert call(http, "DELETE", f"{ALERTS}/{ids[1]}") == {"message": "deleted"}
@@ -240,14 +312,21 @@ def test_a_deleted_prediction_leaves_its_alerts_unlinked(
 ) -> None:
     frame = small_frame(n_years=2)
     made = session_client.run_prediction(
-        f"alerts {uuid.uuid4().hex[:8]}", "naive_model", frame, n_periods=1,
-        geojson=geojson_for(sorted(set(frame.location))), timeout=120,
+        f"alerts {uuid.uuid4().hex[:8]}",
+        "naive_model",
+        frame,
+        n_periods=1,
+        geojson=geojson_for(sorted(set(frame.location))),
+        timeout=120,
     )
     policy_id = new_policy(http)
     unit = sorted(set(frame.location))[0]
-    ids = call(http, "POST", ALERTS, json={"alerts": [
-        alert(policy_id, {"id": made.id}, unit, made.periods[0])
-    ]})["ids"]
+    ids = call(
+        http,
+        "POST",
+        ALERTS,
+        json={"alerts": [alert(policy_id, {"id": made.id}, unit, made.periods[0])]},
+    )["ids"]
     session_client.delete_prediction(made.id)
     assert call(http, "GET", f"{ALERTS}/{ids[0]}")["predictionId"] is None
 
@@ -259,8 +338,13 @@ def test_a_version_3_database_gains_the_alert_tables(
     create_app(database, seed_demo=False)
     engine = create_engine(database)
     with engine.begin() as connection:
-        for table in ("alerts", "alert_policies", "prediction_setup_forecasts",
-                      "prediction_setups", "job_requests"):
+        for table in (
+            "alerts",
+            "alert_policies",
+            "prediction_setup_forecasts",
+            "prediction_setups",
+            "job_requests",
+        ):
             connection.exec_driver_sql(f"DROP TABLE {table}")
         connection.exec_driver_sql("UPDATE schema_version SET version = 3")
     with (

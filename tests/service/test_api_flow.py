@@ -32,9 +32,9 @@ def test_a_new_service_shows_demo_data_models_and_a_finished_evaluation(client: 
         m.model_dump() for m in client.list_configured_models()
     ]
     template_ids = {t.id for t in templates}
-    assert (
-        not {m.id for m in models} & template_ids
-    ), "a configured-model id must not be a template id"
+    assert not {m.id for m in models} & template_ids, (
+        "a configured-model id must not be a template id"
+    )
     assert {m.model_template_id for m in models} <= template_ids
     demo = [e for e in client.list_evaluations() if e.model_id == "naive_model"]
     assert demo and {

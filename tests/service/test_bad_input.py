@@ -166,8 +166,12 @@ class TestRefusedWithoutChange:
         assert any(problem["loc"][-1] == field for problem in answer.json()["errors"])
 
     def test_a_boolean_count_is_refused(self, client: ChapClient, http: httpx.Client) -> None:
-        body = {"name": "x", "modelId": "naive_model", "datasetId": demo_dataset_id(client),
-                "nSplits": True}
+        body = {
+            "name": "x",
+            "modelId": "naive_model",
+            "datasetId": demo_dataset_id(client),
+            "nSplits": True,
+        }
         answer = http.post("/v1/analytics/create-backtest", json=body)
         assert answer.status_code == 422, answer.text
         assert any(problem["loc"][-1] == "nSplits" for problem in answer.json()["errors"])
@@ -177,13 +181,16 @@ class TestRefusedWithoutChange:
 
         evaluation_id = http.get("/v1/crud/backtests").json()[0]["id"]
         levels = [("quantiles", 0.5)] * (MAX_QUANTILE_LEVELS + 1)
-        answer = http.get("/v1/analytics/evaluation-entry",
-                          params=[("backtestId", evaluation_id), *levels])
+        answer = http.get(
+            "/v1/analytics/evaluation-entry", params=[("backtestId", evaluation_id), *levels]
+        )
         assert answer.status_code == 422
         assert "quantiles" in answer.json()["detail"]
         every_percentile = [("quantiles", level / 100) for level in range(1, 100)]
-        answered = http.get("/v1/analytics/evaluation-entry",
-                            params=[("backtestId", evaluation_id), *every_percentile])
+        answered = http.get(
+            "/v1/analytics/evaluation-entry",
+            params=[("backtestId", evaluation_id), *every_percentile],
+        )
         assert answered.status_code == 200
         assert {entry["quantile"] for entry in answered.json()} == {q for _, q in every_percentile}
 

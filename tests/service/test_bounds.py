@@ -62,8 +62,12 @@ def refused(http: httpx.Client, method: str, path: str, field: str, **options: A
 def test_counts_of_an_evaluation_are_bounded(
     http: httpx.Client, field: str, value: int, bound: int
 ) -> None:
-    body = {"name": "huge", "modelId": "naive_model", "datasetId": demo_dataset_id(http),
-            field: value}
+    body = {
+        "name": "huge",
+        "modelId": "naive_model",
+        "datasetId": demo_dataset_id(http),
+        field: value,
+    }
     detail = refused(http, "POST", "/v1/analytics/create-backtest", field, json=body)
     assert str(bound) in detail
 
@@ -71,65 +75,104 @@ def test_counts_of_an_evaluation_are_bounded(
 def test_splits_within_the_bound_but_beyond_the_history_are_refused_by_arithmetic(
     http: httpx.Client,
 ) -> None:
-    body = {"name": "long", "modelId": "naive_model", "datasetId": demo_dataset_id(http),
-            "nSplits": MAX_SPLITS, "stride": MAX_HORIZON}
+    body = {
+        "name": "long",
+        "modelId": "naive_model",
+        "datasetId": demo_dataset_id(http),
+        "nSplits": MAX_SPLITS,
+        "stride": MAX_HORIZON,
+    }
     detail = refused(http, "POST", "/v1/analytics/create-backtest", "nPeriods", json=body)
     assert "need at least" in detail
 
 
 def test_a_row_only_evaluation_with_an_enormous_horizon_is_refused(http: httpx.Client) -> None:
-    body = {"name": "row", "modelId": "naive_model", "datasetId": demo_dataset_id(http),
-            "nPeriods": ENORMOUS}
+    body = {
+        "name": "row",
+        "modelId": "naive_model",
+        "datasetId": demo_dataset_id(http),
+        "nPeriods": ENORMOUS,
+    }
     refused(http, "POST", "/v1/crud/backtests", "nPeriods", json=body)
 
 
 def test_a_prediction_horizon_is_bounded(http: httpx.Client) -> None:
-    body = {"name": "far", "configuredModelWithDataSourceId": 1, "nPeriods": 10**9,
-            "providedData": observations(small_frame(n_years=1))}
+    body = {
+        "name": "far",
+        "configuredModelWithDataSourceId": 1,
+        "nPeriods": 10**9,
+        "providedData": observations(small_frame(n_years=1)),
+    }
     refused(http, "POST", "/v1/analytics/make-prediction-with-data-source", "nPeriods", json=body)
 
 
 def dataset_body(*period_values: str, org_unit: str = "OU_A") -> dict[str, Any]:
-    return {"name": "periods", "observations": [
-        {"featureName": "disease_cases", "orgUnit": org_unit, "period": period, "value": 1.0}
-        for period in period_values
-    ]}
+    return {
+        "name": "periods",
+        "observations": [
+            {"featureName": "disease_cases", "orgUnit": org_unit, "period": period, "value": 1.0}
+            for period in period_values
+        ],
+    }
 
 
 def test_a_dataset_spanning_more_than_the_period_limit_is_refused(http: httpx.Client) -> None:
-    detail = refused(http, "POST", "/v1/crud/datasets", "observations",
-                     json=dataset_body("1000W01", "9999W01"))
+    detail = refused(
+        http, "POST", "/v1/crud/datasets", "observations", json=dataset_body("1000W01", "9999W01")
+    )
     assert f"at most {MAX_PERIOD_SPAN} periods" in detail
 
 
 def test_a_month_in_year_zero_is_refused(http: httpx.Client) -> None:
-    detail = refused(http, "POST", "/v1/crud/datasets", "observations[0].period",
-                     json=dataset_body("000001", "000002"))
+    detail = refused(
+        http,
+        "POST",
+        "/v1/crud/datasets",
+        "observations[0].period",
+        json=dataset_body("000001", "000002"),
+    )
     assert "year 0" in detail
 
 
 @pytest.mark.parametrize("bad", ["OU\x00A", "OU\x1b[31mA"])
 def test_control_characters_in_an_org_unit_are_refused(http: httpx.Client, bad: str) -> None:
-    detail = refused(http, "POST", "/v1/crud/datasets", "orgUnit",
-                     json=dataset_body("202101", "202102", org_unit=bad))
+    detail = refused(
+        http,
+        "POST",
+        "/v1/crud/datasets",
+        "orgUnit",
+        json=dataset_body("202101", "202102", org_unit=bad),
+    )
     assert "control character" in detail
 
 
 def test_control_characters_in_a_csv_location_are_refused(http: httpx.Client) -> None:
     text = "time_period,location,disease_cases\n202101,OU\x00A,3\n"
-    detail = refused(http, "POST", "/v1/crud/datasets/csvFile", "csvFile line 2, column location",
-                     data={"name": "nul"},
-                     files={"csvFile": ("data.csv", text.encode(), "text/csv")})
+    detail = refused(
+        http,
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        "csvFile line 2, column location",
+        data={"name": "nul"},
+        files={"csvFile": ("data.csv", text.encode(), "text/csv")},
+    )
     assert "control character" in detail
 
 
 def test_a_geojson_file_nested_too_deeply_is_refused(http: httpx.Client) -> None:
     text = "time_period,location,disease_cases\n202101,OU_A,3\n"
     deep = b"[" * 100_000 + b"]" * 100_000
-    refused(http, "POST", "/v1/crud/datasets/csvFile", "geojsonFile",
-            data={"name": "deep"},
-            files={"csvFile": ("data.csv", text.encode(), "text/csv"),
-                   "geojsonFile": ("map.geojson", deep, "application/geo+json")})
+    refused(
+        http,
+        "POST",
+        "/v1/crud/datasets/csvFile",
+        "geojsonFile",
+        data={"name": "deep"},
+        files={
+            "csvFile": ("data.csv", text.encode(), "text/csv"),
+            "geojsonFile": ("map.geojson", deep, "application/geo+json"),
+        },
+    )
 
 
 def test_a_configured_model_name_stands_for_one_configuration(
@@ -157,8 +200,12 @@ def test_months_and_weeks_outside_the_years_1_to_9999_are_not_periods() -> None:
 def test_a_forecast_that_would_pass_the_year_9999_is_refused() -> None:
     template = TEMPLATES["naive_model"]
     months = periods.period_range("999501", "999812")
-    panel = Panel(period_type=periods.MONTH, periods=months, org_units=["OU_A"],
-                  features={"disease_cases": np.ones((1, len(months)))})
+    panel = Panel(
+        period_type=periods.MONTH,
+        periods=months,
+        org_units=["OU_A"],
+        features={"disease_cases": np.ones((1, len(months)))},
+    )
     check_prediction_history(template, {}, panel, 12)
     with pytest.raises(FieldProblem, match="would pass the year 9999") as problem:
         check_prediction_history(template, {}, panel, 13)

@@ -177,16 +177,27 @@ def test_the_upload_form_needs_its_fields(service_url: str) -> None:
 def test_an_upload_with_chap_core_part_names_is_stored(service_url: str, unique: str) -> None:
     """chap-core 2.5.1 names the parts ``csv_file`` and ``geojson_file``; they are taken too."""
     text = "time_period,location,disease_cases\n2021-01,OU_A,3\n2021-02,OU_A,4\n"
-    geojson = {"type": "FeatureCollection", "features": [{
-        "type": "Feature", "id": "OU_A", "properties": {"name": "A"},
-        "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]},
-    }]}
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "id": "OU_A",
+                "properties": {"name": "A"},
+                "geometry": {
+                    "type": "Polygon",
+                    "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]],
+                },
+            }
+        ],
+    }
     answer = httpx.post(
         f"{service_url}/v1/crud/datasets/csvFile",
         data={"name": f"snake parts {unique}"},
-        files={"csv_file": ("data.csv", text.encode(), "text/csv"),
-               "geojson_file": ("units.geojson", json.dumps(geojson).encode(),
-                                "application/geo+json")},
+        files={
+            "csv_file": ("data.csv", text.encode(), "text/csv"),
+            "geojson_file": ("units.geojson", json.dumps(geojson).encode(), "application/geo+json"),
+        },
     )
     assert answer.status_code == 200, answer.text
     stored = answer.json()

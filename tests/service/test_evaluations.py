@@ -52,10 +52,15 @@ def test_a_bulk_delete_also_says_how_many_in_chap_core_words(
 ) -> None:
     import httpx
 
-    ids = [client.create_evaluation_row(f"counted {unique} {i}", "naive_model",
-                                        evaluated.dataset.id).id for i in range(2)]
-    answer = httpx.delete(f"{service_url}/v1/crud/backtests",
-                          params={"ids": ",".join(map(str, ids))})
+    ids = [
+        client.create_evaluation_row(
+            f"counted {unique} {i}", "naive_model", evaluated.dataset.id
+        ).id
+        for i in range(2)
+    ]
+    answer = httpx.delete(
+        f"{service_url}/v1/crud/backtests", params={"ids": ",".join(map(str, ids))}
+    )
     assert answer.json() == {"deletedIds": ids, "message": "Deleted 2 backtests"}
 
 

@@ -71,9 +71,12 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
     wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
     content = dataset_content(wire, None, [], "observations")
     with transaction(factory) as session:
-        job = create_job(session, "create_dataset", "fenced",
-                              {"name": "fenced", "type": "evaluation",
-                               "dataset": content.to_payload()})
+        job = create_job(
+            session,
+            "create_dataset",
+            "fenced",
+            {"name": "fenced", "type": "evaluation", "dataset": content.to_payload()},
+        )
         job.status, job.start_time = STARTED, utc_now()
     compute = WORK["create_dataset"]
 
@@ -101,8 +104,12 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
 @pytest.fixture
 def small_service(new_database_url: Callable[[str], str]) -> Iterator[tuple[ChapClient, int]]:
     """A service of its own with one small dataset; yields a client and the dataset id."""
-    with BackgroundServer(create_app(new_database_url("workers"), workers=1, seed_demo=False),
-                          "127.0.0.1") as server, ChapClient(server.url) as client:
+    with (
+        BackgroundServer(
+            create_app(new_database_url("workers"), workers=1, seed_demo=False), "127.0.0.1"
+        ) as server,
+        ChapClient(server.url) as client,
+    ):
         dataset = client.create_dataset("small", small_frame(n_years=2))
         templates = {template.name: template.id for template in client.list_model_templates()}
         client.create_configured_model("plain", templates["naive_model"])

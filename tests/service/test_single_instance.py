@@ -45,12 +45,27 @@ class Serve:
         ready = workdir / f"ready-{time.monotonic_ns()}"
         self.log = workdir / f"{ready.name}.log"
         command = [
-            sys.executable, "-m", "chaplab", "serve", "--port", "0", "--workers", "1",
-            "--no-demo", "--database", str(database), "--ready-file", str(ready), *options,
+            sys.executable,
+            "-m",
+            "chaplab",
+            "serve",
+            "--port",
+            "0",
+            "--workers",
+            "1",
+            "--no-demo",
+            "--database",
+            str(database),
+            "--ready-file",
+            str(ready),
+            *options,
         ]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
         self.url = self._wait_until_healthy(ready)
@@ -143,7 +158,10 @@ def test_a_second_serve_refuses_naming_the_first_and_starts_once_the_first_is_ki
     served.append(Serve(database, tmp_path))
     second = subprocess.run(
         [sys.executable, "-m", "chaplab", "serve", "--port", "0", "--database", database],
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     assert second.returncode == 1
     assert second.stderr.strip() == (
@@ -164,7 +182,10 @@ def test_serve_on_a_locked_database_exits_non_zero_with_the_message(tmp_path: Pa
     try:
         finished = subprocess.run(
             [sys.executable, "-m", "chaplab", "serve", "--port", "0", "--database", str(database)],
-            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
         )
     finally:
         lock.release()

@@ -313,8 +313,13 @@ def test_batches_racing_to_create_one_specification_all_file_under_it(
     answers: list[httpx.Response] = []
 
     def post(index: int) -> None:
-        body = {"name": f"race {index}", "modelIds": ["naive_model"], "datasetId": dataset.id,
-                "nPeriods": 1, "nSplits": 2}
+        body = {
+            "name": f"race {index}",
+            "modelIds": ["naive_model"],
+            "datasetId": dataset.id,
+            "nPeriods": 1,
+            "nSplits": 2,
+        }
         start.wait()
         answers.append(httpx.post(f"{service_url}/v1/analytics/create-backtests", json=body))
 

@@ -33,8 +33,12 @@ def store_dataset(
 ) -> int:
     """A dataset of org units A and B with ``cases(org_unit, period)`` as disease_cases."""
     observations = [
-        {"featureName": "disease_cases", "orgUnit": unit, "period": period,
-         "value": cases(unit, period)}
+        {
+            "featureName": "disease_cases",
+            "orgUnit": unit,
+            "period": period,
+            "value": cases(unit, period),
+        }
         for unit in ("A", "B")
         for period in periods
     ]
@@ -93,14 +97,18 @@ def test_seasonal_thresholds_are_the_mean_and_k_deviations_of_earlier_years(
 ) -> None:
     answer = thresholds(
         http,
-        {"datasetId": monthly, "periodIds": ["2020-03", "2021-03", "2022-03", "2023-03"],
-         "params": {"type": "seasonal", "stdMultiplier": [1, 2]}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["2020-03", "2021-03", "2022-03", "2023-03"],
+            "params": {"type": "seasonal", "stdMultiplier": [1, 2]},
+        },
     )
     assert answer["params"] == {"type": "seasonal", "stdMultiplier": [1.0, 2.0]}
     assert answer["lines"] == [1.0, 2.0]
     got = values(answer)
     assert list(got) == [
-        (period, unit) for period in ("2020-03", "2021-03", "2022-03", "2023-03")
+        (period, unit)
+        for period in ("2020-03", "2021-03", "2022-03", "2023-03")
         for unit in ("A", "B")
     ]
     # 2020-03 has no earlier March, 2021-03 one (3): no standard deviation.
@@ -109,8 +117,9 @@ def test_seasonal_thresholds_are_the_mean_and_k_deviations_of_earlier_years(
     assert got["2022-03", "A"] == pytest.approx([7.5 + math.sqrt(40.5), 7.5 + 2 * math.sqrt(40.5)])
     # 2023-03: 3, 12, 27, mean 14, std sqrt((121 + 4 + 169) / 2) = sqrt(147)
     assert got["2023-03", "A"] == pytest.approx([14 + math.sqrt(147), 14 + 2 * math.sqrt(147)])
-    assert got["2023-03", "B"] == pytest.approx([140 + 10 * math.sqrt(147),
-                                                 140 + 20 * math.sqrt(147)])
+    assert got["2023-03", "B"] == pytest.approx(
+        [140 + 10 * math.sqrt(147), 140 + 20 * math.sqrt(147)]
+    )
 
 
 def test_percentile_thresholds_are_a_quantile_of_the_baseline_years_before(
@@ -118,8 +127,12 @@ def test_percentile_thresholds_are_a_quantile_of_the_baseline_years_before(
 ) -> None:
     two_years = thresholds(
         http,
-        {"datasetId": monthly, "periodIds": ["202303", "202203"], "locations": ["A"],
-         "params": {"type": "percentile", "quantile": 0.75, "baselineYears": 2}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["202303", "202203"],
+            "locations": ["A"],
+            "params": {"type": "percentile", "quantile": 0.75, "baselineYears": 2},
+        },
     )
     assert two_years["params"] == {"type": "percentile", "quantile": 0.75, "baselineYears": 2}
     # 2023-03 from 2021 and 2022 (12, 27): 12 + 0.75 x 15; 2022-03 from 2020 and 2021 (3, 12)
@@ -129,8 +142,12 @@ def test_percentile_thresholds_are_a_quantile_of_the_baseline_years_before(
     }
     every_year = thresholds(
         http,
-        {"datasetId": monthly, "periodIds": ["202303", "202101", "202001"], "locations": ["B"],
-         "params": {"type": "percentile", "quantile": [0.5, 0.75], "baselineYears": None}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["202303", "202101", "202001"],
+            "locations": ["B"],
+            "params": {"type": "percentile", "quantile": [0.5, 0.75], "baselineYears": None},
+        },
     )
     # 2023-03 from 30, 120, 270: median 120, 0.75 at position 1.5: 120 + 0.5 x 150;
     # 2021-01 from one January (10); 2020-01 from none.
@@ -161,19 +178,28 @@ def test_weekly_thresholds_use_the_same_iso_week_of_earlier_years(
 ) -> None:
     answer = thresholds(
         http,
-        {"datasetId": weekly, "periodIds": ["2023W10", "2021-W52"], "locations": ["A"],
-         "params": {"type": "seasonal", "stdMultiplier": [2, 0]}},
+        {
+            "datasetId": weekly,
+            "periodIds": ["2023W10", "2021-W52"],
+            "locations": ["A"],
+            "params": {"type": "seasonal", "stdMultiplier": [2, 0]},
+        },
     )
     # week 10: 10, 110, 210 -> mean 110, std 100
     assert values(answer)["2023W10", "A"] == [pytest.approx(310.0), pytest.approx(110.0)]
     # 2020 has 53 ISO weeks; week 53 shares week 52's season: 2021W52 from 52 and 53
     assert values(answer)["2021-W52", "A"] == [
-        pytest.approx(52.5 + 2 * math.sqrt(0.5)), pytest.approx(52.5)
+        pytest.approx(52.5 + 2 * math.sqrt(0.5)),
+        pytest.approx(52.5),
     ]
     percentile = thresholds(
         http,
-        {"datasetId": weekly, "periodIds": ["2023W10"], "locations": ["B"],
-         "params": {"type": "percentile", "quantile": 0.25, "baselineYears": 2}},
+        {
+            "datasetId": weekly,
+            "periodIds": ["2023W10"],
+            "locations": ["B"],
+            "params": {"type": "percentile", "quantile": 0.25, "baselineYears": 2},
+        },
     )
     # 2021 and 2022: 220 and 420 -> 220 + 0.25 x 200
     assert values(percentile)["2023W10", "B"] == [pytest.approx(270.0)]
@@ -181,8 +207,10 @@ def test_weekly_thresholds_use_the_same_iso_week_of_earlier_years(
 
 @pytest.mark.parametrize(
     "params",
-    [{"type": "seasonal", "stdMultiplier": 1.5},
-     {"type": "percentile", "quantile": 0.9, "baselineYears": None}],
+    [
+        {"type": "seasonal", "stdMultiplier": 1.5},
+        {"type": "percentile", "quantile": 0.9, "baselineYears": None},
+    ],
 )
 def test_a_threshold_never_depends_on_its_period_or_later(
     http: httpx.Client, params: dict[str, Any]
@@ -213,8 +241,12 @@ def test_a_location_without_history_or_a_far_period_gets_null(
 ) -> None:
     answer = thresholds(
         http,
-        {"datasetId": monthly, "periodIds": ["203503"], "locations": ["A"],
-         "params": {"type": "percentile", "baselineYears": 3}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["203503"],
+            "locations": ["A"],
+            "params": {"type": "percentile", "baselineYears": 3},
+        },
     )
     assert values(answer) == {("203503", "A"): [None]}
 
@@ -236,19 +268,29 @@ def test_bad_input_is_refused_naming_the_field(http: httpx.Client, monthly: int)
     )
     detail = problem(
         http,
-        {"datasetId": monthly, "periodIds": ["202201"], "locations": ["A", "Z"],
-         "params": seasonal},
+        {
+            "datasetId": monthly,
+            "periodIds": ["202201"],
+            "locations": ["A", "Z"],
+            "params": seasonal,
+        },
     )
     assert "locations[1]" in detail and "'Z'" in detail
     assert "quantile" in problem(
         http,
-        {"datasetId": monthly, "periodIds": ["202201"],
-         "params": {"type": "percentile", "quantile": 1.5}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["202201"],
+            "params": {"type": "percentile", "quantile": 1.5},
+        },
     )
     assert "baselineYears" in problem(
         http,
-        {"datasetId": monthly, "periodIds": ["202201"],
-         "params": {"type": "percentile", "baselineYears": 0}},
+        {
+            "datasetId": monthly,
+            "periodIds": ["202201"],
+            "params": {"type": "percentile", "baselineYears": 0},
+        },
     )
     assert "params" in problem(
         http, {"datasetId": monthly, "periodIds": ["202201"], "params": {"type": "median"}}
@@ -264,13 +306,16 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
         for period in period_range("202001", "202112")
     ]
     created = http.post(
-        "/v1/crud/datasets", json={"name": f"rain {uuid.uuid4().hex[:8]}",
-                                   "observations": observations}
+        "/v1/crud/datasets",
+        json={"name": f"rain {uuid.uuid4().hex[:8]}", "observations": observations},
     )
     detail = problem(
         http,
-        {"datasetId": created.json()["id"], "periodIds": ["202201"],
-         "params": {"type": "seasonal"}},
+        {
+            "datasetId": created.json()["id"],
+            "periodIds": ["202201"],
+            "params": {"type": "seasonal"},
+        },
         status=404,
     )
     assert "disease_cases" in detail
@@ -280,8 +325,10 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
     ("params", "options"),
     [
         ({"type": "seasonal", "stdMultiplier": 1.5}, {"std_multiplier": 1.5}),
-        ({"type": "percentile", "quantile": 0.8, "baselineYears": 2},
-         {"quantile": 0.8, "baseline_years": 2}),
+        (
+            {"type": "percentile", "quantile": 0.8, "baselineYears": 2},
+            {"quantile": 0.8, "baseline_years": 2},
+        ),
     ],
 )
 def test_the_service_and_chaplab_scoring_draw_the_same_thresholds(
@@ -290,15 +337,20 @@ def test_the_service_and_chaplab_scoring_draw_the_same_thresholds(
     asked = period_range("2021W50", "2023W05")
     answer = values(thresholds(http, {"datasetId": weekly, "periodIds": asked, "params": params}))
     history = period_range("2020W01", "2022W52")
-    actuals = pd.DataFrame({
-        "org_unit": [unit for unit in ("A", "B") for _ in history],
-        "period": parse_periods(history * 2),
-        "value": [weekly_cases(unit, period) for unit in ("A", "B") for period in history],
-    })
-    forecast = entries_to_frame([
-        {"orgUnit": unit, "period": period, "quantile": 0.5, "value": 1.0}
-        for unit in ("A", "B") for period in asked
-    ])
+    actuals = pd.DataFrame(
+        {
+            "org_unit": [unit for unit in ("A", "B") for _ in history],
+            "period": parse_periods(history * 2),
+            "value": [weekly_cases(unit, period) for unit in ("A", "B") for period in history],
+        }
+    )
+    forecast = entries_to_frame(
+        [
+            {"orgUnit": unit, "period": period, "quantile": 0.5, "value": 1.0}
+            for unit in ("A", "B")
+            for period in asked
+        ]
+    )
     drawn = endemic_thresholds(forecast, actuals, params["type"], **options)
     assert len(drawn) == len(answer) and drawn["threshold"].notna().sum() > len(drawn) / 2
     for row in drawn.itertuples(index=False):

@@ -82,7 +82,6 @@ def test_the_dataset_builder_stores_a_dataset_in_a_job(
     assert dataset.name == f"built {unique}" and dataset.data_sources[0].data_element_id == "DE_R"
 
 
-
 def test_every_time_is_sent_in_utc_with_its_zone(service_url: str) -> None:
     """``format: date-time`` needs an offset; the service stores and sends UTC."""
     with httpx.Client(base_url=service_url, timeout=60) as http:

@@ -86,7 +86,9 @@ def test_a_job_run_in_the_calling_process_leaves_its_priority_alone(tmp_path: Pa
     payload = dataset_content(wire, None, [], "observations").to_payload()
     with transaction(factory) as session:
         job = create_job(
-            session, "create_dataset", "direct",
+            session,
+            "create_dataset",
+            "direct",
             {"name": "direct", "type": "evaluation", "dataset": payload},
         )
         job.status, job.start_time = STARTED, utc_now()

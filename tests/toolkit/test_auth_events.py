@@ -15,9 +15,12 @@ AUTH_LOGGER = "chaplab.toolkit.auth"
 
 
 def auth_events(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [record for record in caplog.records
-            if getattr(record, "event", None) in {"auth.success", "auth.invalid_key",
-                                                   "auth.missing_key"}]
+    return [
+        record
+        for record in caplog.records
+        if getattr(record, "event", None)
+        in {"auth.success", "auth.invalid_key", "auth.missing_key"}
+    ]
 
 
 def test_valid_key_logs_auth_success_with_prefix_and_path(
@@ -40,7 +43,10 @@ def test_unknown_key_logs_auth_invalid_key_with_prefix_path_and_method(
     client.delete("/v1/items", headers={"X-API-Key": "sk_live_ZZZZZZZZZZZZZZZZ"})
     [record] = auth_events(caplog)
     assert (record.event, record.key_prefix, record.path, record.method) == (
-        "auth.invalid_key", "sk_live", "/v1/items", "DELETE",
+        "auth.invalid_key",
+        "sk_live",
+        "/v1/items",
+        "DELETE",
     )
     assert record.levelno == logging.WARNING
 
@@ -65,9 +71,7 @@ def test_empty_header_logs_auth_missing_key(authed, caplog: pytest.LogCaptureFix
     assert not hasattr(record, "key_prefix")
 
 
-def test_unauthenticated_paths_log_no_auth_event(
-    authed, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_unauthenticated_paths_log_no_auth_event(authed, caplog: pytest.LogCaptureFixture) -> None:
     client = authed()
     caplog.set_level(logging.DEBUG)
     client.get("/health")
@@ -94,9 +98,7 @@ def test_no_log_record_holds_a_whole_key(
             assert key not in text
 
 
-def test_short_keys_log_at_most_half_of_the_key(
-    authed, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_short_keys_log_at_most_half_of_the_key(authed, caplog: pytest.LogCaptureFixture) -> None:
     client = authed(api_keys=["abcdef"])
     caplog.set_level(logging.DEBUG)
     client.get("/v1/items", headers={"X-API-Key": "abcdef"})

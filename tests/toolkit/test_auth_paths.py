@@ -119,8 +119,11 @@ def test_cors_preflight_needs_no_key_when_cors_is_enabled(client_for) -> None:
     client = client_for(builder)
     preflight = client.options(
         "/v1/items",
-        headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
-                 "Access-Control-Request-Headers": "X-API-Key"},
+        headers={
+            "Origin": "https://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "X-API-Key",
+        },
     )
     assert preflight.status_code == 200
     assert preflight.headers["access-control-allow-origin"] == "https://app.example"
@@ -144,7 +147,9 @@ def test_a_service_without_auth_needs_no_key(client_for) -> None:
 def test_openapi_declares_the_key_header_and_open_paths(authed) -> None:
     schema = authed(header_name="X-Service-Key").get("/openapi.json").json()
     assert schema["components"]["securitySchemes"]["ApiKeyAuth"] == {
-        "type": "apiKey", "in": "header", "name": "X-Service-Key",
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Service-Key",
     }
     assert schema["security"] == [{"ApiKeyAuth": []}]
     assert schema["paths"]["/health"]["get"]["security"] == []

@@ -33,16 +33,23 @@ def test_documentation_pages_are_served(client_for, path: str) -> None:
 
 def test_openapi_describes_the_service_and_its_routes(client_for) -> None:
     schema = client_for(make_builder()).get("/openapi.json").json()
-    assert schema["info"] == {"title": "Test service", "version": "9.8.7",
-                              "description": "For tests"}
+    assert schema["info"] == {
+        "title": "Test service",
+        "version": "9.8.7",
+        "description": "For tests",
+    }
     assert "/v1/items" in schema["paths"] and "/health" in schema["paths"]
 
 
 def test_health_answers_200_with_a_json_body(client_for) -> None:
     response = client_for(make_builder()).get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "success", "message": "healthy",
-                               "service": "Test service", "version": "9.8.7"}
+    assert response.json() == {
+        "status": "success",
+        "message": "healthy",
+        "service": "Test service",
+        "version": "9.8.7",
+    }
 
 
 @pytest.mark.parametrize("check", [lambda: False, lambda: 1 / 0])
@@ -112,8 +119,11 @@ def test_lifespans_run_in_order_around_the_service(client_for) -> None:
         (lambda b: b.with_cors("https://a.example"), TypeError, "allow_origins must be a list"),
         (lambda b: b.with_health_check("db"), TypeError, "check must be callable"),
         (lambda b: b.with_auth(api_keys=["k"], header_name=" "), ValueError, "header_name must"),
-        (lambda b: b.with_auth(api_keys=["k"], unauthenticated_paths="/health"), TypeError,
-         "unauthenticated_paths must be a list"),
+        (
+            lambda b: b.with_auth(api_keys=["k"], unauthenticated_paths="/health"),
+            TypeError,
+            "unauthenticated_paths must be a list",
+        ),
     ],
 )
 def test_bad_builder_arguments_name_the_parameter(call, error, message: str) -> None:

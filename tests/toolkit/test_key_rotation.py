@@ -124,9 +124,7 @@ def test_reload_of_a_file_turned_folder_keeps_the_old_keys_and_warns(
     assert warning.reason == f"API key file {key_file} is a folder, not a file"
 
 
-def test_a_service_keeps_serving_when_its_key_file_turns_unreadable(
-    authed, key_file: Path
-) -> None:
+def test_a_service_keeps_serving_when_its_key_file_turns_unreadable(authed, key_file: Path) -> None:
     client = authed(api_keys=None, api_key_file=key_file)
     client.app.state.api_key_store.check_interval = 0.0
     key_file.unlink()

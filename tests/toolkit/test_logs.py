@@ -26,8 +26,9 @@ def test_formatter_writes_one_json_object_per_record_with_exception_text() -> No
     try:
         raise KeyError("boom")
     except KeyError:
-        record = logging.LogRecord("svc", logging.ERROR, __file__, 1, "failed %s", ("x",),
-                                   exc_info=sys.exc_info())
+        record = logging.LogRecord(
+            "svc", logging.ERROR, __file__, 1, "failed %s", ("x",), exc_info=sys.exc_info()
+        )
     record.event = "thing.failed"
     record.payload = {"when": object()}
     entry = json.loads(JsonLinesFormatter().format(record))

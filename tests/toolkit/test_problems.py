@@ -20,9 +20,14 @@ def problem_router() -> APIRouter:
 
     @router.get("/teapot")
     async def teapot() -> None:
-        raise ProblemError(409, detail="The dataset is in use", type="urn:service:error:in-use",
-                           errors=[{"field": "id", "msg": "busy"}], headers={"Retry-After": "3"},
-                           extensions={"dataset_id": 4})
+        raise ProblemError(
+            409,
+            detail="The dataset is in use",
+            type="urn:service:error:in-use",
+            errors=[{"field": "id", "msg": "busy"}],
+            headers={"Retry-After": "3"},
+            extensions={"dataset_id": 4},
+        )
 
     @router.get("/plain")
     async def plain() -> None:
@@ -82,18 +87,21 @@ def test_invalid_body_is_a_422_problem_naming_fields(client: TestClient) -> None
     body = assert_problem(response, 422, "validation", "/v1/items/typed")
     assert body["title"] == "Unprocessable Content"
     assert body["errors"] == [
-        {"loc": ["body", "name"], "field": "body.name", "msg": "Field required",
-         "type": "missing"},
-        {"loc": ["body", "count"], "field": "body.count",
-         "msg": "Input should be a valid integer, unable to parse string as an integer",
-         "type": "int_parsing"},
+        {"loc": ["body", "name"], "field": "body.name", "msg": "Field required", "type": "missing"},
+        {
+            "loc": ["body", "count"],
+            "field": "body.count",
+            "msg": "Input should be a valid integer, unable to parse string as an integer",
+            "type": "int_parsing",
+        },
     ]
     assert body["detail"].startswith("Invalid request: body.name: Field required; body.count: ")
 
 
 def test_malformed_json_is_a_422_problem(client: TestClient) -> None:
-    response = client.post("/v1/items/typed", content=b"{oops",
-                           headers={"Content-Type": "application/json"})
+    response = client.post(
+        "/v1/items/typed", content=b"{oops", headers={"Content-Type": "application/json"}
+    )
     body = assert_problem(response, 422, "validation", "/v1/items/typed")
     assert body["errors"][0]["type"] == "json_invalid"
 
@@ -103,9 +111,13 @@ def test_problem_error_from_a_route_keeps_its_fields(client: TestClient) -> None
     assert response.status_code == 409
     assert response.headers["retry-after"] == "3"
     assert response.json() == {
-        "type": "urn:service:error:in-use", "title": "Conflict", "status": 409,
-        "detail": "The dataset is in use", "instance": "/teapot",
-        "errors": [{"field": "id", "msg": "busy"}], "dataset_id": 4,
+        "type": "urn:service:error:in-use",
+        "title": "Conflict",
+        "status": 409,
+        "detail": "The dataset is in use",
+        "instance": "/teapot",
+        "errors": [{"field": "id", "msg": "busy"}],
+        "dataset_id": 4,
     }
 
 
@@ -144,8 +156,9 @@ def test_streamed_body_over_the_limit_is_a_413_problem(client: TestClient) -> No
         for _ in range(10):
             yield b'{"k": "' + b"v" * 20 + b'"}'
 
-    response = client.post("/upload", content=chunks(),
-                           headers={"Content-Type": "application/json"})
+    response = client.post(
+        "/upload", content=chunks(), headers={"Content-Type": "application/json"}
+    )
     assert "content-length" not in response.request.headers
     assert_problem(response, 413, "content-too-large", "/upload")
 

@@ -75,9 +75,10 @@ def test_streaming_responses_pass_auth_and_limits_unbuffered() -> None:
         return StreamingResponse(chunks(), media_type="text/plain")
 
     app = ServiceBuilder(title="S").with_auth(api_keys=[KEY_A]).include_router(router).build()
-    with BackgroundServer(app) as server, httpx.stream(
-        "GET", server.url + "/stream", headers={"X-API-Key": KEY_A}
-    ) as response:
+    with (
+        BackgroundServer(app) as server,
+        httpx.stream("GET", server.url + "/stream", headers={"X-API-Key": KEY_A}) as response,
+    ):
         lines = response.iter_lines()
         assert next(lines) == "first"
         released.set()

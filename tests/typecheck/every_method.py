@@ -321,9 +321,7 @@ async def every_async_method(
     assert_type(await client.metrics_csv(), str)
     assert_type(await client.make_prediction(request), Job)
     assert_type(await client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
-    assert_type(
-        await client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction
-    )
+    assert_type(await client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction)
     assert_type(await client.create_prediction_row("p", 1, 1), Prediction)
     assert_type(await client.list_predictions(), list[Prediction])
     assert_type(await client.get_prediction(1), Prediction)

@@ -31,7 +31,7 @@ def fake() -> FakeService:
 @pytest.fixture
 async def make_panel(fake: FakeService) -> AsyncIterator[MakePanel]:
     """``await make_panel(handler=None, **client_kwargs)``: a loaded panel on ``fake`` (or on
-``handler``, which may wrap it), closed afterwards. Time is the fake's clock."""
+    ``handler``, which may wrap it), closed afterwards. Time is the fake's clock."""
     panels: list[ChapPanel] = []
 
     async def sleep(seconds: float) -> None:
@@ -39,11 +39,16 @@ async def make_panel(fake: FakeService) -> AsyncIterator[MakePanel]:
         fake.clock.sleep(seconds)
         await asyncio.sleep(0)
 
-    async def build(handler: Callable[[httpx.Request], httpx.Response] | None = None,
-                    **kwargs: Any) -> ChapPanel:
+    async def build(
+        handler: Callable[[httpx.Request], httpx.Response] | None = None, **kwargs: Any
+    ) -> ChapPanel:
         client = AsyncChapClient(
-            BASE_URL, transport=httpx.MockTransport(handler or fake), clock=fake.clock,
-            sleep=sleep, retry=RetryPolicy(jitter=False, max_retries=0), **kwargs,
+            BASE_URL,
+            transport=httpx.MockTransport(handler or fake),
+            clock=fake.clock,
+            sleep=sleep,
+            retry=RetryPolicy(jitter=False, max_retries=0),
+            **kwargs,
         )
         panel = ChapPanel(client)
         panels.append(panel)

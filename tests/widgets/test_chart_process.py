@@ -80,8 +80,12 @@ def test_served_charts_are_answered_in_order_with_problems_as_sentences() -> Non
 def test_the_panels_process_draws_charts_without_importing_matplotlib() -> None:
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path[1:]])}
     finished = subprocess.run(
-        [sys.executable, "-c", PANEL_SCRIPT], env=environment, capture_output=True, text=True,
-        timeout=240, check=True,
+        [sys.executable, "-c", PANEL_SCRIPT],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=True,
     )
     assert finished.stdout.split() == ["True", "False"]
 

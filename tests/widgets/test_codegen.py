@@ -1,4 +1,4 @@
-""""Copy code" writes ``chaplab.connect()`` where that reaches the panel's service, so the code
+""" "Copy code" writes ``chaplab.connect()`` where that reaches the panel's service, so the code
 still works after the next ``make lab`` (a new port), and asks for a key only when it must."""
 
 from __future__ import annotations

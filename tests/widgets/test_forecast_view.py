@@ -60,8 +60,11 @@ async def test_a_forecast_is_shown_as_chart_table_map_and_outbreak_tiles(
     last = chaplab.frames.parse_periods([dataset.last_period])[0]
     months = [last + 1, last + 2, last + 3]
     assert sorted(view.frame["period"].unique()) == months
-    names = dict(zip(view.frame["org_unit"].astype(str), view.frame["org_unit_name"].astype(str),
-                     strict=True))
+    names = dict(
+        zip(
+            view.frame["org_unit"].astype(str), view.frame["org_unit_name"].astype(str), strict=True
+        )
+    )
     # the chart: the fan chart with its history, one panel per place
     assert sorted(view.shown_panels) == sorted(names.values())
     _size(bytes(view.image.value))
@@ -114,15 +117,18 @@ async def test_a_dataset_without_polygons_gets_a_sentence_instead_of_a_map(
     chaplab's service accept): the forecast is shown, the map is a sentence."""
     demo = generate_demo(n_org_units=3, n_years=4)
     table = demo.panel
-    observations = pd.DataFrame({
-        "time_period": [period for _ in table.org_units for period in table.periods],
-        "location": [unit for unit in table.org_units for _ in table.periods],
-        **{feature: values.reshape(-1) for feature, values in table.features.items()},
-    })
-    unlocated = {**demo.geojson, "features": [
-        {**feature, "geometry": None} for feature in demo.geojson["features"]]}
-    job = await panel.client.make_dataset(f"no polygons {unique}", observations,
-                                          geojson=unlocated)
+    observations = pd.DataFrame(
+        {
+            "time_period": [period for _ in table.org_units for period in table.periods],
+            "location": [unit for unit in table.org_units for _ in table.periods],
+            **{feature: values.reshape(-1) for feature, values in table.features.items()},
+        }
+    )
+    unlocated = {
+        **demo.geojson,
+        "features": [{**feature, "geometry": None} for feature in demo.geojson["features"]],
+    }
+    job = await panel.client.make_dataset(f"no polygons {unique}", observations, geojson=unlocated)
     dataset_id = (await panel.client.wait_for_job(job.id)).result_id
     await panel.refresh()
     panel.datasets.toggle(dataset_id).value = True
@@ -143,8 +149,12 @@ async def test_the_forecast_table_of_a_country_pages_twenty_rows_at_a_time() -> 
 
     places = [f"OU_{number:03d}" for number in range(30)]
     frame = pd.DataFrame(
-        [(place, pd.Period("2024-01", "M") + month, q, 10.0 * q)
-         for place in places for month in range(3) for q in (0.1, 0.5, 0.9)],
+        [
+            (place, pd.Period("2024-01", "M") + month, q, 10.0 * q)
+            for place in places
+            for month in range(3)
+            for q in (0.1, 0.5, 0.9)
+        ],
         columns=["org_unit", "period", "quantile", "value"],
     )
     view = ForecastView(client=None, keeper=TaskKeeper(on_error=print))
@@ -173,8 +183,12 @@ async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases()
     cases = {place: ((7 * number) % 30) * 10 + 1 for number, place in enumerate(places)}
     start = pd.Period("2024-01", "M")
     frame = pd.DataFrame(
-        [(place, start + month, q, cases[place] * q * 2)
-         for place in places for month in range(3) for q in (0.1, 0.5, 0.9)],
+        [
+            (place, start + month, q, cases[place] * q * 2)
+            for place in places
+            for month in range(3)
+            for q in (0.1, 0.5, 0.9)
+        ],
         columns=["org_unit", "period", "quantile", "value"],
     )
     actuals = pd.DataFrame(

@@ -17,10 +17,12 @@ from .test_panel_on_fake import panel_following_a_running_job
 
 
 def test_a_json_list_of_records_becomes_one_line_per_record() -> None:
-    logs = json.dumps([
-        {"time": "2026-01-01T10:00:00", "line": "loading dataset 1"},
-        {"line": "fitting"},
-    ])
+    logs = json.dumps(
+        [
+            {"time": "2026-01-01T10:00:00", "line": "loading dataset 1"},
+            {"line": "fitting"},
+        ]
+    )
     assert readable_logs(logs) == "2026-01-01T10:00:00  loading dataset 1\nfitting"
 
 
@@ -31,11 +33,15 @@ def test_plain_text_and_other_json_are_kept() -> None:
 
 
 def test_progress_is_the_last_split_the_log_reports() -> None:
-    logs = readable_logs(json.dumps([
-        {"time": "t", "line": "evaluating naive_model on dataset 'demo' (6 org units)"},
-        {"time": "t", "line": " 12% split 1/7: trained up to 202403"},
-        {"time": "t", "line": " 25% split 2/7: trained up to 202404"},
-    ]))
+    logs = readable_logs(
+        json.dumps(
+            [
+                {"time": "t", "line": "evaluating naive_model on dataset 'demo' (6 org units)"},
+                {"time": "t", "line": " 12% split 1/7: trained up to 202403"},
+                {"time": "t", "line": " 25% split 2/7: trained up to 202404"},
+            ]
+        )
+    )
     assert job_progress(logs) == (2, 7)
     assert job_progress("fitting the model") is None
     assert job_progress("split 9/7") is None  # not a progress

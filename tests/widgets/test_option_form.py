@@ -61,8 +61,14 @@ def test_options_without_default_are_required_until_given() -> None:
     assert form.valid
     assert form.fields["code"].problem.value == ""
     assert form.values() == {
-        "n_lags": 3, "alpha": 0.5, "code": "ABC", "seasonal": True, "family": "negbin",
-        "covariates": ["rainfall"], "months": [], "lags": [],
+        "n_lags": 3,
+        "alpha": 0.5,
+        "code": "ABC",
+        "seasonal": True,
+        "family": "negbin",
+        "covariates": ["rainfall"],
+        "months": [],
+        "lags": [],
     }
 
 
@@ -80,10 +86,12 @@ def test_values_breaking_the_schema_are_reported_next_to_their_input() -> None:
 
 
 def test_a_value_out_of_range_is_refused_with_the_reason_not_put_back() -> None:
-    schema = create_config_schema(properties={
-        "k": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
-        "m": {"type": "integer", "exclusiveMinimum": 0.5, "maximum": 7.5},
-    })
+    schema = create_config_schema(
+        properties={
+            "k": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+            "m": {"type": "integer", "exclusiveMinimum": 0.5, "maximum": 7.5},
+        }
+    )
     form = ConfigForm(schema)
     fields = form.fields
     # without a default, an input starts at its lowest allowed whole number
@@ -106,10 +114,12 @@ def test_every_input_says_what_it_allows() -> None:
 
 
 def test_boolean_without_default_is_a_choice_and_other_shapes_take_json() -> None:
-    schema = create_config_schema(properties={
-        "flag": {"type": "boolean"},
-        "weights": {"type": "object"},
-    })
+    schema = create_config_schema(
+        properties={
+            "flag": {"type": "boolean"},
+            "weights": {"type": "object"},
+        }
+    )
     form = ConfigForm(schema)
     assert isinstance(form.fields["flag"].input, widgets.Dropdown)
     form.fields["flag"].input.value = False
@@ -122,8 +132,9 @@ def test_boolean_without_default_is_a_choice_and_other_shapes_take_json() -> Non
 def test_a_schema_without_options_is_valid_and_says_so() -> None:
     form = ConfigForm(create_config_schema())
     assert form.valid and form.values() == {}
-    assert any(isinstance(child, widgets.Label) and "no options" in child.value
-               for child in form.children)
+    assert any(
+        isinstance(child, widgets.Label) and "no options" in child.value for child in form.children
+    )
 
 
 def test_tags_inputs_get_a_visible_label() -> None:

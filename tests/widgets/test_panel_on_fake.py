@@ -39,8 +39,15 @@ async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel
 async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
     panel = await make_panel()
     assert panel.datasets.rows == [
-        {"id": 1, "name": "demo", "type": "evaluation", "periods": 36,
-         "span": "2021-01 – 2023-12", "org_units": 2, "created": datetime(2026, 1, 1, 10, 0)}
+        {
+            "id": 1,
+            "name": "demo",
+            "type": "evaluation",
+            "periods": 36,
+            "span": "2021-01 – 2023-12",
+            "org_units": 2,
+            "created": datetime(2026, 1, 1, 10, 0),
+        }
     ]
     assert panel.models.rows == [
         {"id": 5, "name": "naive_model:weekly", "template": "naive_model", "options": "n_lags=3"}
@@ -228,7 +235,7 @@ async def test_cancel_from_the_row_cancels_the_job_on_the_service(
 
 
 async def test_new_model_form_validates_then_creates_the_renamed_model(
-    make_panel: MakePanel
+    make_panel: MakePanel,
 ) -> None:
     panel = await make_panel()
     form = panel.model_form
@@ -295,16 +302,24 @@ async def test_two_selected_evaluations_show_comparison_and_metrics(make_panel: 
 async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
     fake: FakeService, make_panel: MakePanel
 ) -> None:
-    fake.evaluations[2] = {**EVALUATION, "id": 2, "name": "bt_big",
-                           "aggregateMetrics": {"crps": 1790.4, "mae": 777.0}}
+    fake.evaluations[2] = {
+        **EVALUATION,
+        "id": 2,
+        "name": "bt_big",
+        "aggregateMetrics": {"crps": 1790.4, "mae": 777.0},
+    }
     panel = await make_panel()
     rows = {row["name"]: row for row in panel.results.table.rows}
-    assert (rows["bt_naive"]["n_periods"], rows["bt_naive"]["n_splits"],
-            rows["bt_naive"]["stride"]) == (3, 3, 1)
+    assert (
+        rows["bt_naive"]["n_periods"],
+        rows["bt_naive"]["n_splits"],
+        rows["bt_naive"]["stride"],
+    ) == (3, 3, 1)
     assert rows["bt_naive"]["created"] == datetime(2026, 1, 1, 10, 0)
-    assert [panel.results.table.header(key).description
-            for key in ("created", "n_periods", "n_splits", "stride")] == [
-        "created", "nPeriods", "nSplits", "stride"]
+    assert [
+        panel.results.table.header(key).description
+        for key in ("created", "n_periods", "n_splits", "stride")
+    ] == ["created", "nPeriods", "nSplits", "stride"]
     panel.results.table.select(1, 2)
     await panel.results.settled()
     metrics = panel.results.metrics.value
@@ -337,7 +352,9 @@ async def test_org_unit_and_split_redraw_only_the_image(
     # left end; the split periods written as the charts write them, the server's as values
     assert panel.results.split.value == "last split"
     assert panel.results.split.options == (
-        ("all splits", "all splits"), ("2023-07", "202307"), ("2023-08", "202308"),
+        ("all splits", "all splits"),
+        ("2023-07", "202307"),
+        ("2023-08", "202308"),
         ("last (2023-09)", "last split"),
     )
     assert panel.results.split.index == len(panel.results.split.options) - 1
@@ -362,10 +379,11 @@ async def test_changing_quantiles_reloads_the_frame(make_panel: MakePanel) -> No
 
 
 async def test_a_sync_client_is_turned_into_an_async_one_with_its_settings(
-    fake: FakeService
+    fake: FakeService,
 ) -> None:
-    sync = ChapClient(BASE_URL, proxy_prefix="/chap", api_key="sk_test_0123456789abcdef",
-                      auth=("user", "pw"))
+    sync = ChapClient(
+        BASE_URL, proxy_prefix="/chap", api_key="sk_test_0123456789abcdef", auth=("user", "pw")
+    )
     async_client = as_async_client(sync)
     assert isinstance(async_client, AsyncChapClient)
     assert (async_client.base_url, async_client.proxy_prefix) == (BASE_URL, "/chap")
@@ -396,7 +414,8 @@ async def test_a_double_click_launches_two_differently_named_jobs(make_panel: Ma
     panel.launcher.button.click()
     await panel.wait_idle()
     assert sorted(row.name for row in panel.jobs.rows) == [
-        "naive_model:weekly on demo", "naive_model:weekly on demo-2"
+        "naive_model:weekly on demo",
+        "naive_model:weekly on demo-2",
     ]
     assert all(row.status == "SUCCESS" for row in panel.jobs.rows)
 
@@ -410,7 +429,6 @@ async def test_plain_text_output_is_the_whole_repr(make_panel: MakePanel) -> Non
     assert bundle["text/plain"] == repr(panel)
     assert bundle["text/plain"].endswith("jobs: 0 running; showing naive_model:weekly on demo)")
     assert "application/vnd.jupyter.widget-view+json" in bundle
-
 
 
 async def test_dragging_the_split_slider_redraws_once_it_settles(
@@ -530,7 +548,8 @@ async def test_models_listed_like_chap_core_show_their_template_and_hide_archive
     ]
     panel = await make_panel()
     assert [(row["name"], row["template"]) for row in panel.models.rows] == [
-        ("naive_model", "naive_model"), ("naive_model:weekly", "naive_model"),
+        ("naive_model", "naive_model"),
+        ("naive_model:weekly", "naive_model"),
         ("elsewhere:model", None),
     ]
     assert [model.id for model in panel.model_list] == [1, 5, 7]
@@ -558,5 +577,6 @@ async def test_an_evaluation_the_service_does_not_list_is_shown_once_launched(
     assert bytes(panel.results.image.value).startswith(b"\x89PNG")
     await panel.refresh()
     assert [row["name"] for row in panel.results.table.rows] == [
-        "bt_naive", "naive_model:weekly on demo"
+        "bt_naive",
+        "naive_model:weekly on demo",
     ]

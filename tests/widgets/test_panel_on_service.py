@@ -99,7 +99,8 @@ async def test_the_form_says_when_a_create_found_the_existing_model_and_clears_a
     form = panel.model_form
     # the picker names templates as the tables do
     assert {label for label, _ in form.template.options} == {
-        template.name for template in panel.template_list}
+        template.name for template in panel.template_list
+    }
     _choose_template(panel, "seasonal_naive")
     assert "Seasonal" in form.about.value  # its display name, under the picker
     form.name.value = f"twice{unique}"
@@ -132,7 +133,13 @@ async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, uni
     dataset = panel.launcher.dataset
     frame = panel.frame
     assert list(frame.columns) == [
-        "org_unit", "org_unit_name", "split_period", "period", "quantile", "value"]
+        "org_unit",
+        "org_unit_name",
+        "split_period",
+        "period",
+        "quantile",
+        "value",
+    ]
     assert set(frame["org_unit"]) == set(dataset.org_units)
     assert frame["split_period"].nunique() == 2
     assert sorted(frame["quantile"].unique()) == [0.1, 0.25, 0.5, 0.75, 0.9]
@@ -143,8 +150,9 @@ async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, uni
 
 
 async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel) -> None:
-    seeded = next(row["id"] for row in panel.results.table.rows
-                  if row["name"] == "demo naive evaluation")
+    seeded = next(
+        row["id"] for row in panel.results.table.rows if row["name"] == "demo naive evaluation"
+    )
     panel.launcher.n_splits.value = 1
     panel.launcher.button.click()
     await panel.wait_idle()
@@ -199,8 +207,10 @@ async def test_several_jobs_poll_while_the_event_loop_stays_responsive(
     assert len(panel.results.selected) == 1 and panel.results.shown_panels
     assert frames_built_on and loop_thread not in frames_built_on
     assert CHART_PROCESS.pid not in (None, os.getpid())
-    print(f"largest gap between ticks while 3 jobs polled and were drawn: "
-          f"{max(gaps) * 1000:.0f} ms over {len(gaps)} ticks")
+    print(
+        f"largest gap between ticks while 3 jobs polled and were drawn: "
+        f"{max(gaps) * 1000:.0f} ms over {len(gaps)} ticks"
+    )
 
 
 async def test_cancel_from_the_row_revokes_the_running_job(panel: ChapPanel, unique: str) -> None:
@@ -250,8 +260,9 @@ async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
     import matplotlib.pyplot as plt
     import pandas.testing
 
-    seeded = next(row["id"] for row in panel.results.table.rows
-                  if row["name"] == "demo naive evaluation")
+    seeded = next(
+        row["id"] for row in panel.results.table.rows if row["name"] == "demo naive evaluation"
+    )
     panel.results.table.select(seeded)
     await panel.results.settled()
     panel.results.quantiles.value = (0.1, 0.5, 0.9)

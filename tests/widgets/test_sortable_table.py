@@ -96,17 +96,19 @@ def test_shown_rows_keep_their_widgets_and_removed_rows_close_theirs() -> None:
 
 
 def test_numbers_read_one_way_and_times_to_the_minute() -> None:
-    table = SortableTable([Column("name", "name"), Column("crps", "crps"),
-                           Column("created", "created")])
-    table.set_rows([
-        {"id": 1, "name": "big", "crps": 1790.4, "created": datetime(2026, 11, 23, 9, 5, 42)},
-        {"id": 2, "name": "small", "crps": 777.0, "created": None},
-        {"id": 3, "name": "share", "crps": 0.8254, "created": None},
-    ])
+    table = SortableTable(
+        [Column("name", "name"), Column("crps", "crps"), Column("created", "created")]
+    )
+    table.set_rows(
+        [
+            {"id": 1, "name": "big", "crps": 1790.4, "created": datetime(2026, 11, 23, 9, 5, 42)},
+            {"id": 2, "name": "small", "crps": 777.0, "created": None},
+            {"id": 3, "name": "share", "crps": 0.8254, "created": None},
+        ]
+    )
     grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
     texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[3:]]
-    assert texts == ["big", "1,790", "2026-11-23 09:05", "small", "777", "–",
-                     "share", "0.825", "–"]
+    assert texts == ["big", "1,790", "2026-11-23 09:05", "small", "777", "–", "share", "0.825", "–"]
 
 
 def test_delete_asks_first_and_keep_deletes_nothing() -> None:
@@ -149,8 +151,10 @@ def test_a_column_with_a_max_width_wraps_its_text_instead_of_widening_the_table(
 
 
 def _numbered(count: int) -> list[dict[str, object]]:
-    return [{"id": number, "name": f"row {number:02d}", "periods": number}
-            for number in range(1, count + 1)]
+    return [
+        {"id": number, "name": f"row {number:02d}", "periods": number}
+        for number in range(1, count + 1)
+    ]
 
 
 def _grid_names(table: SortableTable) -> list[str]:
@@ -238,8 +242,9 @@ def test_selections_stay_across_pages_and_the_pager_counts_those_not_shown() -> 
 
 def test_a_delete_asked_on_a_later_page_names_that_row() -> None:
     deleted: list[object] = []
-    table = SortableTable([Column("name", "name")], on_delete=lambda row: deleted.append(row["id"]),
-                          noun="dataset")
+    table = SortableTable(
+        [Column("name", "name")], on_delete=lambda row: deleted.append(row["id"]), noun="dataset"
+    )
     table.set_rows(_numbered(41))
     table.go_to_page(2)
     table.delete_button(41).click()

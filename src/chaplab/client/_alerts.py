@@ -142,9 +142,9 @@ class Alerts(Resource):
             level=require_name("level", level),
             org_unit=require_name("org_unit", org_unit),
             time_period=require_name("time_period", time_period),
-            prediction_id=None if prediction_id is None else require_id(
-                "prediction_id", prediction_id
-            ),
+            prediction_id=None
+            if prediction_id is None
+            else require_id("prediction_id", prediction_id),
         )
         [alert_id] = yield from self._create([alert], CREATE_ALERT)
         return (yield from self.get_alert(alert_id))
@@ -254,4 +254,3 @@ def _new_alert(alert: NewAlert | Mapping[str, Any]) -> NewAlert:
         return NewAlert.model_validate(alert)
     except ValidationError as error:
         raise ValueError(f"alerts: {alert!r} is not an alert: {error}") from None
-

@@ -101,4 +101,3 @@ class AsyncDriver(ClientBase):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-

@@ -251,9 +251,7 @@ def _body(method: Method, is_async: bool) -> list[str]:
             *closing,
         ],
     ]
-    return next(
-        layout for layout in layouts if all(len(line) <= LINE_LENGTH for line in layout)
-    )
+    return next(layout for layout in layouts if all(len(line) <= LINE_LENGTH for line in layout))
 
 
 def main() -> None:

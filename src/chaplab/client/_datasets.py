@@ -316,9 +316,11 @@ class Datasets(Resource):
 
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
-        return (yield from convert(
-            lambda records: pd.DataFrame.from_records(records), decode(response), response
-        ))
+        return (
+            yield from convert(
+                lambda records: pd.DataFrame.from_records(records), decode(response), response
+            )
+        )
 
     def list_data_sources(self) -> Operation[list[DataSourceKind]]:
         """The kinds of data the service's models read, and which templates use each."""

@@ -111,9 +111,7 @@ DELETE_TEMPLATE = Route(
     "stay on this server)",
 )
 TEMPLATE_ROLES = ("baseline", "comparison")
-MERGED_MODELS = Route(
-    "list_models", "GET", "/v1/crud/models", "list_configured_models()"
-)
+MERGED_MODELS = Route("list_models", "GET", "/v1/crud/models", "list_configured_models()")
 _SETUPS = (
     "the server's prediction setups (create_prediction_setup(evaluation_id, name), "
     "list_prediction_setups(), run_prediction_setup(...)), or "

@@ -91,9 +91,7 @@ class ServerPlot:
     def _repr_png_(self) -> bytes | None:
         return self.data if self.is_png else None
 
-    def _repr_mimebundle_(
-        self, include: object = None, exclude: object = None
-    ) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         shown: Any = self.data if self.is_png else self.spec
         return {self.mime_type: shown, "text/plain": repr(self)}
 
@@ -175,9 +173,7 @@ class Plots(Resource):
         """Names of the charts the service draws for an evaluation."""
         return (yield from self._names("/v1/visualization/backtest-plots/"))
 
-    def evaluation_plot(
-        self, visualization_name: str, evaluation_id: int
-    ) -> Operation[ServerPlot]:
+    def evaluation_plot(self, visualization_name: str, evaluation_id: int) -> Operation[ServerPlot]:
         """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)

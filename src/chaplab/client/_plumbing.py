@@ -206,9 +206,7 @@ class Resource:
         response = yield from self._request(method, path, **options)
         return parse(shape, response)
 
-    def _get(
-        self, shape: type[T], path: str, **options: Unpack[RequestOptions]
-    ) -> Operation[T]:
+    def _get(self, shape: type[T], path: str, **options: Unpack[RequestOptions]) -> Operation[T]:
         """``GET`` and parse the answer as ``shape``."""
         return (yield from self._call(shape, "GET", path, **options))
 

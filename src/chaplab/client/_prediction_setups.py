@@ -75,9 +75,7 @@ SETUPS = Route("list_prediction_setups", "GET", "/v1/crud/prediction-setups", _N
 CREATE = Route("create_prediction_setup", "POST", "/v1/crud/prediction-setups", _NO_SETUPS)
 GET = Route("get_prediction_setup", "GET", "/v1/crud/prediction-setups/{id}", _NO_SETUPS)
 UPDATE = Route("update_prediction_setup", "PATCH", "/v1/crud/prediction-setups/{id}", _NO_SETUPS)
-DELETE = Route(
-    "delete_prediction_setup", "DELETE", "/v1/crud/prediction-setups/{id}", _NO_SETUPS
-)
+DELETE = Route("delete_prediction_setup", "DELETE", "/v1/crud/prediction-setups/{id}", _NO_SETUPS)
 RUN = Route("run_prediction_setup", "POST", "/v1/crud/prediction-setups/{id}/run", _NO_SETUPS)
 
 

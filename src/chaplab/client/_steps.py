@@ -90,6 +90,7 @@ def resume(operation: Operation[T], answer: Answer) -> Step | Finished[T]:
     except StopIteration as stop:
         return Finished(stop.value)
 
+
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 # Raised before any byte of the request left the client: safe to retry for every method.
 _NOT_SENT_ERRORS: tuple[type[httpx.TransportError], ...] = (
@@ -218,7 +219,8 @@ def _gone_on_retry(request: httpx.Request, response: httpx.Response) -> bool:
     if gone:
         logger.info(
             "%s %s: HTTP 404 on a retry after a broken connection; taken as deleted",
-            request.method, request.url.path,
+            request.method,
+            request.url.path,
         )
     return gone
 
@@ -228,7 +230,12 @@ def _log_retry(
 ) -> None:
     logger.info(
         "%s %s: %s, retry %d/%d in %.2f s",
-        request.method, request.url.path, reason, retry, policy.max_retries, delay,
+        request.method,
+        request.url.path,
+        reason,
+        retry,
+        policy.max_retries,
+        delay,
     )
 
 

@@ -104,4 +104,3 @@ class SyncDriver(ClientBase):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-

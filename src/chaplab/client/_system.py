@@ -62,9 +62,7 @@ _NO_DEBUG = (
     "nothing: write checks through a route this server has (create_configured_model(), then "
     "get_configured_model() reads it back)"
 )
-READINESS = Route(
-    "readiness", "GET", "/health/ready", "health(), which says the service answers"
-)
+READINESS = Route("readiness", "GET", "/health/ready", "health(), which says the service answers")
 PROBE = Route(
     "probe",
     "GET",

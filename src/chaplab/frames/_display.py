@@ -75,9 +75,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _readable_index(index: pd.Index) -> pd.Index:
     if isinstance(index, pd.MultiIndex):
-        levels = [
-            _readable_index(index.get_level_values(level)) for level in range(index.nlevels)
-        ]
+        levels = [_readable_index(index.get_level_values(level)) for level in range(index.nlevels)]
         return pd.MultiIndex.from_arrays(levels, names=index.names)
     if isinstance(index.dtype, pd.PeriodDtype):
         return pd.Index(period_labels(index), name=index.name)

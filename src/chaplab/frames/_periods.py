@@ -50,9 +50,7 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
 
     Raises ValueError naming the value for a missing, unparseable or mixed-frequency period.
     """
-    if isinstance(values, (pd.PeriodIndex, pd.Series)) and isinstance(
-        values.dtype, pd.PeriodDtype
-    ):
+    if isinstance(values, (pd.PeriodIndex, pd.Series)) and isinstance(values.dtype, pd.PeriodDtype):
         index = pd.PeriodIndex(values)
         if index.freqstr not in (MONTHLY, WEEKLY):
             raise ValueError(f"periods have frequency {index.freqstr}; expected M or W-SUN")

@@ -29,9 +29,11 @@ def derive_bands(
     ``source`` names the levels in errors.
     """
     present = [float(level) for level in levels]
-    bands = _symmetric(present, source) if requested is None else [
-        _present_band(present, band, source) for band in requested
-    ]
+    bands = (
+        _symmetric(present, source)
+        if requested is None
+        else [_present_band(present, band, source) for band in requested]
+    )
     return sorted(bands, key=lambda band: band[0] - band[1])
 
 

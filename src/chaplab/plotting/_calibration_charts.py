@@ -35,8 +35,12 @@ def pit_chart(histogram: pd.DataFrame, *, title: str | None = None) -> Figure:
     ``histogram`` is the frame :func:`chaplab.scoring.pit_histogram` returns (without ``by``).
     """
     require_table(
-        histogram, PIT_COLUMNS, "histogram", "chaplab.scoring.pit_histogram",
-        one_row_per=[MODEL, "bin_lower"], hint="pass pit_histogram(...) without by=",
+        histogram,
+        PIT_COLUMNS,
+        "histogram",
+        "chaplab.scoring.pit_histogram",
+        one_row_per=[MODEL, "bin_lower"],
+        hint="pass pit_histogram(...) without by=",
     )
     models, colours = coloured_models(histogram)
     columns = min(len(models), MAX_COLUMNS)
@@ -48,8 +52,13 @@ def pit_chart(histogram: pd.DataFrame, *, title: str | None = None) -> Figure:
         bins = histogram[histogram[MODEL].astype(str) == model]
         widths = (bins["bin_upper"] - bins["bin_lower"]).to_numpy(np.float64)
         bars = ax.bar(
-            bins["bin_lower"], bins["density"], width=widths, align="edge",
-            color=colours[model], edgecolor="white", linewidth=0.8,
+            bins["bin_lower"],
+            bins["density"],
+            width=widths,
+            align="edge",
+            color=colours[model],
+            edgecolor="white",
+            linewidth=0.8,
         )
         for bar, lower in zip(bars, bins["bin_lower"], strict=True):
             bar.set_gid(f"{PIT_GID} {model} {lower:g}")
@@ -58,9 +67,9 @@ def pit_chart(histogram: pd.DataFrame, *, title: str | None = None) -> Figure:
         ax.set_xlim(0, 1)
         ax.set_ylim(0, top)
         ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0", "0.25", "0.5", "0.75", "1"])
-    for unused in axes[len(models):]:
+    for unused in axes[len(models) :]:
         unused.remove()
-    for ax in axes[:len(models)]:
+    for ax in axes[: len(models)]:
         if not _has_panel_below(ax, len(models), columns):
             ax.set_xlabel("PIT")
             ax.xaxis.set_tick_params(labelbottom=True)
@@ -83,26 +92,51 @@ def coverage_chart(table: pd.DataFrame, *, title: str | None = None) -> Figure:
     ``table`` is the frame :func:`chaplab.scoring.coverage` returns (without ``by``).
     """
     require_table(
-        table, COVERAGE_COLUMNS, "table", "chaplab.scoring.coverage",
-        one_row_per=[MODEL, "kind", "nominal"], hint="pass coverage(...) without by=",
+        table,
+        COVERAGE_COLUMNS,
+        "table",
+        "chaplab.scoring.coverage",
+        one_row_per=[MODEL, "kind", "nominal"],
+        hint="pass coverage(...) without by=",
     )
     models, colours = coloured_models(table)
     figure = new_figure(9.5, 4.2)
     axes = figure.subplots(1, 2, sharey=True)
     panels = (
-        ("interval", "central interval level", "share of actual cases inside the interval",
-         "Central intervals"),
-        ("quantile", "quantile level", "share of actual cases at or below the quantile",
-         "Quantiles"),
+        (
+            "interval",
+            "central interval level",
+            "share of actual cases inside the interval",
+            "Central intervals",
+        ),
+        (
+            "quantile",
+            "quantile level",
+            "share of actual cases at or below the quantile",
+            "Quantiles",
+        ),
     )
     for ax, (kind, xlabel, ylabel, panel_title) in zip(axes, panels, strict=True):
-        ax.plot([0, 1], [0, 1], color=REFERENCE_COLOUR, linestyle="--", linewidth=1.0,
-                gid=f"{IDEAL_GID} {kind}")
+        ax.plot(
+            [0, 1],
+            [0, 1],
+            color=REFERENCE_COLOUR,
+            linestyle="--",
+            linewidth=1.0,
+            gid=f"{IDEAL_GID} {kind}",
+        )
         rows = table[table["kind"] == kind].sort_values("nominal")
         for model in models:
             own = rows[rows[MODEL].astype(str) == model]
-            ax.plot(own["nominal"], own["empirical"], "o-", color=colours[model],
-                    markersize=5, linewidth=1.4, gid=f"{COVERAGE_GID} {kind} {model}")
+            ax.plot(
+                own["nominal"],
+                own["empirical"],
+                "o-",
+                color=colours[model],
+                markersize=5,
+                linewidth=1.4,
+                gid=f"{COVERAGE_GID} {kind} {model}",
+            )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_aspect("equal")

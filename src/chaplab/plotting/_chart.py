@@ -62,7 +62,12 @@ def draw_chart(
                 starts.append(rows.index.min())
         finish_panel(axis, panel, min(starts, default=None), actuals, limits[panel.org_unit])
     finish_figure(
-        figure, axes, handles, title=title, ylabel=ylabel, notes=plan.notes,
+        figure,
+        axes,
+        handles,
+        title=title,
+        ylabel=ylabel,
+        notes=plan.notes,
         owns_figure=owns_figure,
     )
     return figure

@@ -17,15 +17,15 @@ from chaplab.plotting._draw import legend_handles
 from chaplab.plotting._panels import plan_panels
 
 
-def _shared_rows(
-    frame_a: pd.DataFrame, frame_b: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _shared_rows(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows of each frame whose org unit, period (and split, when both have one) both have."""
     both_split = SPLIT_PERIOD in frame_a.columns and SPLIT_PERIOD in frame_b.columns
     keys = [ORG_UNIT, PERIOD] + ([SPLIT_PERIOD] if both_split else [])
     as_text = {ORG_UNIT: str}
     shared = (
-        frame_a[keys].astype(as_text).drop_duplicates()
+        frame_a[keys]
+        .astype(as_text)
+        .drop_duplicates()
         .merge(frame_b[keys].astype(as_text).drop_duplicates(), on=keys)
     )
     if shared.empty:
@@ -77,8 +77,14 @@ def compare_chart(
     actuals = check_actuals(actuals, frame_a)
     shared_a, shared_b = _shared_rows(frame_a, frame_b)
     plan = plan_panels(
-        [shared_a, shared_b], actuals, org_units, split_period, history, max_panels,
-        where="the periods both evaluations share", top=top,
+        [shared_a, shared_b],
+        actuals,
+        org_units,
+        split_period,
+        history,
+        max_panels,
+        where="the periods both evaluations share",
+        top=top,
     )
     styles = (FORECAST, SECOND)
     handles = [
@@ -92,6 +98,4 @@ def compare_chart(
         Layer(frame, style, f"{label}: ")
         for frame, style, label in zip((shared_a, shared_b), styles, labels, strict=True)
     ]
-    return draw_chart(
-        layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel
-    )
+    return draw_chart(layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel)

@@ -64,6 +64,13 @@ def fan_chart(
         splits=SPLIT_PERIOD in frame.columns,
     )
     return draw_chart(
-        [Layer(frame, FORECAST)], actuals, plan, bands, median, ax, handles,
-        title=title, ylabel=ylabel,
+        [Layer(frame, FORECAST)],
+        actuals,
+        plan,
+        bands,
+        median,
+        ax,
+        handles,
+        title=title,
+        ylabel=ylabel,
     )

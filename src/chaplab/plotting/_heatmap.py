@@ -81,9 +81,16 @@ def score_heatmap(
             for (row, column), value in np.ndenumerate(grid):
                 if np.isfinite(value):
                     dark = norm(value) > 0.55  # viridis_r is dark at the high end
-                    ax.text(column, row, written(value), ha="center", va="center",
-                            fontsize="x-small", color="white" if dark else "black")
-    for unused in axes[len(chosen):]:
+                    ax.text(
+                        column,
+                        row,
+                        written(value),
+                        ha="center",
+                        va="center",
+                        fontsize="x-small",
+                        color="white" if dark else "black",
+                    )
+    for unused in axes[len(chosen) :]:
         unused.remove()
     figure.colorbar(
         image, ax=list(axes[: len(chosen)]), label=f"mean {metric_label(metric)}", shrink=0.9

@@ -141,8 +141,9 @@ def map_chart(
     heading = title or f"{legend[0].upper()}{legend[1:]}"
     if len(panels) == 1 and panels[0] is not None:
         heading += f", {period_label(panels[0])}"
-    figure, axes, owns = _figure(shapes, len(panels), ax, noted=bool(notes),
-                                 title_lines=heading.count("\n") + 1)
+    figure, axes, owns = _figure(
+        shapes, len(panels), ax, noted=bool(notes), title_lines=heading.count("\n") + 1
+    )
     bounds = _bounds(shapes)
     collection = None
     for axes_, period, values in zip(axes, panels, by_panel, strict=True):
@@ -172,8 +173,9 @@ def shapes_of(geojson: Any) -> dict[str, Shape]:
         if not isinstance(feature, Mapping):
             raise ValueError(f"geojson: feature {position} is not an object")
         properties = feature.get("properties") or {}
-        org_unit = feature.get("id", properties.get("id") if isinstance(properties, Mapping)
-                               else None)
+        org_unit = feature.get(
+            "id", properties.get("id") if isinstance(properties, Mapping) else None
+        )
         if org_unit is None:
             continue
         geometry = feature.get("geometry")
@@ -270,8 +272,9 @@ def _label_point(outer: np.ndarray, path: Path) -> tuple[float, float]:
     return float(xs[inside].mean()), cy
 
 
-def _values(frame: pd.DataFrame, value: str, quantile: float | None) -> tuple[pd.DataFrame,
-                                                                             float | None]:
+def _values(
+    frame: pd.DataFrame, value: str, quantile: float | None
+) -> tuple[pd.DataFrame, float | None]:
     """The rows to draw (one quantile level) and the level chosen (None without levels)."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
@@ -343,8 +346,9 @@ def _panel_values(table: pd.DataFrame, period: pd.Period | None, value: str) -> 
     return dict(zip(units[keep], values[keep], strict=True))
 
 
-def _norm(value: str, by_panel: list[dict[str, float]], vmin: float | None,
-          vmax: float | None) -> Normalize:
+def _norm(
+    value: str, by_panel: list[dict[str, float]], vmin: float | None, vmax: float | None
+) -> Normalize:
     """One scale for every panel: 0-1 for probabilities, else the values' range."""
     if value == PROBABILITY:
         low, high = 0.0, 1.0
@@ -382,8 +386,13 @@ def _aspect(bounds: Bbox) -> float:
     return 1.0 / max(math.cos(middle), 0.1)
 
 
-def _figure(shapes: Mapping[str, Shape], count: int, ax: Axes | Sequence[Axes] | None,
-            noted: bool, title_lines: int) -> tuple[Figure, list[Axes], bool]:
+def _figure(
+    shapes: Mapping[str, Shape],
+    count: int,
+    ax: Axes | Sequence[Axes] | None,
+    noted: bool,
+    title_lines: int,
+) -> tuple[Figure, list[Axes], bool]:
     """Our figure with one map per panel (fixed margins, room for the colour bar to the right),
     or the caller's axes."""
     if ax is not None:
@@ -407,22 +416,37 @@ def _figure(shapes: Mapping[str, Shape], count: int, ax: Axes | Sequence[Axes] |
         row, column = divmod(index, columns)
         left = EDGE + column * (width + EDGE)
         top = title + row * (height + title_row) + title_row
-        axes.append(figure.add_axes((
-            left / figure_width, 1 - (top + height) / figure_height,
-            width / figure_width, height / figure_height,
-        )))
+        axes.append(
+            figure.add_axes(
+                (
+                    left / figure_width,
+                    1 - (top + height) / figure_height,
+                    width / figure_width,
+                    height / figure_height,
+                )
+            )
+        )
     return figure, axes, True
 
 
-def _draw_panel(ax: Axes, shapes: Mapping[str, Shape], values: Mapping[str, float],
-                norm: Normalize, colours: Colormap, bounds: Bbox) -> PatchCollection:
+def _draw_panel(
+    ax: Axes,
+    shapes: Mapping[str, Shape],
+    values: Mapping[str, float],
+    norm: Normalize,
+    colours: Colormap,
+    bounds: Bbox,
+) -> PatchCollection:
     """The polygons with a value, coloured by it, and those without, grey."""
     edge = 0.6 if len(shapes) <= MAX_LABELS * 3 else 0.3  # thin borders between many places
     valued = [unit for unit in shapes if unit in values]
     blank = [unit for unit in shapes if unit not in values]
     collection = PatchCollection(
         [PathPatch(path) for unit in valued for path in shapes[unit].paths],
-        cmap=colours, norm=norm, edgecolor=EDGE_COLOUR, linewidth=edge,
+        cmap=colours,
+        norm=norm,
+        edgecolor=EDGE_COLOUR,
+        linewidth=edge,
     )
     collection.set_array(
         np.array([values[unit] for unit in valued for _ in shapes[unit].paths], np.float64)
@@ -432,7 +456,9 @@ def _draw_panel(ax: Axes, shapes: Mapping[str, Shape], values: Mapping[str, floa
     if blank:
         grey = PatchCollection(
             [PathPatch(path) for unit in blank for path in shapes[unit].paths],
-            facecolor=NO_VALUE_COLOUR, edgecolor=EDGE_COLOUR, linewidth=edge,
+            facecolor=NO_VALUE_COLOUR,
+            edgecolor=EDGE_COLOUR,
+            linewidth=edge,
         )
         grey.set_gid(f"{MAP_GID} no value")
         ax.add_collection(grey)
@@ -444,16 +470,26 @@ def _draw_panel(ax: Axes, shapes: Mapping[str, Shape], values: Mapping[str, floa
     return collection
 
 
-def _write_names(ax: Axes, shapes: Mapping[str, Shape], names: Mapping[str, str],
-                 fills: Mapping[str, tuple[float, ...]], small: bool) -> None:
+def _write_names(
+    ax: Axes,
+    shapes: Mapping[str, Shape],
+    names: Mapping[str, str],
+    fills: Mapping[str, tuple[float, ...]],
+    small: bool,
+) -> None:
     """Each place's name on it: black with a white halo, white on a dark fill."""
     halo = [patheffects.withStroke(linewidth=2.4, foreground="white")]
     for unit, shape in shapes.items():
         dark = unit in fills and _luminance(fills[unit]) < DARK
         ax.annotate(
-            _wrapped(names.get(unit, unit)), shape.label_point, ha="center", va="center",
-            fontsize="x-small" if small else "small", color="white" if dark else "black",
-            path_effects=None if dark else halo, gid=f"{LABEL_GID} {unit}",
+            _wrapped(names.get(unit, unit)),
+            shape.label_point,
+            ha="center",
+            va="center",
+            fontsize="x-small" if small else "small",
+            color="white" if dark else "black",
+            path_effects=None if dark else halo,
+            gid=f"{LABEL_GID} {unit}",
             annotation_clip=False,
         )
 
@@ -469,11 +505,10 @@ def _wrapped(name: str, width: int = 14) -> str:
         return name
     spaces = [index for index, char in enumerate(name) if char == " "]
     cut = min(spaces, key=lambda index: abs(index - len(name) / 2))
-    return f"{name[:cut]}\n{name[cut + 1:]}"
+    return f"{name[:cut]}\n{name[cut + 1 :]}"
 
 
-def _drop_overlapping_labels(figure: Figure, axes: list[Axes],
-                             shapes: Mapping[str, Shape]) -> None:
+def _drop_overlapping_labels(figure: Figure, axes: list[Axes], shapes: Mapping[str, Shape]) -> None:
     """Remove names that would overlap a larger place's name or leave their map, unless on two
     lines they fit; the largest places keep theirs."""
     get_renderer = getattr(figure.canvas, "get_renderer", None)
@@ -507,8 +542,9 @@ def _spellings(label: str) -> list[str]:
     return [label, _wrapped(label, width=0)]
 
 
-def _colour_bar_label(value: str, chosen: float | None, label: str | None,
-                      units: str | None) -> str:
+def _colour_bar_label(
+    value: str, chosen: float | None, label: str | None, units: str | None
+) -> str:
     if label is None:
         if value == PROBABILITY:
             label = "outbreak probability"
@@ -519,20 +555,33 @@ def _colour_bar_label(value: str, chosen: float | None, label: str | None,
     return f"{label} ({units})" if units else label
 
 
-def _colour_bar(figure: Figure, axes: list[Axes], mappable: PatchCollection | None, label: str,
-                value: str, owns: bool) -> None:
+def _colour_bar(
+    figure: Figure,
+    axes: list[Axes],
+    mappable: PatchCollection | None,
+    label: str,
+    value: str,
+    owns: bool,
+) -> None:
     if owns:
         width, height = figure.get_size_inches()
         first, last = axes[0].get_position(), axes[-1].get_position()
         right = max(ax.get_position().x1 for ax in axes)
-        cax = figure.add_axes((
-            right + EDGE / width, last.y0, COLOUR_BAR / width * 0.6, first.y1 - last.y0,
-        ))
+        cax = figure.add_axes(
+            (
+                right + EDGE / width,
+                last.y0,
+                COLOUR_BAR / width * 0.6,
+                first.y1 - last.y0,
+            )
+        )
         bar = figure.colorbar(mappable, cax=cax, label=label)
     else:
         bar = figure.colorbar(mappable, ax=axes, label=label, shrink=0.8)
-    formatter = PercentFormatter(1.0, decimals=0) if value == PROBABILITY else FuncFormatter(
-        lambda number, _: format_number(number)
+    formatter = (
+        PercentFormatter(1.0, decimals=0)
+        if value == PROBABILITY
+        else FuncFormatter(lambda number, _: format_number(number))
     )
     bar.ax.yaxis.set_major_formatter(formatter)
     bar.ax.set_gid("colour bar")
@@ -543,8 +592,15 @@ def _finish(figure: Figure, heading: str, notes: list[str], owns: bool) -> None:
         height = figure.get_size_inches()[1]
         figure.suptitle(heading, y=1 - EDGE / height, va="top")
         if notes:
-            figure.text(EDGE / figure.get_size_inches()[0], EDGE / height, "; ".join(notes),
-                        fontsize="small", color="0.3", va="bottom", gid="note")
+            figure.text(
+                EDGE / figure.get_size_inches()[0],
+                EDGE / height,
+                "; ".join(notes),
+                fontsize="small",
+                color="0.3",
+                va="bottom",
+                gid="note",
+            )
     else:
         figure.suptitle("; ".join([heading, *notes]))
 

@@ -98,9 +98,7 @@ def plan_panels(
     windows = forecast_windows(frames[0], history)
     if top is not None:
         drawn = [windows[split] for split in splits]
-        chosen = most_cases(
-            chosen, _of_splits(frames[0], splits), _in_windows(actuals, drawn), top
-        )
+        chosen = most_cases(chosen, _of_splits(frames[0], splits), _in_windows(actuals, drawn), top)
     every = [(org_unit, split) for org_unit in chosen for split in splits]
     shown = every[:max_panels]
     many = len(splits) > 1
@@ -138,9 +136,7 @@ def most_cases(
         middle = levels[np.argmin(np.abs(levels - 0.5))]
         totals = frame[frame["quantile"] == middle].groupby(ORG_UNIT, observed=True)[VALUE].sum()
     totals.index = totals.index.astype(str)
-    ranked = sorted(
-        range(len(org_units)), key=lambda i: (-float(totals.get(org_units[i], 0.0)), i)
-    )
+    ranked = sorted(range(len(org_units)), key=lambda i: (-float(totals.get(org_units[i], 0.0)), i))
     return [org_units[i] for i in ranked[:top]]
 
 

@@ -38,8 +38,12 @@ def leaderboard_chart(
     ``skill`` is the frame :func:`chaplab.scoring.relative_skill` returns.
     """
     require_table(
-        skill, SKILL_COLUMNS, "skill", "chaplab.scoring.relative_skill",
-        one_row_per=[MODEL], hint="pass the frame of one relative_skill call",
+        skill,
+        SKILL_COLUMNS,
+        "skill",
+        "chaplab.scoring.relative_skill",
+        one_row_per=[MODEL],
+        hint="pass the frame of one relative_skill call",
     )
     ranked = skill.sort_values("relative_skill", kind="stable", ignore_index=True)
     figure, ax = _figure_and_axes(ax, len(ranked), width=7.0)
@@ -49,17 +53,29 @@ def leaderboard_chart(
     for row, record in zip(rows, ranked.itertuples(index=False), strict=True):
         colour = REFERENCE_COLOUR if record.baseline else colours[str(record.model)]
         ax.plot(
-            [record.lower, record.upper], [row, row], color=colour, linewidth=2.2,
-            solid_capstyle="round", gid=f"{INTERVAL_GID} {record.model}",
+            [record.lower, record.upper],
+            [row, row],
+            color=colour,
+            linewidth=2.2,
+            solid_capstyle="round",
+            gid=f"{INTERVAL_GID} {record.model}",
         )
         ax.plot(
-            [record.relative_skill], [row], "o", color=colour, markersize=8,
-            markeredgecolor="white", gid=f"{LEADERBOARD_GID} {record.model}",
+            [record.relative_skill],
+            [row],
+            "o",
+            color=colour,
+            markersize=8,
+            markeredgecolor="white",
+            gid=f"{LEADERBOARD_GID} {record.model}",
         )
         ax.annotate(
             _skill_label(record.relative_skill, record.lower, record.upper, record.baseline),
-            (max(record.upper, record.relative_skill), row), xytext=(8, 0),
-            textcoords="offset points", va="center", fontsize="small",
+            (max(record.upper, record.relative_skill), row),
+            xytext=(8, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize="small",
         )
     baseline = ranked.loc[ranked["baseline"].astype(bool), MODEL]
     ax.axvline(1.0, color=REFERENCE_COLOUR, linestyle="--", linewidth=1.0, zorder=0)
@@ -92,8 +108,12 @@ def wis_components_chart(
     ``summary`` has one row per model: ``chaplab.scoring.summarise(scores)``.
     """
     require_table(
-        summary, (MODEL, *COMPONENTS), "summary", "chaplab.scoring.summarise",
-        one_row_per=[MODEL], hint="pass summarise(scores) without by=, for one scale",
+        summary,
+        (MODEL, *COMPONENTS),
+        "summary",
+        "chaplab.scoring.summarise",
+        one_row_per=[MODEL],
+        hint="pass summarise(scores) without by=, for one scale",
     )
     totals = summary[list(COMPONENTS)].sum(axis=1)
     ranked = summary.assign(_total=totals).sort_values("_total", kind="stable", ignore_index=True)
@@ -104,7 +124,11 @@ def wis_components_chart(
     for component in COMPONENTS:
         widths = ranked[component].to_numpy(np.float64)
         bars = ax.barh(
-            rows, widths, left=left, height=0.62, color=COMPONENT_COLOURS[component],
+            rows,
+            widths,
+            left=left,
+            height=0.62,
+            color=COMPONENT_COLOURS[component],
             label=component.replace("prediction", "-prediction"),
         )
         for bar, model in zip(bars, ranked[MODEL], strict=True):
@@ -112,8 +136,14 @@ def wis_components_chart(
         left += widths
     written = score_format(left)
     for row, total in zip(rows, left, strict=True):
-        ax.annotate(written(total), (total, row), xytext=(5, 0),
-                    textcoords="offset points", va="center", fontsize="small")
+        ax.annotate(
+            written(total),
+            (total, row),
+            xytext=(5, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize="small",
+        )
     ax.set_yticks(rows, [str(model) for model in ranked[MODEL]])
     ax.set_ylim(len(ranked) - 0.5, -0.5)
     ax.set_xlim(0, float(left.max()) * 1.15 if left.max() > 0 else 1.0)
@@ -135,5 +165,3 @@ def _figure_and_axes(ax: Axes | None, rows: int, width: float) -> tuple[Figure, 
         return ax.figure, ax  # type: ignore[return-value]
     figure = new_figure(width, 1.5 + ROW_HEIGHT * rows)
     return figure, figure.add_subplot()
-
-

@@ -49,12 +49,17 @@ def probability_tiles(
     drawn without them, which the title says.
     """
     require_table(
-        frame, (ORG_UNIT, PERIOD, value), "frame", "chaplab.scoring.exceedance_probability",
-        one_row_per=[ORG_UNIT, PERIOD], hint="one probability per org unit and period",
+        frame,
+        (ORG_UNIT, PERIOD, value),
+        "frame",
+        "chaplab.scoring.exceedance_probability",
+        one_row_per=[ORG_UNIT, PERIOD],
+        hint="one probability per org unit and period",
     )
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
-        raise ValueError(f"frame: column 'period' must hold pandas Periods, not "
-                         f"{frame[PERIOD].dtype}")
+        raise ValueError(
+            f"frame: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"
+        )
     probabilities = frame[value].to_numpy(np.float64)
     outside = probabilities[np.isfinite(probabilities)]
     outside = outside[(outside < 0) | (outside > 1)]
@@ -67,7 +72,11 @@ def probability_tiles(
         raise ValueError(f"sort must be 'name' or 'probability', got {sort!r}")
     labels = frame_labels(frame)
     grid = frame.assign(**{ORG_UNIT: frame[ORG_UNIT].astype(str)}).pivot_table(
-        index=ORG_UNIT, columns=PERIOD, values=value, aggfunc="first", dropna=False,
+        index=ORG_UNIT,
+        columns=PERIOD,
+        values=value,
+        aggfunc="first",
+        dropna=False,
         observed=True,
     )
     grid = grid.reindex(_row_order(grid, labels, sort))
@@ -75,11 +84,15 @@ def probability_tiles(
     cells = grid.to_numpy(np.float64)
     colours = colormaps["Reds"].with_extremes(bad=NO_VALUE_COLOUR)
     norm = Normalize(0.0, 1.0)
-    image = ax.imshow(np.ma.masked_invalid(cells), cmap=colours, norm=norm, aspect="auto",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(cells), cmap=colours, norm=norm, aspect="auto", interpolation="nearest"
+    )
     image.set_gid(TILES_GID)
-    ax.set_xticks(range(grid.shape[1]), [period_label(p) for p in grid.columns],
-                  rotation=90 if grid.shape[1] > 12 else 0)
+    ax.set_xticks(
+        range(grid.shape[1]),
+        [period_label(p) for p in grid.columns],
+        rotation=90 if grid.shape[1] > 12 else 0,
+    )
     row_height = _row_height(grid.shape[0])
     named = not owns or row_height >= NAMED_ROW
     if named:
@@ -97,8 +110,12 @@ def probability_tiles(
         spine.set_visible(False)
     if cells.size <= WRITTEN_CELLS and named:
         _write_percentages(ax, cells)
-    bar = figure.colorbar(image, ax=ax, shrink=min(1.0, 4.0 / max(figure.get_figheight(), 1)),
-                          format=PercentFormatter(1.0, decimals=0))
+    bar = figure.colorbar(
+        image,
+        ax=ax,
+        shrink=min(1.0, 4.0 / max(figure.get_figheight(), 1)),
+        format=PercentFormatter(1.0, decimals=0),
+    )
     bar.set_label("P(cases > threshold)")
     lines = [title or "Outbreak probability: P(cases > threshold)"]
     if strategy:
@@ -132,6 +149,13 @@ def _figure_and_axes(ax: Axes | None, rows: int, columns: int) -> tuple[Figure, 
 def _write_percentages(ax: Axes, cells: np.ndarray) -> None:
     for (row, column), probability in np.ndenumerate(cells):
         if np.isfinite(probability):
-            ax.text(column, row, f"{probability:.0%}", ha="center", va="center",
-                    fontsize="x-small", color="white" if probability >= DARK_FROM else "black",
-                    gid="percentage")
+            ax.text(
+                column,
+                row,
+                f"{probability:.0%}",
+                ha="center",
+                va="center",
+                fontsize="x-small",
+                color="white" if probability >= DARK_FROM else "black",
+                gid="percentage",
+            )

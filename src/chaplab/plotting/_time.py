@@ -91,9 +91,7 @@ class PeriodFormatter(Formatter):
         return period_label(pd.Period(day, freq=self.frequency))
 
 
-def set_time_axis(
-    ax: Axes, limits: tuple[np.datetime64, np.datetime64], frequency: str
-) -> None:
+def set_time_axis(ax: Axes, limits: tuple[np.datetime64, np.datetime64], frequency: str) -> None:
     """Time limits, a :class:`TimeLocator` and period labels of ``frequency`` (a pandas period
     frequency, ``"M"`` or ``"W-SUN"``) for ``ax``."""
     ax.set_xlim(*limits)

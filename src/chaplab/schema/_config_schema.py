@@ -13,7 +13,13 @@ from chaplab.schema._errors import InvalidSchemaError
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 _ACCEPTED_DIALECTS = (DRAFT_07, DRAFT_07.rstrip("#"))
 _KEYS = (
-    "$schema", "type", "title", "description", "properties", "required", "additionalProperties"
+    "$schema",
+    "type",
+    "title",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
 )
 
 
@@ -111,15 +117,12 @@ def create_config_schema(
 def _checked_properties(properties: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(properties, Mapping):
         raise InvalidSchemaError(
-            f"schema properties must be a dict of name to property, "
-            f"got {type(properties).__name__}"
+            f"schema properties must be a dict of name to property, got {type(properties).__name__}"
         )
     checked: dict[str, dict[str, Any]] = {}
     for name, prop in properties.items():
         if not isinstance(name, str):
-            raise InvalidSchemaError(
-                f"schema property name {name!r} must be a string"
-            )
+            raise InvalidSchemaError(f"schema property name {name!r} must be a string")
         checked[name] = check_property(f"schema property {name!r}", prop)
     return checked
 

@@ -34,8 +34,15 @@ def schema_integer(
 ) -> dict[str, Any]:
     """An integer property; whole reals such as ``100.0`` are stored as ``100``."""
     return _numeric(
-        "schema_integer", "integer", check_integral,
-        description, default, minimum, maximum, exclusive_minimum, exclusive_maximum,
+        "schema_integer",
+        "integer",
+        check_integral,
+        description,
+        default,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
     )
 
 
@@ -49,8 +56,15 @@ def schema_number(
 ) -> dict[str, Any]:
     """A real-valued property."""
     return _numeric(
-        "schema_number", "number", check_real,
-        description, default, minimum, maximum, exclusive_minimum, exclusive_maximum,
+        "schema_number",
+        "number",
+        check_real,
+        description,
+        default,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
     )
 
 
@@ -135,8 +149,11 @@ def _numeric(
     _put(prop, "exclusiveMaximum", exclusive_maximum, check, f"{where}: exclusive_maximum")
     check_order(where, "minimum", prop.get("minimum"), "maximum", prop.get("maximum"))
     check_order(
-        where, "exclusive_minimum", prop.get("exclusiveMinimum"),
-        "exclusive_maximum", prop.get("exclusiveMaximum"),
+        where,
+        "exclusive_minimum",
+        prop.get("exclusiveMinimum"),
+        "exclusive_maximum",
+        prop.get("exclusiveMaximum"),
     )
     return check_property(where, prop)
 

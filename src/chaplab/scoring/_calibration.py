@@ -136,7 +136,10 @@ def pit_histogram(
         frame = frame.drop(columns=KIND).rename(columns={NOMINAL: BIN_LOWER, EMPIRICAL: MASS})
         upper = dict(zip(edges[:-1], edges[1:], strict=True))
         frame.insert(frame.columns.get_loc(BIN_LOWER) + 1, BIN_UPPER, frame[BIN_LOWER].map(upper))
-        frame.insert(frame.columns.get_loc(MASS) + 1, DENSITY,
-                     frame[MASS] / (frame[BIN_UPPER] - frame[BIN_LOWER]))
+        frame.insert(
+            frame.columns.get_loc(MASS) + 1,
+            DENSITY,
+            frame[MASS] / (frame[BIN_UPPER] - frame[BIN_LOWER]),
+        )
         parts.append(frame)
     return pd.concat(parts, ignore_index=True)

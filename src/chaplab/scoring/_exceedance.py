@@ -43,9 +43,7 @@ DEFAULT_CUTOFFS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
 """The cut-offs of a decision table unless others are given: 0.05, 0.10, ..., 0.95."""
 
 
-def exceedance_probability(
-    entries: pd.DataFrame, thresholds: pd.DataFrame | float
-) -> pd.DataFrame:
+def exceedance_probability(entries: pd.DataFrame, thresholds: pd.DataFrame | float) -> pd.DataFrame:
     """P(cases > threshold) per forecast target of ``entries``.
 
     ``entries`` is a tidy frame of quantiles (``org_unit``, [``split_period``,] ``period``,
@@ -95,9 +93,9 @@ def _kind(entries: pd.DataFrame) -> str:
 
 def _keys(entries: pd.DataFrame) -> list[str]:
     """The columns that identify a target: org unit, split period (when given) and period."""
-    return [ORG_UNIT, SPLIT_PERIOD, PERIOD] if SPLIT_PERIOD in entries.columns else [
-        ORG_UNIT, PERIOD
-    ]
+    return (
+        [ORG_UNIT, SPLIT_PERIOD, PERIOD] if SPLIT_PERIOD in entries.columns else [ORG_UNIT, PERIOD]
+    )
 
 
 def _matrix(
@@ -239,23 +237,29 @@ def endemic_thresholds(
     if not 0 <= quantile <= 1:
         raise ValueError(f"quantile must lie in [0, 1], got {quantile}")
     if baseline_years is not None and (
-        isinstance(baseline_years, bool) or not isinstance(baseline_years, int)
+        isinstance(baseline_years, bool)
+        or not isinstance(baseline_years, int)
         or baseline_years < 1
     ):
-        raise ValueError(f"baseline_years must be a whole number of at least 1 or None, got "
-                         f"{baseline_years!r}")
+        raise ValueError(
+            f"baseline_years must be a whole number of at least 1 or None, got {baseline_years!r}"
+        )
     _kind(entries)
     keys = _keys(entries)
     targets = entries[keys].drop_duplicates().reset_index(drop=True)
     history = _history(actuals, targets[PERIOD].dtype)
     year, season = _year_and_season(targets[PERIOD])
     frame = targets.assign(
-        org_unit=targets[ORG_UNIT].astype(str), _target=np.arange(len(targets)), _year=year,
+        org_unit=targets[ORG_UNIT].astype(str),
+        _target=np.arange(len(targets)),
+        _year=year,
         _season=season,
     )
     joined = frame.merge(history, on=[ORG_UNIT, "_season"], suffixes=("", "_seen"))
-    first_year = -np.inf if strategy == "seasonal" or baseline_years is None else (
-        joined["_year"] - baseline_years
+    first_year = (
+        -np.inf
+        if strategy == "seasonal" or baseline_years is None
+        else (joined["_year"] - baseline_years)
     )
     keep = (joined["_year_seen"] < joined["_year"]) & (joined["_year_seen"] >= first_year)
     if SPLIT_PERIOD in keys:
@@ -284,8 +288,13 @@ def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
     values = actuals[VALUE].to_numpy(np.float64)
     year, season = _year_and_season(periods)
     history = pd.DataFrame(
-        {ORG_UNIT: actuals[ORG_UNIT].astype(str).to_numpy(), "_period_seen": periods.to_numpy(),
-         "_year_seen": year, "_season": season, "_value": values}
+        {
+            ORG_UNIT: actuals[ORG_UNIT].astype(str).to_numpy(),
+            "_period_seen": periods.to_numpy(),
+            "_year_seen": year,
+            "_season": season,
+            "_value": values,
+        }
     )
     twice = history.duplicated([ORG_UNIT, "_period_seen"])
     if twice.any():

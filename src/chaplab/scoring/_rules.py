@@ -94,7 +94,7 @@ def weighted_interval_score(
     median = values[:, intervals.median]
     scale = 1.0 / (intervals.count + 0.5)
     dispersion = (high - low) @ (intervals.alphas / 2.0) * scale
-    over = (np.maximum(low - y[:, None], 0.0).sum(axis=1) + 0.5 * np.maximum(median - y, 0.0))
+    over = np.maximum(low - y[:, None], 0.0).sum(axis=1) + 0.5 * np.maximum(median - y, 0.0)
     under = np.maximum(y[:, None] - high, 0.0).sum(axis=1) + 0.5 * np.maximum(y - median, 0.0)
     over, under = over * scale, under * scale
     return WeightedIntervalScore(dispersion + over + under, dispersion, over, under)

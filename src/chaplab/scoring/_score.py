@@ -56,9 +56,7 @@ def score(
     are an error, or left out with ``unmatched="drop"``. Every model's quantile levels must
     include the median and be symmetric (q with 1 - q), as WIS needs.
     """
-    targets = align(
-        forecasts, actuals, model_column=model_column, scale=scale, unmatched=unmatched
-    )
+    targets = align(forecasts, actuals, model_column=model_column, scale=scale, unmatched=unmatched)
     parts = [_block_scores(targets, block) for block in targets.blocks]
     return pd.concat(parts, ignore_index=True)
 
@@ -99,9 +97,7 @@ def quantile_loss(
     """One row per entry (model, target and quantile level) with its pinball loss
     ``(1{y < q} - tau)(q - y)`` in ``quantile_loss``; arguments as in :func:`score`.
     Summarise it ``by="quantile"`` to see which levels cost most."""
-    targets = align(
-        forecasts, actuals, model_column=model_column, scale=scale, unmatched=unmatched
-    )
+    targets = align(forecasts, actuals, model_column=model_column, scale=scale, unmatched=unmatched)
     parts = []
     for block in targets.blocks:
         keys = targets.keys(block)

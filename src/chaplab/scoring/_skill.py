@@ -58,9 +58,7 @@ def relative_skill(
     _check_arguments(scores, baseline, metric, n_bootstrap, level)
     table = _ScoreTable.build(scores, metric)
     if baseline not in table.models:
-        raise ValueError(
-            f"baseline {baseline!r} is not among the scored models {table.models}"
-        )
+        raise ValueError(f"baseline {baseline!r} is not among the scored models {table.models}")
     base = table.models.index(baseline)
     sums = table.cluster_sums()
     point = _skill(sums.sum(axis=0)[None], table.shared, base)[0]

@@ -172,8 +172,9 @@ def _entries(forecasts: Forecasts, model_column: str) -> _Entries:
         [_org_units(frame, name) for frame, name in zip(frames, names, strict=True)],
         ignore_order=True,
     )
-    level = np.round(np.concatenate([f[QUANTILE].to_numpy(np.float64) for f in frames]),
-                     LEVEL_DIGITS)
+    level = np.round(
+        np.concatenate([f[QUANTILE].to_numpy(np.float64) for f in frames]), LEVEL_DIGITS
+    )
     value = np.concatenate([f[VALUE].to_numpy(np.float64) for f in frames])
     if not ((level > 0) & (level < 1)).all():
         bad = level[~((level > 0) & (level < 1))][0]
@@ -292,8 +293,7 @@ def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
         duplicate = int(np.flatnonzero(keys.duplicated())[0])
         row = actuals[known].iloc[duplicate]
         raise ValueError(
-            f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period "
-            f"{row[PERIOD]}"
+            f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period {row[PERIOD]}"
         )
     return _Lookup(keys, actuals[VALUE].to_numpy(np.float64)[known], first, span)
 
@@ -331,8 +331,12 @@ def _block(
     level = entries.level[rows]
     levels = np.sort(pd.unique(level))
     starts = np.flatnonzero(
-        np.r_[True, (org_unit[1:] != org_unit[:-1]) | (split[1:] != split[:-1])
-              | (period[1:] != period[:-1])]
+        np.r_[
+            True,
+            (org_unit[1:] != org_unit[:-1])
+            | (split[1:] != split[:-1])
+            | (period[1:] != period[:-1]),
+        ]
     )
     counts = np.diff(np.r_[starts, len(rows)])
     width = len(levels)
@@ -397,6 +401,11 @@ def _log_block(block: Block) -> Block:
                 f"has negative {what} (lowest {array.min():g})"
             )
     return Block(
-        block.model, block.org_unit, block.split_period, block.period,
-        np.log1p(block.observed), block.levels, np.log1p(block.values),
+        block.model,
+        block.org_unit,
+        block.split_period,
+        block.period,
+        np.log1p(block.observed),
+        block.levels,
+        np.log1p(block.values),
     )

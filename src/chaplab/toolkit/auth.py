@@ -64,8 +64,11 @@ class AuthPolicy:
         name = _checked_header_name(header_name)
         if isinstance(unauthenticated_paths, str):
             raise TypeError("unauthenticated_paths must be a list of paths, not a single string")
-        paths = (DEFAULT_UNAUTHENTICATED_PATHS if unauthenticated_paths is None
-                 else frozenset(unauthenticated_paths))
+        paths = (
+            DEFAULT_UNAUTHENTICATED_PATHS
+            if unauthenticated_paths is None
+            else frozenset(unauthenticated_paths)
+        )
         return cls(header_name=name, unauthenticated_paths=paths)
 
     @property
@@ -103,13 +106,20 @@ class ApiKeyMiddleware:
         presented = self._presented_key(scope)
         if presented is None:
             log_event(logger, logging.WARNING, "auth.missing_key", path=path, method=method)
-            await self._reject(scope, receive, send,
-                               f"Missing authentication header: {self.policy.header_name}")
+            await self._reject(
+                scope, receive, send, f"Missing authentication header: {self.policy.header_name}"
+            )
             return
         prefix = key_prefix(presented.decode("latin-1"))
         if not self.store.match(presented):
-            log_event(logger, logging.WARNING, "auth.invalid_key", key_prefix=prefix, path=path,
-                      method=method)
+            log_event(
+                logger,
+                logging.WARNING,
+                "auth.invalid_key",
+                key_prefix=prefix,
+                path=path,
+                method=method,
+            )
             await self._reject(scope, receive, send, "Invalid API key")
             return
         log_event(logger, logging.INFO, "auth.success", key_prefix=prefix, path=path)
@@ -117,11 +127,15 @@ class ApiKeyMiddleware:
 
     async def _reject(self, scope: Scope, receive: Receive, send: Send, detail: str) -> None:
         if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": WEBSOCKET_POLICY_VIOLATION,
-                        "reason": detail})
+            await send(
+                {"type": "websocket.close", "code": WEBSOCKET_POLICY_VIOLATION, "reason": detail}
+            )
             return
         response = problem_response(
-            401, instance=scope["path"], title="Unauthorized", detail=detail,
+            401,
+            instance=scope["path"],
+            title="Unauthorized",
+            detail=detail,
             headers={"WWW-Authenticate": self.policy.www_authenticate},
         )
         await response(scope, receive, send)

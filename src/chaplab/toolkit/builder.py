@@ -55,8 +55,7 @@ class ServiceBuilder:
     """
 
     def __init__(self, title: str, version: str = "0.1.0", description: str = "") -> None:
-        for name, value in (("title", title), ("version", version),
-                            ("description", description)):
+        for name, value in (("title", title), ("version", version), ("description", description)):
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a string, got {type(value).__name__}")
         if not title.strip():
@@ -110,8 +109,10 @@ class ServiceBuilder:
         if isinstance(allow_origins, str):
             raise TypeError("allow_origins must be a list of origins, not a single string")
         self._cors = {
-            "allow_origins": list(allow_origins), "allow_methods": list(allow_methods),
-            "allow_headers": list(allow_headers), "allow_credentials": allow_credentials,
+            "allow_origins": list(allow_origins),
+            "allow_methods": list(allow_methods),
+            "allow_headers": list(allow_headers),
+            "allow_credentials": allow_credentials,
             "expose_headers": list(expose_headers),
         }
         return self

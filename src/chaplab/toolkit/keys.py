@@ -89,8 +89,7 @@ class KeyFileKeys:
             raise ValueError(f"API key file {self.path} is a folder, not a file") from None
         except UnicodeDecodeError as error:
             raise ValueError(
-                f"API key file {self.path} is not UTF-8 text "
-                f"(byte {error.start}: {error.reason})"
+                f"API key file {self.path} is not UTF-8 text (byte {error.start}: {error.reason})"
             ) from None
 
     def version(self) -> Hashable:
@@ -171,8 +170,13 @@ class ApiKeyStore:
         self._keys = self._encode(source.load())
         self._last_check = clock()
         self._reload_requested = False
-        log_event(logger, logging.INFO, "auth.keys_loaded", key_count=len(self._keys),
-                  source=source.description)
+        log_event(
+            logger,
+            logging.INFO,
+            "auth.keys_loaded",
+            key_count=len(self._keys),
+            source=source.description,
+        )
 
     @staticmethod
     def _encode(keys: Iterable[str]) -> tuple[bytes, ...]:
@@ -203,13 +207,23 @@ class ApiKeyStore:
             try:
                 keys = self._encode(self.source.load())
             except (OSError, ValueError) as error:
-                log_event(logger, logging.WARNING, "auth.reload_failed",
-                          source=self.source.description, reason=str(error),
-                          key_count=len(self._keys))
+                log_event(
+                    logger,
+                    logging.WARNING,
+                    "auth.reload_failed",
+                    source=self.source.description,
+                    reason=str(error),
+                    key_count=len(self._keys),
+                )
                 return False
             self._keys = keys
-        log_event(logger, logging.INFO, "auth.keys_reloaded", key_count=len(keys),
-                  source=self.source.description)
+        log_event(
+            logger,
+            logging.INFO,
+            "auth.keys_reloaded",
+            key_count=len(keys),
+            source=self.source.description,
+        )
         return True
 
     def request_reload(self) -> None:

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 # Attributes every LogRecord has; anything else on a record was passed through ``extra``.
-_STANDARD_ATTRIBUTES = frozenset(
-    logging.LogRecord("", 0, "", 0, "", None, None).__dict__
-) | {"message", "asctime", "taskName"}
+_STANDARD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "taskName",
+}
 
 
 def log_event(logger: logging.Logger, level: int, event: str, **fields: Any) -> None:
@@ -27,7 +29,8 @@ def log_event(logger: logging.Logger, level: int, event: str, **fields: Any) -> 
 def event_fields(record: logging.LogRecord) -> dict[str, Any]:
     """The attributes a record carries beyond the standard ones (its event fields)."""
     return {
-        name: value for name, value in record.__dict__.items()
+        name: value
+        for name, value in record.__dict__.items()
         if name not in _STANDARD_ATTRIBUTES and not name.startswith("_")
     }
 

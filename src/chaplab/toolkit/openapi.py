@@ -20,7 +20,9 @@ def add_api_key_security(app: FastAPI, policy: AuthPolicy) -> None:
             return app.openapi_schema
         schema = plain_openapi()
         schema.setdefault("components", {}).setdefault("securitySchemes", {})[SCHEME_NAME] = {
-            "type": "apiKey", "in": "header", "name": policy.header_name,
+            "type": "apiKey",
+            "in": "header",
+            "name": policy.header_name,
         }
         schema["security"] = [{SCHEME_NAME: []}]
         for path, operations in schema.get("paths", {}).items():

@@ -41,7 +41,8 @@ _LANDING = """<!doctype html>
 def landing_html(title: str, version: str, description: str) -> str:
     """The landing page naming the service and its version, with links to the docs."""
     return _LANDING.format(
-        title=html.escape(title), version=html.escape(version),
+        title=html.escape(title),
+        version=html.escape(version),
         description=html.escape(description),
     )
 
@@ -87,8 +88,9 @@ def standard_router(
                 healthy = False
             else:
                 if not healthy:
-                    logger.warning("Health check reported unhealthy",
-                                   extra={"event": "health.failed"})
+                    logger.warning(
+                        "Health check reported unhealthy", extra={"event": "health.failed"}
+                    )
             if not healthy:
                 raise ProblemError(503, detail="The service's health check failed")
         return JSONResponse(

@@ -176,8 +176,14 @@ def _http_exception_detail(request: Request, status: int, detail: Any) -> str:
 async def _handle_problem_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ProblemError)
     return problem_response(
-        exc.status, instance=request.url.path, title=exc.title, detail=exc.detail,
-        type=exc.type, errors=exc.errors, extensions=exc.extensions, headers=exc.headers,
+        exc.status,
+        instance=request.url.path,
+        title=exc.title,
+        detail=exc.detail,
+        type=exc.type,
+        errors=exc.errors,
+        extensions=exc.extensions,
+        headers=exc.headers,
     )
 
 
@@ -240,14 +246,20 @@ class UnhandledErrorMiddleware:
             await self.app(scope, receive, watched_send)
         except Exception:
             error_logger.exception(
-                "Unhandled error on %s %s", scope.get("method"), scope.get("path"),
-                extra={"event": "request.error", "path": scope.get("path"),
-                       "method": scope.get("method")},
+                "Unhandled error on %s %s",
+                scope.get("method"),
+                scope.get("path"),
+                extra={
+                    "event": "request.error",
+                    "path": scope.get("path"),
+                    "method": scope.get("method"),
+                },
             )
             if watched_send.started:
                 raise
             response = problem_response(
-                500, instance=scope.get("path", ""),
+                500,
+                instance=scope.get("path", ""),
                 detail="The server met an unexpected error; it has been logged.",
             )
             await response(scope, receive, send)

@@ -87,7 +87,9 @@ class BackgroundServer:
         self._server = server = uvicorn.Server(config)
         self._error = None
         self._thread = threading.Thread(
-            target=self._serve, args=(server, sock), name=f"BackgroundServer:{self.port}",
+            target=self._serve,
+            args=(server, sock),
+            name=f"BackgroundServer:{self.port}",
             daemon=True,
         )
         self._thread.start()

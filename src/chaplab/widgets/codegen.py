@@ -1,4 +1,4 @@
-""""Copy code": the client calls that reproduce what the panel shows, so a person can continue
+""" "Copy code": the client calls that reproduce what the panel shows, so a person can continue
 in code. The key is never written out; the code asks for it.
 
 **copy code** puts the code on the clipboard, in the browser (:class:`CopyButton`, a few lines
@@ -57,7 +57,9 @@ def view_code(state: ViewState) -> str:
     chart_options = "".join(
         f", {name}={value!r}"
         for name, value in (
-            ("org_units", state.org_unit), ("split_period", state.split_period), ("top", state.top)
+            ("org_units", state.org_unit),
+            ("split_period", state.split_period),
+            ("top", state.top),
         )
         if value is not None
     )
@@ -172,7 +174,9 @@ class CodeView(widgets.VBox):
         super().__init__()
         self.copy_button = CopyButton()
         self.toggle = widgets.ToggleButton(
-            description="show code", icon="code", tooltip="show the client calls behind this view",
+            description="show code",
+            icon="code",
+            tooltip="show the client calls behind this view",
             layout=widgets.Layout(**UNCUT),
         )
         self.text = widgets.Textarea(
@@ -181,8 +185,10 @@ class CodeView(widgets.VBox):
         )
         self.toggle.observe(self._toggled, names="value")
         self.children = [
-            widgets.HBox([self.copy_button, self.toggle], layout=widgets.Layout(
-                align_items="center", grid_gap="0 12px")),
+            widgets.HBox(
+                [self.copy_button, self.toggle],
+                layout=widgets.Layout(align_items="center", grid_gap="0 12px"),
+            ),
             self.text,
         ]
 

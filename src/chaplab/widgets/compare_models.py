@@ -160,11 +160,16 @@ class CompareModelsView(widgets.VBox):
         self.n_splits = _bounded("nSplits", 3, MAX_SPLITS, "how many forecast origins are scored")
         self.stride = _bounded("stride", 1, MAX_PERIODS, "periods between consecutive splits")
         self.name = widgets.Text(
-            value="compare models", description="batch name", style=_STYLE,
+            value="compare models",
+            description="batch name",
+            style=_STYLE,
             layout=widgets.Layout(width="380px"),
         )
         self.button = widgets.Button(
-            description="Run batch", button_style="primary", icon="play", disabled=True,
+            description="Run batch",
+            button_style="primary",
+            icon="play",
+            disabled=True,
             tooltip="run every selected model on the same backtest, as one batch",
         )
         self.problem = widgets.HTML()
@@ -172,7 +177,9 @@ class CompareModelsView(widgets.VBox):
         self.jobs = widgets.VBox()
         self.status = widgets.HTML()
         self.baseline = widgets.Dropdown(
-            description="relative to", style=_STYLE, layout=widgets.Layout(width="380px"),
+            description="relative to",
+            style=_STYLE,
+            layout=widgets.Layout(width="380px"),
             disabled=True,
         )
         self.leaderboard = SortableTable(
@@ -188,8 +195,14 @@ class CompareModelsView(widgets.VBox):
         }
         self.comparison = image_widget()
         self.comparison_title = widgets.HTML()
-        for control in (self.dataset, self.models, self.n_periods, self.n_splits, self.stride,
-                        self.name):
+        for control in (
+            self.dataset,
+            self.models,
+            self.n_periods,
+            self.n_splits,
+            self.stride,
+            self.name,
+        ):
             control.observe(lambda _: self.check(), names="value")
         self.button.on_click(lambda _: self.run())
         self.baseline.observe(lambda _: self._baseline_changed(), names="value")
@@ -200,8 +213,10 @@ class CompareModelsView(widgets.VBox):
                 "baselines on one backtest, then rank them by relative skill.</small>"
             ),
             widgets.HBox(
-                [widgets.VBox([self.dataset, self.name]),
-                 widgets.VBox([self.models, self.models_note])],
+                [
+                    widgets.VBox([self.dataset, self.name]),
+                    widgets.VBox([self.models, self.models_note]),
+                ],
                 layout=widgets.Layout(flex_flow="row wrap", grid_gap="4px 24px"),
             ),
             widgets.HBox([self.n_periods, self.n_splits, self.stride]),
@@ -228,8 +243,9 @@ class CompareModelsView(widgets.VBox):
         stay, and the baselines are preselected while no model is chosen."""
         self._datasets = {dataset.id: dataset for dataset in datasets}
         kept = self.dataset.value
-        self.dataset.options = [(dataset.name or f"dataset {dataset.id}", dataset.id)
-                                for dataset in datasets]
+        self.dataset.options = [
+            (dataset.name or f"dataset {dataset.id}", dataset.id) for dataset in datasets
+        ]
         fit_choices(self.dataset, _STYLE["description_width"], "380px")
         if kept in self._datasets:
             self.dataset.value = kept
@@ -323,8 +339,12 @@ class CompareModelsView(widgets.VBox):
     async def _run(self, request: BatchRequest) -> None:
         self.status.value = message("starting the batch…", GREEN)
         batch = await self._client.create_backtests(
-            request.name, list(request.model_names), request.dataset_id,
-            n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
+            request.name,
+            list(request.model_names),
+            request.dataset_id,
+            n_periods=request.n_periods,
+            n_splits=request.n_splits,
+            stride=request.stride,
         )
         names = dict(zip((job.job_id for job in batch.jobs), request.model_names, strict=True))
         self.job_rows = [_job_row(job_id, names[job_id]) for job_id in names]
@@ -333,8 +353,11 @@ class CompareModelsView(widgets.VBox):
         self.jobs.children = [widgets.HTML("<b>Jobs of the batch</b>"), *self.job_rows]
         self.status.value = message(f"running {len(self.job_rows)} models…", GREEN)
         finished = await asyncio.gather(*(self._follow(row) for row in self.job_rows))
-        runs = {row.name: evaluation for row, evaluation in
-                zip(self.job_rows, finished, strict=True) if evaluation is not None}
+        runs = {
+            row.name: evaluation
+            for row, evaluation in zip(self.job_rows, finished, strict=True)
+            if evaluation is not None
+        }
         runs |= await self._baseline_runs(batch.specification_id, runs)
         if len(runs) < 2:
             self.status.value = message(
@@ -344,8 +367,10 @@ class CompareModelsView(widgets.VBox):
             self._finished()
             return
         self.status.value = message(f"scoring {len(runs)} models…", GREEN)
-        forecasts = {name: await self._client.evaluation_frame(evaluation)
-                     for name, evaluation in runs.items()}
+        forecasts = {
+            name: await self._client.evaluation_frame(evaluation)
+            for name, evaluation in runs.items()
+        }
         actuals = await self._client.actual_cases(next(iter(runs.values())))
         self.scored = await asyncio.to_thread(BatchScores.build, forecasts, actuals)
         await self._show_scores(self.scored)
@@ -381,8 +406,9 @@ class CompareModelsView(widgets.VBox):
         pending (chap-core queues them when the specification is first read)."""
         while True:
             detail = await self._client.get_backtest_specification(specification_id)
-            pending = [ref.configured_model.name for ref in detail.baselines
-                       if ref.status == "pending"]
+            pending = [
+                ref.configured_model.name for ref in detail.baselines if ref.status == "pending"
+            ]
             if not pending:
                 break
             self.status.value = message(f"waiting for the baselines: {', '.join(pending)}", GREEN)
@@ -390,7 +416,8 @@ class CompareModelsView(widgets.VBox):
         return {
             ref.configured_model.name: ref.backtest_id
             for ref in detail.baselines
-            if ref.status == "done" and ref.backtest_id is not None
+            if ref.status == "done"
+            and ref.backtest_id is not None
             and ref.configured_model.name not in runs
         }
 
@@ -423,9 +450,7 @@ class CompareModelsView(widgets.VBox):
         if scored is None or baseline is None:
             return
         skill = await asyncio.to_thread(scored.skill, baseline)
-        self.leaderboard.set_rows(
-            [leaderboard_row(record) for record in skill.to_dict("records")]
-        )
+        self.leaderboard.set_rows([leaderboard_row(record) for record in skill.to_dict("records")])
         rendered = await render_chart(ScoringChart("leaderboard_chart", skill))
         self.images["leaderboard_chart"].value = rendered.png
 
@@ -440,8 +465,9 @@ class CompareModelsView(widgets.VBox):
         if self.scored is None or len(chosen) < 2:
             self.comparison.value, self.comparison_title.value = b"", ""
             return None
-        return self._keeper.spawn(self._draw_comparison(self.scored, chosen[0], chosen[1]),
-                                  on_error=self.show_error)
+        return self._keeper.spawn(
+            self._draw_comparison(self.scored, chosen[0], chosen[1]), on_error=self.show_error
+        )
 
     async def _draw_comparison(self, scored: BatchScores, first: str, second: str) -> None:
         view = ChartView(
@@ -472,6 +498,11 @@ def _job_row(job_id: str, model_name: str) -> JobRow:
 
 def _bounded(label: str, value: int, maximum: int, tooltip: str) -> widgets.BoundedIntText:
     return widgets.BoundedIntText(
-        value=value, min=1, max=maximum, description=label, tooltip=tooltip, style=_STYLE,
+        value=value,
+        min=1,
+        max=maximum,
+        description=label,
+        tooltip=tooltip,
+        style=_STYLE,
         layout=widgets.Layout(width="170px"),
     )

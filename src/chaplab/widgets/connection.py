@@ -63,14 +63,18 @@ class ConnectionBar(widgets.VBox):
         self.version: str | None = None
         self.summary = widgets.HTML()
         self.refresh_button = widgets.Button(
-            description="Refresh", icon="refresh", tooltip="reload everything from the service",
+            description="Refresh",
+            icon="refresh",
+            tooltip="reload everything from the service",
             layout=widgets.Layout(**UNCUT),
         )
         self.message = widgets.HTML()
         self.summary.layout = widgets.Layout(flex="0 1 auto", min_width="0")
         self.children = [
-            widgets.HBox([self.summary, self.refresh_button],
-                         layout=widgets.Layout(align_items="center", grid_gap="0 12px")),
+            widgets.HBox(
+                [self.summary, self.refresh_button],
+                layout=widgets.Layout(align_items="center", grid_gap="0 12px"),
+            ),
             self.message,
         ]
         self._show_summary("connecting…")

@@ -75,8 +75,10 @@ def history_of(dataset: Any) -> History:
     from chaplab.frames import parse_periods
 
     long = pd.DataFrame(
-        [(item.period, item.org_unit, item.feature_name, item.value)
-         for item in dataset.observations or []],
+        [
+            (item.period, item.org_unit, item.feature_name, item.value)
+            for item in dataset.observations or []
+        ],
         columns=["time_period", "location", "feature", "value"],
     )
     table = long.pivot_table(
@@ -84,11 +86,13 @@ def history_of(dataset: Any) -> History:
     ).reset_index()
     table.columns.name = None
     target = long[long["feature"] == TARGET]
-    actuals = pd.DataFrame({
-        "org_unit": target["location"].to_numpy(),
-        "period": parse_periods(target["time_period"]),
-        "value": target["value"].astype(float).to_numpy(),
-    })
+    actuals = pd.DataFrame(
+        {
+            "org_unit": target["location"].to_numpy(),
+            "period": parse_periods(target["time_period"]),
+            "value": target["value"].astype(float).to_numpy(),
+        }
+    )
     geojson = getattr(dataset, "geojson", None)
     if isinstance(geojson, str):  # chap-core 2.5.1 sends the polygons as JSON text
         geojson = json.loads(geojson)
@@ -128,8 +132,14 @@ class FanChart:
 
         start = self.frame["period"].min() - HISTORY
         recent = self.actuals[self.actuals["period"] >= start]
-        return fan_chart(self.frame, recent, history=HISTORY, max_panels=MAX_PANELS,
-                         title=self.name, top=self.top)
+        return fan_chart(
+            self.frame,
+            recent,
+            history=HISTORY,
+            max_panels=MAX_PANELS,
+            title=self.name,
+            top=self.top,
+        )
 
 
 @dataclass(frozen=True)
@@ -146,8 +156,7 @@ class MapChart:
         """:func:`chaplab.plotting.map_chart` on a figure of its own."""
         from chaplab.plotting import map_chart
 
-        return map_chart(self.frame, self.geojson, self.value, units=self.units,
-                         title=self.title)
+        return map_chart(self.frame, self.geojson, self.value, units=self.units, title=self.title)
 
 
 @dataclass(frozen=True)
@@ -189,8 +198,9 @@ def forecast_table_rows(
 
     from chaplab.frames import format_number, frame_labels, period_label
 
-    levels = frame.pivot_table(index=["org_unit", "period"], columns="quantile", values="value",
-                               observed=True)
+    levels = frame.pivot_table(
+        index=["org_unit", "period"], columns="quantile", values="value", observed=True
+    )
     if outbreaks is not None:
         keyed = outbreaks.assign(org_unit=outbreaks["org_unit"].astype(str))
         levels = levels.join(keyed.set_index(["org_unit", "period"])[["threshold", "probability"]])
@@ -201,13 +211,18 @@ def forecast_table_rows(
     levels = levels.assign(_place=[labels.get(str(u), str(u)).casefold() for u, _ in levels.index])
     rows = []
     for (org_unit, period), record in levels.sort_values("_place", kind="stable").iterrows():
-        cells = [labels.get(str(org_unit), str(org_unit)), period_label(period),
-                 format_number(record.get(0.5)),
-                 f"{format_number(record.get(0.1))} \u2013 {format_number(record.get(0.9))}"]
+        cells = [
+            labels.get(str(org_unit), str(org_unit)),
+            period_label(period),
+            format_number(record.get(0.5)),
+            f"{format_number(record.get(0.1))} \u2013 {format_number(record.get(0.9))}",
+        ]
         if outbreaks is not None:
             probability = record.get("probability")
-            cells += [format_number(record.get("threshold")),
-                      "\u2013" if pd.isna(probability) else f"{probability:.0%}"]
+            cells += [
+                format_number(record.get("threshold")),
+                "\u2013" if pd.isna(probability) else f"{probability:.0%}",
+            ]
         rows.append("".join(f"<td{CELL}>{html.escape(cell)}</td>" for cell in cells))
     head = "".join(f'<th scope="col"{CELL}>{html.escape(name)}</th>' for name in header)
     return head, rows
@@ -231,7 +246,9 @@ class ForecastView(widgets.VBox):
         self._map_generation = 0
         self._outbreak_generation = 0
         self.button = widgets.Button(
-            description="Forecast forward", icon="forward", disabled=True,
+            description="Forecast forward",
+            icon="forward",
+            disabled=True,
             tooltip="the selected model forecasts nPeriods after the selected dataset",
         )
         self.message = widgets.HTML()
@@ -241,8 +258,9 @@ class ForecastView(widgets.VBox):
         self.table_pager = Pager(self._show_table_page)
         self._table_head = ""
         self._table_rows: list[str] = []
-        self.map_value = widgets.ToggleButtons(options=[MEDIAN_MAP, PROBABILITY_MAP],
-                                               description="map of")
+        self.map_value = widgets.ToggleButtons(
+            options=[MEDIAN_MAP, PROBABILITY_MAP], description="map of"
+        )
         self.map_message = widgets.HTML()
         self.map_image = image_widget()
         self.strategy = widgets.Dropdown(description="threshold", options=[])
@@ -273,8 +291,9 @@ class ForecastView(widgets.VBox):
         """Say (in red, beside the button) why the forecast could not be made or shown."""
         self.message.value = message(describe_error(error), alert=True)
 
-    async def show(self, name: str, prediction_id: int, frame: pd.DataFrame,
-                   history: History) -> None:
+    async def show(
+        self, name: str, prediction_id: int, frame: pd.DataFrame, history: History
+    ) -> None:
         """Show the forecast: the fan chart after the recent history of cases, the table, the
         map and, once thresholds are computed, the outbreak probabilities."""
         self.message.value = ""
@@ -383,8 +402,9 @@ class ForecastView(widgets.VBox):
         await _said_in(work, self.tiles_message, self.tiles_image)
 
 
-async def _said_in(work: Coroutine[Any, Any, None], text: widgets.HTML,
-                   image: widgets.Image) -> None:
+async def _said_in(
+    work: Coroutine[Any, Any, None], text: widgets.HTML, image: widgets.Image
+) -> None:
     """Await ``work``; when it fails, its problem replaces the tab's image, in red: a map or
     tiles that cannot be drawn leave the chart and the table shown."""
     try:
@@ -402,8 +422,10 @@ def outbreak_frame(frame: pd.DataFrame, thresholds: Any) -> pd.DataFrame:
     from chaplab.scoring import exceedance_probability
 
     lines = pd.DataFrame(
-        [(entry.location, entry.period, entry.values[0] if entry.values else None)
-         for entry in thresholds.entries],
+        [
+            (entry.location, entry.period, entry.values[0] if entry.values else None)
+            for entry in thresholds.entries
+        ],
         columns=["org_unit", "period", "threshold"],
     ).astype({"threshold": float})
     return exceedance_probability(frame, lines)

@@ -122,8 +122,12 @@ def allowed_values(prop: Mapping[str, Any]) -> str:
 def _bounds_text(prop: Mapping[str, Any]) -> str:
     if "minimum" in prop and "maximum" in prop:
         return f"from {_number_text(prop['minimum'])} to {_number_text(prop['maximum'])}"
-    words = (("minimum", "at least"), ("exclusiveMinimum", "more than"),
-             ("maximum", "at most"), ("exclusiveMaximum", "less than"))
+    words = (
+        ("minimum", "at least"),
+        ("exclusiveMinimum", "more than"),
+        ("maximum", "at most"),
+        ("exclusiveMaximum", "less than"),
+    )
     return ", ".join(f"{word} {_number_text(prop[key])}" for key, word in words if key in prop)
 
 
@@ -290,9 +294,7 @@ def _array(
         return widgets.TagsInput(value=start, allow_duplicates=not unique), list
     if kind == "integer":
         low, high = _integer_bounds(items)
-        return widgets.IntsInput(
-            value=start, min=low, max=high, allow_duplicates=not unique
-        ), list
+        return widgets.IntsInput(value=start, min=low, max=high, allow_duplicates=not unique), list
     if kind == "number":
         low, high = _number_bounds(items)
         return widgets.FloatsInput(

@@ -100,14 +100,21 @@ class JobRow(widgets.VBox):
             layout=widgets.Layout(flex=f"0 0 {bar_width}", width=bar_width),
         )
         self.status_label = widgets.HTML()
-        self.cancel_button = widgets.Button(description="Cancel", icon="stop",
-                                            tooltip=f"cancel job {job_id}",
-                                            layout=widgets.Layout(**UNCUT))
-        self.logs_toggle = widgets.ToggleButton(description="show logs", icon="file-text",
-                                                layout=widgets.Layout(display="none", **UNCUT))
+        self.cancel_button = widgets.Button(
+            description="Cancel",
+            icon="stop",
+            tooltip=f"cancel job {job_id}",
+            layout=widgets.Layout(**UNCUT),
+        )
+        self.logs_toggle = widgets.ToggleButton(
+            description="show logs",
+            icon="file-text",
+            layout=widgets.Layout(display="none", **UNCUT),
+        )
         self.error_label = widgets.HTML()
-        self.logs = widgets.Textarea(disabled=True, layout=widgets.Layout(
-            display="none", width="100%", height="12em"))
+        self.logs = widgets.Textarea(
+            disabled=True, layout=widgets.Layout(display="none", width="100%", height="12em")
+        )
         self.logs_toggle.observe(self._toggle_logs, names="value")
         title = widgets.HTML(
             f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} · "
@@ -115,11 +122,15 @@ class JobRow(widgets.VBox):
         )
         title.layout = widgets.Layout(flex="1 1 0%", min_width="0")
         self.status_label.layout = widgets.Layout(flex="0 0 90px", width="90px")
-        buttons = widgets.HBox([self.cancel_button, self.logs_toggle],
-                               layout=widgets.Layout(flex="0 0 240px", width="240px"))
+        buttons = widgets.HBox(
+            [self.cancel_button, self.logs_toggle],
+            layout=widgets.Layout(flex="0 0 240px", width="240px"),
+        )
         self.children = [
-            widgets.HBox([title, self.bar, self.status_label, buttons],
-                         layout=widgets.Layout(align_items="center", width="100%")),
+            widgets.HBox(
+                [title, self.bar, self.status_label, buttons],
+                layout=widgets.Layout(align_items="center", width="100%"),
+            ),
             self.error_label,
             self.logs,
         ]
@@ -193,8 +204,9 @@ class JobBoard(widgets.VBox):
         """How many jobs are still being followed."""
         return sum(not row.finished for row in self.rows)
 
-    def track(self, job_id: str, name: str, kind: str = "evaluation",
-              on_success: OnSuccess | None = None) -> JobRow:
+    def track(
+        self, job_id: str, name: str, kind: str = "evaluation", on_success: OnSuccess | None = None
+    ) -> JobRow:
         """Add a row for ``job_id`` and follow the job in a background task; a successful job
         goes to ``on_success`` (by default the board's)."""
         row = JobRow(job_id, name, kind)

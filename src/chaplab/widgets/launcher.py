@@ -70,14 +70,21 @@ class EvaluationLauncher(widgets.VBox):
         self.model: Any = None
         self.taken_names: set[str] = set()
         self._suggested = ""
-        self.name = widgets.Text(description="name", style=_STYLE, placeholder="evaluation name",
-                                 layout=widgets.Layout(width="540px"))
+        self.name = widgets.Text(
+            description="name",
+            style=_STYLE,
+            placeholder="evaluation name",
+            layout=widgets.Layout(width="540px"),
+        )
         self.n_periods = _count("nPeriods", 3, "periods forecast after each split")
         self.n_splits = _count("nSplits", 3, "how many forecast origins are scored")
         self.stride = _count("stride", 1, "periods between consecutive splits")
         self.choice = widgets.HTML()
         self.button = widgets.Button(
-            description="Run evaluation", button_style="primary", icon="play", disabled=True,
+            description="Run evaluation",
+            button_style="primary",
+            icon="play",
+            disabled=True,
             layout=widgets.Layout(**UNCUT),
         )
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))

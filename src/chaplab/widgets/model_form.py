@@ -40,24 +40,34 @@ class NewModelForm(widgets.VBox):
         self.templates: dict[int, Any] = {}
         self.options: ConfigForm | None = None
         self.template = widgets.Dropdown(
-            options=[], description="template", style=_STYLE,
+            options=[],
+            description="template",
+            style=_STYLE,
             layout=widgets.Layout(width="480px"),
         )
         self.about = widgets.HTML()
         self.name = widgets.Text(
-            description="name", placeholder="e.g. weekly", style=_STYLE,
-            tooltip="stored as {template}:{name}", layout=widgets.Layout(width="480px"),
+            description="name",
+            placeholder="e.g. weekly",
+            style=_STYLE,
+            tooltip="stored as {template}:{name}",
+            layout=widgets.Layout(width="480px"),
         )
         self.options_box = widgets.VBox()
         self.button = widgets.Button(
-            description="Create configured model", icon="plus", disabled=True,
+            description="Create configured model",
+            icon="plus",
+            disabled=True,
             layout=widgets.Layout(**UNCUT),
         )
         self.message = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.template.observe(lambda _: self._build_options(), names="value")
         self.name.observe(lambda _: self._edited(), names="value")
         self.children = [
-            self.template, self.about, self.name, self.options_box,
+            self.template,
+            self.about,
+            self.name,
+            self.options_box,
             widgets.HBox([self.button, self.message], layout=widgets.Layout(align_items="center")),
         ]
 
@@ -118,8 +128,9 @@ class NewModelForm(widgets.VBox):
                 schema = ConfigSchema(properties=template.user_options)
             except InvalidSchemaError as error:
                 self.options_box.children = []
-                self.show_message(f"template {template.name!r} has unusable options: {error}",
-                                  error=True)
+                self.show_message(
+                    f"template {template.name!r} has unusable options: {error}", error=True
+                )
             else:
                 self.options = ConfigForm(schema)
                 self.options.observe(lambda _: self.check(), names="valid")

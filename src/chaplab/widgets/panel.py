@@ -106,11 +106,15 @@ class ChapPanel(widgets.VBox):
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
         self._preloader = Preloader(self._keeper)
         self.datasets = SortableTable(
-            DATASET_COLUMNS, caption="Datasets", noun="dataset",
+            DATASET_COLUMNS,
+            caption="Datasets",
+            noun="dataset",
             on_delete=lambda row: self.delete(self.datasets, self.client.delete_dataset, row),
         )
         self.models = SortableTable(
-            MODEL_COLUMNS, caption="Configured models", noun="configured model",
+            MODEL_COLUMNS,
+            caption="Configured models",
+            noun="configured model",
             on_delete=lambda row: self.delete(
                 self.models, self.client.delete_configured_model, row
             ),
@@ -119,7 +123,8 @@ class ChapPanel(widgets.VBox):
         self.launcher = EvaluationLauncher()
         self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
         self.results = ResultsView(
-            self.client, self._keeper,
+            self.client,
+            self._keeper,
             on_delete=lambda row: self.delete(
                 self.results.table, self.client.delete_evaluation, row
             ),
@@ -360,8 +365,12 @@ class ChapPanel(widgets.VBox):
 
     async def _launch(self, request: EvaluationRequest) -> None:
         job = await self.client.create_evaluation(
-            request.name, request.model_name, request.dataset_id,
-            n_periods=request.n_periods, n_splits=request.n_splits, stride=request.stride,
+            request.name,
+            request.model_name,
+            request.dataset_id,
+            n_periods=request.n_periods,
+            n_splits=request.n_splits,
+            stride=request.stride,
         )
         self.jobs.track(job.id, request.name)
         self._launching.discard(request.name)  # its row holds the name from now on
@@ -407,11 +416,18 @@ class ChapPanel(widgets.VBox):
         view_changes = [
             (self.results.table, "selected"),
             (self.launcher, "valid"),
-            *((control, "value") for control in (
-                self.results.quantiles, self.results.org_unit, self.results.split,
-                self.launcher.name, self.launcher.n_periods, self.launcher.n_splits,
-                self.launcher.stride,
-            )),
+            *(
+                (control, "value")
+                for control in (
+                    self.results.quantiles,
+                    self.results.org_unit,
+                    self.results.split,
+                    self.launcher.name,
+                    self.launcher.n_periods,
+                    self.launcher.n_splits,
+                    self.launcher.stride,
+                )
+            ),
         ]
         for control, trait in view_changes:
             control.observe(lambda _: self._show_code(), names=trait)
@@ -431,19 +447,21 @@ class ChapPanel(widgets.VBox):
         results = self.results
         launch = self.launcher.request() if self.launcher.valid else None
         org_unit, top = results.places_drawn(results.selected)
-        self.code.show(ViewState(
-            base_url=self.client.base_url,
-            proxy_prefix=self.client.proxy_prefix,
-            key_in_use=self.connection.key_in_use,
-            by_connect=reaches(self.client.base_url, self.client.proxy_prefix),
-            evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
-            quantiles=sorted(results.quantiles.value),
-            org_unit=org_unit,
-            split_period=chart_split(results.split.value),
-            top=top,
-            history_periods=HISTORY_PERIODS,
-            launch=launch,
-        ))
+        self.code.show(
+            ViewState(
+                base_url=self.client.base_url,
+                proxy_prefix=self.client.proxy_prefix,
+                key_in_use=self.connection.key_in_use,
+                by_connect=reaches(self.client.base_url, self.client.proxy_prefix),
+                evaluations=[(item.id, item.name or str(item.id)) for item in results.selected],
+                quantiles=sorted(results.quantiles.value),
+                org_unit=org_unit,
+                split_period=chart_split(results.split.value),
+                top=top,
+                history_periods=HISTORY_PERIODS,
+                launch=launch,
+            )
+        )
 
 
 def _loop_running() -> bool:

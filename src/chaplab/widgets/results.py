@@ -47,6 +47,8 @@ def chart_split(choice: str) -> str | None:
     """The chart's ``split_period`` for a stop of the split slider: None (the last split),
     every split in panels of their own, or one split period."""
     return {LAST_SPLIT: None, ALL_SPLITS: EVERY_SPLIT}.get(choice, choice)
+
+
 SPLIT_DEBOUNCE_SECONDS = 0.2
 MAX_PANELS = 12
 HISTORY_PERIODS = 24
@@ -113,9 +115,7 @@ class ResultsView(widgets.VBox):
 
     ``on_delete`` receives an evaluation's row once a person has confirmed deleting it."""
 
-    def __init__(
-        self, client: Any, keeper: TaskKeeper, on_delete: OnDelete | None = None
-    ) -> None:
+    def __init__(self, client: Any, keeper: TaskKeeper, on_delete: OnDelete | None = None) -> None:
         super().__init__()
         self._client = client
         self._keeper = keeper
@@ -134,19 +134,25 @@ class ResultsView(widgets.VBox):
             noun="evaluation",
         )
         self.quantiles = widgets.SelectMultiple(
-            options=QUANTILE_CHOICES, value=DEFAULT_QUANTILES, rows=len(QUANTILE_CHOICES),
-            description="quantiles", layout=widgets.Layout(width="200px"),
+            options=QUANTILE_CHOICES,
+            value=DEFAULT_QUANTILES,
+            rows=len(QUANTILE_CHOICES),
+            description="quantiles",
+            layout=widgets.Layout(width="200px"),
         )
         self.org_unit = widgets.Dropdown(
             options=[ALL_ORG_UNITS], description="org unit", layout=widgets.Layout(width="420px")
         )
         self.org_unit_search = widgets.Text(
-            placeholder="type to narrow the org units (name or id)", description="find",
+            placeholder="type to narrow the org units (name or id)",
+            description="find",
             layout=widgets.Layout(width="420px"),
         )
         self._org_unit_picks: list[tuple[str, str]] = []
         self.split = widgets.SelectionSlider(
-            options=[LAST_SPLIT], description="split", continuous_update=True,
+            options=[LAST_SPLIT],
+            description="split",
+            continuous_update=True,
             layout=widgets.Layout(width="420px"),
         )
         self.image = image_widget()
@@ -286,7 +292,8 @@ class ResultsView(widgets.VBox):
         keep = self.org_unit.value if keep is None else keep
         text = self.org_unit_search.value.strip().casefold()
         shown = [
-            (label, unit) for label, unit in self._org_unit_picks
+            (label, unit)
+            for label, unit in self._org_unit_picks
             if not text or text in label.casefold() or text in unit.casefold() or unit == keep
         ]
         offering, self._offering_choices = self._offering_choices, True
@@ -351,12 +358,13 @@ class ResultsView(widgets.VBox):
 
 
 def top_note(top: int | None, places: int) -> str:
-    """"12 of 558 places with most cases" above a chart that leaves places out; else nothing."""
+    """ "12 of 558 places with most cases" above a chart that leaves places out; else nothing."""
     if top is None or top >= places:
         return ""
     return message(
         f"{top} of {places} places with most cases (in the periods shown), most first; "
-        "pick an org unit to draw any other", "#555"
+        "pick an org unit to draw any other",
+        "#555",
     )
 
 

@@ -53,11 +53,13 @@ def fit_choices(
 ) -> None:
     """Widen ``dropdown`` to its longest choice, never narrower than ``minimum`` nor wider than
     its container, so that no choice is cut (a dropdown keeps its width whatever it offers)."""
-    labels = [str(option[0] if isinstance(option, tuple) else option)
-              for option in dropdown.options]
+    labels = [
+        str(option[0] if isinstance(option, tuple) else option) for option in dropdown.options
+    ]
     longest = max((len(label) for label in labels), default=0)
     dropdown.layout.width = f"max({minimum}, calc({description_width} + {longest + 4}ch))"
     dropdown.layout.max_width = "100%"
+
 
 WRAP_CLASS = "chaplab-wrap"
 """The class of a button whose label wraps onto more lines (ipywidgets keeps a button's label
@@ -135,11 +137,15 @@ class Pager(widgets.HBox):
         self.total = 0
         self._on_change = on_change
         self.previous = widgets.Button(
-            description="previous", icon="chevron-left", tooltip=f"the previous {PAGE_SIZE} rows",
+            description="previous",
+            icon="chevron-left",
+            tooltip=f"the previous {PAGE_SIZE} rows",
             layout=widgets.Layout(**UNCUT),
         )
         self.next = widgets.Button(
-            description="next", icon="chevron-right", tooltip=f"the next {PAGE_SIZE} rows",
+            description="next",
+            icon="chevron-right",
+            tooltip=f"the next {PAGE_SIZE} rows",
             layout=widgets.Layout(**UNCUT),
         )
         self.label = widgets.Label(layout=widgets.Layout(**UNCUT))
@@ -404,8 +410,9 @@ class SortableTable(widgets.VBox):
 
     def _ask_to_delete(self, key: Any) -> None:
         row = self._by_key[key]
-        self.confirmation.ask(row, f"{self.noun} {format_cell(row.get(self.columns[0].key))} "
-                                   f"(id {key})")
+        self.confirmation.ask(
+            row, f"{self.noun} {format_cell(row.get(self.columns[0].key))} (id {key})"
+        )
 
     def _confirmed(self, row: Row) -> None:
         if self._on_delete is not None:
@@ -476,12 +483,14 @@ def _cell(column: Column, text: str) -> widgets.Widget:
 def _cell_value(column: Column, text: str) -> str:
     if column.max_width is None:
         return text
-    return (f'<div style="max-width:{column.max_width};white-space:normal;'
-            f'overflow-wrap:anywhere;line-height:1.3">{html.escape(text)}</div>')
+    return (
+        f'<div style="max-width:{column.max_width};white-space:normal;'
+        f'overflow-wrap:anywhere;line-height:1.3">{html.escape(text)}</div>'
+    )
 
 
 class DeleteConfirmation(widgets.HBox):
-    """"Delete …?" with **Delete** and **Keep** under a table: nothing is deleted before a
+    """ "Delete …?" with **Delete** and **Keep** under a table: nothing is deleted before a
     person confirms; a problem deleting stays here, in red, until the next question."""
 
     def __init__(self, on_confirm: OnDelete) -> None:
@@ -489,8 +498,12 @@ class DeleteConfirmation(widgets.HBox):
         self._on_confirm = on_confirm
         self.row: Row | None = None
         self.question = widgets.HTML()
-        self.yes = widgets.Button(description="Delete", button_style="danger", icon="trash",
-                                  layout=widgets.Layout(**UNCUT))
+        self.yes = widgets.Button(
+            description="Delete",
+            button_style="danger",
+            icon="trash",
+            layout=widgets.Layout(**UNCUT),
+        )
         self.no = widgets.Button(description="Keep", layout=widgets.Layout(**UNCUT))
         self.problem = widgets.HTML()
         self.yes.on_click(lambda _: self._confirm())

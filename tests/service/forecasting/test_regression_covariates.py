@@ -27,7 +27,11 @@ def with_drought(panel: Panel, values: np.ndarray) -> Panel:
 def forecast_without_rain(panel: Panel, n_samples: int, covariates: list[str]) -> np.ndarray:
     """The regression's samples of 3 periods, without rainfall, reading ``covariates``."""
     return REGRESSION.forecast(
-        panel, 3, n_samples, WITHOUT_RAIN, np.random.default_rng(0),
+        panel,
+        3,
+        n_samples,
+        WITHOUT_RAIN,
+        np.random.default_rng(0),
         additional_covariates=covariates,
     )
 

@@ -28,9 +28,9 @@ class SeasonalParams(WireRequest):
     """The seasonal mean + k standard deviations of the same month (or week) in earlier years."""
 
     type: Literal["seasonal"]
-    std_multiplier: Multiplier | Annotated[
-        list[Multiplier], Field(min_length=1, max_length=MAX_LINES)
-    ] = Field(
+    std_multiplier: (
+        Multiplier | Annotated[list[Multiplier], Field(min_length=1, max_length=MAX_LINES)]
+    ) = Field(
         2.0,
         description="Number of standard deviations above the seasonal mean. "
         "A list produces one threshold line per entry.",
