@@ -64,6 +64,42 @@ def test_levels_without_median_or_symmetry_are_refused() -> None:
         weighted_interval_score(np.ones(1), values, np.array([0.05, 0.5, 0.9]))
 
 
+def test_levels_in_any_order_give_the_worked_parts() -> None:
+    observed, values = worked()
+    shuffled = np.array([3, 0, 6, 1, 5, 2, 4])
+    for order in (np.arange(7)[::-1], shuffled):
+        parts = weighted_interval_score(observed, values[:, order], SEVEN[order])
+        assert parts.wis[0] == pytest.approx(7.357142857142857, abs=1e-12)
+        assert parts.dispersion[0] == pytest.approx(4.5, abs=1e-12)
+        assert parts.overprediction[0] == 0.0
+        assert parts.underprediction[0] == pytest.approx(10 / 3.5, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shuffled_levels_agree_with_scoringrules(seed: int) -> None:
+    observed, values = random_case(seed)
+    order = np.random.default_rng(seed).permutation(len(SEVEN))
+    np.testing.assert_allclose(
+        weighted_interval_score(observed, values[:, order], SEVEN[order]).wis,
+        sr.crps_quantile(observed, values, SEVEN, backend="numpy"),
+        rtol=1e-12,
+    )
+
+
+def test_values_of_the_wrong_shape_are_named() -> None:
+    observed, values = worked()
+    with pytest.raises(ValueError, match=r"values must have shape .* = \(1, 7\).* got \(7,\)"):
+        weighted_interval_score(observed, values[0], SEVEN)
+    with pytest.raises(ValueError, match=r"values must have shape .* = \(2, 7\).* got \(1, 7\)"):
+        weighted_interval_score(np.array([100.0, 90.0]), values, SEVEN)
+    with pytest.raises(ValueError, match=r"values must have shape .* = \(1, 6\).* got \(1, 7\)"):
+        weighted_interval_score(observed, values, SEVEN[:6])
+    with pytest.raises(ValueError, match="observed must be a 1-d array"):
+        weighted_interval_score(np.array([[100.0]]), values, SEVEN)
+    with pytest.raises(ValueError, match="levels must differ from each other, but 0.5 repeats"):
+        weighted_interval_score(np.ones(1), np.ones((1, 3)), np.array([0.5, 0.1, 0.5]))
+
+
 finite = st.floats(-1e4, 1e4, allow_nan=False, allow_infinity=False)
 
 

@@ -81,6 +81,21 @@ def test_a_model_sharing_no_target_has_no_skill() -> None:
     assert result.index[-1] == "lonely"  # ranked last
 
 
+def test_a_baseline_sharing_no_target_is_an_error() -> None:
+    scores = scores_frame({"a": {("X", 0, 1): 2.0}, "b": {("Y", 0, 1): 1.0}})
+    message = "baseline 'a' shares no forecast target .* with any other model in scores"
+    with pytest.raises(ValueError, match=message):
+        relative_skill(scores, baseline="a")
+    with pytest.raises(ValueError, match=message):  # a baseline alone has nothing to compare
+        relative_skill(scores[scores["model"] == "a"], baseline="a")
+
+
+def test_empty_scores_are_an_error() -> None:
+    scores = score({"a": normal_forecasts(2)}, normal_actuals(2)).iloc[:0]
+    with pytest.raises(ValueError, match="scores is empty: there is no scored target"):
+        relative_skill(scores, baseline="a")
+
+
 def test_with_shared_targets_skill_is_the_ratio_of_mean_scores() -> None:
     forecasts = {
         "naive": normal_forecasts(5, spread=2.0),

@@ -7,6 +7,7 @@ rows) and works on whole arrays: no Python loop per target.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,9 +87,14 @@ def weighted_interval_score(
     observed: np.ndarray, values: np.ndarray, levels: np.ndarray
 ) -> WeightedIntervalScore:
     """WIS (Bracher et al. 2021) with interval weights alpha/2 and median weight 1/2, split into
-    dispersion, over- and under-prediction, each divided by K + 1/2."""
+    dispersion, over- and under-prediction, each divided by K + 1/2.
+
+    ``levels`` may come in any order (the columns of ``values`` follow them); ``values`` must
+    have one row per observation and one column per level: a ValueError names the argument
+    that does not fit.
+    """
+    y, values, levels = ascending_levels(observed, values, levels)
     intervals = central_intervals(levels)
-    y = np.asarray(observed, dtype=np.float64)
     low = values[:, intervals.lower]
     high = values[:, intervals.upper]
     median = values[:, intervals.median]
@@ -110,6 +116,34 @@ def quantile_bias(observed: np.ndarray, values: np.ndarray, levels: np.ndarray) 
     above = np.where(values >= y, levels, 1.0).min(axis=1)
     flat = y[:, 0]
     return np.where(flat < median, 1.0 - 2.0 * below, np.where(flat > median, 1.0 - 2.0 * above, 0))
+
+
+def ascending_levels(
+    observed: np.ndarray | Sequence[float],
+    values: np.ndarray | Sequence[Sequence[float]],
+    levels: np.ndarray | Sequence[float],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observations ``(n,)``, values ``(n, L)`` and levels ``(L,)`` as float arrays with the levels
+    ascending and the value columns in the same order; ValueError naming the argument whose
+    shape does not fit the others, or a level that repeats."""
+    y = np.asarray(observed, dtype=np.float64)
+    quantile_values = np.asarray(values, dtype=np.float64)
+    tau = np.asarray(levels, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"observed must be a 1-d array of observations, got shape {y.shape}")
+    if tau.ndim != 1 or tau.size == 0:
+        raise ValueError(f"levels must be a non-empty 1-d array of quantile levels, got {tau!r}")
+    if quantile_values.shape != (len(y), len(tau)):
+        raise ValueError(
+            f"values must have shape (len(observed), len(levels)) = ({len(y)}, {len(tau)}), "
+            f"one row per observation and one column per level, got {quantile_values.shape}"
+        )
+    order = np.argsort(tau, kind="stable")
+    tau = tau[order]
+    repeated = tau[1:][np.diff(np.round(tau, LEVEL_DIGITS)) == 0]
+    if repeated.size:
+        raise ValueError(f"levels must differ from each other, but {repeated[0]:g} repeats")
+    return y, quantile_values[:, order], tau
 
 
 def central_median(levels: np.ndarray) -> int:

@@ -60,6 +60,11 @@ def relative_skill(
     if baseline not in table.models:
         raise ValueError(f"baseline {baseline!r} is not among the scored models {table.models}")
     base = table.models.index(baseline)
+    if table.shared[base].sum() <= 1:
+        raise ValueError(
+            f"baseline {baseline!r} shares no forecast target (org unit, split period, period) "
+            "with any other model in scores, so no model can be compared with it"
+        )
     sums = table.cluster_sums()
     point = _skill(sums.sum(axis=0)[None], table.shared, base)[0]
     draws = _bootstrap(sums, table.shared, base, n_bootstrap, seed)
@@ -90,6 +95,8 @@ def _check_arguments(
     missing = missing_columns(scores, (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD), "scores")
     if missing:
         raise ValueError(f"scores lacks column(s) {missing}: pass the frame score() returns")
+    if scores.empty:
+        raise ValueError("scores is empty: there is no scored target to rank models on")
     if metric not in scores.columns or not pd.api.types.is_numeric_dtype(scores[metric]):
         raise ValueError(f"metric: scores has no numeric column {metric!r}")
     if metric in SIGNED_METRICS or metric.startswith("interval_coverage"):
