@@ -282,21 +282,69 @@ async def test_model_form_sends_nothing_while_options_break_the_schema(
     assert not form.button.disabled
 
 
-async def test_two_selected_evaluations_show_comparison_and_metrics(make_panel: MakePanel) -> None:
+async def test_pressing_another_evaluation_shows_it_instead_of_adding_it(
+    make_panel: MakePanel,
+) -> None:
     panel = await make_panel()
     panel.launcher.button.click()
     await panel.wait_idle()
+    assert [item.id for item in panel.results.selected] == [2]  # the one just made
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
-    assert [item.id for item in panel.results.selected] == [2, 1]
-    assert "<caption>aggregate metrics</caption>" in panel.results.metrics.value
-    assert "crps" in panel.results.metrics.value
-    assert panel.results.shown_panels[:2] == ["OU_A", "OU_B"]
+    assert [item.id for item in panel.results.selected] == [1]
+    assert panel.results.table.selected == (1,)
+    assert panel.results.metrics.value == ""  # one evaluation: its chart, no comparison table
+    assert "fan_chart(" in panel.code.code and "compare_chart" not in panel.code.code
+    assert "vs" not in repr(panel)
+
+
+async def test_compare_with_draws_both_and_one_click_goes_back(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    results = panel.results
+    assert results.compare_with.options == (
+        ("nothing (one evaluation)", None),
+        ("bt_naive (#1)", 1),
+    )
+    assert results.alone_button.layout.display == "none"
+    results.compare_with.value = 1
+    await results.settled()
+    assert [item.id for item in results.selected] == [2, 1]
+    assert "<caption>aggregate metrics</caption>" in results.metrics.value
+    assert "crps" in results.metrics.value
+    assert results.shown_panels[:2] == ["OU_A", "OU_B"]
     assert "compare_chart(frame, frame_b" in panel.code.code
     assert "vs bt_naive" in repr(panel)
     # the metrics table sits under the chart, not beside it (out of sight in a narrow output)
-    children = list(panel.results.children)
-    assert children.index(panel.results.metrics) == children.index(panel.results.image) + 1
+    children = list(results.children)
+    assert children.index(results.metrics) == children.index(results.image) + 1
+    assert results.alone_button.layout.display == ""
+    results.alone_button.click()
+    await results.settled()
+    assert [item.id for item in results.selected] == [2]
+    assert results.metrics.value == "" and results.alone_button.layout.display == "none"
+    assert "compare_chart" not in panel.code.code
+
+
+async def test_evaluations_that_share_no_places_are_not_offered_and_a_sentence_says_so(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.evaluations[2] = {**EVALUATION, "id": 2, "name": "elsewhere", "orgUnits": ["OU_Z"]}
+    panel = await make_panel()
+    results = panel.results
+    results.table.select(1)
+    await results.settled()
+    assert results.compare_with.disabled
+    assert results.compare_with.options == (("nothing (one evaluation)", None),)
+    note = html.unescape(results.compare_note.value)
+    assert "No other evaluation shares places and split periods with bt_naive (#1)" in note
+    with pytest.raises(ValueError, match="cannot be compared with the one shown"):
+        results.compare(2)
+    results.table.select(2)
+    await results.settled()
+    assert [item.id for item in results.selected] == [2]
+    assert "ChartProcessError" not in results.message.value and results.message.value == ""
 
 
 async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
@@ -320,7 +368,8 @@ async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
         panel.results.table.header(key).description
         for key in ("created", "n_periods", "n_splits", "stride")
     ] == ["created", "nPeriods", "nSplits", "stride"]
-    panel.results.table.select(1, 2)
+    panel.results.table.select(1)
+    panel.results.compare(2)
     await panel.results.settled()
     metrics = panel.results.metrics.value
     assert "<td>2.13</td><td>1,790</td>" in metrics

@@ -157,7 +157,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel)
     panel.launcher.button.click()
     await panel.wait_idle()
     (other,) = panel.results.table.selected
-    panel.results.table.select(seeded, other)
+    panel.results.table.select(seeded)
+    panel.results.compare(other)
     await panel.results.settled()
     assert len(panel.results.selected) == 2
     assert "crps" in panel.results.metrics.value and "coverage_10_90" in panel.results.metrics.value

@@ -415,6 +415,7 @@ class ChapPanel(widgets.VBox):
         self.model_form.button.on_click(lambda _: self.create_model())
         view_changes = [
             (self.results.table, "selected"),
+            (self.results.compare_with, "value"),
             (self.launcher, "valid"),
             *(
                 (control, "value")

@@ -1,9 +1,12 @@
 """Finished evaluations and their charts.
 
-The list shows every evaluation with its aggregate metrics. Selecting one loads its entries for
-the chosen quantiles (and the actual cases) into frames and draws the fan chart; the org-unit
-selector and the split-period slider redraw only the image (the slider debounced). Selecting
-two draws the comparison chart with a table of both evaluations' metrics under it.
+The list shows every evaluation with its aggregate metrics. Pressing one shows it: its entries for
+the chosen quantiles (and the actual cases) are loaded into frames and its fan chart drawn
+(pressing another replaces it); the org-unit selector and the split-period slider redraw only
+the image (the slider debounced). Comparing is a choice of its own: **compare with** offers the
+evaluations that share places and split periods with the one shown (a sentence says so when none
+does) and draws both, with a table of their metrics under the chart; **show one evaluation**
+goes back to the one shown.
 
 With "all org units" chosen, the chart draws the ``MAX_PANELS`` places with the most cases in
 the periods it shows (``top=``; with "all splits", as many as fit ``MAX_PANELS`` panels), and
@@ -31,7 +34,7 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import Column, OnDelete, SortableTable, format_cell
+from chaplab.widgets.tables import UNCUT, Column, OnDelete, SortableTable, format_cell
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,6 +44,8 @@ QUANTILE_CHOICES = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 ALL_ORG_UNITS = "all org units"
 LAST_SPLIT = "last split"
 ALL_SPLITS = "all splits"
+SHOWN_ALONE = "nothing (one evaluation)"
+"""The **compare with** choice that shows the selected evaluation alone."""
 
 
 def chart_split(choice: str) -> str | None:
@@ -82,6 +87,21 @@ def evaluation_row(evaluation: Any) -> dict[str, Any]:
         "stride": evaluation.stride,
         **{metric: evaluation.aggregate_metrics.get(metric) for metric in _METRICS_SHOWN},
     }
+
+
+def comparable(first: Any, second: Any) -> bool:
+    """Whether two evaluations can be drawn together: other evaluations that share at least
+    one org unit and one split period (the comparison chart draws what both forecast)."""
+    return (
+        first.id != second.id
+        and bool(set(first.org_units) & set(second.org_units))
+        and bool(set(first.split_periods) & set(second.split_periods))
+    )
+
+
+def evaluation_title(evaluation: Any) -> str:
+    """An evaluation as a choice reads: its name and id (two may share a name)."""
+    return f"{evaluation.name or 'evaluation'} (#{evaluation.id})"
 
 
 @dataclass(frozen=True)
@@ -127,8 +147,8 @@ class ResultsView(widgets.VBox):
         self.shown_panels: list[str] = []
         self.table = SortableTable(
             EVALUATION_COLUMNS,
-            max_selected=2,
-            caption="Evaluations (select one for its fan chart, two to compare)",
+            max_selected=1,
+            caption="Evaluations (press a name to show its fan chart)",
             empty_text="No finished evaluations yet.",
             on_delete=on_delete,
             noun="evaluation",
@@ -165,17 +185,39 @@ class ResultsView(widgets.VBox):
         self._split_redraw = Debouncer(
             SPLIT_DEBOUNCE_SECONDS, self.redraw, keeper, on_error=self.show_error
         )
-        self.table.observe(lambda _: self.load(), names="selected")
+        self.compare_with = widgets.Dropdown(
+            options=[(SHOWN_ALONE, None)],
+            value=None,
+            description="compare with",
+            disabled=True,
+            layout=widgets.Layout(width="420px", max_width="100%"),
+        )
+        self.alone_button = widgets.Button(
+            description="show one evaluation",
+            icon="times",
+            tooltip="stop comparing: show the selected evaluation alone",
+            layout=widgets.Layout(display="none", **UNCUT),
+        )
+        self.compare_note = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
+        self.alone_button.on_click(lambda _: self.show_alone())
+        self.table.observe(lambda _: self._shown_changed(), names="selected")
+        self.compare_with.observe(self._comparison_changed, names="value")
         self.quantiles.observe(lambda _: self.load(), names="value")
         self._offering_choices = False
+        self._offering_comparisons = False
         self.org_unit.observe(self._org_unit_changed, names="value")
         self.org_unit_search.observe(lambda _: self._offer_org_units(), names="value")
         self.split.observe(self._split_changed, names="value")
         controls = widgets.HBox(
             [self.quantiles, widgets.VBox([self.org_unit_search, self.org_unit, self.split])]
         )
+        comparison = widgets.HBox(
+            [self.compare_with, self.alone_button, self.compare_note],
+            layout=widgets.Layout(align_items="center", flex_flow="row wrap", grid_gap="4px 12px"),
+        )
         self.children = [
             self.table,
+            comparison,
             controls,
             self.message,
             self.chart_note,
@@ -185,18 +227,39 @@ class ResultsView(widgets.VBox):
 
     @property
     def selected(self) -> list[Any]:
-        """The selected evaluations, oldest selection first."""
-        return [self.evaluations[key] for key in self.table.selected if key in self.evaluations]
+        """The evaluations drawn: the one selected in the table, then the one it is compared
+        with (when **compare with** names one)."""
+        shown = [self.evaluations[key] for key in self.table.selected if key in self.evaluations]
+        other = self.evaluations.get(self.compare_with.value)
+        if shown and other is not None:
+            shown.append(other)
+        return shown
+
+    def compare(self, evaluation_id: int) -> None:
+        """Draw the shown evaluation with ``evaluation_id`` (what choosing it under **compare
+        with** does); ``ValueError`` when it is not one of the evaluations offered there."""
+        offered = [value for _, value in self.compare_with.options if value is not None]
+        if evaluation_id not in offered:
+            raise ValueError(
+                f"evaluation {evaluation_id} cannot be compared with the one shown: "
+                f"compare with one of {offered or 'none (no other shares its places and periods)'}"
+            )
+        self.compare_with.value = evaluation_id
+
+    def show_alone(self) -> None:
+        """Stop comparing: draw the selected evaluation alone (what **show one evaluation**
+        does)."""
+        self.compare_with.value = None
 
     @property
     def frame(self) -> pd.DataFrame | None:
-        """The entries of the (first) selected evaluation as a tidy frame."""
+        """The entries of the selected evaluation as a tidy frame."""
         selected = self.table.selected
         return self.frames.get(selected[0]) if selected else None
 
     @property
     def actuals(self) -> pd.DataFrame | None:
-        """The actual cases of the (first) selected evaluation."""
+        """The actual cases of the selected evaluation."""
         selected = self.table.selected
         return self.actuals_by_id.get(selected[0]) if selected else None
 
@@ -204,6 +267,43 @@ class ResultsView(widgets.VBox):
         """Show ``evaluations`` in the list (selections of ones still present stay)."""
         self.evaluations = {evaluation.id: evaluation for evaluation in evaluations}
         self.table.set_rows([evaluation_row(evaluation) for evaluation in evaluations])
+        self._offer_comparisons()
+
+    def _shown_changed(self) -> None:
+        """Another evaluation was pressed: show it alone, offering what it compares with."""
+        self._offer_comparisons(keep=False)
+        self.load()
+
+    def _comparison_changed(self, _: Any) -> None:
+        self.alone_button.layout.display = "none" if self.compare_with.value is None else ""
+        if not self._offering_comparisons:
+            self.load()
+
+    def _offer_comparisons(self, keep: bool = True) -> None:
+        """Offer under **compare with** the evaluations comparable with the one selected (the
+        choice stays when ``keep`` and it is still offered), or say why none is offered."""
+        shown = [self.evaluations[key] for key in self.table.selected if key in self.evaluations]
+        others = [
+            item for item in self.evaluations.values() if shown and comparable(shown[0], item)
+        ]
+        choices = [(SHOWN_ALONE, None), *((evaluation_title(item), item.id) for item in others)]
+        chosen = self.compare_with.value if keep else None
+        self._offering_comparisons = True
+        try:
+            self.compare_with.options = choices
+            self.compare_with.value = chosen if chosen in {item.id for item in others} else None
+        finally:
+            self._offering_comparisons = False
+        self.compare_with.disabled = not others
+        if shown and not others:
+            self.compare_note.value = message(
+                f"No other evaluation shares places and split periods with "
+                f"{evaluation_title(shown[0])}, so there is nothing to compare it with "
+                "(evaluations of one dataset with the same nPeriods, nSplits and stride do).",
+                "#555",
+            )
+        else:
+            self.compare_note.value = ""
 
     def load(self) -> asyncio.Task[Any]:
         """Load the selected evaluations' frames and draw (a newer load replaces this one)."""
