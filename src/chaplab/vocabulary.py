@@ -1,4 +1,5 @@
-"""The words the wire and every layer share: periods, quantile levels and job statuses.
+"""The words the wire and every layer share: periods, backtest splits, horizons, quantile levels
+and job statuses.
 
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
@@ -14,8 +15,10 @@ proleptic Gregorian epoch), so that next/previous periods and ranges are exact a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
+from numbers import Integral
 
 # -- quantile levels -------------------------------------------------------------------------
 
@@ -191,3 +194,88 @@ def season_length(period_type: str) -> int:
 def iso_weeks_in_year(year: int) -> int:
     """52 or 53: the ISO week of 28 December is always the year's last week."""
     return date(year, 12, 28).isocalendar()[1]
+
+
+# -- backtest splits and horizons ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SplitWindow:
+    """One split of a rolling-origin backtest over a series of periods.
+
+    A split is named by its ``split_period``, its first forecast period, as chap-core names it.
+    The model sees ``periods[:history_end]`` and forecasts ``periods[forecast.start:forecast.stop]``
+    (``forecast`` starts at ``history_end``), which are ``forecast_periods``.
+    """
+
+    split_period: str
+    history_end: int
+    forecast: range
+    forecast_periods: tuple[str, ...]
+
+    @property
+    def forecast_slice(self) -> slice:
+        """``forecast`` as a slice, to cut the forecast window out of a series or an array."""
+        return slice(self.forecast.start, self.forecast.stop)
+
+
+def split_windows(
+    periods: Sequence[str], n_periods: int, n_splits: int, stride: int
+) -> list[SplitWindow]:
+    """The ``n_splits`` splits of a backtest on ``periods`` (a series in time order), oldest first.
+
+    Each split forecasts ``n_periods`` periods; consecutive splits start ``stride`` periods
+    apart and the last split's forecast ends at the last period. Every split keeps at least one
+    period of history. ValueError naming the argument for a count that is no positive integer,
+    or when ``periods`` is too short for the splits.
+    """
+    for name, value in (("n_periods", n_periods), ("n_splits", n_splits), ("stride", stride)):
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    n_periods, n_splits, stride = int(n_periods), int(n_splits), int(stride)
+    needed = 1 + n_periods + (n_splits - 1) * stride
+    if len(periods) < needed:
+        raise ValueError(
+            f"periods: n_periods={n_periods}, n_splits={n_splits} and stride={stride} need at "
+            f"least {needed} periods (one of history before the first split), got {len(periods)}"
+        )
+    last_start = len(periods) - n_periods
+    windows = []
+    for k in range(n_splits):
+        start = last_start - (n_splits - 1 - k) * stride
+        forecast = range(start, start + n_periods)
+        windows.append(
+            SplitWindow(
+                split_period=periods[start],
+                history_end=start,
+                forecast=forecast,
+                forecast_periods=tuple(periods[start : start + n_periods]),
+            )
+        )
+    return windows
+
+
+FIRST_HORIZON = 1
+"""The horizon of a forecast's first period (chap-core's ``horizon_distance`` counts so)."""
+
+
+def forecast_horizon(first_forecast_period: str, period: str) -> int:
+    """How far ahead ``period`` lies in a forecast whose first period is
+    ``first_forecast_period`` (a split period, or a prediction's first period): 1 for that
+    period itself, 2 for the next, and so on.
+
+    ValueError when the two differ in period type or ``period`` comes before the first one.
+    """
+    first_type, first_ordinal = parse_period(first_forecast_period)
+    period_type, ordinal = parse_period(period)
+    if first_type != period_type:
+        raise ValueError(
+            f"period {period!r} ({period_type}) and first forecast period "
+            f"{first_forecast_period!r} ({first_type}) differ in type"
+        )
+    if ordinal < first_ordinal:
+        raise ValueError(
+            f"period {period!r} comes before the first forecast period "
+            f"{first_forecast_period!r}: it has no horizon"
+        )
+    return ordinal - first_ordinal + FIRST_HORIZON

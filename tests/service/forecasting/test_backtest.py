@@ -9,7 +9,6 @@ from chaplab.service.forecasting import (
     TEMPLATES,
     InsufficientHistoryError,
     run_backtest,
-    split_indices,
 )
 from chaplab.service.metrics import METRIC_NAMES
 
@@ -18,14 +17,10 @@ from .helpers import negative_binomial_panel
 NAIVE = TEMPLATES["naive_model"]
 
 
-def test_split_indices_end_the_last_horizon_at_the_last_period() -> None:
-    assert split_indices(24, n_periods=3, n_splits=4, stride=2) == [14, 16, 18, 20]
-
-
 def test_monthly_splits_are_stride_apart_and_end_at_the_last_period() -> None:
     panel = negative_binomial_panel(3, "202101", 36)  # 202101 .. 202312
     result = run_backtest(NAIVE, {}, panel, n_periods=3, n_splits=3, stride=2, n_samples=50, seed=1)
-    assert result.split_periods == ["202305", "202307", "202309"]
+    assert result.split_periods == ["202306", "202308", "202310"]  # first forecast periods
     assert result.periods == [
         ["202306", "202307", "202308"],
         ["202308", "202309", "202310"],
@@ -40,14 +35,14 @@ def test_weekly_splits_cross_the_year_end() -> None:
     panel = negative_binomial_panel(2, "2019W01", 105)  # 2019W01 .. 2020W53 (2020 has 53 weeks)
     assert panel.periods[-1] == "2020W53"
     result = run_backtest(NAIVE, {}, panel, n_periods=4, n_splits=2, stride=1, n_samples=20, seed=0)
-    assert result.split_periods == ["2020W48", "2020W49"]
+    assert result.split_periods == ["2020W49", "2020W50"]
     assert result.periods[-1] == ["2020W50", "2020W51", "2020W52", "2020W53"]
 
     longer = negative_binomial_panel(2, "2019W01", 107)  # .. 2021W02
     crossing = run_backtest(
         NAIVE, {}, longer, n_periods=3, n_splits=1, stride=1, n_samples=20, seed=0
     )
-    assert crossing.split_periods == ["2020W52"]
+    assert crossing.split_periods == ["2020W53"]
     assert crossing.periods == [["2020W53", "2021W01", "2021W02"]]
 
 
@@ -106,4 +101,4 @@ def test_progress_is_reported_up_to_completion() -> None:
     run_backtest(NAIVE, {}, panel, 2, 3, 1, 10, 0, progress=lambda f, m: reports.append((f, m)))
     fractions = [fraction for fraction, _ in reports]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert "split 1/3" in reports[0][1]
+    assert reports[0][1] == "split 1/3 (202209): trained up to 202208"

@@ -12,7 +12,6 @@ from chaplab.service.forecasting.backtest import (
     InsufficientHistoryError,
     check_history,
     run_backtest,
-    split_indices,
 )
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.service.forecasting.panel import Panel
@@ -28,5 +27,4 @@ __all__ = [
     "Panel",
     "check_history",
     "run_backtest",
-    "split_indices",
 ]

@@ -1,11 +1,12 @@
 """Rolling-origin evaluation (backtest) of a model template on a panel.
 
-Split ``k`` of ``n_splits`` trains on every period up to its *split period* and forecasts the
-``n_periods`` periods after it. Split periods are ``stride`` periods apart and the last split's
-horizon ends exactly at the panel's last period. Each split draws from its own random stream
-(spawned from ``seed``), so results are reproducible and independent of the number of splits
-before it. Samples are kept as float32 sorted along the sample axis, so any quantile is an
-interpolation (:func:`chaplab.service.metrics.quantiles_from_sorted`).
+The splits are :func:`chaplab.vocabulary.split_windows`: split ``k`` of ``n_splits`` trains on
+every period before its *split period*, its first forecast period (chap-core's name for a split),
+and forecasts ``n_periods`` periods from it on. Split periods are ``stride`` periods apart and the
+last split's forecast ends exactly at the panel's last period. Each split draws from its own
+random stream (spawned from ``seed``), so results are reproducible and independent of the number
+of splits before it. Samples are kept as float32 sorted along the sample axis, so any quantile is
+an interpolation (:func:`chaplab.service.metrics.quantiles_from_sorted`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
 from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
+from chaplab.vocabulary import split_windows
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -60,12 +62,6 @@ class BacktestResult:
         return quantiles_from_sorted(self.samples, levels)
 
 
-def split_indices(n_available: int, n_periods: int, n_splits: int, stride: int) -> list[int]:
-    """Index of the last training period of every split, oldest first."""
-    last = n_available - 1 - n_periods
-    return [last - (n_splits - 1 - k) * stride for k in range(n_splits)]
-
-
 def run_backtest(
     template: ModelTemplateSpec,
     options: dict[str, Any] | None,
@@ -100,33 +96,33 @@ def run_backtest(
     )
     report = progress or (lambda fraction, message: None)
     target = panel.feature(template.target)
-    indices = split_indices(panel.n_periods, n_periods, n_splits, stride)
+    windows = split_windows(panel.periods, n_periods, n_splits, stride)
     streams = np.random.SeedSequence(seed).spawn(n_splits)
     samples = np.empty((n_splits, panel.n_org_units, n_periods, n_samples), dtype=np.float32)
     truth = np.empty((n_splits, panel.n_org_units, n_periods))
     with threadpool_limits(limits=1, user_api="blas"):
-        for k, (index, stream) in enumerate(zip(indices, streams, strict=True)):
-            history = panel.head(index + 1)
+        for k, (window, stream) in enumerate(zip(windows, streams, strict=True)):
             drawn = template.forecast(
-                history,
+                panel.head(window.history_end),
                 n_periods,
                 n_samples,
                 filled,
                 np.random.default_rng(stream),
-                future=weather.future(panel, index + 1, n_periods),
+                future=weather.future(panel, window.history_end, n_periods),
                 additional_covariates=additional_covariates,
             )
             samples[k] = np.sort(drawn, axis=-1)
-            truth[k] = target[:, index + 1 : index + 1 + n_periods]
+            truth[k] = target[:, window.forecast_slice]
             report(
                 (k + 1) / (n_splits + 1),
-                f"split {k + 1}/{n_splits}: trained up to {panel.periods[index]}",
+                f"split {k + 1}/{n_splits} ({window.split_period}): trained up to "
+                f"{panel.periods[window.history_end - 1]}",
             )
     cell_scores = cell_metrics_sorted(samples, truth)
     result = BacktestResult(
         org_units=list(panel.org_units),
-        split_periods=[panel.periods[index] for index in indices],
-        periods=[panel.periods[index + 1 : index + 1 + n_periods] for index in indices],
+        split_periods=[window.split_period for window in windows],
+        periods=[list(window.forecast_periods) for window in windows],
         samples=samples,
         truth=truth,
         aggregate_metrics=summarise_cells(cell_scores),
