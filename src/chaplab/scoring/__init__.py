@@ -9,13 +9,16 @@ every quantile. ``exceedance_probability(entries, thresholds)`` gives the outbre
 P(cases > threshold) per target from quantiles or samples, ``endemic_thresholds`` thresholds
 from the cases before each target (and split), ``decision_skill`` the hits, misses and false
 alarms of alerting at each probability cut-off with the best cut-off by the Peirce skill
-score. The array functions (``pinball_loss``, ``interval_score``,
+score. ``ensemble(forecasts, weights=None, method="mean")`` combines models' forecasts into
+one by quantile averaging (equal, given or skill weights from earlier splits only). The array
+functions (``pinball_loss``, ``interval_score``,
 ``weighted_interval_score``) score plain numpy arrays. Formulas: docs/scoring.md.
 """
 
 from __future__ import annotations
 
 from chaplab.scoring._calibration import coverage, pit_histogram, pit_values
+from chaplab.scoring._ensemble import ensemble
 from chaplab.scoring._exceedance import (
     DecisionSkill,
     decision_skill,
@@ -31,6 +34,7 @@ __all__ = [
     "coverage",
     "decision_skill",
     "endemic_thresholds",
+    "ensemble",
     "exceedance_probability",
     "interval_score",
     "pinball_loss",

@@ -188,15 +188,30 @@ def _codes(column: pd.Series) -> np.ndarray:
     return pd.factorize(column)[0].astype(np.int64)
 
 
-def _skill(sums: np.ndarray, shared: np.ndarray, base: int) -> np.ndarray:
-    """Relative skill from summed scores ``(replicates, models, models)``."""
+def pairwise_skill(scores: pd.DataFrame, metric: str = "wis") -> dict[str, float]:
+    """Each model's geometric mean of theta against every model it shares a target with (the
+    relative skill before dividing by a baseline's; NaN for a model that shares none)."""
+    table = _ScoreTable.build(scores, metric)
+    geometric = _geometric(table.cluster_sums().sum(axis=0)[None], table.shared)[0]
+    return dict(zip(table.models, geometric.tolist(), strict=True))
+
+
+def _geometric(sums: np.ndarray, shared: np.ndarray) -> np.ndarray:
+    """Each model's geometric mean of theta from summed scores ``(replicates, models, models)``."""
     with np.errstate(all="ignore"):
         theta = sums / np.swapaxes(sums, 1, 2)
         logs = np.where(shared, np.log(theta), np.nan)
         logs[:, np.arange(len(shared)), np.arange(len(shared))] = 0.0
         geometric = np.exp(np.nanmean(logs, axis=2))
-        alone = shared.sum(axis=1) <= 1  # shares targets with no other model: no comparison
-        geometric[:, alone] = np.nan
+    alone = shared.sum(axis=1) <= 1  # shares targets with no other model: no comparison
+    geometric[:, alone] = np.nan
+    return geometric
+
+
+def _skill(sums: np.ndarray, shared: np.ndarray, base: int) -> np.ndarray:
+    """Relative skill from summed scores ``(replicates, models, models)``."""
+    geometric = _geometric(sums, shared)
+    with np.errstate(all="ignore"):
         return geometric / geometric[:, base : base + 1]
 
 
