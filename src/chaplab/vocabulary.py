@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from enum import StrEnum
 from numbers import Integral
 
 # -- quantile levels -------------------------------------------------------------------------
@@ -52,6 +53,23 @@ def normalize_status(status: str) -> str:
 def is_terminal_status(status: str) -> bool:
     """True when the job has stopped: any status outside the non-terminal set."""
     return normalize_status(status) not in NON_TERMINAL_STATUSES
+
+
+# -- job types -------------------------------------------------------------------------------
+
+
+class JobType(StrEnum):
+    """What a job of the embedded service does, as a job's ``type`` names it on the wire.
+
+    The service's registry of job types: each has one payload builder and one kind of work in
+    the service, and one table its result row is stored in."""
+
+    CREATE_BACKTEST = "create_backtest"
+    """Evaluate a configured model on a stored dataset; stores an evaluation."""
+    MAKE_PREDICTION = "make_prediction"
+    """Forecast after data sent inline; stores the data and a prediction."""
+    CREATE_DATASET = "create_dataset"
+    """Store a validated dataset."""
 
 
 # -- periods ---------------------------------------------------------------------------------

@@ -20,12 +20,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from chaplab.client import ChapClient, JobFailedError
 from chaplab.service import create_app, job_runner
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
+from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
 from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, create_job, utc_now
 from chaplab.service.wire.common import Observation
 from chaplab.service.worker import SERVICE_GONE_EXIT_CODE, WORK, Write, exit_with_service, run_job
 from chaplab.toolkit import BackgroundServer
-from chaplab.vocabulary import FAILURE, PENDING, STARTED
+from chaplab.vocabulary import FAILURE, PENDING, STARTED, JobType
 
 from .helpers import observations, small_frame
 
@@ -71,14 +72,9 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
     wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
     content = dataset_content(wire, None, [], "observations")
     with transaction(factory) as session:
-        job = create_job(
-            session,
-            "create_dataset",
-            "fenced",
-            {"name": "fenced", "type": "evaluation", "dataset": content.to_payload()},
-        )
+        job = queue_dataset_job(session, "fenced", "evaluation", content.to_payload())
         job.status, job.start_time = STARTED, utc_now()
-    compute = WORK["create_dataset"]
+    compute = WORK[JobType.CREATE_DATASET]
 
     def restart_while_computing(*arguments: Any) -> Write:
         write = compute(*arguments)
@@ -89,7 +85,7 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
 
         return restart_then_write
 
-    monkeypatch.setitem(WORK, "create_dataset", restart_while_computing)
+    monkeypatch.setitem(WORK, JobType.CREATE_DATASET, restart_while_computing)
     run_job(url, job.id)
     with factory() as session:
         ended = session.get_one(JobRow, job.id)
@@ -167,7 +163,7 @@ def queue_jobs(factory: sessionmaker[Session], count: int) -> list[str]:
     """``count`` PENDING jobs created one second apart; their ids, oldest first."""
     first = utc_now() - timedelta(seconds=count)
     with transaction(factory) as session:
-        queued = [create_job(session, "create_dataset", f"job {n}", {}) for n in range(count)]
+        queued = [create_job(session, JobType.CREATE_DATASET, f"job {n}", {}) for n in range(count)]
         for n, job in enumerate(queued):
             job.created = first + timedelta(seconds=n)
     return [job.id for job in queued]

@@ -14,8 +14,9 @@ import pytest
 from chaplab.client import ChapClient
 from chaplab.service import create_app, job_runner, worker
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
+from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
-from chaplab.service.tables import JobRow, create_job, utc_now
+from chaplab.service.tables import JobRow, utc_now
 from chaplab.service.wire.common import Observation
 from chaplab.toolkit import BackgroundServer
 from chaplab.vocabulary import STARTED, SUCCESS
@@ -85,12 +86,7 @@ def test_a_job_run_in_the_calling_process_leaves_its_priority_alone(tmp_path: Pa
     wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
     payload = dataset_content(wire, None, [], "observations").to_payload()
     with transaction(factory) as session:
-        job = create_job(
-            session,
-            "create_dataset",
-            "direct",
-            {"name": "direct", "type": "evaluation", "dataset": payload},
-        )
+        job = queue_dataset_job(session, "direct", "evaluation", payload)
         job.status, job.start_time = STARTED, utc_now()
     before = own_niceness()
     worker.run_job(url, job.id)

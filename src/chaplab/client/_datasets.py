@@ -31,6 +31,7 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableList, StoredRecord, WireModel
+from chaplab.vocabulary import JobType
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,7 +268,7 @@ class Datasets(Resource):
         ``frame`` is a wide frame as for ``create_dataset``."""
         body = {**_dataset_body(name, frame, geojson, type), "dataToBeFetched": []}
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-dataset", json=body)
-        return ref.pending_job("create_dataset", body["name"])
+        return ref.pending_job(JobType.CREATE_DATASET, body["name"])
 
     def _stored_dataset(self, response: httpx.Response) -> Operation[Dataset]:
         """The dataset an upload stored: the answer itself, or the dataset its id names, or the

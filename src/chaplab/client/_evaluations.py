@@ -33,7 +33,7 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
-from chaplab.vocabulary import DEFAULT_QUANTILES
+from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -186,7 +186,7 @@ class Evaluations(ForecastResource):
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         send = self._call(JobRef, "POST", "/v1/analytics/create-backtest", json=body)
         ref = yield from self._suggesting_model(send, body["modelId"])
-        return ref.pending_job("create_backtest", body["name"])
+        return ref.pending_job(JobType.CREATE_BACKTEST, body["name"])
 
     def run_evaluation(
         self,

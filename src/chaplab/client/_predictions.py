@@ -25,7 +25,7 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableList, StoredRecord, WireModel
-from chaplab.vocabulary import DEFAULT_QUANTILES
+from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,7 +139,7 @@ class Predictions(ForecastResource):
         }
         send = self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
         ref = yield from self._suggesting_model(send, model_name(model))
-        return ref.pending_job("make_prediction", name)
+        return ref.pending_job(JobType.MAKE_PREDICTION, name)
 
     def run_prediction(
         self,

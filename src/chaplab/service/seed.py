@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from chaplab.service.db import transaction
 from chaplab.service.demo import demo_dataset
 from chaplab.service.forecasting import TEMPLATES
+from chaplab.service.job_types import queue_backtest_job
 from chaplab.service.storage import DatasetContent, new_dataset_row
 from chaplab.service.tables import (
     ConfiguredModelRow,
     ModelTemplateRow,
-    create_job,
     next_configured_model_id,
     utc_now,
 )
@@ -60,18 +60,14 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
         model_id = session.scalar(
             select(ConfiguredModelRow.id).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
         )
-        job = create_job(
+        job = queue_backtest_job(
             session,
-            "create_backtest",
             f"{DEMO_NAME} naive evaluation",
-            {
-                "name": f"{DEMO_NAME} naive evaluation",
-                "configured_model_id": model_id,
-                "dataset_id": evaluation_data.id,
-                "n_periods": DEMO_EVALUATION["n_periods"],
-                "n_splits": DEMO_EVALUATION["n_splits"],
-                "stride": DEMO_EVALUATION["stride"],
-            },
+            model_id,
+            evaluation_data.id,
+            n_periods=DEMO_EVALUATION["n_periods"],
+            n_splits=DEMO_EVALUATION["n_splits"],
+            stride=DEMO_EVALUATION["stride"],
         )
         job.status, job.start_time = STARTED, utc_now()
         job_id = job.id

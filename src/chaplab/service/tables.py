@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
-from chaplab.vocabulary import PENDING, STARTED
+from chaplab.vocabulary import PENDING, STARTED, JobType
 
 
 def utc_now() -> datetime:
@@ -223,7 +223,7 @@ REQUEST_BODY = "chaplab.request_body"
 """The key of ``Session.info`` holding the JSON object body of the request a session serves."""
 
 
-def create_job(session: Session, job_type: str, name: str, payload: dict[str, Any]) -> JobRow:
+def create_job(session: Session, job_type: JobType, name: str, payload: dict[str, Any]) -> JobRow:
     """Add a PENDING job to ``session`` (committed by the caller's transaction); the job runner
     starts it once it is committed. A session serving a request with a JSON object body keeps
     that body with the job (``GET /v1/jobs/{id}/request``)."""

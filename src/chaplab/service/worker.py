@@ -45,7 +45,7 @@ from chaplab.service.tables import (
     SchemaVersion,
     utc_now,
 )
-from chaplab.vocabulary import FAILURE, STARTED, SUCCESS
+from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, JobType
 
 N_SAMPLES = 100
 SERVICE_GONE_EXIT_CODE = 70
@@ -177,12 +177,12 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
     return write
 
 
-WORK: dict[str, Work] = {
-    "create_backtest": evaluate,
-    "make_prediction": predict,
-    "create_dataset": store_dataset,
+WORK: dict[JobType, Work] = {
+    JobType.CREATE_BACKTEST: evaluate,
+    JobType.MAKE_PREDICTION: predict,
+    JobType.CREATE_DATASET: store_dataset,
 }
-"""The work of each job type."""
+"""The work of each job type (its payload is built in :mod:`chaplab.service.job_types`)."""
 
 
 class JobEndedElsewhere(Exception):
@@ -240,7 +240,7 @@ def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) 
             return
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         log(f"worker process {os.getpid()} started at niceness {niceness}")
-        write = WORK[job_type](factory, payload, log)
+        write = WORK[JobType(job_type)](factory, payload, log)
         with transaction(factory) as session:  # the last log line lands with the SUCCESS
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))

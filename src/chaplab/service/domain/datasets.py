@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.errors import FieldProblem
+from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.spreadsheet import LOCATION, TIME_PERIOD, parse_dataset_csv
 from chaplab.service.storage import (
@@ -32,7 +33,6 @@ from chaplab.service.tables import (
     JobRow,
     ModelTemplateRow,
     PredictionRow,
-    create_job,
 )
 from chaplab.service.text import display_name
 from chaplab.service.validation import check_nothing_to_fetch
@@ -157,12 +157,7 @@ def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
     content = dataset_content(
         request.provided_data, request.geojson, request.data_sources, "providedData"
     )
-    job = create_job(
-        session,
-        "create_dataset",
-        request.name,
-        {"name": request.name, "type": request.type, "dataset": content.to_payload()},
-    )
+    job = queue_dataset_job(session, request.name, request.type, content.to_payload())
     session.commit()
     return job
 

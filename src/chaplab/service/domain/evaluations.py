@@ -29,6 +29,7 @@ from chaplab.service.entries import (
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting import TARGET, ModelTemplateSpec, Panel
 from chaplab.service.gridjson import JsonStream
+from chaplab.service.job_types import queue_backtest_job
 from chaplab.service.metrics import METRIC_NAMES, aggregate_metrics, finite_metrics
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import (
@@ -47,7 +48,6 @@ from chaplab.service.tables import (
     EvaluationRow,
     JobRow,
     SpecificationRunRow,
-    create_job,
 )
 from chaplab.service.validation import check_backtest_fits
 from chaplab.service.wire.common import from_row
@@ -68,6 +68,7 @@ from chaplab.service.wire.evaluations import (
     RejectedOrgUnit,
 )
 from chaplab.service.wire.specifications import BacktestParameters
+from chaplab.vocabulary import JobType
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
@@ -99,7 +100,7 @@ def evaluation_specification(row: EvaluationRow) -> BacktestSpecificationRow | N
         select(BacktestSpecificationRow)
         .join(SpecificationRunRow)
         .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
-        .where(JobRow.result == str(row.id), JobRow.type == "create_backtest")
+        .where(JobRow.result == str(row.id), JobRow.type == JobType.CREATE_BACKTEST)
         .limit(1)
     )
     if filed is not None or row.n_splits < 1:
@@ -150,19 +151,15 @@ def queue_evaluation(
 ) -> JobRow:
     """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, horizon,
     splits and stride."""
-    job = create_job(
+    job = queue_backtest_job(
         session,
-        "create_backtest",
         request.name,
-        {
-            "name": request.name,
-            "configured_model_id": model.id,
-            "dataset_id": dataset.id,
-            "n_periods": request.n_periods,
-            "n_splits": request.n_splits,
-            "stride": request.stride,
-            "future_weather_provider": request.future_weather_provider,
-        },
+        model.id,
+        dataset.id,
+        n_periods=request.n_periods,
+        n_splits=request.n_splits,
+        stride=request.stride,
+        future_weather_provider=request.future_weather_provider,
     )
     session.commit()
     return job

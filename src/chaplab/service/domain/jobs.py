@@ -1,6 +1,6 @@
 """Jobs as the API shows them: descriptions, status, logs, which ones may be cancelled or
 deleted, and what a successful job created (a job that has not succeeded gets 409 with the
-reason, never a 500). Jobs are queued with :func:`chaplab.service.tables.create_job` and run by
+reason, never a 500). Jobs are queued by the builders of :mod:`chaplab.service.job_types` and run by
 :mod:`chaplab.service.job_runner`."""
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from chaplab.service.tables import (
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
 from chaplab.toolkit import ProblemError
-from chaplab.vocabulary import SUCCESS
+from chaplab.vocabulary import SUCCESS, JobType
 
-RESULT_TABLES: dict[str, tuple[str, type[EvaluationRow | PredictionRow | DatasetRow]]] = {
-    "create_backtest": ("backtest", EvaluationRow),
-    "make_prediction": ("prediction", PredictionRow),
-    "create_dataset": ("dataset", DatasetRow),
+RESULT_TABLES: dict[JobType, tuple[str, type[EvaluationRow | PredictionRow | DatasetRow]]] = {
+    JobType.CREATE_BACKTEST: ("backtest", EvaluationRow),
+    JobType.MAKE_PREDICTION: ("prediction", PredictionRow),
+    JobType.CREATE_DATASET: ("dataset", DatasetRow),
 }
 """Job type -> the kind and table of the row a successful job of that type created."""
 
@@ -97,7 +97,7 @@ def delete_job(session: Session, job_id: str) -> None:
 def database_result(session: Session, job_id: str) -> JobDatabaseResult:
     """The row a successful job created (an evaluation, a prediction or a dataset)."""
     job = succeeded(session, job_id)
-    kind, _ = RESULT_TABLES[job.type]
+    kind, _ = RESULT_TABLES[JobType(job.type)]
     row = created_row(session, job)
     read = (
         backtest_read(row)
@@ -111,19 +111,19 @@ def database_result(session: Session, job_id: str) -> JobDatabaseResult:
 
 def evaluation_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
     """The full evaluation a successful evaluation job created, with its entries."""
-    row = created_row(session, succeeded(session, job_id, "create_backtest"))
+    row = created_row(session, succeeded(session, job_id, JobType.CREATE_BACKTEST))
     assert isinstance(row, EvaluationRow)
     return backtest_full_json(row, quantiles)
 
 
 def prediction_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
     """The full prediction a successful prediction job created, with its entries."""
-    row = created_row(session, succeeded(session, job_id, "make_prediction"))
+    row = created_row(session, succeeded(session, job_id, JobType.MAKE_PREDICTION))
     assert isinstance(row, PredictionRow)
     return prediction_full_json(session, row, quantiles)
 
 
-def succeeded(session: Session, job_id: str, job_type: str | None = None) -> JobRow:
+def succeeded(session: Session, job_id: str, job_type: JobType | None = None) -> JobRow:
     """The job, when it succeeded (and is of ``job_type``); 409 saying why not otherwise."""
     job = get_job(session, job_id)
     if job_type is not None and job.type != job_type:
@@ -139,7 +139,7 @@ def succeeded(session: Session, job_id: str, job_type: str | None = None) -> Job
 
 def created_row(session: Session, job: JobRow) -> EvaluationRow | PredictionRow | DatasetRow:
     """The row a succeeded job created; 404 when it has been deleted since."""
-    kind, table = RESULT_TABLES[job.type]
+    kind, table = RESULT_TABLES[JobType(job.type)]
     row = session.get(table, int(job.result or 0))
     if row is None:
         raise ProblemError(

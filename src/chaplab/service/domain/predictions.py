@@ -23,6 +23,7 @@ from chaplab.service.entries import (
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.gridjson import JsonStream
+from chaplab.service.job_types import queue_prediction_job
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import (
     ROW_ONLY_SAMPLES,
@@ -36,7 +37,6 @@ from chaplab.service.tables import (
     DatasetRow,
     JobRow,
     PredictionRow,
-    create_job,
 )
 from chaplab.service.validation import (
     check_model_fits,
@@ -126,17 +126,13 @@ def queue_prediction(
         model.additional_continuous_covariates,
     )
     check_prediction_history(template, model.user_option_values, content.panel, request.n_periods)
-    job = create_job(
+    job = queue_prediction_job(
         session,
-        "make_prediction",
         request.name,
-        {
-            "name": request.name,
-            "configured_model_with_data_source_id": bundle.id,
-            "n_periods": request.n_periods,
-            "dataset": content.to_payload(),
-            "prediction_setup_id": prediction_setup_id,
-        },
+        bundle.id,
+        request.n_periods,
+        content.to_payload(),
+        prediction_setup_id,
     )
     session.commit()
     return job

@@ -26,6 +26,7 @@ from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.models import configured_model_read, is_baseline
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting.templates import BASELINES
+from chaplab.service.job_types import queue_backtest_job
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import panel_of
 from chaplab.service.tables import (
@@ -36,7 +37,6 @@ from chaplab.service.tables import (
     JobRow,
     ModelTemplateRow,
     SpecificationRunRow,
-    create_job,
     next_configured_model_id,
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
@@ -164,19 +164,15 @@ def _queue_run(
     name: str,
 ) -> JobRow:
     """Add the evaluation job of ``model`` under ``specification`` and its run; the job."""
-    job = create_job(
+    job = queue_backtest_job(
         session,
-        "create_backtest",
         name,
-        {
-            "name": name,
-            "configured_model_id": model.id,
-            "dataset_id": specification.dataset_id,
-            "n_periods": specification.n_periods,
-            "n_splits": specification.n_splits,
-            "stride": specification.stride,
-            "future_weather_provider": specification.future_weather_provider,
-        },
+        model.id,
+        specification.dataset_id,
+        n_periods=specification.n_periods,
+        n_splits=specification.n_splits,
+        stride=specification.stride,
+        future_weather_provider=specification.future_weather_provider,
     )
     session.add(
         SpecificationRunRow(
