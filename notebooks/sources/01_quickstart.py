@@ -103,8 +103,7 @@ print("job", finished.id, finished.status)
 #
 # (`client.run_evaluation(...)` does these three steps in one call.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 evaluation = client.get_evaluation(finished.result_id)
 print(f"{evaluation.name}: {len(evaluation.split_periods)} split periods")
 print(

@@ -49,12 +49,12 @@ panel.models.select(model.id)
 panel.launcher.n_periods.value = 3
 panel.launcher.n_splits.value = 3
 panel.launch()
+
 # %% [markdown]
 # Wait until the panel has nothing left to do: the job has ended and the chart is drawn. Then make
 # sure the job succeeded; a failed job stops the notebook here with the service's error message.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 await panel.wait_idle()
 assert panel.jobs.rows, f"no job was launched: {panel.launcher.problem.value}"
 job = panel.jobs.rows[0]

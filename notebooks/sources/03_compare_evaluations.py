@@ -35,8 +35,7 @@ print("comparing", " and ".join(models.values()))
 # are comparable. The service runs them as background jobs, side by side; `wait_for_job` waits
 # for each and raises `JobFailedError` if one fails.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 settings = {"n_periods": 3, "n_splits": 3}
 jobs = {
     kind: client.create_evaluation(f"compare: {name}", name, dataset.id, **settings)

@@ -54,8 +54,7 @@ geojson["features"][0]
 # in the panel). (`create_dataset` does the same in one call, but chap-core 2.5.1 keeps only some
 # of the features through it; `make_dataset` keeps them all on every server.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 job = client.make_dataset("my districts", observations, geojson=geojson)
 dataset_id = client.wait_for_job(job.id).result_id
 dataset = next(d for d in client.list_datasets() if d.id == dataset_id)

@@ -46,15 +46,13 @@ schema
 # or to send it to a service. The output below is checked when the notebook runs in CI, so this
 # is exactly what you get.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(schema_to_json(schema))
 
 # %% [markdown]
 # `pretty=False` gives the compact form, handy for a single line in a configuration file.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(
     schema_to_json(
         create_config_schema(
@@ -70,8 +68,7 @@ print(
 # `apply_config_defaults` fills in every option you left out with its default, and
 # `validate_config` checks the result against the schema.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 from chaplab.schema import apply_config_defaults, validate_config
 
 values = apply_config_defaults({"n_lags": 6}, schema)
@@ -84,8 +81,7 @@ values
 # typo of an option the schema does not know. In code, `error.problems` holds the same list as
 # `(path, message)` pairs.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 from chaplab.schema import ConfigValidationError
 
 try:
@@ -139,8 +135,7 @@ print(chosen)
 # choice. The service **rewrites the name** to `<template name>:<your name>`: use the returned
 # name when you start evaluations with this model.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 configured = client.create_configured_model("my_choice", template.id, chosen)
 print(configured.name.replace(template.name, "<template name>", 1))
 print("stored with the chosen values:", configured.user_option_values == chosen)

@@ -77,8 +77,7 @@ print("The service answers at", server.url)
 # `/`, `/docs`, `/redoc`, `/openapi.json` and `/health` stay open, so that monitoring and people
 # reading the documentation do not need a key.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 import httpx
 
 health = httpx.get(f"{server.url}/health")
@@ -92,8 +91,7 @@ print(health.status_code, health.json()["status"])
 # `status`, a `detail` saying what was wrong, and the `instance` (the path that was asked for).
 # The `WWW-Authenticate` header names the header the key belongs in.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 import json
 
 no_key = httpx.get(f"{server.url}/v1/forecasts/latest")
@@ -104,8 +102,7 @@ print(json.dumps(no_key.json(), indent=2))
 # %% [markdown]
 # ## 4. A wrong key: also 401, with another detail
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 wrong_key = httpx.get(
     f"{server.url}/v1/forecasts/latest", headers={"X-API-Key": "sk_demo_GUESSED_KEY_9999"}
 )
@@ -117,8 +114,7 @@ print(json.dumps(wrong_key.json(), indent=2))
 #
 # Either of the two active keys works.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for key in DEMO_KEYS:
     answer = httpx.get(f"{server.url}/v1/forecasts/latest", headers={"X-API-Key": key})
     print(answer.status_code, answer.json())
@@ -130,8 +126,7 @@ for key in DEMO_KEYS:
 # `auth.success`) with the path asked for. A log never holds a whole key: only its first 7
 # characters (`key_prefix`), enough to recognise a key without giving it away.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for event in auth_events.events:
     print(event)
 
@@ -164,8 +159,7 @@ modeling = BackgroundServer(
 # A client without a key is refused: the client raises `AuthenticationError` (status 401) with
 # the service's explanation.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 from chaplab.client import AuthenticationError, ChapClient
 
 try:
@@ -180,8 +174,7 @@ except AuthenticationError as error:
 # environment variables `CHAP_URL` and `CHAP_API_KEY` before starting Jupyter, and
 # `chaplab.connect()` will use them.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with ChapClient(modeling.url, api_key=SERVICE_KEY) as client:
     print([template.name for template in client.list_model_templates()])
 

@@ -82,8 +82,7 @@ scores = scoring.score(forecasts, actuals)
 # Every model is scored on the same forecast targets: 6 districts, 6 split periods, 3 months
 # ahead.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(scores.groupby("model", observed=True, sort=False).size().to_string())
 
 # %% [markdown]

@@ -57,6 +57,7 @@ fan_chart(
     history=12,
     title=f"{model}: the next three months",
 )
+
 # %% [markdown]
 # ## 3. Endemic thresholds
 #
@@ -136,8 +137,7 @@ map_chart(outbreaks, geojson, "probability")
 # A dataset whose org units have no boundaries (a GeoJSON of points, or of features without
 # geometry, which chap-core accepts) gets a sentence instead of a map; no shapes are made up.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 from chaplab.plotting import NoPolygonsError
 
 points = {

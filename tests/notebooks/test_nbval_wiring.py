@@ -20,9 +20,13 @@ from service_probe import stops_answering
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def code_cell(source: str, stored_stdout: str, execution_count: int = 1) -> NotebookNode:
-    """A code cell with the stdout a previous run stored."""
-    cell = nbformat.v4.new_code_cell(source, execution_count=execution_count)
+def code_cell(
+    source: str, stored_stdout: str, execution_count: int = 1, checked: bool = False
+) -> NotebookNode:
+    """A code cell with the stdout a previous run stored; a checked one is tagged for nbval to
+    compare its output, as the notebooks' checked cells are."""
+    metadata = {"tags": ["nbval-check-output"]} if checked else {}
+    cell = nbformat.v4.new_code_cell(source, execution_count=execution_count, metadata=metadata)
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=stored_stdout)]
     return cell
 
@@ -80,7 +84,6 @@ def test_notebooks_run_sanitized_lax_in_the_venv_kernel_and_leave_no_service_beh
         tmp_path / "passing.ipynb",
         [
             code_cell(
-                "# NBVAL_CHECK_OUTPUT\n"
                 "import datetime, sys, uuid\n"
                 f"print('venv kernel:', sys.prefix == {sys.prefix!r})\n"
                 "print('job', uuid.uuid4(), 'at', datetime.datetime.now().isoformat())\n"
@@ -90,23 +93,24 @@ def test_notebooks_run_sanitized_lax_in_the_venv_kernel_and_leave_no_service_beh
                 "job 3f1c2a9e-7b41-4d0e-9a51-0c7e2f1d8b66 at 2024-01-02T03:04:05.678901\n"
                 "finished at 23:59:01 in 12.5 s\n"
                 "service at http://localhost:8000/health and <object object at 0x7f3a2b1c0d40>\n",
+                checked=True,
             ),
             code_cell("import random\nprint(random.random())\n", "0.5\n", execution_count=2),
             code_cell(
-                "# NBVAL_CHECK_OUTPUT\n"
                 "import pathlib, chaplab\n"
                 "client = chaplab.connect()\n"
                 f"pathlib.Path({str(embedded_url_file)!r}).write_text(client.base_url)\n"
                 "print('datasets:', len(client.list_datasets()) > 0)\n",
                 "datasets: True\n",
                 execution_count=3,
+                checked=True,
             ),
         ],
     )
     write_notebook(
         tmp_path / "failing.ipynb",
         [
-            code_cell("# NBVAL_CHECK_OUTPUT\nprint(1 + 1)\n", "3\n"),
+            code_cell("print(1 + 1)\n", "3\n", checked=True),
             code_cell("raise ValueError('the notebook broke')\n", "", execution_count=2),
         ],
     )
