@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, update
 
 from chaplab.client import ChapClient
 from chaplab.service import create_app
 from chaplab.service.db import SCHEMA_VERSION, SchemaVersionError
+from chaplab.service.tables import EvaluationRow
 from chaplab.toolkit import BackgroundServer
+from chaplab.vocabulary import previous_period
 
 pytestmark = pytest.mark.integration
 
@@ -57,6 +59,54 @@ def test_a_database_of_schema_version_1_gains_the_new_tables(
     ):
         assert chap.list_model_runners() == []
         assert chap.create_debug_entry("migrated").id == 1
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [
+            (SCHEMA_VERSION,)
+        ]
+    engine.dispose()
+
+
+def test_a_database_of_schema_version_4_names_its_splits_by_their_first_forecast_period(
+    new_database_url: Callable[[str], str],
+) -> None:
+    """Version 4 named a split by the last period its model saw; version 5 by the first period
+    it forecasts (as chap-core does). The migration renames the splits and keeps every entry."""
+    database = new_database_url("v4splits")
+    with (
+        BackgroundServer(create_app(database, workers=1), "127.0.0.1") as server,
+        ChapClient(server.url) as chap,
+    ):
+        (demo,) = chap.list_evaluations()  # the demo's evaluation, run while seeding
+        unrun = chap.create_evaluation_row("never run", demo.model_id, demo.dataset_id)
+        entries = chap.evaluation_entries(demo.id, [0.1, 0.5, 0.9])
+    first_periods = {
+        split: min(e.period for e in entries if e.split_period == split)
+        for split in demo.split_periods
+    }
+    assert first_periods == {split: split for split in demo.split_periods}
+    engine = create_engine(database)
+    evaluations = EvaluationRow.__table__
+    version_4_labels = [previous_period(split) for split in demo.split_periods]
+    with engine.begin() as connection:  # the labels and version a version-4 chaplab wrote
+        connection.execute(
+            update(evaluations)
+            .where(evaluations.c.id == demo.id)
+            .values(split_periods=version_4_labels)
+        )
+        connection.exec_driver_sql("UPDATE schema_version SET version = 4")
+    with (
+        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
+        ChapClient(server.url) as chap,
+    ):
+        migrated = chap.get_evaluation(demo.id)
+        assert migrated.split_periods == demo.split_periods
+        assert chap.evaluation_entries(demo.id, [0.1, 0.5, 0.9]) == entries
+        assert chap.get_evaluation(unrun.id).split_periods == []
+        assert [e.id for e in chap.list_evaluations()] == [demo.id, unrun.id]
+        newest = demo.split_periods[-1]
+        assert {e.split_period for e in chap.evaluation_entries(demo.id, [0.5], newest)} == {newest}
+        # the first split's version-4 label (the period before it) names no split any more
+        assert chap.evaluation_entries(demo.id, [0.5], version_4_labels[0]) == []
     with engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [
             (SCHEMA_VERSION,)

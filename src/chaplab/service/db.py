@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, select
+from sqlalchemy import Engine, create_engine, event, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,6 +25,7 @@ from chaplab.service.tables import (
     BacktestSpecificationRow,
     Base,
     DebugEntryRow,
+    EvaluationRow,
     JobRequestRow,
     ModelRunnerRow,
     PredictionSetupForecastRow,
@@ -34,7 +35,7 @@ from chaplab.service.tables import (
     SpecificationRunRow,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -179,11 +180,33 @@ def _add_version_4_tables(session: Session) -> None:
     )
 
 
+def _name_splits_by_their_first_forecast_period(session: Session) -> None:
+    """Version 4 -> 5: every stored evaluation names each split by the first period of its
+    forecast window (as chap-core 2.5.1 does), no longer by the last period the model saw.
+
+    Only the labels change: the forecast periods, samples and metrics stay as they are, and a
+    row without splits (stored without running) is left alone."""
+    evaluations = EvaluationRow.__table__
+    stored = session.execute(
+        select(evaluations.c.id, evaluations.c.split_periods, evaluations.c.periods)
+    ).all()
+    for row_id, split_periods, periods in stored:
+        renamed = [
+            window[0] if window else label
+            for label, window in zip(split_periods, periods, strict=True)
+        ]
+        if renamed != split_periods:
+            session.execute(
+                update(evaluations).where(evaluations.c.id == row_id).values(split_periods=renamed)
+            )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
     2: _add_specification_tables,
     3: _add_version_4_tables,
+    4: _name_splits_by_their_first_forecast_period,
 }
 
 
