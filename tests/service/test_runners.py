@@ -1,59 +1,119 @@
-"""The registry of external model runners: registering, pings, staleness, bad URLs."""
+"""The registry of model services as chap-core 2.5.1 keeps it: servicekit's payload, the
+service's own id, the absolute ping URL, expiry, the registration key and 2.5.1's answers."""
 
 from __future__ import annotations
+
+import time
+from typing import Any
 
 import httpx
 import pytest
 
 from chaplab.client import ChapClient, NotFoundError, UnprocessableEntityError
+from wire_schemas import assert_matches_chap_core
 
 pytestmark = pytest.mark.integration
 
 
-def test_a_runner_is_registered_pinged_and_removed(client: ChapClient, unique: str) -> None:
-    url = f"http://runner-{unique}.example:9000"
-    runner = client.register_model_runner(url + "/", {"name": "ewars", "version": "2"})
-    assert runner.url == url and runner.info == {"name": "ewars", "version": "2"}
-    assert runner.status == "live" and not runner.is_stale and runner.ping_count == 0
-    assert runner.id in [r.id for r in client.list_model_runners()]
-    pinged = client.ping_model_runner(runner.id)
-    assert pinged.ping_count == 1 and pinged.last_ping_at >= runner.last_ping_at
-    again = client.register_model_runner(url, {"name": "ewars", "version": "3"})
-    assert again.id == runner.id and again.info["version"] == "3" and again.ping_count == 2
-    assert client.get_model_runner(runner.id).info["version"] == "3"
-    client.remove_model_runner(runner.id)
+def service_info(service_id: str, **changes: Any) -> dict[str, Any]:
+    """What chapkit sends as a service's info (``MLServiceInfo``)."""
+    return {
+        "id": service_id,
+        "display_name": "Mean model",
+        "version": "1.0.0",
+        "description": "each place's mean",
+        "model_metadata": {"author": "chaplab", "author_assessed_status": "orange"},
+        "period_type": "monthly",
+        "required_covariates": [],
+        **changes,
+    }
+
+
+def register(service_url: str, service_id: str, url: str, **headers: str) -> httpx.Response:
+    """Register as servicekit does: ``{"id", "url", "info"}``."""
+    body = {"id": service_id, "url": url, "info": service_info(service_id)}
+    return httpx.post(f"{service_url}/v2/services/$register", json=body, headers=headers)
+
+
+def test_servicekit_registers_pings_and_leaves_in_2_5_1_shapes(
+    service_url: str, client: ChapClient, unique: str
+) -> None:
+    service_id = f"mean-{unique}"
+    answer = register(service_url, service_id, "http://127.0.0.1:9/")
+    assert answer.status_code == 200, answer.text
+    registered = answer.json()
+    assert_matches_chap_core("POST", "/v2/services/$register", registered)
+    assert registered["id"] == service_id and registered["service_url"] == "http://127.0.0.1:9"
+    assert registered["ping_url"] == f"{service_url}/v2/services/{service_id}/$ping"
+    assert registered["ttl_seconds"] == 30
+    listed = httpx.get(f"{service_url}/v2/services").json()
+    assert_matches_chap_core("GET", "/v2/services", listed)
+    assert service_id in [service["id"] for service in listed["services"]]
+    detail = httpx.get(f"{service_url}/v2/services/{service_id}").json()
+    assert_matches_chap_core("GET", f"/v2/services/{service_id}", detail)
+    assert detail["info"]["model_metadata"]["author"] == "chaplab"
+    pinged = httpx.put(registered["ping_url"])
+    assert pinged.status_code == 200
+    assert_matches_chap_core("PUT", f"/v2/services/{service_id}/$ping", pinged.json())
+    assert pinged.json()["expires_at"] >= detail["expires_at"]
+    runner = client.get_model_runner(service_id)
+    assert (runner.id, runner.url) == (service_id, "http://127.0.0.1:9")
+    again = register(service_url, service_id, "http://127.0.0.1:10").json()
+    assert again["message"].startswith("Service registration updated")
+    assert client.get_model_runner(service_id).url == "http://127.0.0.1:10"
+    client.remove_model_runner(service_id)
     for call in (client.get_model_runner, client.ping_model_runner, client.remove_model_runner):
         with pytest.raises(NotFoundError):
-            call(runner.id)
+            call(service_id)
 
 
-def test_a_runner_not_pinged_in_time_shows_as_stale(
-    client: ChapClient, unique: str, monkeypatch: pytest.MonkeyPatch
+def test_a_service_not_pinged_within_its_ttl_expires_and_registers_again(
+    service_url: str, client: ChapClient, unique: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runner = client.register_model_runner(f"https://stale-{unique}.example")
-    monkeypatch.setenv("CHAPLAB_RUNNER_STALE_SECONDS", "0.000001")
-    import time
+    service_id = f"brief-{unique}"
+    monkeypatch.setenv("CHAPLAB_SERVICE_TTL_SECONDS", "1")
+    assert register(service_url, service_id, "http://127.0.0.1:9").json()["ttl_seconds"] == 1
+    time.sleep(2.1)  # stored times have whole seconds
+    assert service_id not in [runner.id for runner in client.list_model_runners()]
+    assert httpx.put(f"{service_url}/v2/services/{service_id}/$ping").status_code == 404
+    monkeypatch.setenv("CHAPLAB_SERVICE_TTL_SECONDS", "soon")  # a bad setting: the default
+    again = register(service_url, service_id, "http://127.0.0.1:9").json()
+    assert again["message"].startswith("Service registered successfully")
+    assert again["ttl_seconds"] == 30
+    client.remove_model_runner(service_id)
 
-    time.sleep(1.1)  # stored times have whole seconds
-    stale = client.get_model_runner(runner.id)
-    assert stale.is_stale and stale.stale_after_seconds == pytest.approx(0.000001)
-    monkeypatch.setenv("CHAPLAB_RUNNER_STALE_SECONDS", "3600")
-    assert client.ping_model_runner(runner.id).status == "live"
-    monkeypatch.setenv("CHAPLAB_RUNNER_STALE_SECONDS", "soon")
-    assert (
-        client.get_model_runner(runner.id).stale_after_seconds == 300
-    )  # a bad setting: the default
-    client.remove_model_runner(runner.id)
+
+def test_with_a_registration_key_only_its_holder_registers_pings_and_leaves(
+    service_url: str, unique: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service_id = f"keyed-{unique}"
+    monkeypatch.setenv("SERVICEKIT_REGISTRATION_KEY", "k" * 32)
+    refused = register(service_url, service_id, "http://127.0.0.1:9", **{"X-Service-Key": "no"})
+    assert refused.status_code == 401 and "X-Service-Key" in refused.text
+    assert register(service_url, service_id, "http://127.0.0.1:9").status_code == 401
+    key = {"X-Service-Key": "k" * 32}
+    assert register(service_url, service_id, "http://127.0.0.1:9", **key).status_code == 200
+    ping = f"{service_url}/v2/services/{service_id}/$ping"
+    assert httpx.put(ping).status_code == 401
+    assert httpx.put(ping, headers=key).status_code == 200
+    assert httpx.get(f"{service_url}/v2/services/{service_id}").status_code == 200
+    assert httpx.delete(f"{service_url}/v2/services/{service_id}").status_code == 401
+    assert httpx.delete(f"{service_url}/v2/services/{service_id}", headers=key).status_code == 204
 
 
 @pytest.mark.parametrize("url", ["ftp://host/x", "not a url", "http://", "http://user:pw@host"])
-def test_a_runner_url_must_be_http_with_a_host(client: ChapClient, url: str) -> None:
+def test_a_service_url_must_be_http_with_a_host(client: ChapClient, url: str) -> None:
     with pytest.raises(UnprocessableEntityError, match="url"):
-        client.register_model_runner(url)
+        client.register_model_runner(url, service_info("bad-url"))
 
 
-def test_a_registration_refuses_unknown_fields(service_url: str) -> None:
-    answer = httpx.post(
-        f"{service_url}/v2/services/$register", json={"url": "http://x", "colour": "red"}
-    )
+def test_a_registration_needs_the_info_chapkit_sends(service_url: str) -> None:
+    url = f"{service_url}/v2/services/$register"
+    answer = httpx.post(url, json={"url": "http://x", "info": {"name": "r"}})
+    assert answer.status_code == 422 and "display_name" in answer.text
+    other = {"id": "one", "url": "http://x", "info": service_info("two")}
+    mismatch = httpx.post(url, json=other)
+    assert mismatch.status_code == 422 and "'two'" in mismatch.text
+    extra = {"url": "http://x", "info": service_info("three"), "colour": "red"}
+    answer = httpx.post(url, json=extra)
     assert answer.status_code == 422 and "colour" in answer.text

@@ -18,14 +18,17 @@ from chaplab.client._wire import NullableDict, SnakeModel
 
 
 class ModelRunner(SnakeModel):
-    """An external model runner of the registry (``/v2/services``). ``id`` is text: a slug on
-    chap-core 2.5.1 (``"probe-runner"``), a number written as text on the embedded service."""
+    """A model service of the registry (``/v2/services``), registered under its own id (a
+    slug such as ``"chaplab-mean"``); it stays registered until ``expires_at`` unless it pings.
+    ``status`` and ``ping_count`` are what older embedded services answered."""
 
     id: str
     url: str
     info: NullableDict[Any] = Field(default_factory=dict)
     registered_at: datetime | None = None
+    last_updated: datetime | None = None
     last_ping_at: datetime | None = None
+    expires_at: datetime | None = None
     ping_count: int | None = None
     status: str | None = None
     stale_after_seconds: float | None = None

@@ -15,7 +15,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, select, update
+from sqlalchemy import (
+    Engine,
+    MetaData,
+    Table,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -32,10 +42,11 @@ from chaplab.service.tables import (
     PredictionSetupRow,
     RegisteredTemplateRow,
     SchemaVersion,
+    ServiceTemplateRow,
     SpecificationRunRow,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -201,12 +212,44 @@ def _name_splits_by_their_first_forecast_period(session: Session) -> None:
             )
 
 
+def _register_services_by_their_own_id(session: Session) -> None:
+    """Version 5 -> 6: model services are registered under their own id (text) and expire
+    (``model_runners`` gains text ids, ``last_updated`` and ``expires_at``), and the templates
+    stored from them keep their versions (``service_template_versions``).
+
+    A runner registered before keeps its number, as text, and counts as expired since its
+    last ping: a service that pings it is told it is unknown and registers again under its
+    own id, as servicekit does."""
+    connection = session.connection()
+    columns = {column["name"] for column in inspect(connection).get_columns("model_runners")}
+    if "expires_at" not in columns:
+        old = Table("model_runners", MetaData(), autoload_with=connection)
+        runners = [
+            {
+                "id": str(row.id),
+                "url": row.url,
+                "info": row.info,
+                "registered_at": row.registered_at,
+                "last_updated": row.last_ping_at,
+                "last_ping_at": row.last_ping_at,
+                "expires_at": row.last_ping_at,
+            }
+            for row in connection.execute(select(old))
+        ]
+        old.drop(connection)
+        Base.metadata.create_all(connection, tables=[ModelRunnerRow.__table__])
+        if runners:
+            connection.execute(insert(ModelRunnerRow.__table__), runners)
+    Base.metadata.create_all(connection, tables=[ServiceTemplateRow.__table__])
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
     2: _add_specification_tables,
     3: _add_version_4_tables,
     4: _name_splits_by_their_first_forecast_period,
+    5: _register_services_by_their_own_id,
 }
 
 

@@ -264,16 +264,37 @@ class RegisteredTemplateRow(Base):
 
 
 class ModelRunnerRow(Base):
-    """An external model runner: where it answers, what it says about itself, when it last
-    pinged."""
+    """A registered model service (a chapkit service): its own id, where it answers, what it
+    says about itself, and until when it stays registered without another ping."""
 
     __tablename__ = "model_runners"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    url: Mapped[str] = mapped_column(String(2000), unique=True)
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    url: Mapped[str] = mapped_column(String(2000))
     info: Mapped[dict[str, Any]]
     registered_at: Mapped[datetime] = mapped_column(default=utc_now)
+    last_updated: Mapped[datetime] = mapped_column(default=utc_now)
     last_ping_at: Mapped[datetime] = mapped_column(default=utc_now)
-    ping_count: Mapped[int] = mapped_column(default=0)
+    expires_at: Mapped[datetime]
+
+
+class ServiceTemplateRow(Base):
+    """A version of a model template stored from a model service (``from-service`` or its
+    registration): what the service said about itself and its options then, and the source
+    revision it reported. A version is written once; the newest one describes the template."""
+
+    __tablename__ = "service_template_versions"
+    __table_args__ = (UniqueConstraint("template_id", "version"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    template_id: Mapped[int] = mapped_column(
+        ForeignKey("model_templates.id", ondelete="CASCADE"), index=True
+    )
+    version: Mapped[str] = mapped_column(String(100))
+    source_digest: Mapped[str] = mapped_column(String(200))
+    service_id: Mapped[str] = mapped_column(String(200))
+    info: Mapped[dict[str, Any]]
+    user_options: Mapped[dict[str, Any]]
+    role: Mapped[str | None] = mapped_column(String(20))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
 
 
 class DebugEntryRow(Base):

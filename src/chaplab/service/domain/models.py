@@ -9,22 +9,27 @@ import json
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.runners import live_service
 from chaplab.service.errors import FieldProblem, NotFound
-from chaplab.service.forecasting import Panel
+from chaplab.service.forecasting import TEMPLATES, Panel
 from chaplab.service.forecasting.templates import BASELINES
-from chaplab.service.registered_templates import template_spec
+from chaplab.service.model_services import ModelService, ModelServiceError, user_options
+from chaplab.service.registered_templates import newest_service_version, template_spec
 from chaplab.service.tables import (
     ConfiguredModelRow,
     ConfiguredModelWithDataSourceRow,
     DatasetRow,
     EvaluationRow,
+    ModelRunnerRow,
     ModelTemplateRow,
     RegisteredTemplateRow,
+    ServiceTemplateRow,
     next_configured_model_id,
+    utc_now,
 )
 from chaplab.service.text import display_name
 from chaplab.service.wire.common import from_row
@@ -35,18 +40,21 @@ from chaplab.service.wire.models import (
     FeatureRef,
     ModelSpecRead,
     ModelTemplateCreate,
+    ModelTemplateFromService,
     ModelTemplateRead,
     ReferenceTemplate,
 )
 from chaplab.toolkit import ProblemError
 
+READ_SECONDS = 5.0
+"""How long reading a model service's info or config schema may take (chap-core's 5 s)."""
 DEFAULT_NAME = "default"
 """The configured-model name that stands for the bare template name."""
 
 
 def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
     """A template as the wire shows it: its spec's description, ``userOptions`` from its
-    schema."""
+    schema, and for a template from a model service its version and the service's health."""
     spec = template_spec(row)
     return from_row(
         ModelTemplateRead,
@@ -54,7 +62,39 @@ def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
         id=row.id,
         user_options=spec.config_schema.properties,
         archived=row.archived,
+        **_service_fields(row),
     )
+
+
+def _service_fields(row: ModelTemplateRow) -> dict[str, Any]:
+    """What a template from a model service says beyond a built-in one: its version, source
+    revision, the author's assessment and horizon bounds, and whether its service is
+    registered now (``live``) with that revision (else ``revision_mismatch``)."""
+    session = object_session(row)
+    version = newest_service_version(session, row.id) if session is not None else None
+    if session is None or version is None:
+        return {}
+    info = version.info
+    metadata = info.get("model_metadata") or {}
+    service = session.get(ModelRunnerRow, version.service_id)
+    health = None
+    if service is not None and service.expires_at > utc_now():
+        same = service.info.get("version") != version.version or (
+            service.info.get("git_revision") == version.source_digest
+        )
+        health = "live" if same else "revision_mismatch"
+    return {
+        "version": version.version,
+        "uses_chapkit": True,
+        "source_digest": version.source_digest,
+        "health_status": health,
+        "author_note": metadata.get("author_note"),
+        "author_assessed_status": metadata.get("author_assessed_status"),
+        "min_prediction_periods": info.get("min_prediction_periods"),
+        "max_prediction_periods": info.get("max_prediction_periods"),
+        "requires_geo": bool(info.get("requires_geo")),
+        "hpo_search_space": info.get("hpo_search_space"),
+    }
 
 
 def is_baseline(model: ConfiguredModelRow) -> bool:
@@ -323,3 +363,117 @@ def new_bundle(
         org_units=data.org_units,
         data_sources=data_sources,
     )
+
+
+def template_from_service(session: Session, request: ModelTemplateFromService) -> ReferenceTemplate:
+    """Store the template the registered model service ``serviceId`` describes (as 2.5.1's
+    ``from-service``): 404 when it is not registered, 409 when it reports no source revision,
+    another revision than the one stored under its version, or the name of a template that
+    is not its own, 502 when it cannot be read. A version is written once: storing it again
+    returns it (shown again if it was retired); the role is set on every call."""
+    service = live_service(session, request.service_id, "serviceId")
+    version = store_service_template(
+        session, service, ModelService(service.id, service.url, READ_SECONDS)
+    )
+    version.role = request.role
+    session.commit()
+    template = session.get_one(ModelTemplateRow, version.template_id)
+    return ReferenceTemplate(**template_read(template).model_dump(), role=version.role)
+
+
+def store_service_template(
+    session: Session, service: ModelRunnerRow, api: ModelService
+) -> ServiceTemplateRow:
+    """The stored version of ``service``'s template, stored now from its info and config
+    schema (read through ``api``) when it is new; ProblemError 409 or 502 as
+    :func:`template_from_service` says. Commits."""
+    info = service.info
+    name, version_label, revision = (
+        info["id"],
+        info.get("version", "1.0.0"),
+        info.get("git_revision"),
+    )
+    template = session.scalar(select(ModelTemplateRow).where(ModelTemplateRow.name == name))
+    registered = template is not None and session.get(RegisteredTemplateRow, template.id)
+    if name in TEMPLATES or registered:
+        raise ProblemError(
+            409,
+            detail=f"Model template {name!r} is a built-in or registered template and cannot be "
+            "stored from a service. Register the service under another model id.",
+        )
+    stored = (
+        session.scalar(
+            select(ServiceTemplateRow).where(
+                ServiceTemplateRow.template_id == template.id,
+                ServiceTemplateRow.version == version_label,
+            )
+        )
+        if template is not None
+        else None
+    )
+    if revision is None or (stored is not None and stored.source_digest != revision):
+        raise ProblemError(
+            409,
+            detail=f"Model template {name!r} version {version_label!r} is stored from revision "
+            f"{stored.source_digest if stored else None!r}, but its source now reports revision "
+            f"{revision!r}. A version is write-once, so the new revision needs a new version "
+            "label: "
+            + (
+                "build the image with the GIT_REVISION build arg and register it again."
+                if revision is None
+                else "bump the service's version and register it again."
+            ),
+        )
+    if stored is not None:
+        template.archived = False
+        session.commit()
+        return stored
+    try:
+        options = user_options(api.config_schema())
+        ConfigSchema.from_dict({"type": "object", "properties": options})
+    except (ModelServiceError, InvalidSchemaError) as error:
+        raise ProblemError(
+            502, detail=f"Could not read the service at {service.url}: {error}"
+        ) from None
+    if template is None:
+        template = ModelTemplateRow(name=name)
+        session.add(template)
+        session.flush()
+    template.archived = False
+    version = ServiceTemplateRow(
+        template_id=template.id,
+        version=version_label,
+        source_digest=revision,
+        service_id=service.id,
+        info=info,
+        user_options=options,
+    )
+    session.add(version)
+    session.commit()
+    return version
+
+
+def retire_template(session: Session, template_id: int, all_versions: bool) -> None:
+    """Hide a template and its configured models from the pickers (archived), keeping them
+    readable so that past evaluations still resolve. This service keeps one row per template
+    name, so ``all_versions`` retires the same row."""
+    template = get_or_404(session, ModelTemplateRow, template_id, "model template")
+    template.archived = True
+    for model in session.scalars(
+        select(ConfiguredModelRow).where(ConfiguredModelRow.model_template_id == template.id)
+    ):
+        model.archived = True
+    session.commit()
+
+
+def template_on_registration(session: Session, service: ModelRunnerRow) -> str:
+    """Store a registering service's template unless it is stored (as 2.5.1 does on
+    ``$register``); what to add to the registration's message when it cannot be."""
+    try:
+        store_service_template(
+            session, service, ModelService(service.id, service.url, READ_SECONDS)
+        )
+    except ProblemError as problem:
+        session.rollback()
+        return f" The model template was not stored: {problem.detail}"
+    return ""

@@ -1,8 +1,13 @@
-"""The registry of external model runners: registering by URL, pings, and whether a runner is
-live or stale.
+"""The registry of model services (``/v2/services``), kept as chap-core 2.5.1 keeps it.
 
-A runner registers its URL and info, then pings now and then; one not pinged within
-``$CHAPLAB_RUNNER_STALE_SECONDS`` (default 300) shows ``"status": "stale"``.
+A model service (a chapkit service) registers under its own id with servicekit's payload
+(``{"id", "url", "info"}``), is answered the absolute URL to ping, and stays registered for
+``$CHAPLAB_SERVICE_TTL_SECONDS`` (default 30, as 2.5.1) after each ping; one not pinged in time
+is expired (not listed, 404), and a service told so registers again. With
+``$SERVICEKIT_REGISTRATION_KEY`` set, registering, pinging and removing need that key in
+``X-Service-Key`` (the variable servicekit and chap-core read). Registering stores the
+service's model template when it is not stored yet, as 2.5.1 does; a template that cannot be
+stored leaves the registration standing, with the reason in its message.
 """
 
 from __future__ import annotations
@@ -10,97 +15,142 @@ from __future__ import annotations
 import logging
 import math
 import os
-from datetime import datetime
-from urllib.parse import urlsplit
+import secrets
+from datetime import datetime, timedelta
+from urllib.parse import quote, urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.tables import ModelRunnerRow, utc_now
-from chaplab.service.wire.common import from_row
-from chaplab.service.wire.runners import RunnerRead, RunnerRegistration
+from chaplab.service.wire.runners import (
+    PingResponse,
+    RegistrationResponse,
+    ServiceDetail,
+    ServiceList,
+    ServiceRegistration,
+)
+from chaplab.toolkit import ProblemError
 
 logger = logging.getLogger("chaplab.service")
-STALE_VARIABLE = "CHAPLAB_RUNNER_STALE_SECONDS"
-DEFAULT_STALE_SECONDS = 300.0
+TTL_VARIABLE = "CHAPLAB_SERVICE_TTL_SECONDS"
+DEFAULT_TTL_SECONDS = 30
+KEY_VARIABLE = "SERVICEKIT_REGISTRATION_KEY"
+KEY_HEADER = "X-Service-Key"
 
 
-def stale_after_seconds() -> float:
-    """The configured staleness limit. A value that is not a positive number is logged and the
-    default used; every runner answer shows the limit in force (``stale_after_seconds``)."""
-    text = os.environ.get(STALE_VARIABLE, "").strip()
+def ttl_seconds() -> int:
+    """How long a registration lasts without a ping. A value that is not a positive whole
+    number of seconds is logged and the default used."""
+    text = os.environ.get(TTL_VARIABLE, "").strip()
     if not text:
-        return DEFAULT_STALE_SECONDS
+        return DEFAULT_TTL_SECONDS
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
         logger.warning(
-            "$%s=%r is not a positive number of seconds; using %s",
-            STALE_VARIABLE,
+            "$%s=%r is not a positive whole number of seconds; using %s",
+            TTL_VARIABLE,
             text,
-            DEFAULT_STALE_SECONDS,
+            DEFAULT_TTL_SECONDS,
         )
-        return DEFAULT_STALE_SECONDS
-    return value
+        return DEFAULT_TTL_SECONDS
+    return int(value)
 
 
-def runner_read(row: ModelRunnerRow, now: datetime | None = None) -> RunnerRead:
-    limit = stale_after_seconds()
-    age = ((now or utc_now()) - row.last_ping_at).total_seconds()
-    return from_row(
-        RunnerRead, row, status="stale" if age > limit else "live", stale_after_seconds=limit
+def check_service_key(presented: str | None) -> None:
+    """401 unless no registration key is configured or ``presented`` is it."""
+    expected = os.environ.get(KEY_VARIABLE) or None
+    if expected is None:
+        return
+    if not presented or not secrets.compare_digest(presented.encode(), expected.encode()):
+        raise ProblemError(401, detail=f"{KEY_HEADER}: missing or invalid service key")
+
+
+def service_detail(row: ModelRunnerRow) -> ServiceDetail:
+    return ServiceDetail(
+        id=row.id,
+        url=row.url,
+        info=row.info,
+        registered_at=row.registered_at,
+        last_updated=row.last_updated,
+        last_ping_at=row.last_ping_at,
+        expires_at=row.expires_at,
     )
 
 
-def get_runner_row(session: Session, runner_id: int) -> ModelRunnerRow:
-    return get_or_404(session, ModelRunnerRow, runner_id, "model runner")
+def live_service(session: Session, service_id: str, field: str | None = None) -> ModelRunnerRow:
+    """The registered service ``service_id``; NotFound when it never registered or expired."""
+    row = session.get(ModelRunnerRow, service_id)
+    if row is None or row.expires_at <= utc_now():
+        raise NotFound("model service", service_id, field)
+    return row
 
 
-def list_runners(session: Session) -> list[RunnerRead]:
-    now = utc_now()
-    rows = session.scalars(select(ModelRunnerRow).order_by(ModelRunnerRow.id))
-    return [runner_read(row, now) for row in rows]
+def list_services(session: Session) -> ServiceList:
+    """The services registered now (not expired), by id."""
+    listed = select(ModelRunnerRow).where(ModelRunnerRow.expires_at > utc_now())
+    services = [service_detail(row) for row in session.scalars(listed.order_by(ModelRunnerRow.id))]
+    return ServiceList(count=len(services), services=services)
 
 
-def get_runner(session: Session, runner_id: int) -> RunnerRead:
-    return runner_read(get_runner_row(session, runner_id))
+def get_service(session: Session, service_id: str) -> ServiceDetail:
+    return service_detail(live_service(session, service_id))
 
 
-def register_runner(session: Session, request: RunnerRegistration) -> RunnerRead:
-    """Register a runner by URL; registering a known URL again updates its info and counts as a
-    ping."""
+def register_service(
+    session: Session, request: ServiceRegistration, base_url: str
+) -> tuple[ModelRunnerRow, RegistrationResponse]:
+    """Register (or register again: the latest URL and info win) the service under its own
+    id; the answer carries the absolute ``ping_url`` under ``base_url``."""
+    service_id = request.info.id
+    if request.id is not None and request.id != service_id:
+        raise FieldProblem("id", f"must be the id of the info ({service_id!r}), got {request.id!r}")
     url = checked_url(request.url)
-    row = session.scalar(select(ModelRunnerRow).where(ModelRunnerRow.url == url))
-    if row is None:
-        row = ModelRunnerRow(url=url, info=request.info)
-        session.add(row)
+    now = utc_now()
+    row = session.get(ModelRunnerRow, service_id)
+    if row is None or row.expires_at <= now:
+        message = "Service registered successfully"
+        if row is None:
+            row = ModelRunnerRow(id=service_id)
+            session.add(row)
+        row.registered_at = now
     else:
-        row.info = request.info
-        _pinged(row)
+        message = "Service registration updated"
+    row.url = url
+    row.info = request.info.model_dump(mode="json")
+    _pinged(row, now)
     session.commit()
-    return runner_read(row)
+    ping_url = f"{base_url.rstrip('/')}/v2/services/{quote(service_id, safe='')}/$ping"
+    return row, RegistrationResponse(
+        id=service_id,
+        service_url=url,
+        message=message,
+        ttl_seconds=ttl_seconds(),
+        ping_url=ping_url,
+    )
 
 
-def ping_runner(session: Session, runner_id: int) -> RunnerRead:
-    """Record that the runner is alive now."""
-    row = get_runner_row(session, runner_id)
-    _pinged(row)
+def ping_service(session: Session, service_id: str) -> PingResponse:
+    """Keep the service registered for another TTL."""
+    row = live_service(session, service_id)
+    _pinged(row, utc_now())
     session.commit()
-    return runner_read(row)
+    return PingResponse(id=row.id, last_ping_at=row.last_ping_at, expires_at=row.expires_at)
 
 
-def remove_runner(session: Session, runner_id: int) -> None:
-    session.delete(get_runner_row(session, runner_id))
+def remove_service(session: Session, service_id: str) -> None:
+    """Take the service off the registry; the templates stored from it stay."""
+    session.delete(live_service(session, service_id))
     session.commit()
 
 
-def _pinged(row: ModelRunnerRow) -> None:
-    row.last_ping_at = utc_now()
-    row.ping_count += 1
+def _pinged(row: ModelRunnerRow, now: datetime) -> None:
+    row.last_ping_at = row.last_updated = now
+    row.expires_at = now + timedelta(seconds=ttl_seconds())
 
 
 def checked_url(text: str) -> str:

@@ -3,7 +3,9 @@ are registered by description) and configured models with data source, all under
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
 
 from chaplab.service.domain import models
 from chaplab.service.routes.dependencies import DB
@@ -12,7 +14,9 @@ from chaplab.service.wire.models import (
     ConfiguredModelWithDataSourceRead,
     ModelSpecRead,
     ModelTemplateCreate,
+    ModelTemplateFromService,
     ModelTemplateRead,
+    ReferenceTemplate,
 )
 
 router = APIRouter(prefix="/v1/crud", tags=["models"])
@@ -22,6 +26,31 @@ router = APIRouter(prefix="/v1/crud", tags=["models"])
 def list_model_templates(session: DB) -> list[ModelTemplateRead]:
     """The templates; their ids are the only valid ``modelTemplateId`` values."""
     return models.list_templates(session)
+
+
+@router.post("/model-templates/from-service")
+def add_model_template_from_service(
+    request: ModelTemplateFromService, session: DB
+) -> ReferenceTemplate:
+    """Store the template a registered model service describes, read from its own info and
+    config schema. A version is written once: storing it again returns the stored template
+    (shown again if it was retired). 404 if the service is not registered, 409 if it reports
+    no source revision or another one than stored under its version, or takes the name of a
+    template that is not its own, 502 if it cannot be read."""
+    return models.template_from_service(session, request)
+
+
+@router.delete("/model-templates/{modelTemplateId}")
+def delete_model_template(
+    model_template_id: Annotated[int, Path(alias="modelTemplateId")],
+    session: DB,
+    all_versions: Annotated[bool, Query(alias="allVersions")] = False,
+) -> dict[str, str]:
+    """Retire a model template: it and its configured models leave the pickers and stay
+    readable, so past evaluations still resolve. Storing it from its service again shows it
+    again."""
+    models.retire_template(session, model_template_id, all_versions)
+    return {"message": "deleted"}
 
 
 @router.get("/configured-models")

@@ -31,12 +31,28 @@ class ModelTemplateRead(WireModel):
     requires_geo: bool = False
     version: str = "1"
     archived: bool = False
+    uses_chapkit: bool = False
+    """Whether a model service (chapkit) runs the template; the fields below describe it."""
+    source_digest: str | None = None
+    health_status: Literal["live", "revision_mismatch"] | None = None
+    author_note: str | None = None
+    author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] | None = None
+    min_prediction_periods: int | None = None
+    max_prediction_periods: int | None = None
 
 
 class ReferenceTemplate(ModelTemplateRead):
     """A template with its role: ``baseline`` for chap-core's baselines, else null."""
 
     role: Literal["baseline", "comparison"] | None = None
+
+
+class ModelTemplateFromService(WireRequest):
+    """``POST /v1/crud/model-templates/from-service``: the id a model service registered
+    under, and the role of its template."""
+
+    service_id: str = Field(min_length=1, max_length=200)
+    role: Literal["comparison"] | None = None
 
 
 class ConfiguredModelRead(WireModel):
