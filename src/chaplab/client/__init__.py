@@ -11,6 +11,8 @@ from chaplab.client._backtest_form import BacktestParameter, CovariateName, Weat
 from chaplab.client._client import AsyncChapClient, ChapClient
 from chaplab.client._datasets import Dataset, DataSource, DataSourceKind, Observation
 from chaplab.client._errors import (
+    ArgumentError,
+    ArgumentTypeError,
     AuthenticationError,
     ChapConnectionError,
     ChapDecodeError,
@@ -35,7 +37,7 @@ from chaplab.client._evaluations import (
     EvaluationOverlap,
     RejectedOrgUnit,
 )
-from chaplab.client._jobs import Job, JobRef, JobResult
+from chaplab.client._jobs import Job, JobCancellation, JobRef, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
 from chaplab.client._plots import (
@@ -105,6 +107,8 @@ __all__ = [
     "ReferenceModel",
     "DEFAULT_QUANTILES",
     "NON_TERMINAL_STATUSES",
+    "ArgumentError",
+    "ArgumentTypeError",
     "AsyncChapClient",
     "AuthenticationError",
     "ChapClient",
@@ -127,6 +131,7 @@ __all__ = [
     "EvaluationOverlap",
     "Health",
     "Job",
+    "JobCancellation",
     "JobFailedError",
     "JobRef",
     "JobResult",

@@ -59,6 +59,18 @@ class ChapError(Exception):
         ]
 
 
+class ArgumentError(ChapError, ValueError):
+    """An argument chaplab refuses before sending anything (``n_periods must be >= 1, got 0``).
+
+    A ``ValueError`` (``except ValueError`` catches it), shown in IPython like the client's other
+    errors: its class and sentence and the hint, not the traceback through the client."""
+
+
+class ArgumentTypeError(ChapError, TypeError):
+    """An argument of the wrong type (``n_periods must be an int, got str '3'``), refused before
+    sending anything; a ``TypeError``, shown in IPython like :class:`ArgumentError`."""
+
+
 class ChapConnectionError(ChapError):
     """The service could not be reached, or the connection broke before an answer arrived."""
 

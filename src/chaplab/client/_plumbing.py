@@ -27,6 +27,8 @@ from chaplab.client._capabilities import (
 )
 from chaplab.client._errors import (
     SECRET_HEADERS,
+    ArgumentError,
+    ArgumentTypeError,
     ChapDecodeError,
     ChapError,
     ChapHTTPError,
@@ -285,7 +287,7 @@ class Resource:
         each call (records come and go). A name no record has, or several share, is a
         ``NameResolutionError`` naming ``argument`` (see ``id_named``)."""
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{argument} must be an int (an id) or a str (a {kind.noun}'s name), "
                 f"got {type(value).__name__} {value!r}"
             )
@@ -448,23 +450,23 @@ def convert(converter: Callable[[Any], T], payload: Any, response: httpx.Respons
 def require_id(field: str, value: Any, minimum: int = 0) -> int:
     """An integer argument (an id, or a count with ``minimum=1``), checked."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{field} must be an int, got {type(value).__name__} {value!r}")
+        raise ArgumentTypeError(f"{field} must be an int, got {type(value).__name__} {value!r}")
     if value < minimum:
-        raise ValueError(f"{field} must be >= {minimum}, got {value}")
+        raise ArgumentError(f"{field} must be >= {minimum}, got {value}")
     return value
 
 
 def require_name(field: str, value: Any) -> str:
     """A non-empty string argument, checked."""
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{field} must be a non-empty string, got {value!r}")
+        raise ArgumentError(f"{field} must be a non-empty string, got {value!r}")
     return value
 
 
 def require_bool(field: str, value: Any) -> bool:
     """A True/False argument, checked (``"false"`` or ``0`` would read as something else)."""
     if not isinstance(value, bool):
-        raise TypeError(f"{field} must be a bool, got {type(value).__name__} {value!r}")
+        raise ArgumentTypeError(f"{field} must be a bool, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -481,14 +483,14 @@ def optional_counts(**counts: int | None) -> dict[str, int]:
 def model_name(model: Any) -> str:
     """The configured model's name, from a name or an object with ``.name``."""
     if isinstance(model, int):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"model must be the configured model's NAME (e.g. 'naive_model:weekly') or an object "
             f"with .name, got the int {model!r}: the service identifies the model by name on the "
             "wire (modelId), and the id from /v1/crud/models is not a valid template id either"
         )
     name = model if isinstance(model, str) else getattr(model, "name", None)
     if not isinstance(name, str) or not name.strip():
-        raise TypeError(
+        raise ArgumentTypeError(
             f"model must be a configured model name or an object with a .name, got {model!r}"
         )
     return name
@@ -498,10 +500,10 @@ def quantile_params(quantiles: Sequence[float]) -> list[tuple[str, float]]:
     """``quantiles`` as query parameters, each checked to lie between 0 and 1."""
     values = [quantiles] if isinstance(quantiles, (int, float)) else list(quantiles)
     if not values:
-        raise ValueError("quantiles must name at least one quantile")
+        raise ArgumentError("quantiles must name at least one quantile")
     for q in values:
         if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
-            raise ValueError(f"quantiles must be numbers between 0 and 1, got {q!r}")
+            raise ArgumentError(f"quantiles must be numbers between 0 and 1, got {q!r}")
     return [("quantiles", float(q)) for q in values]
 
 
@@ -512,7 +514,7 @@ def org_unit_params(org_units: Iterable[str] | str | None) -> list[tuple[str, st
     units = [org_units] if isinstance(org_units, str) else list(org_units)
     for unit in units:
         if not isinstance(unit, str) or not unit:
-            raise ValueError(f"org_units must be org unit id strings, got {unit!r}")
+            raise ArgumentError(f"org_units must be org unit id strings, got {unit!r}")
     return [("orgUnits", unit) for unit in units]
 
 
