@@ -1,5 +1,5 @@
-"""The words the wire and every layer share: periods, backtest splits, horizons, quantile levels
-and job statuses.
+"""The words the wire and every layer share: periods, backtest splits, horizons, quantile levels,
+job statuses and types, and how a GeoJSON feature names its org unit.
 
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
@@ -15,11 +15,12 @@ proleptic Gregorian epoch), so that next/previous periods and ranges are exact a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 from numbers import Integral
+from typing import Any
 
 # -- quantile levels -------------------------------------------------------------------------
 
@@ -70,6 +71,32 @@ class JobType(StrEnum):
     """Forecast after data sent inline; stores the data and a prediction."""
     CREATE_DATASET = "create_dataset"
     """Store a validated dataset."""
+
+
+# -- GeoJSON org-unit ids -------------------------------------------------------------------
+
+
+def feature_id(feature: Mapping[str, Any]) -> str | None:
+    """The org-unit id of a GeoJSON feature, read as chap-core reads it (``Polygons._add_ids``
+    in ``chap_core/geometry.py``): the feature's own ``id`` when it has one, otherwise its
+    ``properties.id``; as text, or None when it has neither.
+
+    A feature's ``id`` that is empty (``""``, ``0``) counts as none, as it does in chap-core."""
+    own = feature.get("id")
+    if own:
+        return str(own)
+    properties = feature.get("properties")
+    identifier = properties.get("id") if isinstance(properties, Mapping) else None
+    return None if identifier is None else str(identifier)
+
+
+def feature_ids(geojson: Mapping[str, Any]) -> list[str | None]:
+    """The org-unit id (:func:`feature_id`) of each feature of a GeoJSON FeatureCollection, in
+    the features' order; None for a feature without one or that is not an object."""
+    features = geojson.get("features")
+    if not isinstance(features, list):
+        return []
+    return [feature_id(f) if isinstance(f, Mapping) else None for f in features]
 
 
 # -- periods ---------------------------------------------------------------------------------

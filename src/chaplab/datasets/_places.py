@@ -7,6 +7,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from chaplab.vocabulary import feature_id
+
 
 def match_name(given: str, known: Iterable[str], argument: str, where: str) -> str:
     """The name of ``known`` that ``given`` names, ignoring case and accents (``sao paulo``
@@ -37,8 +39,7 @@ def org_units_of(geojson: Mapping[str, Any], parent: str) -> list[str]:
     features = [f for f in geojson.get("features", []) if isinstance(f, Mapping)]
     parents = {str((f.get("properties") or {}).get("parentName")): f for f in features}
     chosen = match_name(parent, [p for p in parents if p != "None"], "parent", "the parents")
-    return [
-        str(f.get("id", (f.get("properties") or {}).get("id")))
-        for f in features
-        if (f.get("properties") or {}).get("parentName") == chosen
-    ]
+    ids = (
+        feature_id(f) for f in features if (f.get("properties") or {}).get("parentName") == chosen
+    )
+    return [identifier for identifier in ids if identifier is not None]

@@ -21,6 +21,7 @@ import orjson
 import pandas as pd
 
 from chaplab.frames._tidy import ORG_UNIT
+from chaplab.vocabulary import feature_id
 
 ORG_UNIT_NAME = "org_unit_name"
 
@@ -45,10 +46,9 @@ def org_unit_names(geojson: Any) -> dict[str, str]:
         properties = feature.get("properties") or {}
         if not isinstance(properties, Mapping):
             raise ValueError(f"geojson: feature {position} has properties that are not an object")
-        org_unit = feature.get("id", properties.get("id"))
+        org_unit = feature_id(feature)
         if org_unit is None:
             continue
-        org_unit = str(org_unit)
         names[org_unit] = _first_text(properties, NAME_KEYS) or org_unit
         parents[org_unit] = _first_text(properties, PARENT_KEYS)
     return org_unit_labels(names, parents)

@@ -45,6 +45,7 @@ from chaplab.frames import (
 from chaplab.frames._names import _features
 from chaplab.plotting._figure import ChartFigure
 from chaplab.plotting._scoring_style import metric_label
+from chaplab.vocabulary import feature_id
 
 POLYGON_TYPES = ("Polygon", "MultiPolygon")
 PROBABILITY = "probability"
@@ -172,10 +173,7 @@ def shapes_of(geojson: Any) -> dict[str, Shape]:
     for position, feature in enumerate(features):
         if not isinstance(feature, Mapping):
             raise ValueError(f"geojson: feature {position} is not an object")
-        properties = feature.get("properties") or {}
-        org_unit = feature.get(
-            "id", properties.get("id") if isinstance(properties, Mapping) else None
-        )
+        org_unit = feature_id(feature)
         if org_unit is None:
             continue
         geometry = feature.get("geometry")
@@ -184,7 +182,7 @@ def shapes_of(geojson: Any) -> dict[str, Shape]:
             key = str(kind) if kind else "no"
             kinds[key] = kinds.get(key, 0) + 1
             continue
-        shapes[str(org_unit)] = _shape(geometry, f"geojson: feature {org_unit!r}")
+        shapes[org_unit] = _shape(geometry, f"geojson: feature {org_unit!r}")
     if not shapes:
         raise NoPolygonsError(_no_polygons_sentence(len(features), kinds))
     return shapes

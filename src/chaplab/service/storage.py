@@ -18,6 +18,7 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.geometry import check_polygon_geometry
 from chaplab.service.tables import DatasetFeatureRow, DatasetRow
+from chaplab.vocabulary import feature_id
 
 ROW_ONLY_SAMPLES = 1
 """Rows created without a forecast store no samples: zero splits (or periods) of one sample."""
@@ -115,10 +116,10 @@ def panel_from_observations(observations: Sequence[Any], field: str = "observati
 
 
 def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson") -> None:
-    """A FeatureCollection of features whose ids (``properties.id`` or the feature's ``id``)
-    cover the org units, each with a polygon or a null geometry (RFC 7946's unlocated feature,
-    which chap-core accepts too: data without boundaries, that no map can show); FieldProblem
-    naming the broken part otherwise."""
+    """A FeatureCollection of features whose ids (the feature's ``id``, else ``properties.id``,
+    as :func:`chaplab.vocabulary.feature_id` reads them) cover the org units, each with a polygon
+    or a null geometry (RFC 7946's unlocated feature, which chap-core accepts too: data without
+    boundaries, that no map can show); FieldProblem naming the broken part otherwise."""
     if not isinstance(geojson, Mapping) or geojson.get("type") != "FeatureCollection":
         raise FieldProblem(field, 'must be a GeoJSON object with "type": "FeatureCollection"')
     features = geojson.get("features")
@@ -131,14 +132,12 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
             raise FieldProblem(where, 'must be an object with "type": "Feature"')
         if feature.get("geometry") is not None:
             check_polygon_geometry(feature["geometry"], f"{where}.geometry")
-        properties = feature.get("properties")
-        identifier = (properties or {}).get("id") if isinstance(properties, Mapping) else None
-        identifier = identifier if identifier is not None else feature.get("id")
+        identifier = feature_id(feature)
         if identifier is None:
             raise FieldProblem(
-                where, "has no id (set properties.id or the feature's id to the org unit)"
+                where, "has no id (set the feature's id or properties.id to the org unit)"
             )
-        ids.add(str(identifier))
+        ids.add(identifier)
     missing = [unit for unit in org_units if unit not in ids]
     if missing:
         raise FieldProblem(field, f"has no feature for the org units {', '.join(missing[:10])}")

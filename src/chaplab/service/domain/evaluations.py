@@ -68,7 +68,7 @@ from chaplab.service.wire.evaluations import (
     RejectedOrgUnit,
 )
 from chaplab.service.wire.specifications import BacktestParameters
-from chaplab.vocabulary import JobType
+from chaplab.vocabulary import JobType, feature_ids
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
@@ -310,12 +310,7 @@ def rejected_org_units(
 def polygon_ids(geojson: dict[str, Any]) -> set[str]:
     """The org-unit ids of a checked FeatureCollection's polygons."""
     check_geojson(geojson, [])
-    ids: set[str] = set()
-    for feature in geojson["features"]:
-        properties = feature.get("properties") or {}
-        identifier = properties.get("id") if isinstance(properties, dict) else None
-        ids.add(str(identifier if identifier is not None else feature.get("id")))
-    return ids
+    return {identifier for identifier in feature_ids(geojson) if identifier is not None}
 
 
 def org_unit_subset(panel: Panel, org_units: list[str]) -> Panel:
