@@ -53,6 +53,8 @@ class FakeJob:
     logs: str | None = None
     start_time: str = "2026-01-01T10:00:00"
     started_at: float = 0.0  # PENDING before this time on the fake clock, then STARTED
+    listed_lag: float = 0.0  # the job list shows the end this much later (chap-core 2.5.1)
+    listed_as: str | None = None  # what the list says until the job ends (a cancel's REVOKED)
 
     def status_at(self, now: float) -> str:
         if now >= self.finish_at:
@@ -60,12 +62,13 @@ class FakeJob:
         return "PENDING" if now < self.started_at else "STARTED"
 
     def wire(self, now: float) -> dict[str, Any]:
-        done = now >= self.finish_at
+        done = now >= self.finish_at + self.listed_lag
+        listed = self.status_at(now - self.listed_lag)
         return {
             "id": self.id,
             "type": self.type,
             "name": self.name,
-            "status": self.status_at(now),
+            "status": self.listed_as if self.listed_as and not done else listed,
             "start_time": self.start_time,
             "end_time": "2026-01-01T10:00:02" if done else None,
             "result": self.result if done else None,
@@ -166,6 +169,9 @@ class FakeService:
     unknown_job_is_pending: bool = False
     lower_case_status: bool = False
     results_name_rows: bool = False  # job results say "stored ... 2" instead of the bare id
+    cancel_stops_started_jobs: bool = True  # False: as chap-core 2.5.1's solo worker
+    cancel_answers_the_job: bool = False  # True: the cancel answers the job (as ours does)
+    revoke_delay: float = 0.0  # a cancelled queued job is revoked this much later
     job_duration: float = 2.0
     requests: list[httpx.Request] = field(default_factory=list)
     faults: dict[str, list[Fault]] = field(default_factory=dict)
@@ -474,8 +480,14 @@ class FakeService:
         job = self.jobs.get(job_id)
         if job is None:
             return _detail(404, "Job not found")
-        job.final_status, job.finish_at = "REVOKED", self.clock.now
-        return _ok({"message": "cancelled"})
+        started = job.status_at(self.clock.now) == "STARTED"
+        if started and not self.cancel_stops_started_jobs:
+            job.listed_as = "REVOKED"  # listed so, while it runs on and succeeds
+        else:
+            job.final_status, job.finish_at = "REVOKED", self.clock.now + self.revoke_delay
+        if self.cancel_answers_the_job:
+            return _ok(job.wire(self.clock.now))
+        return _ok({"message": f"Job {job_id} has been cancelled"})
 
     def _delete_job(self, request: httpx.Request, job_id: str) -> httpx.Response:
         if self.jobs.pop(job_id, None) is None:

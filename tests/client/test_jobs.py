@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from chaplab.client import (
+    ChapDecodeError,
     ConflictError,
     Job,
     JobFailedError,
@@ -60,11 +61,75 @@ def test_bad_job_id_is_refused(client: Any, bad: Any) -> None:
 
 def test_cancel_and_delete_job(client: Any, fake: FakeService) -> None:
     fake.add_job(id="j1", finish_at=fake.clock.now + 100)
-    assert client.cancel_job("j1") is None
+    cancellation = client.cancel_job("j1")
+    assert (cancellation.job_id, cancellation.status) == ("j1", "REVOKED")
+    assert cancellation.cancelled and not cancellation.may_still_run
+    assert repr(cancellation) == "JobCancellation(job 'j1': cancelled; status REVOKED)"
     assert client.job_status("j1") == "REVOKED"
     assert client.delete_job("j1") is None
     assert client.list_jobs() == []
-    assert fake.paths()[:3] == ["POST /v1/jobs/j1/cancel", "GET /v1/jobs/j1", "DELETE /v1/jobs/j1"]
+    assert fake.paths()[:3] == ["POST /v1/jobs/j1/cancel", "GET /v1/jobs/j1", "GET /v1/jobs/j1"]
+
+
+def test_a_cancel_answered_with_the_job_is_not_read_again(client: Any, fake: FakeService) -> None:
+    fake.cancel_answers_the_job = True
+    fake.add_job(id="j1", finish_at=fake.clock.now + 100)
+    assert client.cancel_job("j1").cancelled
+    assert fake.paths() == ["POST /v1/jobs/j1/cancel"]
+
+
+def test_a_cancel_the_worker_ignores_says_the_job_may_still_run(
+    client: Any, fake: FakeService
+) -> None:
+    fake.cancel_stops_started_jobs = False  # chap-core 2.5.1: "cancelled", and it runs on
+    fake.add_job(id="j1", result="9", finish_at=fake.clock.now + 60)
+    cancellation = client.cancel_job("j1")
+    assert cancellation.status == "STARTED" and cancellation.message == (
+        "Job j1 has been cancelled"
+    )
+    assert cancellation.may_still_run and not cancellation.cancelled
+    assert "may still run" in repr(cancellation) and "may still run" in str(cancellation)
+    assert fake.clock.now - 1000 >= 5  # its status was read for a while before saying so
+    assert client.get_job("j1").status == "REVOKED"  # what the job list claims
+    job = client.wait_for_job("j1")  # the status route is believed, not the list
+    assert (job.status, job.result_id) == ("SUCCESS", 9)
+
+
+def test_a_cancel_that_came_too_late_says_the_job_ended(client: Any, fake: FakeService) -> None:
+    fake.cancel_stops_started_jobs = False
+    fake.add_job(id="j1", result="9", finish_at=fake.clock.now + 1)
+    cancellation = client.cancel_job("j1")
+    assert cancellation.status == "SUCCESS"
+    assert not cancellation.cancelled and not cancellation.may_still_run
+    assert "not cancelled" in repr(cancellation)
+
+
+def test_a_queued_job_revoked_a_moment_after_the_cancel_is_reported_cancelled(
+    client: Any, fake: FakeService
+) -> None:
+    fake.cancel_stops_started_jobs, fake.revoke_delay = False, 2.0  # as chap-core 2.5.1
+    fake.add_job(id="j1", started_at=fake.clock.now + 30, finish_at=fake.clock.now + 60)
+    cancellation = client.cancel_job("j1")
+    assert cancellation.cancelled and cancellation.status == "REVOKED"
+    assert 2 <= fake.clock.now - 1000 < 3
+
+
+def test_wait_waits_for_a_job_list_that_lags_behind_the_status(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", result="4", finish_at=fake.clock.now + 3.0, listed_lag=2.0)
+    job = client.wait_for_job("j1")
+    assert (job.status, job.result_id) == ("SUCCESS", 4)
+    assert fake.clock.now >= 1005.0
+
+
+def test_wait_says_so_when_the_job_list_never_shows_the_success(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", result="4", finish_at=fake.clock.now + 3.0, listed_lag=600.0)
+    with pytest.raises(ChapDecodeError, match=r"'j1' succeeded .* still lists it STARTED"):
+        client.wait_for_job("j1")
+    assert 1013.0 <= fake.clock.now < 1015.0
 
 
 def test_job_ids_are_escaped_in_paths(client: Any, fake: FakeService) -> None:
@@ -136,7 +201,7 @@ def test_failed_job_without_logs(client: Any, fake: FakeService) -> None:
     with pytest.raises(JobFailedError) as caught:
         client.wait_for_job("j1")
     assert (caught.value.status, caught.value.logs, caught.value.error) == ("REVOKED", None, None)
-    assert status_requests(fake, "j1") == 0  # the list already showed it had ended
+    assert status_requests(fake, "j1") == 1  # the list's REVOKED, confirmed once
 
 
 def test_unknown_terminal_status_is_a_failure(client: Any, fake: FakeService) -> None:

@@ -37,6 +37,7 @@ from chaplab.client import (
     FacetPlot,
     Health,
     Job,
+    JobCancellation,
     JobResult,
     ListedPredictionEntry,
     MetricPlotCatalog,
@@ -164,7 +165,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.list_jobs(), list[Job])
     assert_type(client.get_job("job-1"), Job)
     assert_type(client.job_logs("job-1"), str)
-    client.cancel_job("job-1")
+    assert_type(client.cancel_job("job-1"), JobCancellation)
     client.delete_job("job-1")
     assert_type(client.job_database_result("job-1"), JobResult)
     assert_type(client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
@@ -334,7 +335,7 @@ async def every_async_method(
     assert_type(await client.list_jobs(), list[Job])
     assert_type(await client.get_job("job-1"), Job)
     assert_type(await client.job_logs("job-1"), str)
-    await client.cancel_job("job-1")
+    assert_type(await client.cancel_job("job-1"), JobCancellation)
     await client.delete_job("job-1")
     assert_type(await client.job_database_result("job-1"), JobResult)
     assert_type(await client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)

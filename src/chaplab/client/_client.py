@@ -20,7 +20,7 @@ from chaplab.client._evaluations import (
     EvaluationEntry,
     EvaluationOverlap,
 )
-from chaplab.client._jobs import Job, JobResult
+from chaplab.client._jobs import Job, JobCancellation, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
 from chaplab.client._plots import EvaluationMetrics, FacetPlot, MetricPlotCatalog, ServerPlot
@@ -861,11 +861,14 @@ class ChapClient(SyncDriver):
         /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
         return self._drive(self._resources.jobs.job_request(job_id))
 
-    def cancel_job(self, job_id: str) -> None:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
-        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
-        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
-        self._drive(self._resources.jobs.cancel_job(job_id))
+    def cancel_job(self, job_id: str) -> JobCancellation:
+        """Ask the service to cancel a job (``POST /v1/jobs/{id}/cancel``) and report what the
+        job's status then is: ``cancelled`` only when the server says ``REVOKED``, otherwise
+        ``may_still_run`` (also in its repr). chap-core 2.5.1 answers "cancelled" to every
+        request, revokes a queued job a moment later and lets a started one finish: its status
+        is read for up to a few seconds until it stops. A job that has already stopped is a
+        ``ConflictError`` on every server (chap-core 2.5.1 answers 400 there)."""
+        return self._drive(self._resources.jobs.cancel_job(job_id))
 
     def delete_job(self, job_id: str) -> None:
         """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""
@@ -1809,11 +1812,14 @@ class AsyncChapClient(AsyncDriver):
         /v1/jobs/{id}/request``), e.g. to rerun it or to see a failed job's parameters."""
         return await self._drive(self._resources.jobs.job_request(job_id))
 
-    async def cancel_job(self, job_id: str) -> None:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
-        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
-        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
-        await self._drive(self._resources.jobs.cancel_job(job_id))
+    async def cancel_job(self, job_id: str) -> JobCancellation:
+        """Ask the service to cancel a job (``POST /v1/jobs/{id}/cancel``) and report what the
+        job's status then is: ``cancelled`` only when the server says ``REVOKED``, otherwise
+        ``may_still_run`` (also in its repr). chap-core 2.5.1 answers "cancelled" to every
+        request, revokes a queued job a moment later and lets a started one finish: its status
+        is read for up to a few seconds until it stops. A job that has already stopped is a
+        ``ConflictError`` on every server (chap-core 2.5.1 answers 400 there)."""
+        return await self._drive(self._resources.jobs.cancel_job(job_id))
 
     async def delete_job(self, job_id: str) -> None:
         """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""

@@ -29,6 +29,9 @@ from chaplab.client._steps import Now, Operation, Sleep
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
 
 MAX_SERVER_WAIT = 10  # seconds asked for with ``Prefer: wait=N`` per status request
+LISTING_WAIT = 10.0  # seconds a job list may lag behind the job's status route
+CANCEL_CONFIRMATION_WAIT = 5.0  # seconds a cancel waits for the job's status to say it stopped
+RECHECK_INTERVAL = 0.25  # seconds between two reads while waiting for either
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -105,6 +108,41 @@ class JobResult(WireModel):
     row: NullableDict[Any] = Field(default_factory=dict)
 
 
+class JobCancellation(WireModel):
+    """What a cancel request achieved: ``status`` is the job's status as its status route
+    (``GET /v1/jobs/{id}``) tells it after the request, ``message`` the server's answer.
+
+    ``cancelled`` only when that status is ``REVOKED``; ``may_still_run`` while it is not final
+    (chap-core 2.5.1 answers "cancelled" but its worker finishes a job it has started). A job
+    that ended otherwise (``SUCCESS``, ``FAILURE``) was not stopped by the request.
+    """
+
+    job_id: str
+    status: str
+    message: str | None = None
+
+    @property
+    def cancelled(self) -> bool:
+        """True when the server reports the job revoked."""
+        return self.status == vocabulary.REVOKED
+
+    @property
+    def may_still_run(self) -> bool:
+        """True while the job has not stopped: the request may not stop it."""
+        return not vocabulary.is_terminal_status(self.status)
+
+    def __repr__(self) -> str:
+        if self.cancelled:
+            outcome = "cancelled"
+        elif self.may_still_run:
+            outcome = "cancel requested, but the job may still run"
+        else:
+            outcome = "not cancelled: the job had already ended"
+        return f"JobCancellation(job {self.job_id!r}: {outcome}; status {self.status})"
+
+    __str__ = __repr__
+
+
 # -- operations ------------------------------------------------------------------------------
 
 JOB_REQUEST = Route(
@@ -149,10 +187,13 @@ class Jobs(Resource):
         job_id = require_job_id(job_id)
         return (yield from self._call_route(dict[str, Any], JOB_REQUEST, job_id))
 
-    def cancel_job(self, job_id: str) -> Operation[None]:
-        """Ask the service to cancel a running job (``POST /v1/jobs/{id}/cancel``); a job that
-        has already stopped is a ``ConflictError`` on every server (chap-core 2.5.1 answers
-        400 there). A cancel is a request: chap-core 2.5.1's worker may still finish the job."""
+    def cancel_job(self, job_id: str) -> Operation[JobCancellation]:
+        """Ask the service to cancel a job (``POST /v1/jobs/{id}/cancel``) and report what the
+        job's status then is: ``cancelled`` only when the server says ``REVOKED``, otherwise
+        ``may_still_run`` (also in its repr). chap-core 2.5.1 answers "cancelled" to every
+        request, revokes a queued job a moment later and lets a started one finish: its status
+        is read for up to a few seconds until it stops. A job that has already stopped is a
+        ``ConflictError`` on every server (chap-core 2.5.1 answers 400 there)."""
         response = yield from self._send("POST", job_path(job_id) + "/cancel")
         if response.status_code == 400:
             error = error_from_response(response)
@@ -164,7 +205,28 @@ class Jobs(Resource):
                 body=error.body,
                 problem=error.problem,
             )
-        checked(response)
+        answer = decode(checked(response))
+        answer = answer if isinstance(answer, dict) else {}
+        message = answer.get("message")
+        status = answer.get("status")
+        if isinstance(status, str):
+            status = vocabulary.normalize_status(status)
+        else:
+            status = yield from self._status_once_stopped(job_id, CANCEL_CONFIRMATION_WAIT)
+        return JobCancellation(
+            job_id=job_id, status=status, message=message if isinstance(message, str) else None
+        )
+
+    def _status_once_stopped(self, job_id: str, patience: float) -> Operation[str]:
+        """The job's status from its status route, read again every ``RECHECK_INTERVAL`` s
+        until it is final or ``patience`` seconds have passed."""
+        start: float = yield Now()
+        while True:
+            status = yield from self.job_status(job_id)
+            now: float = yield Now()
+            if vocabulary.is_terminal_status(status) or now - start >= patience:
+                return status
+            yield Sleep(RECHECK_INTERVAL)
 
     def delete_job(self, job_id: str) -> Operation[None]:
         """Delete a finished job's entry (``DELETE /v1/jobs/{id}``)."""
@@ -210,6 +272,11 @@ class Jobs(Resource):
         first = yield from self._listed_job(job_id)
         listed: Job | None = first
         status = first.status
+        if vocabulary.is_terminal_status(status) and not first.succeeded:
+            # a list that says REVOKED may be wrong: chap-core 2.5.1 lists a job it was asked
+            # to cancel as revoked while its worker runs it on; the status route tells
+            status = yield from self.job_status(job_id)
+            listed = None
         changes.seen(status)
         if not vocabulary.is_terminal_status(status):
             status = yield from self._poll_until_terminal(
@@ -217,8 +284,7 @@ class Jobs(Resource):
             )
             listed = None
         if status == vocabulary.SUCCESS:
-            job = listed or (yield from self._listed_job(job_id))
-            return job if job.is_terminal else job.model_copy(update={"status": status})
+            return (yield from self._listed_success(job_id, listed))
         if listed is None:
             listed = yield from self._listed_job_or_none(job_id)
         logs = yield from self._logs_or_none(job_id)
@@ -257,6 +323,31 @@ class Jobs(Resource):
             if deadline is not None:
                 interval = min(interval, deadline - after)
             yield Sleep(interval)
+
+    def _listed_success(self, job_id: str, listed: Job | None) -> Operation[Job]:
+        """The succeeded job as ``GET /v1/jobs`` lists it, with its result. chap-core 2.5.1
+        writes its job list a moment after its status route says ``SUCCESS``: the list is read
+        again for up to ``LISTING_WAIT`` seconds, then ``ChapDecodeError`` says it never
+        caught up."""
+        start: float = yield Now()
+        while True:
+            if listed is None:
+                listed = yield from self._listed_job(job_id)
+            if listed.succeeded:
+                return listed
+            now: float = yield Now()
+            if now - start >= LISTING_WAIT:
+                url = self._builder.url("/v1/jobs")
+                raise ChapDecodeError(
+                    f"job {job_id!r} succeeded (GET {job_path(job_id)} says SUCCESS) but "
+                    f"GET /v1/jobs still lists it {listed.status} after {LISTING_WAIT:g} s, "
+                    "without its result: read get_job(job_id) again later",
+                    method="GET",
+                    url=url,
+                    body=listed.model_dump_json(),
+                )
+            yield Sleep(RECHECK_INTERVAL)
+            listed = None
 
     def _listed_job_or_none(self, job_id: str) -> Operation[Job | None]:
         jobs = yield from self.list_jobs()
