@@ -43,6 +43,7 @@ from chaplab.client._model_runners import ModelRunner
 from chaplab.client._plots import (
     EvaluationMetrics,
     FacetPlot,
+    InteractiveChart,
     MetricPlotCatalog,
     PngImage,
     ServerPlot,
@@ -130,6 +131,7 @@ __all__ = [
     "EvaluationMetrics",
     "EvaluationOverlap",
     "Health",
+    "InteractiveChart",
     "Job",
     "JobCancellation",
     "JobFailedError",

@@ -56,11 +56,12 @@ class Resources:
         one reading of the server's routes."""
         routes = RouteCache()
         names = OrgUnitNames(builder, retry, routes)
+        evaluations = Evaluations(builder, retry, routes, names)
         return cls(
             system=System(builder, retry, routes),
             datasets=Datasets(builder, retry, routes),
             model_catalog=ModelCatalog(builder, retry, routes),
-            evaluations=Evaluations(builder, retry, routes, names),
+            evaluations=evaluations,
             specifications=Specifications(builder, retry, routes),
             backtest_form=BacktestForm(builder, retry, routes),
             predictions=Predictions(builder, retry, routes, names),
@@ -68,7 +69,7 @@ class Resources:
             thresholds=ThresholdsResource(builder, retry, routes),
             alerts=Alerts(builder, retry, routes),
             jobs=Jobs(builder, retry, routes),
-            plots=Plots(builder, retry, routes),
+            plots=Plots(builder, retry, routes, names, evaluations),
             model_runners=ModelRunners(builder, retry, routes),
         )
 

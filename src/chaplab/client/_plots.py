@@ -3,12 +3,14 @@ specifications), and the metrics behind them."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from os import PathLike
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,9 +18,13 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import Field
 
-from chaplab.client._capabilities import Route
+from chaplab.client import _vega as vega
+from chaplab.client._capabilities import Route, RouteCache
+from chaplab.client._datasets import OrgUnitNames
+from chaplab.client._evaluations import Evaluations
 from chaplab.client._plumbing import (
     DATASETS,
+    RequestBuilder,
     Resource,
     decode,
     decode_failure,
@@ -26,7 +32,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
-from chaplab.client._steps import Operation
+from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableDict, NullableList, SnakeModel, WireModel
 
 _NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -36,19 +42,42 @@ T = TypeVar("T")
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_SCHEMA = re.compile(r"/schema/(vega-lite|vega)/v(\d+)")
+_SPEC_SUFFIXES = {"vega": ".vg.json", "vega-lite": ".vl.json"}
+_PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+@dataclass(frozen=True)
+class InteractiveChart:
+    """A chart's specification shown by the notebook's own Vega renderer (tooltips, zoom),
+    with its size fixed (``ServerPlot.interactive``)."""
+
+    spec: dict[str, Any]
+    mime_type: str
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
+        return {self.mime_type: self.spec, "text/plain": repr(self)}
+
+    def __repr__(self) -> str:
+        return f"InteractiveChart({self.mime_type})"
 
 
 @dataclass(frozen=True)
 class ServerPlot:
-    """A chart drawn by the service, as it sent it: a PNG image (the embedded service) or a
-    Vega or Vega-Lite JSON specification (chap-core 2.5.1). Jupyter shows either inline (PNG
-    as ``image/png``, a specification under its Vega MIME type, which JupyterLab renders);
-    ``save`` writes it to the file type that matches (``.png``, ``.vl.json`` or ``.vg.json``).
+    """A chart drawn by the service: a PNG image (the embedded service) or a Vega or
+    Vega-Lite JSON specification (chap-core 2.5.1 sends Vega v6).
+
+    Jupyter shows a specification as a picture drawn in the kernel (SVG, with vl-convert),
+    scrolling sideways where it is wider than the output, so that no chart can hang the
+    browser; ``interactive()`` gives the live Vega view. Org-unit ids in the chart's data and
+    titles read as place names (``place_names``, from the dataset's GeoJSON), polygons are
+    wound as Vega's maps read them, a size the server left to the page is fixed, and a chart
+    with nothing drawn says so (``empty_message``). ``save`` writes ``.png``, ``.svg``,
+    ``.pdf`` or the specification (``.vg.json``, ``.vl.json`` for a Vega-Lite one).
     """
 
     data: bytes
     media_type: str = "image/png"
+    place_names: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_png(self) -> bool:
@@ -57,7 +86,7 @@ class ServerPlot:
 
     @property
     def spec(self) -> dict[str, Any] | None:
-        """The Vega or Vega-Lite specification, or ``None`` for a PNG image."""
+        """The Vega or Vega-Lite specification as the server sent it, or ``None`` for a PNG."""
         if self.is_png:
             return None
         value = json.loads(self.data)
@@ -65,51 +94,145 @@ class ServerPlot:
 
     @property
     def mime_type(self) -> str:
-        """The MIME type Jupyter shows it under: ``image/png``,
+        """The MIME type of the chart as it came: ``image/png``,
         ``application/vnd.vegalite.v<N>+json`` for Vega-Lite, ``application/vnd.vega.v5+json``
-        for Vega (JupyterLab's Vega renderer; chap-core 2.5.1 writes Vega v6 specifications,
-        which that renderer reads)."""
+        for Vega (JupyterLab's Vega renderer, which ``interactive()`` uses)."""
         if self.is_png:
             return "image/png"
-        found = _SCHEMA.search(str((self.spec or {}).get("$schema", "")))
-        if found and found.group(1) == "vega-lite":
-            return f"application/vnd.vegalite.v{found.group(2)}+json"
-        if found:
-            return "application/vnd.vega.v5+json"
-        return "application/json"
+        found = self._grammar
+        if found is None:
+            return "application/json"
+        grammar, version = found
+        if grammar == "vega-lite":
+            return f"application/vnd.vegalite.v{version}+json"
+        return "application/vnd.vega.v5+json"
 
     @property
     def suffix(self) -> str:
-        """The file ending ``save`` wants: ``.png``, ``.vl.json``, ``.vg.json`` or ``.json``."""
-        mime = self.mime_type
-        if mime == "image/png":
+        """The file ending of the chart as it came: ``.png``, ``.vl.json``, ``.vg.json`` or
+        ``.json``."""
+        if self.is_png:
             return ".png"
-        if "vegalite" in mime:
-            return ".vl.json"
-        return ".vg.json" if "vega" in mime else ".json"
+        found = self._grammar
+        return _SPEC_SUFFIXES[found[0]] if found else ".json"
+
+    @property
+    def save_suffixes(self) -> tuple[str, ...]:
+        """The file endings ``save`` writes this chart to."""
+        if self.is_png:
+            return (".png",)
+        found = self._grammar
+        if found is None:
+            return ()
+        grammar = found[0]
+        return _PICTURE_SUFFIXES + tuple(
+            suffix for kind, suffix in _SPEC_SUFFIXES.items() if kind == "vega" or kind == grammar
+        )
+
+    def interactive(self) -> InteractiveChart:
+        """The specification for the notebook's own Vega renderer, with the chart's size fixed
+        (a width left to the page made JupyterLab's renderer loop until the tab crashed)."""
+        found, shown = self._grammar, self._shown
+        if found is None or shown is None:
+            raise ValueError(
+                f"interactive() needs a Vega or Vega-Lite specification; this chart is "
+                f"{self.mime_type}"
+            )
+        return InteractiveChart(shown, self.mime_type)
+
+    @cached_property
+    def empty_message(self) -> str | None:
+        """The sentence saying why the chart shows nothing (no mark has data: the server sent
+        none, or a map's places have no polygons), else ``None``."""
+        found, shown = self._grammar, self._shown
+        if found is None or shown is None or not vega.draws_nothing(shown, found[0]):
+            return None
+        if vega.has_map(shown):
+            return (
+                "This map is empty: the server drew none of the places (the dataset has no "
+                "polygons for them, or their ids do not match the data)."
+            )
+        return "This chart is empty: the server sent it without any data to draw."
+
+    def picture(self, suffix: str = ".svg") -> bytes:
+        """The chart as ``.svg`` (the default), ``.png`` or ``.pdf`` bytes, drawn in the
+        kernel; a PNG chart as it came."""
+        if suffix not in self._picture_suffixes:
+            raise ValueError(
+                f"suffix must be one of {', '.join(self._picture_suffixes)} for this chart "
+                f"({self.mime_type}), got {suffix!r}"
+            )
+        found, shown = self._grammar, self._shown
+        if found is None or shown is None:
+            return self.data
+        return vega.render(shown, found[0], suffix)
 
     def _repr_png_(self) -> bytes | None:
         return self.data if self.is_png else None
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
-        shown: Any = self.data if self.is_png else self.spec
-        return {self.mime_type: shown, "text/plain": repr(self)}
+        text = {"text/plain": repr(self)}
+        if self.is_png:
+            return {"image/png": self.data} | text
+        if self._grammar is None:
+            return {"application/json": self.spec} | text
+        if self.empty_message:
+            return {"text/plain": self.empty_message, "text/html": f"<p>{self.empty_message}</p>"}
+        svg = self.picture(".svg")
+        return {"image/svg+xml": svg.decode(), "text/html": _scrolling(svg)} | text
 
     def __repr__(self) -> str:
         return f"ServerPlot({self.mime_type}, {len(self.data)} bytes)"
 
     def save(self, path: str | PathLike[str]) -> Path:
-        """Write the chart to ``path`` as it came, and return the path. ``path`` must end in
-        ``suffix`` (``.png`` for an image, ``.vl.json``/``.vg.json`` for a specification), so
-        that a file's name never claims another format than its content."""
+        """Write the chart to ``path`` and return the path: a picture for ``.png``, ``.svg``
+        or ``.pdf``, the specification as shown (size fixed, place names) for ``.vg.json``
+        (a Vega-Lite chart compiled to Vega) or ``.vl.json``; a PNG chart only as ``.png``."""
         target = Path(path)
-        if not target.name.endswith(self.suffix):
+        suffix = next((s for s in self.save_suffixes if target.name.endswith(s)), None)
+        if suffix is None:
             raise ValueError(
-                f"path must end in {self.suffix!r} for this chart ({self.mime_type}), "
-                f"got {target.name!r}"
+                f"path must end in one of {', '.join(self.save_suffixes)} for this chart "
+                f"({self.mime_type}), got {target.name!r}"
             )
-        target.write_bytes(self.data)
+        if suffix in _PICTURE_SUFFIXES:
+            target.write_bytes(self.picture(suffix))
+            return target
+        found, shown = self._grammar, self._shown
+        assert found is not None and shown is not None  # save_suffixes lists specs only then
+        written = vega.as_vega(shown, found[0]) if suffix == ".vg.json" else shown
+        target.write_text(json.dumps(written, indent=1))
         return target
+
+    @property
+    def _picture_suffixes(self) -> tuple[str, ...]:
+        return tuple(s for s in self.save_suffixes if s in _PICTURE_SUFFIXES)
+
+    @cached_property
+    def _grammar(self) -> tuple[vega.Grammar, str] | None:
+        spec = self.spec
+        return vega.grammar_of(spec) if spec is not None else None
+
+    @cached_property
+    def _shown(self) -> dict[str, Any] | None:
+        """The specification as shown: its size fixed, place names, polygons wound for Vega."""
+        found, spec = self._grammar, self.spec
+        if found is None or spec is None:
+            return None
+        shown = vega.settled(spec, found[0])
+        return vega.wound_for_vega(vega.with_place_names(shown, self.place_names))
+
+
+def _scrolling(svg: bytes) -> str:
+    """HTML showing an SVG picture at its own size, scrolling sideways in a narrower output."""
+    found = re.search(rb'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"', svg)
+    size = f' width="{found.group(1).decode()}" height="{found.group(2).decode()}"' if found else ""
+    source = base64.b64encode(svg).decode()
+    return (
+        '<div style="max-width:100%;overflow-x:auto">'
+        f'<img src="data:image/svg+xml;base64,{source}"{size} style="max-width:none" '
+        'alt="chart drawn by the server"></div>'
+    )
 
 
 PngImage = ServerPlot
@@ -167,7 +290,21 @@ SUBPLOTS = Route(
 
 
 class Plots(Resource):
-    """``/v1/visualization``: charts of evaluations, datasets and metrics."""
+    """``/v1/visualization``: charts of evaluations, datasets and metrics. A chart sent as a
+    specification gets the place names of its dataset (``names``; an evaluation's dataset is
+    found with ``evaluations``)."""
+
+    def __init__(
+        self,
+        builder: RequestBuilder,
+        retry: RetryPolicy,
+        routes: RouteCache,
+        names: OrgUnitNames,
+        evaluations: Evaluations,
+    ) -> None:
+        super().__init__(builder, retry, routes)
+        self._place_names = names
+        self._evaluations = evaluations
 
     def list_evaluation_plots(self) -> Operation[list[str]]:
         """Names of the charts the service draws for an evaluation."""
@@ -177,7 +314,8 @@ class Plots(Resource):
         """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        return (yield from self._plot(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}"))
+        plot = yield from self._plot(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}")
+        return (yield from self._named(plot, evaluation_id=evaluation_id))
 
     def backtest_plot_facets(
         self, visualization_name: str, evaluation_id: int
@@ -200,7 +338,7 @@ class Plots(Resource):
             )
         body = {require_name("coordinates", key): value for key, value in coordinates.items()}
         response = yield from self._request_route(SUBPLOT, *chart, json=body)
-        return _plot_of(response)
+        return (yield from self._named(_plot_of(response), evaluation_id=chart[1]))
 
     def backtest_subplots(
         self, visualization_name: str, evaluation_id: int
@@ -212,10 +350,11 @@ class Plots(Resource):
         items = payload if isinstance(payload, list) else None
         if items is None or not all(isinstance(item, dict) and "spec" in item for item in items):
             raise decode_failure(response, f"no list of facets with a spec: {payload!r}"[:300])
+        names = yield from self._evaluation_names(chart[1])
         return [
             FacetPlot(
-                key=tuple(item.get("key") or ()),
-                plot=ServerPlot(json.dumps(item["spec"]).encode(), "application/json"),
+                key=_facet_key(item.get("key")),
+                plot=ServerPlot(json.dumps(item["spec"]).encode(), "application/json", names),
             )
             for item in items
         ]
@@ -229,7 +368,8 @@ class Plots(Resource):
         its name."""
         name = _plot_name("visualization_name", visualization_name)
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        return (yield from self._plot(f"/v1/visualization/dataset-plots/{name}/{dataset_id}"))
+        plot = yield from self._plot(f"/v1/visualization/dataset-plots/{name}/{dataset_id}")
+        return (yield from self._named(plot, dataset_id=dataset_id))
 
     def list_metric_plots(self, evaluation_id: int) -> Operation[MetricPlotCatalog]:
         """The metric chart names and the metric ids an evaluation can be drawn for."""
@@ -249,7 +389,8 @@ class Plots(Resource):
         evaluation_id = require_id("evaluation_id", evaluation_id)
         metric = _plot_name("metric", metric)
         path = f"/v1/visualization/metric-plots/{name}/{evaluation_id}/{metric}"
-        return (yield from self._plot(path))
+        plot = yield from self._plot(path)
+        return (yield from self._named(plot, evaluation_id=evaluation_id))
 
     def evaluation_metrics(self, evaluation_id: int) -> Operation[EvaluationMetrics]:
         """Aggregate metrics with their breakdown per org unit and per horizon.
@@ -290,6 +431,23 @@ class Plots(Resource):
             return _ids(payload, response)
         return validate(shape, payload, response)
 
+    def _named(
+        self, plot: ServerPlot, *, evaluation_id: int | None = None, dataset_id: int | None = None
+    ) -> Operation[ServerPlot]:
+        """``plot`` with the place names of its dataset; a PNG as it came (its names drawn)."""
+        if plot.is_png:
+            return plot
+        if evaluation_id is not None:
+            names = yield from self._evaluation_names(evaluation_id)
+        else:
+            names = (yield from self._place_names.of_dataset(dataset_id)) or {}
+        return replace(plot, place_names=names)
+
+    def _evaluation_names(self, evaluation_id: int) -> Operation[dict[str, str]]:
+        """The place names of an evaluation's dataset (none where it has no GeoJSON)."""
+        read = self._evaluations.get_evaluation
+        return (yield from self._place_names.of_result("evaluation", evaluation_id, read)) or {}
+
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"
         response = yield from self._request("GET", path, headers={"Accept": accept})
@@ -300,6 +458,14 @@ def _plot_of(response: httpx.Response) -> ServerPlot:
     """The chart an answer carries, as it came."""
     media_type = response.headers.get("content-type", "image/png").split(";")[0].strip()
     return ServerPlot(response.content, media_type)
+
+
+def _facet_key(key: Any) -> tuple[Any, ...]:
+    """A facet's coordinates as a tuple: chap-core 2.5.1 sends a chart with one facet
+    dimension a plain value (``1``), one with several a list."""
+    if key is None:
+        return ()
+    return tuple(key) if isinstance(key, list | tuple) else (key,)
 
 
 def _chart(visualization_name: str, evaluation_id: int) -> tuple[str, int]:
