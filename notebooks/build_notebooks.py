@@ -35,7 +35,10 @@ def is_checked(cell: NotebookNode) -> bool:
 
 def clear_unchecked_outputs(notebook: NotebookNode) -> None:
     """Keep the outputs of checked cells, without per-run metadata; clear all others. Cells keep
-    only their tags, as in the source."""
+    only their tags, as in the source, and the notebook only its kernel, whichever Python ran."""
+    notebook.metadata = nbformat.from_dict(
+        {"kernelspec": notebook.metadata.kernelspec, "language_info": {"name": "python"}}
+    )
     for cell in notebook.cells:
         tags = cell.metadata.get("tags")
         cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
@@ -51,18 +54,22 @@ def clear_unchecked_outputs(notebook: NotebookNode) -> None:
 
 
 def build(source: Path, run: bool = False) -> Path:
-    """Write the notebook paired with ``source`` (inputs from the source, stored outputs kept,
-    or new ones when ``run``) and return its path."""
+    """Write the notebook paired with ``source`` (inputs from the source, stored outputs kept;
+    run afresh when ``run``) and return its path."""
     target = source.parent.parent / f"{source.stem}.ipynb"
-    options = ["--update", "--execute"] if run else ["--update"]
-    arguments = [*options, "--set-kernel", "python3", "--to", "ipynb", "--output", str(target)]
-    if jupytext([*arguments, "--quiet", str(source)]) != 0:
-        raise SystemExit(f"jupytext could not build {target.name}")
+    _jupytext("--update", "--set-kernel", "python3", "--to", "ipynb", "--output", target, source)
+    if run:
+        _jupytext("--execute", "--to", "ipynb", "--output", target, target)
     notebook = nbformat.read(target, as_version=4)
     clear_unchecked_outputs(notebook)
     nbformat.validate(notebook)
     nbformat.write(notebook, target)
     return target
+
+
+def _jupytext(*arguments: str | Path) -> None:
+    if jupytext(["--quiet", *map(str, arguments)]) != 0:
+        raise SystemExit(f"jupytext {' '.join(map(str, arguments))} failed")
 
 
 def selected_sources(prefixes: list[str]) -> list[Path]:
