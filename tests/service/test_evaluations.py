@@ -133,6 +133,7 @@ def test_an_evaluation_on_inline_data_imports_usable_org_units(
         n_splits=2,
     )
     assert not report.dry_run and report.imported_org_units == [units[0]]
+    assert report.imported_count == 1
     assert [(r.org_unit, r.reason) for r in report.rejected] == [
         (units[1], "no observed disease_cases")
     ]
@@ -156,7 +157,7 @@ def test_a_dry_run_reports_without_creating_anything(client: ChapClient, unique:
         dry_run=True,
     )
     assert report.dry_run and report.id is None and report.dataset_id is None
-    assert report.imported_org_units == units[:1]
+    assert report.imported_org_units == units[:1] and report.imported_count == 1
     assert [(r.org_unit, r.reason) for r in report.rejected] == [
         (units[1], "no polygon in geojson")
     ]

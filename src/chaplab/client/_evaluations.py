@@ -117,19 +117,27 @@ class EvaluationOverlap(WireModel):
 
 
 class RejectedOrgUnit(WireModel):
-    """An org unit of inline data that was left out, and why."""
+    """An org unit of inline data that was left out, and why (chap-core 2.5.1 also names the
+    feature and the periods at fault)."""
 
     org_unit: str
     reason: str
+    feature_name: str | None = None
+    time_periods: NullableList[str] = Field(default_factory=list)
 
 
 class DataImportReport(WireModel):
-    """Which org units of inline data were imported and why the others were rejected; ``id`` is
-    the evaluation job's id (``None`` for a dry run)."""
+    """What the server answered to inline data: ``imported_count`` org units imported (or, in a
+    dry run, that would be), the rejected ones with the reasons; ``id`` is the evaluation job's
+    id (``None`` for a dry run). ``imported_org_units``, ``dataset_id`` and ``periods`` are
+    filled where the server names them (ours; chap-core 2.5.1 answers only
+    ``{id, importedCount, rejected}``); ``dry_run`` is what the server says, else what was
+    asked."""
 
     dry_run: bool = False
     id: str | None = None
     dataset_id: int | None = None
+    imported_count: int | None = None
     imported_org_units: NullableList[str] = Field(default_factory=list)
     rejected: NullableList[RejectedOrgUnit] = Field(default_factory=list)
     periods: NullableList[str] = Field(default_factory=list)
@@ -259,7 +267,10 @@ class Evaluations(ForecastResource):
         params = {"dryRun": "true" if dry_run else "false"}
         path = "/v1/analytics/create-backtest-with-data/"
         send = self._call(DataImportReport, "POST", path, json=body, params=params)
-        return (yield from self._suggesting_model(send, body["modelId"]))
+        report = yield from self._suggesting_model(send, body["modelId"])
+        if "dry_run" not in report.model_fields_set:
+            report = report.model_copy(update={"dry_run": bool(dry_run)})
+        return report
 
     def list_evaluations(self) -> Operation[list[Evaluation]]:
         """All stored evaluations."""

@@ -240,6 +240,7 @@ def import_and_queue(
     imported = [unit for unit in panel.org_units if unit not in rejected]
     report = DataImportReport(
         dry_run=dry_run,
+        imported_count=len(imported),
         imported_org_units=imported,
         periods=panel.periods,
         rejected=[

@@ -93,6 +93,7 @@ class DataImportReport(WireModel):
     dry_run: bool
     id: str | None = Field(None, description="the evaluation job's id")
     dataset_id: int | None = None
+    imported_count: int = Field(description="how many org units are (or would be) imported")
     imported_org_units: list[str]
     rejected: list[RejectedOrgUnit]
     periods: list[str]
