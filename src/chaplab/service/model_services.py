@@ -114,6 +114,7 @@ class ModelService:
         )
         self._running: set[str] = set()
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
 
     def close(self) -> None:
         self._http.close()
@@ -202,8 +203,10 @@ class ModelService:
 
     def cancel_running(self) -> None:
         """Cancel every job of this service that a forecast here waits on (``DELETE
-        /api/v1/jobs/{id}``), as when the job waiting on them is cancelled."""
+        /api/v1/jobs/{id}``), as when the job waiting on them is cancelled, and submit no
+        more."""
         with self._lock:
+            self._stopped.set()
             running = list(self._running)
         for job_id in running:
             with suppress(httpx.HTTPError):
@@ -214,8 +217,10 @@ class ModelService:
     def run_job(self, step: str, path: str, body: dict[str, Any], log: Log) -> str:
         """Submit a train or predict job, wait for it to complete, pass what the model printed
         to ``log``; the id of the job's artifact."""
+        self._check_not_stopped(step)
         submitted = self._parse(Submitted, self._call(step, "POST", path, json=body), step)
         with self._tracked(submitted.job_id):
+            self._check_not_stopped(step)
             record = self._wait(submitted.job_id, step)
         self._log_output(submitted.artifact_id, step, log)
         if record.status != "completed":
@@ -224,6 +229,10 @@ class ModelService:
                 f"{record.error or 'no error given'}"
             )
         return submitted.artifact_id
+
+    def _check_not_stopped(self, step: str) -> None:
+        if self._stopped.is_set():
+            raise ModelServiceError(f"{self.describe()}: {step} not run, the forecast was stopped")
 
     @contextmanager
     def _tracked(self, job_id: str) -> Iterator[None]:

@@ -31,6 +31,7 @@ from chaplab.service.forecasting import run_backtest
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.metrics import finite_metrics
 from chaplab.service.registered_templates import template_spec
+from chaplab.service.remote_models import remote_model
 from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
 from chaplab.service.tables import (
     ConfiguredModelRow,
@@ -66,12 +67,18 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         dataset = session.get_one(DatasetRow, payload["dataset_id"])
         model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
         template = template_spec(model.template)
+        remote = remote_model(session, model)
         panel = panel_of(dataset)
     weather = WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)]
     log(
         f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units), "
         f"future weather: {weather.id}"
     )
+    n_samples = N_SAMPLES
+    if remote is not None:  # the splits are forecast on the model service first
+        template, n_samples = remote.backtest_template(
+            panel, payload["n_periods"], payload["n_splits"], payload["stride"], weather, log
+        )
     result = run_backtest(
         template,
         model.user_option_values,
@@ -79,7 +86,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         n_periods=payload["n_periods"],
         n_splits=payload["n_splits"],
         stride=payload["stride"],
-        n_samples=N_SAMPLES,
+        n_samples=n_samples,
         seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
         weather=weather,
@@ -97,7 +104,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             n_periods=payload["n_periods"],
             n_splits=payload["n_splits"],
             stride=payload["stride"],
-            n_samples=N_SAMPLES,
+            n_samples=n_samples,
             future_weather_provider=weather.id,
             aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
@@ -119,20 +126,24 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         )
         model = bundle.configured_model
         template = template_spec(model.template)
+        remote = remote_model(session, model)
     content = DatasetContent.from_payload(payload["dataset"])
     n_periods = payload["n_periods"]
     log(
         f"forecasting {n_periods} periods with {model.name} "
         f"for {content.panel.n_org_units} org units"
     )
-    samples = template.forecast(
-        content.panel,
-        n_periods,
-        N_SAMPLES,
-        model.user_option_values,
-        np.random.default_rng(payload.get("seed", 0)),
-        additional_covariates=model.additional_continuous_covariates,
-    )
+    if remote is not None:
+        samples = remote.forecast(content.panel, n_periods, log)
+    else:
+        samples = template.forecast(
+            content.panel,
+            n_periods,
+            N_SAMPLES,
+            model.user_option_values,
+            np.random.default_rng(payload.get("seed", 0)),
+            additional_covariates=model.additional_continuous_covariates,
+        )
 
     def write(session: Session) -> int:
         dataset = new_dataset_row(payload["name"], "prediction", content)
@@ -145,7 +156,7 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
             org_units=content.panel.org_units,
             periods=content.panel.periods_after(n_periods),
             n_periods=n_periods,
-            n_samples=N_SAMPLES,
+            n_samples=samples.shape[-1],
             samples=samples_to_bytes(samples),
         )
         session.add(row)

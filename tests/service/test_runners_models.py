@@ -1,0 +1,257 @@
+"""Models from model services: a template stored from a registered service, configured,
+evaluated and used for a forecast on it, and every way a model service can fail a job.
+
+The model service is the stand-in of ``model_service_stand_in.py`` (real chapkit services run in
+tests/peer). The service under test is this module's own, started with short limits on the
+model service's answers and jobs, which its workers read when they start."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+
+from chaplab.client import (
+    ChapClient,
+    ConflictError,
+    Dataset,
+    JobFailedError,
+    NotFoundError,
+)
+from chaplab.service import create_app
+from chaplab.toolkit import BackgroundServer
+
+from .helpers import geojson_for, small_frame
+from .model_service_stand_in import StandIn, registered_stand_in
+
+pytestmark = pytest.mark.integration
+
+REQUEST_SECONDS = 2
+JOB_SECONDS = 4
+
+
+@pytest.fixture(scope="module")
+def own_service(
+    new_database_url: Callable[[str], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as environment:
+        environment.setenv("CHAPLAB_MODEL_SERVICE_REQUEST_SECONDS", str(REQUEST_SECONDS))
+        environment.setenv("CHAPLAB_MODEL_SERVICE_JOB_SECONDS", str(JOB_SECONDS))
+        app = create_app(new_database_url("model_services"), workers=2, seed_demo=False)
+        with BackgroundServer(app, "127.0.0.1") as server:
+            yield server.url
+
+
+@pytest.fixture(scope="module")
+def chap(own_service: str) -> Iterator[ChapClient]:
+    with ChapClient(own_service) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def dataset(chap: ChapClient) -> Dataset:
+    frame = small_frame(n_years=2)
+    return chap.create_dataset("places", frame, geojson=geojson_for(sorted(set(frame.location))))
+
+
+@pytest.fixture
+def stand_in(own_service: str, unique: str) -> Iterator[tuple[StandIn, str]]:
+    """A registered stand-in of its own (id ``scaled-mean-<unique>``) and its URL."""
+    model = StandIn(f"scaled-mean-{unique}")
+    with registered_stand_in(own_service, model) as url:
+        yield model, url
+
+
+def configured(chap: ChapClient, service_id: str, options: dict[str, Any] | None = None) -> str:
+    """The configured model ``<service>:<options>`` of the service's template; its name."""
+    template = chap.register_template_from_service(service_id)
+    return chap.create_configured_model("scaled", template.id, options or {}).name
+
+
+def test_a_services_template_is_stored_once_retired_and_shown_again(
+    chap: ChapClient, own_service: str, stand_in: tuple[StandIn, str]
+) -> None:
+    model, url = stand_in
+    listed = {template.name: template for template in chap.list_model_templates()}
+    stored = listed[model.service_id]  # stored when it registered, as 2.5.1 does
+    template = chap.register_template_from_service(model.service_id, role="comparison")
+    assert template.id == stored.id and template.role == "comparison"
+    assert (template.display_name, template.author, template.supported_period_type) == (
+        "Scaled mean",
+        "The chaplab tests",
+        "month",
+    )
+    assert template.uses_chapkit and template.version == "1.0.0"
+    assert set(template.user_options) == {"scale"}  # the run's own options are not the user's
+    extra = template.model_extra or {}
+    assert extra["authorAssessedStatus"] == "yellow" and extra["healthStatus"] == "live"
+    assert (extra["minPredictionPeriods"], extra["maxPredictionPeriods"]) == (1, 6)
+    assert extra["sourceDigest"] == model.revision
+    name = chap.create_configured_model("twice", template.id, {"scale": 2.0}).name
+    chap.delete_model_template(template.id)
+    assert {t.id: t for t in chap.list_model_templates()}[template.id].archived
+    assert name not in [m.name for m in chap.list_configured_models()]
+    assert not chap.register_template_from_service(model.service_id).archived
+
+
+def test_a_version_is_written_once_with_its_revision(
+    chap: ChapClient, own_service: str, stand_in: tuple[StandIn, str]
+) -> None:
+    model, url = stand_in
+    model.revision = "fedcba9876543210fedcba9876543210fedcba98"
+    info = model.info()
+    httpx.post(f"{own_service}/v2/services/$register", json={"url": url, "info": info})
+    with pytest.raises(ConflictError, match="write-once"):
+        chap.register_template_from_service(model.service_id)
+    model.version = "1.1.0"
+    httpx.post(f"{own_service}/v2/services/$register", json={"url": url, "info": model.info()})
+    assert chap.register_template_from_service(model.service_id).version == "1.1.0"
+    with pytest.raises(NotFoundError):
+        chap.register_template_from_service("no-such-service")
+
+
+def test_a_service_without_a_revision_or_with_a_builtin_name_is_refused(
+    chap: ChapClient, own_service: str, unique: str
+) -> None:
+    unrevised = StandIn(f"unrevised-{unique}", revision=None)
+    with (
+        registered_stand_in(own_service, unrevised),
+        pytest.raises(ConflictError, match="GIT_REVISION"),
+    ):
+        chap.register_template_from_service(unrevised.service_id)
+    with (
+        registered_stand_in(own_service, StandIn("naive_model")),
+        pytest.raises(ConflictError, match="built-in"),
+    ):
+        chap.register_template_from_service("naive_model")
+
+
+def expected_means(frame: pd.DataFrame, before: str, scale: float) -> dict[str, float]:
+    """Each place's mean of disease_cases before ``before`` (a canonical period), times scale."""
+    history = frame[frame.time_period.astype(str) < before]
+    return {
+        place: scale * value
+        for place, value in history.groupby("location").disease_cases.mean().items()
+    }
+
+
+def test_an_evaluation_runs_every_split_on_the_service_with_the_models_options(
+    chap: ChapClient, dataset: Dataset, stand_in: tuple[StandIn, str]
+) -> None:
+    model, url = stand_in
+    name = configured(chap, model.service_id, {"scale": 2.0})
+    evaluation = chap.run_evaluation("on the service", name, dataset.id, 2, 3, timeout=120)
+    assert [data["scale"] for data in model.sent_configs] == [2.0]
+    frame = chap.evaluation_frame(evaluation.id, quantiles=[0.5])
+    data = small_frame(n_years=2)
+    assert frame.split_period.nunique() == 3
+    for split_period, split in frame.groupby("split_period", observed=True):
+        means = expected_means(data, split_period.strftime("%Y%m"), 2.0)
+        # the two samples are 1 and the mean: their median is halfway
+        assert np.allclose(split.value, [(1 + means[place]) / 2 for place in split.org_unit])
+    assert len(model.jobs) == 6  # a train and a predict job per split
+    assert model.configs == {}  # the config was removed after the evaluation
+
+
+def test_the_services_output_reaches_the_jobs_log(
+    chap: ChapClient, dataset: Dataset, stand_in: tuple[StandIn, str]
+) -> None:
+    model, _ = stand_in
+    name = configured(chap, model.service_id)
+    job = chap.create_evaluation("logged", name, dataset.id, 2, 2)
+    chap.wait_for_job(job.id, timeout=120)
+    logs = chap.job_logs(job.id)
+    assert f"{model.service_id} train, split 1/2" in logs and "stdout: trained on" in logs
+
+
+def test_a_forecast_runs_on_the_service(chap: ChapClient, stand_in: tuple[StandIn, str]) -> None:
+    model, _ = stand_in
+    name = configured(chap, model.service_id, {"scale": 3.0})
+    data = small_frame(n_years=2)
+    prediction = chap.run_prediction(
+        "forecast on the service", name, data, n_periods=2, timeout=120
+    )
+    frame = chap.prediction_frame(prediction.id, quantiles=[0.5])
+    means = expected_means(data, "999999", 3.0)
+    assert np.allclose(frame.value, [(1 + means[place]) / 2 for place in frame.org_unit])
+    assert len(frame) == 2 * len(means)
+
+
+def failure(chap: ChapClient, name: str, dataset: Dataset) -> str:
+    """The error of an evaluation of ``name`` that fails; checks nothing was stored."""
+    before = {evaluation.id for evaluation in chap.list_evaluations()}
+    job = chap.create_evaluation(f"fails {name}", name, dataset.id, 2, 3)
+    with pytest.raises(JobFailedError) as raised:
+        chap.wait_for_job(job.id, timeout=120)
+    assert {evaluation.id for evaluation in chap.list_evaluations()} == before
+    return str(raised.value.error)
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("error", "answered 500 to POST /api/v1/ml/$train (train, split"),
+        ("fail", "train, split"),
+        ("malformed", "predicted malformed samples (predict, split"),
+        ("hold", f"did not finish within {JOB_SECONDS} s"),
+    ],
+)
+def test_a_service_that_fails_fails_the_job_naming_it_the_step_and_its_answer(
+    chap: ChapClient,
+    dataset: Dataset,
+    stand_in: tuple[StandIn, str],
+    mode: str,
+    expected: str,
+) -> None:
+    model, url = stand_in
+    name = configured(chap, model.service_id)
+    model.mode = mode  # type: ignore[assignment]
+    error = failure(chap, name, dataset)
+    assert f"model service {model.service_id!r} at {url}" in error and expected in error
+    if mode == "fail":
+        assert "the stand-in's model broke" in error
+    if mode == "hold":
+        assert model.cancelled  # the jobs it gave up on are cancelled on the service
+
+
+def test_a_service_that_is_down_or_gone_mid_job_fails_the_job_in_bounded_time(
+    chap: ChapClient, own_service: str, dataset: Dataset, unique: str
+) -> None:
+    model = StandIn(f"vanishing-{unique}", mode="hold")
+    with registered_stand_in(own_service, model) as url:
+        name = configured(chap, model.service_id)
+        job = chap.create_evaluation("vanishes", name, dataset.id, 2, 2)
+        assert model.submitted.wait(60)
+    with pytest.raises(JobFailedError) as raised:  # the stand-in stopped mid-job
+        chap.wait_for_job(job.id, timeout=120)
+    assert f"model service {model.service_id!r} at {url} could not be reached" in str(
+        raised.value.error
+    )
+    started = time.monotonic()
+    error = failure(chap, name, dataset)  # still registered, nothing answers at its URL
+    assert "could not be reached (storing the configuration" in error
+    assert time.monotonic() - started < 60
+
+
+def test_a_cancelled_job_cancels_the_services_jobs(
+    chap: ChapClient, dataset: Dataset, stand_in: tuple[StandIn, str]
+) -> None:
+    model, _ = stand_in
+    name = configured(chap, model.service_id)
+    model.mode = "hold"
+    job = chap.create_evaluation("cancelled", name, dataset.id, 2, 2)
+    assert model.submitted.wait(60)
+    time.sleep(0.5)  # both splits' train jobs submitted
+    chap.cancel_job(job.id)
+    deadline = time.monotonic() + 30
+    while not model.cancelled and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert set(model.cancelled) == {
+        job_id for job_id, record in model.jobs.items() if record["status"] == "canceled"
+    }
+    assert model.cancelled
