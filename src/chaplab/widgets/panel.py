@@ -28,7 +28,6 @@ from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
-from chaplab.widgets.codegen import CodeView, ViewState
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
@@ -36,6 +35,7 @@ from chaplab.widgets.jobs import JobBoard
 from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import HISTORY_PERIODS, ResultsView, chart_split
+from chaplab.widgets.snippets import CodeView, ViewState
 from chaplab.widgets.tables import Column, Row, SortableTable, columns
 
 if TYPE_CHECKING:

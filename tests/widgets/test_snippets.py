@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chaplab._connect import reaches
-from chaplab.widgets.codegen import CodeView, ViewState, view_code
+from chaplab.widgets.snippets import CodeView, ViewState, view_code
 
 
 def test_a_service_connect_reaches_is_written_as_connect_without_its_port(
