@@ -119,6 +119,51 @@ def test_polygons_sent_as_json_text_read_as_a_dict(call: Callable[..., Any]) -> 
     assert call(handler, "get_dataset", 1).geojson == geojson
 
 
+def test_a_chap_core_dataset_frame_holds_numbers_and_goes_back_as_it_came(
+    call: Callable[..., Any],
+) -> None:
+    rows = [  # chap-core 2.5.1's /df: features, its text ``parent``, the location last
+        {
+            "time_period": period,
+            "disease_cases": cases,
+            "rainfall": None,
+            "parent": "-",
+            "location": unit,
+        }
+        for unit, cases in (("OU_North", 40.0), ("OU_South", 60.0))
+        for period in ("2019-01", "2019-02")
+    ]
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/datasets/1/df": httpx.Response(200, json=rows),
+            "POST /v1/analytics/make-prediction": httpx.Response(200, json={"id": "job-1"}),
+        }
+    )
+    frame = call(mock.handler, "dataset_frame", 1)
+    assert list(frame.columns) == ["time_period", "location", "disease_cases", "rainfall", "parent"]
+    assert [str(frame[name].dtype) for name in ("disease_cases", "rainfall")] == ["float64"] * 2
+    call(mock.handler, "make_prediction_for_model", "again", "naive_model", frame, 3, GEOJSON)
+    sent = mock.bodies[-1]["providedData"]
+    assert {row["featureName"] for row in sent} == {"disease_cases"}  # no parent, no nulls
+    assert {(row["orgUnit"], row["period"]) for row in sent} == {
+        (unit, period) for unit in ("OU_North", "OU_South") for period in ("201901", "201902")
+    }
+
+
+GEOJSON = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "id": unit,
+            "properties": {"name": unit[3:]},
+            "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]},
+        }
+        for unit in ("OU_North", "OU_South")
+    ],
+}
+
+
 # -- a dataset's name where its id is asked --------------------------------------------------
 
 LISTED = [

@@ -51,3 +51,27 @@ def test_bad_observation_frames_get_errors_naming_the_column(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         frame_to_observations(frame)
+
+
+def test_label_columns_of_a_dataset_frame_are_not_sent() -> None:
+    frame = pd.DataFrame(
+        {
+            "time_period": ["2021-01", "2021-01"],
+            "location": ["OU_A", "OU_B"],
+            "org_unit_name": ["North", "South"],
+            "parent": ["-", "OU_Country"],  # chap-core 2.5.1's dataset frames carry it
+            "disease_cases": [3.0, 4.0],
+        }
+    )
+    assert frame_to_observations(frame) == [
+        {"featureName": "disease_cases", "orgUnit": "OU_A", "period": "202101", "value": 3.0},
+        {"featureName": "disease_cases", "orgUnit": "OU_B", "period": "202101", "value": 4.0},
+    ]
+
+
+def test_a_text_feature_column_is_named_with_what_to_do() -> None:
+    frame = pd.DataFrame(
+        {"time_period": ["202101"], "location": ["A"], "region": ["east"], "x": [1.0]}
+    )
+    with pytest.raises(ValueError, match=r"'region' holds non-numeric .* drop it or convert"):
+        frame_to_observations(frame)

@@ -311,17 +311,14 @@ class Datasets(Resource):
         return response.text
 
     def dataset_frame(self, dataset_id: int | str) -> Operation[pd.DataFrame]:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
-        ``location``, one column per feature (missing values NaN)."""
-        import pandas as pd
-
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
+        then one float64 column per feature (missing values NaN), in the order the server
+        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
+        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``) on either server."""
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
-        return (
-            yield from convert(
-                lambda records: pd.DataFrame.from_records(records), decode(response), response
-            )
-        )
+        return (yield from convert(_observation_frame, decode(response), response))
 
     def list_data_sources(self) -> Operation[list[DataSourceKind]]:
         """The kinds of data the service's models read, and which templates use each."""
@@ -340,6 +337,22 @@ def _dataset_body(
         "providedData": frame_to_observations(frame),
         "dataSources": [],
     }
+
+
+def _observation_frame(records: Any) -> pd.DataFrame:
+    """Dataset rows (``[{time_period, location, <column>: value}]``) as a wide frame with the
+    time and location first and every column of numbers (or of nulls only: a feature never
+    observed) as float64; text columns, such as chap-core's ``parent``, stay text."""
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records)
+    first = [name for name in ("time_period", "location") if name in frame.columns]
+    frame = frame[first + [name for name in frame.columns if name not in first]]
+    for name in frame.columns[len(first) :]:
+        column = frame[name]
+        if column.isna().all() or pd.api.types.is_numeric_dtype(column):
+            frame[name] = column.astype("float64")
+    return frame
 
 
 def _dataset_type(value: str) -> str:

@@ -12,6 +12,9 @@ from chaplab.frames._periods import format_periods, parse_periods
 
 _TIME_COLUMNS = ("time_period", "period")
 _LOCATION_COLUMNS = ("location", "org_unit")
+PARENT = "parent"
+"""The column of chap-core 2.5.1's dataset frames that names each org unit's parent in its
+GeoJSON's hierarchy (``"-"`` for none): a label, which chap-core's own models drop too."""
 
 
 def _pick(frame: pd.DataFrame, spellings: tuple[str, ...]) -> str:
@@ -30,13 +33,14 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ``{"featureName", "orgUnit", "period", "value"}`` with canonical period strings.
 
     Missing values (NaN) are left out. ``period`` and ``org_unit`` are accepted as spellings
-    of the time and location columns, also as index levels; an ``org_unit_name`` column is a
-    label, not a feature, and is not sent.
+    of the time and location columns, also as index levels; ``org_unit_name`` and ``parent``
+    (chap-core's parent org unit) are labels, not features, and are not sent. Any other column
+    is a feature and must hold numbers: a ValueError names the first that does not.
     """
     frame = frame.reset_index() if _has_named_index(frame) else frame
     time_column = _pick(frame, _TIME_COLUMNS)
     location_column = _pick(frame, _LOCATION_COLUMNS)
-    labels = (time_column, location_column, ORG_UNIT_NAME)
+    labels = (time_column, location_column, ORG_UNIT_NAME, PARENT)
     features = [name for name in frame.columns if name not in labels]
     if not features:
         raise ValueError("observations need at least one feature column besides time and location")
@@ -74,7 +78,9 @@ def _numeric(series: pd.Series, name: str) -> np.ndarray:
         if pd.api.types.is_bool_dtype(series) or bad.any():
             example = series[bad].iloc[0] if bad.any() else series.iloc[0]
             raise ValueError(
-                f"feature column {name!r} holds non-numeric values such as {example!r}"
+                f"feature column {name!r} holds non-numeric values such as {example!r}: every "
+                "column besides time, location, org_unit_name and parent is sent as a feature, "
+                "so drop it or convert it to numbers"
             )
         series = converted
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
