@@ -1,6 +1,6 @@
-"""Arguments chaplab refuses read like its other errors: in IPython the class, the sentence and
-the hint, not a traceback through the client; they stay ValueErrors (TypeErrors for a wrong
-type) and nothing is sent."""
+"""What a newcomer gets wrong first reads as one sentence: arguments chaplab refuses (in IPython
+the class, the sentence and the hint, not a traceback through the client; still ValueErrors, or
+TypeErrors for a wrong type, and nothing is sent), and an address that is no modeling service."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import httpx
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from chaplab.client import ArgumentError, ArgumentTypeError, ChapClient
+from chaplab.client import ArgumentError, ArgumentTypeError, ChapClient, ChapError
 
 from .fake_service import FakeService
+from .test_steps import route_through
 
 
 def _shown_in_ipython(
@@ -56,3 +57,31 @@ def test_ipython_shows_an_argument_error_in_two_lines(
         "(the full traceback: set CHAPLAB_FULL_TRACEBACKS=1 in the environment)",
     ]
     client.close()
+
+
+PAGE = (
+    "<!DOCTYPE html><html><head><title>JupyterLab</title></head><body>"
+    + "<div>lots of markup</div>" * 40
+    + "</body></html>"
+)
+
+
+@pytest.mark.parametrize("status", [404, 200])
+def test_an_address_that_is_no_modeling_service_is_named_so_without_its_html(
+    make_client: Any, fake: FakeService, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    """JupyterLab's own address given as the service's: one sentence, no page source."""
+
+    def web_page(request: httpx.Request, fake: FakeService) -> httpx.Response:
+        fake.requests.append(request)
+        return httpx.Response(status, headers={"content-type": "text/html"}, text=PAGE)
+
+    route_through(monkeypatch, fake, web_page)
+    with pytest.raises(ChapError) as caught:
+        make_client().list_datasets()
+    text = str(caught.value)
+    assert text.endswith(
+        "http://chap.test is not a CHAP modeling service: it answered with the web page "
+        "'JupyterLab', not the service's JSON; check the URL given to the client"
+    )
+    assert "<" not in text and "markup" not in text

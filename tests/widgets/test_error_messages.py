@@ -1,4 +1,5 @@
-"""The panel says what went wrong in one sentence: 401 and 403 each get their own advice."""
+"""The panel says what went wrong in one sentence: 401 and 403 each get their own advice, other
+refusals are the service's sentence, and an address that is no modeling service says so."""
 
 from __future__ import annotations
 
@@ -23,3 +24,24 @@ def answered(status: int, detail: str) -> BaseException:
 )
 def test_refusals_are_told_apart(status: int, expected: str) -> None:
     assert describe_error(answered(status, "Invalid API key")).startswith(expected)
+
+
+def test_the_services_refusal_is_said_as_its_sentence_without_the_status_code() -> None:
+    assert describe_error(answered(422, "n_periods: must be at most 520")) == (
+        "n_periods: must be at most 520."
+    )
+    assert describe_error(answered(409, "Dataset 3 is used by evaluation 4")) == (
+        "Dataset 3 is used by evaluation 4."
+    )
+
+
+def test_an_address_that_is_no_modeling_service_is_one_sentence_in_the_panel() -> None:
+    request = httpx.Request("GET", "http://127.0.0.1:8888/lab/system/info")
+    page = "<!DOCTYPE html><html><head><title>JupyterLab</title></head><body>...</body></html>"
+    error = error_from_response(
+        httpx.Response(404, headers={"content-type": "text/html"}, text=page, request=request)
+    )
+    assert describe_error(error) == (
+        "http://127.0.0.1:8888 is not a CHAP modeling service: it answered with the web page "
+        "'JupyterLab', not the service's JSON; check the URL given to the client."
+    )

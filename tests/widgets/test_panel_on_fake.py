@@ -452,7 +452,8 @@ async def test_a_refused_launch_is_explained_in_the_launcher(
     name = panel.launcher.name.value
     panel.launcher.button.click()
     await panel.wait_idle()
-    assert "HTTP 404" in panel.launcher.problem.value
+    problem = html.unescape(panel.launcher.problem.value)
+    assert "Fault 404." in problem and "HTTP" not in problem  # the sentence, not the status
     assert panel.jobs.rows == []
     assert name not in panel.launcher.taken_names
 
@@ -560,27 +561,26 @@ async def test_charts_are_sent_one_at_a_time_skipping_superseded_ones(
     panel = await make_panel()
     panel.results.table.toggle(1).value = True
     await panel.results.settled()
-    release = threading.Event()
-    sent: list[tuple[str | None, int]] = []  # (org unit, thread) of each chart sent
-    draw = _render.CHART_PROCESS.draw
+    release = asyncio.Event()
+    sent: list[str | None] = []  # the org unit of each chart sent to the process
+    send = _render.CHART_PROCESS.send
 
-    def held_draw(chart: results.ChartView) -> Rendered:
-        sent.append((chart.org_unit, threading.get_ident()))
-        release.wait(timeout=60)
-        return draw(chart)
+    async def held_send(chart: results.ChartView) -> Rendered:
+        sent.append(chart.org_unit)
+        await release.wait()
+        return await send(chart)
 
-    monkeypatch.setattr(_render.CHART_PROCESS, "draw", held_draw)
+    monkeypatch.setattr(_render.CHART_PROCESS, "send", held_send)
     panel.results.org_unit.value = "OU_A"
-    while not sent:  # the chart thread has sent OU_A and waits for it
+    while not sent:  # OU_A has been sent and is being drawn
         await asyncio.sleep(0.01)
-    panel.results.org_unit.value = "OU_B"  # waits for the chart thread ...
+    panel.results.org_unit.value = "OU_B"  # waits for its turn ...
     await asyncio.sleep(0)
-    panel.results.org_unit.value = "all org units"  # ... and is superseded before its turn
+    panel.results.org_unit.value = "all org units"  # ... and is superseded before it
     await asyncio.sleep(0)
     release.set()
     await panel.results.settled()
-    assert [unit for unit, _ in sent] == ["OU_A", None]
-    assert threading.get_ident() not in {thread for _, thread in sent}
+    assert sent == ["OU_A", None]
     assert panel.results.shown_panels == ["OU_A", "OU_B"]
 
 

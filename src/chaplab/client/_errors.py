@@ -279,14 +279,39 @@ def scrub(text: str, request: httpx.Request) -> str:
     return text
 
 
+_PAGE_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_PAGE_START = re.compile(r"^\s*(<!doctype html|<html)", re.IGNORECASE)
+
+
+def not_a_service(response: httpx.Response) -> str | None:
+    """One sentence saying that the server is no modeling service when it answered with a web
+    page (HTML, as JupyterLab's own address does), naming the page by its title; None for any
+    other answer. The page itself is never quoted."""
+    content_type = response.headers.get("content-type", "").lower()
+    body = response.text
+    if "text/html" not in content_type and not _PAGE_START.match(body):
+        return None
+    title = _PAGE_TITLE.search(body)
+    page = " ".join(title.group(1).split()) if title else ""
+    named = f"the web page {page[:80]!r}" if page else "a web page"
+    server = response.request.url.copy_with(path="/", query=None, fragment=None)
+    return (
+        f"{public_url(server).rstrip('/')} is not a CHAP modeling service: it answered with "
+        f"{named}, not the service's JSON; check the URL given to the client"
+    )
+
+
 def error_from_response(response: httpx.Response) -> ChapHTTPError:
-    """Build the fitting :class:`ChapHTTPError` subclass for an error response."""
+    """Build the fitting :class:`ChapHTTPError` subclass for an error response; a web page
+    is named as such in one sentence (:func:`not_a_service`), never quoted."""
     status = response.status_code
     body = response.text
     parsed = _parse_json(body)
     problem = parsed if isinstance(parsed, dict) else None
     errors = _field_problems(problem)
-    readable = _readable_message(problem, errors, body, response.reason_phrase)
+    readable = not_a_service(response) if problem is None else None
+    if readable is None:
+        readable = _readable_message(problem, errors, body, response.reason_phrase)
     message = scrub(readable, response.request)
     cls = _BY_STATUS.get(status, ServerError if status >= 500 else ChapHTTPError)
     kwargs: dict[str, Any] = dict(

@@ -34,6 +34,7 @@ from chaplab.client._errors import (
     ChapHTTPError,
     NameResolutionError,
     error_from_response,
+    not_a_service,
     public_url,
     scrub,
     with_hint,
@@ -393,8 +394,10 @@ def checked(response: httpx.Response) -> httpx.Response:
 def decode_failure(response: httpx.Response, what: str) -> ChapDecodeError:
     """The error for an answer the client cannot read, naming the request and ``what``."""
     request = response.request
+    page = not_a_service(response)
+    said = f": {page}" if page else f" answered {what}"
     return ChapDecodeError(
-        scrub(f"{request.method} {request.url.path} answered {what}", request),
+        scrub(f"{request.method} {request.url.path}{said}", request),
         method=request.method,
         url=public_url(request.url),
         body=response.text[:2000],

@@ -17,6 +17,7 @@ from chaplab.client import (
     ChapHTTPError,
     JobFailedError,
     PermissionDeniedError,
+    ServerError,
 )
 from chaplab.widgets._markup import message
 from chaplab.widgets.tables import UNCUT
@@ -46,11 +47,20 @@ def describe_error(error: BaseException) -> str:
         return f"Cannot reach the service: {error}"
     if isinstance(error, JobFailedError):
         return f"Job {error.job_id} ended with {error.status}: {error.error or 'no error text'}"
-    if isinstance(error, ChapHTTPError):
-        return f"The service answered HTTP {error.status_code}: {error.message}"
+    if isinstance(error, ServerError):
+        return f"The service failed while handling the request: {_sentence(error.message)}"
+    if isinstance(error, ChapHTTPError):  # the service's own sentence (a 404, 409, 422, ...)
+        return _sentence(error.message)
     if isinstance(error, ChapError):
         return str(error)
     return f"{type(error).__name__}: {error}"
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence, ending in a full stop (its first word may be an argument or a
+    URL, so its case is kept)."""
+    text = text.strip() or "no details given"
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 class ConnectionBar(widgets.VBox):
