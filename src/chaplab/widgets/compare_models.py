@@ -28,7 +28,7 @@ from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.jobs import JobRow
+from chaplab.widgets.jobs import JobLine
 from chaplab.widgets.launcher import dataset_period_count
 from chaplab.widgets.results import ChartView
 from chaplab.widgets.tables import Column, SortableTable, fit_choices
@@ -173,7 +173,7 @@ class CompareModelsView(widgets.VBox):
             tooltip="run every selected model on the same backtest, as one batch",
         )
         self.problem = widgets.HTML()
-        self.job_rows: list[JobRow] = []
+        self.job_rows: list[JobLine] = []
         self.jobs = widgets.VBox()
         self.status = widgets.HTML()
         self.baseline = widgets.Dropdown(
@@ -376,14 +376,14 @@ class CompareModelsView(widgets.VBox):
         await self._show_scores(self.scored)
         self._finished()
 
-    def _canceller(self, row: JobRow) -> Any:
+    def _canceller(self, row: JobLine) -> Any:
         async def cancel() -> None:
             row.cancel_button.disabled = True
             await self._client.cancel_job(row.job_id)
 
         return lambda _: self._keeper.spawn(cancel(), on_error=row.show_exception)
 
-    async def _follow(self, row: JobRow) -> int | None:
+    async def _follow(self, row: JobLine) -> int | None:
         """Wait for a model's job, showing each status in its row; its evaluation's id, or
         None when it did not succeed (the row says why)."""
         try:
@@ -486,10 +486,10 @@ class CompareModelsView(widgets.VBox):
             )
 
 
-def _job_row(job_id: str, model_name: str) -> JobRow:
+def _job_row(job_id: str, model_name: str) -> JobLine:
     """A job row like the jobs section's, titled with the model's name alone (the job's id is in
     the cancel button's tooltip), so the rows of a batch stay one line high."""
-    row = JobRow(job_id, model_name, "evaluation")
+    row = JobLine(job_id, model_name, "evaluation")
     header = row.children[0]
     title = widgets.HTML(f"<b>{html.escape(model_name)}</b>", layout=widgets.Layout(width="220px"))
     header.children = (title, *header.children[1:])

@@ -80,8 +80,8 @@ def readable_logs(logs: str) -> str:
     )
 
 
-class JobRow(widgets.VBox):
-    """The row of one job: what it is, how far it got, and how it ended."""
+class JobLine(widgets.VBox):
+    """The line of one job on the board: what it is, how far it got, and how it ended."""
 
     def __init__(self, job_id: str, name: str, kind: str) -> None:
         super().__init__(layout=widgets.Layout(border_bottom="1px solid #ddd", padding="2px 0"))
@@ -194,7 +194,7 @@ class JobBoard(widgets.VBox):
         self._client = client
         self._keeper = keeper
         self._on_success = on_success
-        self.rows: list[JobRow] = []
+        self.rows: list[JobLine] = []
         self._header = widgets.HTML("<b>Jobs</b>")
         self._empty = widgets.Label("No jobs launched from this panel yet.")
         self.children = [self._header, self._empty]
@@ -206,10 +206,10 @@ class JobBoard(widgets.VBox):
 
     def track(
         self, job_id: str, name: str, kind: str = "evaluation", on_success: OnSuccess | None = None
-    ) -> JobRow:
+    ) -> JobLine:
         """Add a row for ``job_id`` and follow the job in a background task; a successful job
         goes to ``on_success`` (by default the board's)."""
-        row = JobRow(job_id, name, kind)
+        row = JobLine(job_id, name, kind)
         row.cancel_button.on_click(
             lambda _: self._keeper.spawn(self.cancel(row), on_error=row.show_exception)
         )
@@ -220,12 +220,12 @@ class JobBoard(widgets.VBox):
         )
         return row
 
-    async def cancel(self, row: JobRow) -> None:
+    async def cancel(self, row: JobLine) -> None:
         """Ask the service to cancel the job; the row's task then sees it end."""
         row.cancel_button.disabled = True
         await self._client.cancel_job(row.job_id)
 
-    async def _follow(self, row: JobRow, on_success: OnSuccess) -> None:
+    async def _follow(self, row: JobLine, on_success: OnSuccess) -> None:
         """Wait for the job, showing each new status (and its progress) in its row; then hand
         it on."""
         progress = asyncio.ensure_future(self._watch_progress(row))
@@ -239,7 +239,7 @@ class JobBoard(widgets.VBox):
             progress.cancel()
         await on_success(job)
 
-    async def _watch_progress(self, row: JobRow) -> None:
+    async def _watch_progress(self, row: JobLine) -> None:
         """Read a running job's log every :data:`PROGRESS_SECONDS` and show its progress; a log
         that cannot be read this time (or says nothing of splits) leaves the phase bar."""
         while not row.finished:
