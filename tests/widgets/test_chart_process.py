@@ -3,9 +3,8 @@ comes back as a sentence, and a process that died is replaced."""
 
 from __future__ import annotations
 
-import io
+import multiprocessing
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -15,8 +14,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from chaplab.widgets._chart_process import NICENESS, serve
-from chaplab.widgets._render import CHART_PROCESS
+from chaplab.widgets._chart_process import NICENESS, ChartProcessError
+from chaplab.widgets._render import CHART_PROCESS, draw_chart
 
 from .conftest import MakePanel
 
@@ -65,16 +64,20 @@ class LineChart:
         return figure
 
 
-def test_served_charts_are_answered_in_order_with_problems_as_sentences() -> None:
-    requests = io.BytesIO(pickle.dumps(LineChart(2)) + pickle.dumps(LineChart(1, fail=True)))
-    replies = io.BytesIO()
-    open_before = plt.get_fignums()
-    serve(requests, replies)  # returns at the end of its input
-    replies.seek(0)
-    drawn, failed = pickle.load(replies), pickle.load(replies)
+async def test_charts_are_drawn_in_the_process_with_problems_as_sentences() -> None:
+    drawn = await CHART_PROCESS.draw(LineChart(2))
     assert drawn.png.startswith(b"\x89PNG") and drawn.panels == ["panel 0", "panel 1"]
-    assert failed == "drawing the chart failed: ValueError: no data to draw"
-    assert plt.get_fignums() == open_before, "every drawn figure is closed"
+    assert CHART_PROCESS.pid not in (None, os.getpid())
+    with pytest.raises(ChartProcessError) as failed:
+        await CHART_PROCESS.draw(LineChart(1, fail=True))
+    assert str(failed.value) == "drawing the chart failed: ValueError: no data to draw"
+    assert (await CHART_PROCESS.draw(LineChart(1))).panels == ["panel 0"]
+
+
+def test_a_drawn_chart_has_its_figure_closed() -> None:
+    open_before = plt.get_fignums()
+    assert draw_chart(LineChart(3)).panels == ["panel 0", "panel 1", "panel 2"]
+    assert plt.get_fignums() == open_before
 
 
 def test_the_panels_process_draws_charts_without_importing_matplotlib() -> None:
@@ -103,6 +106,17 @@ async def test_a_chart_process_that_died_is_replaced(make_panel: MakePanel) -> N
     assert CHART_PROCESS.pid not in (None, first)
 
 
+async def test_the_chart_process_ignores_the_kernels_interrupts() -> None:
+    """Jupyter's interrupt goes to the kernel's whole process group; the chart process lives on."""
+    await CHART_PROCESS.draw(LineChart(1))
+    process = CHART_PROCESS.pid
+    assert process is not None
+    os.kill(process, signal.SIGINT)
+    for panels in (1, 2):
+        assert len((await CHART_PROCESS.draw(LineChart(panels))).panels) == panels
+    assert CHART_PROCESS.pid == process
+
+
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here")
 async def test_the_chart_process_runs_at_a_lower_priority_than_the_kernel(
     make_panel: MakePanel,
@@ -112,3 +126,20 @@ async def test_the_chart_process_runs_at_a_lower_priority_than_the_kernel(
     await panel.results.settled()  # a chart was drawn: the process has set its priority
     kernel = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, CHART_PROCESS.pid) == min(19, kernel + NICENESS)
+
+
+def parent_of(pid: int) -> int:
+    """The parent process id of ``pid`` (Linux)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="no /proc here")
+async def test_the_chart_process_is_started_by_the_kernel_not_by_the_services_forkserver() -> None:
+    """The embedded service's jobs fork from a forkserver with its own preload; the chart
+    process is this process's child and leaves the process-wide start method alone."""
+    method = multiprocessing.get_start_method(allow_none=True)
+    await CHART_PROCESS.draw(LineChart(1))
+    assert CHART_PROCESS.pid is not None
+    assert parent_of(CHART_PROCESS.pid) == os.getpid()
+    assert multiprocessing.get_start_method(allow_none=True) == method

@@ -5,155 +5,152 @@ creates tens of thousands of objects that live through the draw. In the kernel's
 stops the kernel's event loop even from a worker thread: the thread holds the interpreter lock
 most of the time, and the objects it leaves behind trigger full garbage collections of the
 kernel's whole heap (150-900 ms each on a busy machine, the lock held throughout). The chart
-process keeps all of that apart: the kernel pickles the chart (its frames and choices) into the
-process's input and reads the PNG back, waiting in a thread that holds no lock meanwhile.
+process keeps all of that apart: the loop awaits each chart while the process draws it.
 
-The process is started on first use (the panel starts it when it opens), draws one chart at a
-time at a lower priority than the kernel (nice +10 where there is ``os.nice``: on a busy
-machine the kernel's loop gets a core first), ignores the kernel's interrupts (Jupyter sends
-them to the whole process group) and ends when its input closes: when the kernel exits, or when
-a failed process is replaced.
+The process is the one worker of a ``concurrent.futures.ProcessPoolExecutor``, started with the
+"spawn" method of a multiprocessing context of its own: the embedded service sets the
+process-wide forkserver preload (and tests run the service in this process), and the chart
+process neither shares that server nor changes it. The worker's initializer lowers its priority
+(nice +10 where there is ``os.nice``: on a busy machine the kernel's loop gets a core first),
+makes it ignore the kernel's interrupts (Jupyter sends them to the whole process group), selects
+matplotlib's Agg backend and imports the plotting code before the first chart comes. The worker
+ends when the kernel exits or drops its pool; one that died breaks the pool
+(``BrokenProcessPool``), and the chart is drawn again in a new one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
-import contextlib
 import importlib
+import multiprocessing
+import multiprocessing.connection
 import os
-import pickle
 import signal
-import subprocess
-import sys
 import threading
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
-    from chaplab.widgets._render import Chart, Rendered
+    from chaplab.widgets._render import Rendered
 
-# Not ``-m``: the package's __init__ imports this module before runpy would run it as __main__.
-COMMAND = "from chaplab.widgets._chart_process import main; main()"
 NICENESS = 10
+PRELOADED = ("chaplab.plotting", "matplotlib.backends.backend_agg")
+START_METHOD = "spawn"
+ATTEMPTS = 2  # a chart whose process died is drawn once more, in a new process
 
 
 class ChartProcessError(RuntimeError):
     """The chart could not be drawn: the process failed, or drawing raised (its message)."""
 
 
+def prepare_worker() -> None:
+    """The initializer of the chart process (runs there, before its first chart)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)
+    threading.Thread(target=_exit_with_parent, name="chaplab-chart-parent", daemon=True).start()
+    import matplotlib
+
+    matplotlib.use("Agg")  # whatever MPLBACKEND the kernel passed on: charts become PNG bytes
+    for name in PRELOADED:
+        importlib.import_module(name)
+
+
+def _exit_with_parent() -> None:
+    """End the process when the kernel has gone or has dropped its pool (the parent's side of
+    the process's sentinel pipe closes), even while it waits for a chart."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+
 class ChartProcess:
-    """The kernel's side: starts the process, sends it charts and reads back what it drew.
+    """The kernel's side: a pool of one chart process, drawing one chart at a time."""
 
-    :meth:`draw` blocks until the chart is drawn, so call it from a worker thread."""
-
-    def __init__(self) -> None:
-        self._child: subprocess.Popen[bytes] | None = None
-        self._lock = threading.Lock()
+    def __init__(self, draw: Callable[[Any], Rendered]) -> None:
+        """``draw`` runs in the process on each chart (importable by name, as pickle needs)."""
+        self._draw = draw
+        self._context = multiprocessing.get_context(START_METHOD)
+        self._pool: ProcessPoolExecutor | None = None
+        self._pid: int | None = None
+        self._lock = threading.Lock()  # the pool is started from a worker thread or the loop
+        self._turns: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
+        self._turns = WeakKeyDictionary()
         atexit.register(self.stop)
 
     @property
     def pid(self) -> int | None:
-        """The process id of the running chart process (None before it is started)."""
-        return self._child.pid if self._child is not None else None
+        """The process id of the running chart process (None before it has started)."""
+        return self._pid
 
     def start(self) -> None:
-        """Start the process unless it is running, so it has its imports done when the first
-        chart comes."""
-        with self._lock:
-            self._running()
+        """Start the process unless it is running and wait until it is ready for charts (its
+        imports done). Blocks: call it from a worker thread."""
+        pool = self._running_pool()
+        try:
+            self._pid = pool.submit(os.getpid).result()
+        except BrokenProcessPool:
+            self._drop(pool)  # the next chart starts another
 
-    def draw(self, chart: Chart) -> Rendered:
-        """Draw ``chart`` in the process (in a new one when it has died: once more only);
-        ``ChartProcessError`` when it cannot be drawn."""
-        with self._lock:
+    async def draw(self, chart: Any) -> Rendered:
+        """Draw ``chart`` in the process; the loop runs meanwhile. Charts are sent one at a
+        time: one cancelled while it waits for its turn is never sent, and one cancelled while
+        it is drawn keeps the turn until the process is done with it. ``ChartProcessError``
+        when it cannot be drawn."""
+        async with self._turn(asyncio.get_running_loop()):
+            drawing = asyncio.ensure_future(self.send(chart))
             try:
-                reply = self._exchange(chart)
-            except ChartProcessError:
-                reply = self._exchange(chart)
-        if isinstance(reply, str):
-            raise ChartProcessError(reply)
-        return reply  # type: ignore[no-any-return]
+                return await asyncio.shield(drawing)
+            finally:
+                if not drawing.done():  # cancelled: the process finishes this chart first
+                    await asyncio.wait({drawing})
+                    if not drawing.cancelled():
+                        drawing.exception()  # nobody awaits it: its problem is not reported
+
+    async def send(self, chart: Any) -> Rendered:
+        """Draw ``chart`` in the process now (behind any chart it is drawing), in a new process
+        when it has died."""
+        loop = asyncio.get_running_loop()
+        for _ in range(ATTEMPTS):
+            pool = self._running_pool()
+            try:
+                if self._pid is None:
+                    self._pid = await loop.run_in_executor(pool, os.getpid)
+                return await loop.run_in_executor(pool, self._draw, chart)
+            except BrokenProcessPool:
+                self._drop(pool)
+            except Exception as error:
+                message = f"drawing the chart failed: {type(error).__name__}: {error}"
+                raise ChartProcessError(message) from error
+        raise ChartProcessError("the chart process stopped while drawing this chart, twice")
 
     def stop(self) -> None:
         """End the process (it finishes the chart it is drawing first)."""
         with self._lock:
-            self._stop_child()
+            pool, self._pool, self._pid = self._pool, None, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
-    def _exchange(self, chart: Chart) -> Any:
-        """Send ``chart`` and read the reply; a broken pipe stops the process."""
-        child = self._running()
-        try:
-            _send(chart, child.stdin)
-            return pickle.load(child.stdout)  # type: ignore[arg-type]
-        except (OSError, EOFError, pickle.UnpicklingError) as error:
-            self._stop_child()
-            raise ChartProcessError(f"the chart process stopped ({error!r})") from None
+    def _turn(self, loop: asyncio.AbstractEventLoop) -> asyncio.Lock:
+        """The lock that sends the charts of ``loop`` one at a time."""
+        return self._turns.setdefault(loop, asyncio.Lock())
 
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self._child is None or self._child.poll() is not None:
-            self._child = subprocess.Popen(
-                [sys.executable, "-c", COMMAND],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))},
-            )
-        return self._child
+    def _running_pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=self._context, initializer=prepare_worker
+                )
+            return self._pool
 
-    def _stop_child(self) -> None:
-        if self._child is None:
-            return
-        child, self._child = self._child, None
-        for stream in (child.stdin, child.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):  # a dead process's pipe is broken
-                    stream.close()
-        try:
-            child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-
-
-def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
-    """The process's side: draw each chart read from ``requests`` and write what was drawn,
-    or the problem as a sentence, to ``replies``; return when ``requests`` ends."""
-    from chaplab.widgets._render import draw_chart
-
-    while True:
-        try:
-            chart = pickle.load(requests)
-        except EOFError:
-            return
-        try:
-            reply: Any = draw_chart(chart)
-        except Exception as error:
-            reply = f"drawing the chart failed: {type(error).__name__}: {error}"
-        _send(reply, replies)
-
-
-def _send(item: Any, stream: IO[bytes] | None) -> None:
-    """Write ``item`` pickled whole: a pickling error leaves nothing half-written."""
-    if stream is None:
-        raise OSError("the chart process has no pipe")
-    stream.write(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))
-    stream.flush()
-
-
-def main() -> None:
-    """Entry point of the process: replies go to the original stdout; anything printed while
-    drawing goes to stderr, so it cannot corrupt them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(os, "nice"):
-        os.nice(NICENESS)
-    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    import matplotlib
-
-    matplotlib.use("Agg")  # whatever MPLBACKEND the kernel passed on: charts become PNG bytes
-    for name in ("chaplab.plotting", "matplotlib.backends.backend_agg"):
-        importlib.import_module(name)  # before the first chart comes
-
-    serve(sys.stdin.buffer, replies)
-
-
-if __name__ == "__main__":
-    main()
+    def _drop(self, pool: ProcessPoolExecutor) -> None:
+        """Forget a broken pool (its process has died) so that the next chart starts anew."""
+        with self._lock:
+            if self._pool is pool:
+                self._pool, self._pid = None, None
+        pool.shutdown(wait=False, cancel_futures=True)

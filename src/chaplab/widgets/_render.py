@@ -6,16 +6,14 @@ browser test (an ``<img>``), whatever matplotlib backend the kernel has selected
 :func:`draw_chart` runs in the chart process (see :mod:`chaplab.widgets._chart_process` for
 why not in the kernel's): the chart draws its own figure with :mod:`chaplab.plotting`, exactly
 as the panel's "copy code" does in a notebook (the same grid, the legend beside it), and the
-figure is rasterised and closed. :func:`render_chart` is the kernel's side: one chart thread
-sends the charts there one at a time and waits for the bytes, a chart superseded before its turn
-is skipped, and the caller puts the bytes into the Image widget on the event loop.
+figure is rasterised and closed. :func:`render_chart` is the kernel's side: it sends the charts
+there one at a time and awaits the bytes, a chart superseded before its turn is skipped, and the
+caller puts the bytes into the Image widget on the event loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,9 +25,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 DPI = 90
-
-CHART_PROCESS = ChartProcess()
-_CHART_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chaplab-chart")
 
 
 class Chart(Protocol):
@@ -80,8 +75,10 @@ def draw_chart(chart: Chart) -> Rendered:
         plt.close(figure)
 
 
+CHART_PROCESS = ChartProcess(draw_chart)
+
+
 async def render_chart(chart: Chart) -> Rendered:
-    """:func:`draw_chart` in the chart process, waited for in the chart thread; the loop keeps
-    running meanwhile. Cancelled before the thread takes it, the chart is not drawn at all."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_CHART_THREAD, CHART_PROCESS.draw, chart)
+    """:func:`draw_chart` in the chart process; the loop keeps running meanwhile. Cancelled
+    before its turn, the chart is not drawn at all."""
+    return await CHART_PROCESS.draw(chart)
