@@ -34,6 +34,9 @@ def cell(calls: list[dict[str, str]] | None) -> str:
         return "not run"
     if all(call["outcome"] == "works" for call in calls):
         return "works"
+    alternatives = {call.get("alternative") for call in calls}
+    if all(call["outcome"] == "unsupported" for call in calls) and len(alternatives) == 1:
+        return "unsupported; instead: " + calls[0]["alternative"].replace("|", "\\|")
     parts = []
     for call in calls:
         if call["outcome"] == "works":

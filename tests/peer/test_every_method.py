@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,6 @@ import pytest
 from chaplab import ChapClient
 from chaplab.client import (
     AlertLevel,
-    ChapHTTPError,
     ConflictError,
     Dataset,
     Evaluation,
@@ -134,6 +134,14 @@ def test_datasets(client: ChapClient, peer_dataset: Dataset, dataset_table: pd.D
     assert "OU_North" in csv_text
     frame = attempt("dataset_frame(dataset_id)", lambda: client.dataset_frame(peer_dataset.id))
     assert len(frame) == len(dataset_table)
+    assert {str(frame[feature].dtype) for feature in FEATURES} == {"float64"}
+    again = client.run_prediction(  # the frame goes back as it came (chap-core adds parent)
+        "peer round trip", MODEL, frame, 3, dataset.geojson
+    )
+    forecast = client.prediction_frame(again.id)
+    named = set(zip(forecast["org_unit"], forecast["org_unit_name"], strict=True))
+    assert named == {("OU_North", "North"), ("OU_South", "South")}
+    client.delete_prediction(again.id)
     kinds = attempt("list_data_sources()", client.list_data_sources)
     assert isinstance(kinds, list)
 
@@ -247,6 +255,7 @@ def test_evaluations(
         lambda: client.create_evaluation("peer every a", MODEL, peer_dataset.id, 3, 2),
     )
     finished = client.wait_for_job(job.id)
+    assert finished.result_id is not None  # the result, read right after SUCCESS
     detail = attempt("job_evaluation_result(job_id)", lambda: client.job_evaluation_result(job.id))
     assert detail.id == finished.result_id and detail.forecasts
     second: Evaluation = attempt(
@@ -258,14 +267,27 @@ def test_evaluations(
         "create_evaluation_row(name, model, dataset_id)",
         lambda: client.create_evaluation_row("peer row", MODEL, peer_dataset.id),
     )
+    dry = attempt(
+        "create_evaluation_with_data(name, model, frame, geojson, dry_run=True)",
+        lambda: client.create_evaluation_with_data(
+            "peer dry run", MODEL, wide(dataset_table), org_unit_geojson(), 3, 2, dry_run=True
+        ),
+    )
+    assert (dry.dry_run, dry.id, dry.imported_count, dry.rejected) == (True, None, 2, [])
+    outside = {**org_unit_geojson(), "features": org_unit_geojson()["features"][:1]}
+    partial = client.create_evaluation_with_data(
+        "peer dry run", MODEL, wide(dataset_table), outside, 3, 2, dry_run=True
+    )
+    assert partial.imported_count == 1 and {r.org_unit for r in partial.rejected} == {"OU_South"}
     report = attempt(
-        "create_evaluation_with_data(name, model, frame, geojson)",
+        "create_evaluation_with_data(name, model, frame, geojson, dry_run=False)",
         lambda: client.create_evaluation_with_data(
             "peer with data", MODEL, wide(dataset_table), org_unit_geojson(), 3, 2
         ),
     )
-    assert report.id and not report.rejected
+    assert (report.dry_run, report.imported_count, report.rejected) == (False, 2, [])
     with_data = client.wait_for_job(report.id)
+    assert with_data.result_id is not None
 
     listed = attempt("list_evaluations()", client.list_evaluations)
     assert second.id in [evaluation.id for evaluation in listed]
@@ -533,20 +555,10 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
     job = client.create_evaluation("peer every job", MODEL, peer_dataset.id, 3, 2)
     status = attempt("job_status(job_id)", lambda: client.job_status(job.id))
     assert status in ("PENDING", "STARTED", "SUCCESS", "RUNNING")
-    try:
-        attempt("cancel_job(job_id)", lambda: client.cancel_job(job.id))
-    except ChapHTTPError as error:  # it finished first: that is the server's right answer
-        assert error.status_code in (400, 409), error
-        RECORDED.setdefault("cancel_job", []).append(
-            {"call": "cancel_job(job_id)", "outcome": "works"}
-        )
-    try:
-        attempt("wait_for_job(job_id)", lambda: client.wait_for_job(job.id))
-    except JobFailedError as error:  # cancelled after all
-        RECORDED.setdefault("wait_for_job", []).append(
-            {"call": "wait_for_job(job_id)", "outcome": "works"}
-        )
-        assert error.status in ("REVOKED", "CANCELLED", "FAILURE", "FAILED")
+    ended = attempt("wait_for_job(job_id)", lambda: client.wait_for_job(job.id))
+    assert ended.succeeded and ended.result_id is not None  # the result, right after SUCCESS
+    check_cancel(client, peer_dataset, queued=True)
+    check_cancel(client, peer_dataset, queued=False)
     listed = attempt("list_jobs()", client.list_jobs)
     assert job.id in [item.id for item in listed]
     assert attempt("get_job(job_id)", lambda: client.get_job(job.id)).id == job.id
@@ -570,57 +582,108 @@ def test_jobs(client: ChapClient, peer_dataset: Dataset) -> None:
     client.delete_evaluation(done.id)
 
 
+def check_cancel(client: ChapClient, peer_dataset: Dataset, queued: bool) -> None:
+    """Cancel a job that waits behind others (``queued``) or one that has started, and hold the
+    answer to what the job then does: reported cancelled, it ends ``REVOKED`` and stores
+    nothing; otherwise it may run on, and its end is what ``wait_for_job`` reports. A queued job
+    is revoked on every server."""
+    ahead = [
+        client.create_evaluation(f"peer ahead {i}", MODEL, peer_dataset.id, 3, 2)
+        for i in range(3 if queued else 0)
+    ]
+    job = client.create_evaluation("peer cancelled", MODEL, peer_dataset.id, 3, 12)
+    wanted = "PENDING" if queued else "STARTED"
+    status = client.job_status(job.id)
+    while not queued and status == "PENDING":
+        time.sleep(0.05)
+        status = client.job_status(job.id)
+    assert status == wanted, f"the job to cancel is {status}, not {wanted}"
+    kind = "queued" if queued else "running"
+    cancellation = attempt(f"cancel_job(job_id) of a {kind} job", lambda: client.cancel_job(job.id))
+    assert cancellation.job_id == job.id
+    if queued:
+        assert cancellation.cancelled or cancellation.may_still_run, cancellation
+    try:
+        ended = client.wait_for_job(job.id)
+    except JobFailedError as error:
+        assert not queued or error.status == "REVOKED", error
+        assert error.status == "REVOKED" or not cancellation.cancelled, (error, cancellation)
+    else:
+        assert not queued and not cancellation.cancelled, cancellation
+        assert ended.result_id is not None  # it ran on, as the answer warned
+        warned = "may still run" if cancellation.may_still_run else "not cancelled"
+        assert warned in repr(cancellation), cancellation
+        client.delete_evaluation(ended.result_id)
+    for other in ahead:
+        client.wait_for_job(other.id)
+
+
 # -- server-drawn plots ------------------------------------------------------------------------
 
 
 def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
+    """Every chart the server lists: each evaluation plot whole, by facet and one facet of
+    it; each dataset plot; each metric plot with each metric."""
     evaluation = STATE["evaluation"]
     names = attempt("list_evaluation_plots()", client.list_evaluation_plots)
-    plot = attempt(
-        "evaluation_plot(visualization_name, evaluation_id)",
-        lambda: client.evaluation_plot(names[0], evaluation.id),
-    )
-    assert isinstance(plot, ServerPlot) and plot.mime_type != "application/json"
+    assert names
+    for name in names:
+        check_evaluation_plot(client, name, evaluation.id)
     dataset_names = attempt("list_dataset_plots()", client.list_dataset_plots)
-    drawn = attempt(
-        "dataset_plot(visualization_name, dataset_id)",
-        lambda: client.dataset_plot(dataset_names[0], peer_dataset.id),
-    )
-    assert drawn.data
+    assert dataset_names
+    for name in dataset_names:
+        drawn = attempt(
+            f"dataset_plot({name!r}, dataset_id)",
+            lambda n=name: client.dataset_plot(n, peer_dataset.id),
+        )
+        assert drawn.data, name
     catalog = attempt(
         "list_metric_plots(evaluation_id)", lambda: client.list_metric_plots(evaluation.id)
     )
     assert catalog.visualizations and catalog.metrics
-    metric = "crps" if "crps" in catalog.metrics else catalog.metrics[0]
-    chart = attempt(
-        "metric_plot(visualization_name, evaluation_id, metric)",
-        lambda: client.metric_plot(catalog.visualizations[0], evaluation.id, metric),
-    )
-    assert chart.data
-    facets = attempt(
-        "backtest_plot_facets(visualization_name, evaluation_id)",
-        lambda: client.backtest_plot_facets(names[0], evaluation.id),
-    )
-    if facets is not None:
-        assert facets and all(facets.values())
-        dimension, values = next(iter(facets.items()))
-        coordinates = {dimension: values[0]}
-    else:
-        coordinates = {"location": "OU_North"}
-    facet = attempt(
-        "backtest_subplot(visualization_name, evaluation_id, coordinates)",
-        lambda: client.backtest_subplot(names[0], evaluation.id, coordinates),
-    )
-    assert facet is None or facet.spec
-    every = attempt(
-        "backtest_subplots(visualization_name, evaluation_id)",
-        lambda: client.backtest_subplots(names[0], evaluation.id),
-    )
-    assert every is None or len(every) == math.prod(len(v) for v in (facets or {}).values())
+    for visualization in catalog.visualizations:
+        for metric in catalog.metrics:
+            chart = attempt(
+                f"metric_plot({visualization!r}, evaluation_id, {metric!r})",
+                lambda v=visualization, m=metric: client.metric_plot(v, evaluation.id, m),
+            )
+            assert chart.data, (visualization, metric)
     metrics = attempt(
         "evaluation_metrics(evaluation_id)", lambda: client.evaluation_metrics(evaluation.id)
     )
     assert metrics.aggregate and metrics.by_org_unit and metrics.by_horizon
+
+
+def check_evaluation_plot(client: ChapClient, name: str, evaluation_id: int) -> None:
+    """``name`` drawn whole, its facets (none, one or two dimensions), one facet of it and
+    every facet."""
+    plot = attempt(
+        f"evaluation_plot({name!r}, evaluation_id)",
+        lambda: client.evaluation_plot(name, evaluation_id),
+    )
+    assert isinstance(plot, ServerPlot) and plot.mime_type != "application/json" and plot.data
+    facets = attempt(
+        f"backtest_plot_facets({name!r}, evaluation_id)",
+        lambda: client.backtest_plot_facets(name, evaluation_id),
+    )
+    if facets is not None:
+        assert all(facets.values()), facets
+        coordinates = {dimension: values[0] for dimension, values in facets.items()}
+    else:
+        coordinates = {"location": "OU_North"}
+    if coordinates:  # a chart without facets (sample_bias_by_horizon) has none to choose
+        facet = attempt(
+            f"backtest_subplot({name!r}, evaluation_id, {sorted(coordinates)})",
+            lambda: client.backtest_subplot(name, evaluation_id, coordinates),
+        )
+        assert facet is None or facet.spec
+    every = attempt(
+        f"backtest_subplots({name!r}, evaluation_id)",
+        lambda: client.backtest_subplots(name, evaluation_id),
+    )
+    if every is not None:
+        assert len(every) == math.prod(len(v) for v in (facets or {}).values())
+        assert [len(item.key) for item in every] == [len(facets or {})] * len(every)
 
 
 # -- model runners -----------------------------------------------------------------------------
