@@ -195,8 +195,8 @@ def test_a_running_evaluation_shows_its_splits_in_its_job_row(
     assert max(middles) - min(middles) <= 1, boxes
     assert boxes["running"]["name_lines"] == boxes["running"]["id_lines"] == 1, boxes
 
-    # the longest count the launcher can ask for fits the label as well (not only this one)
-    most = int(page.kernel_output("print(panel.launcher.n_splits.max)"))
+    # the longest count the launcher can ask for (the service's bound) fits the label as well
+    most = int(page.kernel_output("print(panel.launcher.settings.settings['nSplits'].maximum)"))
     widest = f"split {most}/{most}"
     needed, room = running.evaluate(_LABEL_ROOM_JS, widest)
     assert needed <= room, f"{widest!r} needs {needed} px, the label has {room} px"

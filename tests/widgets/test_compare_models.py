@@ -4,6 +4,7 @@ scoring diagnostics drawn, and two models of the batch opened in the comparison 
 
 from __future__ import annotations
 
+import html
 from collections.abc import AsyncIterator
 
 import pytest
@@ -58,7 +59,11 @@ async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: Cha
     view.dataset.value = next(d.id for d in panel.dataset_list if d.name == "demo")
     view.n_periods.value, view.n_splits.value = 20, 101  # 20 + 100 periods of a 120-period set
     assert view.button.disabled
-    assert "leaves no history in a dataset of 120 periods" in view.problem.value
+    assert view.n_splits.value == "101"  # kept as typed, refused with what fits
+    assert (
+        "number of splits: 101 do not fit; this dataset (120 periods) allows at most 100 splits "
+        "of 20 periods" in html.unescape(view.settings.message.value)
+    )
     view.n_splits.value = 3
     view.models.value = ("persistence",)
     assert "select at least two models" in view.problem.value

@@ -117,7 +117,7 @@ async def test_a_refused_launch_says_why_once_and_waits_for_other_settings(
 
     panel = await make_panel(handler=refusing)
     launcher = panel.launcher
-    launcher.n_splits.value = 40
+    launcher.n_splits.value = 25  # fits the 36 periods, but the service wants more history
     assert not launcher.button.disabled  # the panel does not guess the service's answer
     launcher.button.click()
     await panel.wait_idle()
@@ -125,7 +125,7 @@ async def test_a_refused_launch_says_why_once_and_waits_for_other_settings(
     assert launcher.button.disabled and not panel.jobs.rows
     launcher.n_splits.value = 3
     assert launcher.problem.value == "" and not launcher.button.disabled
-    launcher.n_splits.value = 40  # the refused settings again: refused without asking
+    launcher.n_splits.value = 25  # the refused settings again: refused without asking
     assert launcher.button.disabled and reason in html.unescape(launcher.problem.value)
     launcher.n_splits.value = 3
     launcher.button.click()
@@ -453,7 +453,7 @@ async def test_a_refused_launch_is_explained_in_the_launcher(
     panel.launcher.button.click()
     await panel.wait_idle()
     problem = html.unescape(panel.launcher.problem.value)
-    assert "Fault 404." in problem and "HTTP" not in problem  # the sentence, not the status
+    assert "fault 404." in problem and "HTTP" not in problem  # the sentence, not the status
     assert panel.jobs.rows == []
     assert name not in panel.launcher.taken_names
 

@@ -313,6 +313,24 @@ def _names(frame: pd.DataFrame) -> dict[str, str]:
     return names
 
 
+async def test_backtest_settings_take_the_services_labels_and_bounds(panel: ChapPanel) -> None:
+    """The launcher and the comparison view bound the settings as the service does (from
+    list_backtest_parameters), keeping what was typed: no copy of 520 or 1000 in the widgets."""
+    for settings in (panel.launcher.settings, panel.compare.settings):
+        assert settings.n_splits.description == "number of splits"
+        settings.n_splits.value = "9999"
+        problem = html.unescape(settings.message.value)
+        assert "number of splits: 9999 is not allowed; type a number from 1 to 1000" in problem
+        settings.n_splits.value = "3"
+        settings.n_periods.value = "521"
+        assert "forecast periods: 521 is not allowed; type a number from 1 to 520" in (
+            html.unescape(settings.message.value)
+        )
+        settings.n_periods.value = "3"
+    assert panel.launcher.button.disabled is False
+    assert "allows at most" in html.unescape(panel.launcher.settings.note.value)
+
+
 async def test_a_dataset_in_use_is_not_deleted_and_the_table_says_why(panel: ChapPanel) -> None:
     demo = next(row for row in panel.datasets.rows if row["name"] == "demo")
     assert demo["created"] is not None

@@ -16,7 +16,8 @@ from chaplab.client._wire import NullableList, WireModel
 
 class BacktestParameter(WireModel):
     """One parameter of an evaluation (``name`` as on the wire: ``nPeriods``, ``nSplits``,
-    ``stride``, ...), with its label, its default and its smallest value."""
+    ``stride``, ...), with its label, its default and its smallest and largest values (chap-core
+    2.5.1 sends no largest; our service does)."""
 
     name: str
     label: str
@@ -24,6 +25,7 @@ class BacktestParameter(WireModel):
     default: int | str
     type: str
     minimum: int | None = None
+    maximum: int | None = None
 
 
 class WeatherProvider(WireModel):

@@ -1,7 +1,8 @@
 """The "compare models" view: several configured models and the baselines on one backtest.
 
-The analyst picks a dataset and configured models (chap-core's baselines preselected), sets
-``nPeriods``, ``nSplits`` and ``stride`` once and runs the models as one batch
+The analyst picks a dataset and configured models (chap-core's baselines preselected), sets the
+backtest (the launcher's :class:`~chaplab.widgets.backtest_settings.BacktestSettings`, with the
+service's bounds) once and runs the models as one batch
 (``create_backtests``): every evaluation files under one backtest specification, so they are
 comparable by construction. Each model's job gets a row like those of the jobs section; when
 every job has ended and the specification's baselines are done, the entries of every
@@ -27,9 +28,9 @@ from chaplab.frames import format_number
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
-from chaplab.widgets.launcher import dataset_period_count
 from chaplab.widgets.results import ChartView
 from chaplab.widgets.tables import Column, SortableTable, fit_choices
 
@@ -42,8 +43,6 @@ BASELINES = ("persistence", "seasonal_median", "global_median")
 PREFERRED_BASELINE = "seasonal_median"
 """The model relative skill is scaled by, when it was scored."""
 SKILL_LEVEL = 0.9
-MAX_PERIODS = 520  # the service's bounds of nPeriods and stride
-MAX_SPLITS = 1000  # and of nSplits
 BASELINES_POLL_SECONDS = 1.0
 _STYLE = {"description_width": "90px"}
 
@@ -156,9 +155,10 @@ class CompareModelsView(widgets.VBox):
             description="models", rows=6, style=_STYLE, layout=widgets.Layout(width="380px")
         )
         self.models_note = widgets.HTML(layout=widgets.Layout(margin="0 0 0 98px"))
-        self.n_periods = _bounded("nPeriods", 3, MAX_PERIODS, "periods forecast after each split")
-        self.n_splits = _bounded("nSplits", 3, MAX_SPLITS, "how many forecast origins are scored")
-        self.stride = _bounded("stride", 1, MAX_PERIODS, "periods between consecutive splits")
+        self.settings = BacktestSettings()
+        self.n_periods = self.settings.n_periods
+        self.n_splits = self.settings.n_splits
+        self.stride = self.settings.stride
         self.name = widgets.Text(
             value="compare models",
             description="batch name",
@@ -195,13 +195,15 @@ class CompareModelsView(widgets.VBox):
         }
         self.comparison = image_widget()
         self.comparison_title = widgets.HTML()
+        self.dataset.observe(
+            lambda _: self.settings.set_dataset(self._datasets.get(self.dataset.value)),
+            names="value",
+        )
         for control in (
             self.dataset,
             self.models,
-            self.n_periods,
-            self.n_splits,
-            self.stride,
             self.name,
+            *self.settings.inputs.values(),
         ):
             control.observe(lambda _: self.check(), names="value")
         self.button.on_click(lambda _: self.run())
@@ -219,7 +221,7 @@ class CompareModelsView(widgets.VBox):
                 ],
                 layout=widgets.Layout(flex_flow="row wrap", grid_gap="4px 24px"),
             ),
-            widgets.HBox([self.n_periods, self.n_splits, self.stride]),
+            self.settings,
             widgets.HBox([self.button, self.problem]),
             self.jobs,
             self.status,
@@ -262,7 +264,11 @@ class CompareModelsView(widgets.VBox):
         self.check()
 
     def problems(self) -> list[str]:
-        """Why the batch cannot run yet (empty when it can)."""
+        """Why the batch cannot run yet (empty when it can); the settings' own problems come
+        last (they are said under the settings)."""
+        return [*self._own_problems(), *self.settings.problems()]
+
+    def _own_problems(self) -> list[str]:
         found: list[str] = []
         if self._running:
             found.append("a batch is running")
@@ -272,13 +278,6 @@ class CompareModelsView(widgets.VBox):
             found.append("select at least two models to compare")
         if not self.name.value.strip():
             found.append("batch name: give the batch a name")
-        periods = dataset_period_count(self._datasets.get(self.dataset.value))
-        needed = self.n_periods.value + (self.n_splits.value - 1) * self.stride.value
-        if periods is not None and needed >= periods:
-            found.append(
-                f"nPeriods + (nSplits - 1) × stride = {needed} leaves no history in a dataset "
-                f"of {periods} periods"
-            )
         return found
 
     def check(self) -> list[str]:
@@ -288,7 +287,7 @@ class CompareModelsView(widgets.VBox):
             f"<small>{chosen} of {offered} selected (Ctrl- or Shift-click to choose)</small>"
         )
         found = self.problems()
-        self.show_problem("; ".join(found))
+        self.show_problem("; ".join(self._own_problems()))
         self.button.disabled = bool(found)
         return found
 
@@ -301,13 +300,14 @@ class CompareModelsView(widgets.VBox):
         found = self.check()
         if found:
             raise ValueError("cannot run the batch: " + "; ".join(found))
+        settings = self.settings.values()
         return BatchRequest(
             name=self.name.value.strip(),
             dataset_id=self.dataset.value,
             model_names=tuple(self.models.value),
-            n_periods=self.n_periods.value,
-            n_splits=self.n_splits.value,
-            stride=self.stride.value,
+            n_periods=settings.n_periods,
+            n_splits=settings.n_splits,
+            stride=settings.stride,
         )
 
     # -- running ------------------------------------------------------------------------
@@ -494,15 +494,3 @@ def _job_row(job_id: str, model_name: str) -> JobLine:
     title = widgets.HTML(f"<b>{html.escape(model_name)}</b>", layout=widgets.Layout(width="220px"))
     header.children = (title, *header.children[1:])
     return row
-
-
-def _bounded(label: str, value: int, maximum: int, tooltip: str) -> widgets.BoundedIntText:
-    return widgets.BoundedIntText(
-        value=value,
-        min=1,
-        max=maximum,
-        description=label,
-        tooltip=tooltip,
-        style=_STYLE,
-        layout=widgets.Layout(width="170px"),
-    )

@@ -49,7 +49,7 @@ PROGRESS_SECONDS = 2.0
 """How often a running job's log is read for its progress."""
 _SPLIT_PROGRESS = re.compile(r"\bsplit (\d+)/(\d+)\b")
 _BAR_LABEL_PX = 110
-"""Room for the bar's label up to "split 1000/1000" (the launcher's nSplits go up to 1000;
+"""Room for the bar's label up to "split 1000/1000" (our service bounds nSplits at 1000;
 tests/browser/test_job_progress_in_jupyterlab.py measures it in the page)."""
 _BAR_TRACK_PX = 160
 

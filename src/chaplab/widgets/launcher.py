@@ -1,12 +1,14 @@
-"""The "run an evaluation" form: name, ``nPeriods``, ``nSplits``, ``stride``, and the dataset
-and configured model selected in the tables. The button is enabled only when the inputs are
-valid, and the name is prefilled (and kept unique) so a new user can press it at once.
+"""The "run an evaluation" form: name, the backtest settings (forecast periods, number of splits,
+step between splits: :class:`~chaplab.widgets.backtest_settings.BacktestSettings`), and the
+dataset and configured model selected in the tables. The button is enabled only when the inputs
+are valid, and the name is prefilled (and kept unique) so a new user can press it at once.
 
 Whether the dataset has history enough for the backtest is the service's to say: it knows how
 many periods the model trains on (the rule is ``check_backtest_fits`` in our service, and
-chap-core has its own). The panel does not guess with a looser copy of that rule: it sends the
-request, and a refusal is shown once, beside the button, which stays disabled until one of the
-refused settings changes."""
+chap-core has its own). The panel does not guess with a copy of that rule: beyond the dataset's
+length (no backtest fits in fewer periods than it forecasts), it sends the request, and a
+refusal is shown once, beside the button, which stays disabled until one of the refused
+settings changes."""
 
 from __future__ import annotations
 
@@ -18,8 +20,8 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
-from chaplab.frames import parse_periods
 from chaplab.widgets._markup import message
+from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.tables import UNCUT
 
 _STYLE = {"description_width": "90px"}
@@ -35,18 +37,6 @@ class EvaluationRequest:
     n_periods: int
     n_splits: int
     stride: int
-
-
-def dataset_period_count(dataset: Any) -> int | None:
-    """How many periods a dataset covers, from its first and last period (None if unknown)."""
-    first, last = getattr(dataset, "first_period", None), getattr(dataset, "last_period", None)
-    if not first or not last:
-        return None
-    try:
-        start, end = parse_periods([first, last])
-    except ValueError:
-        return None
-    return end.ordinal - start.ordinal + 1
 
 
 def unique_name(base: str, taken: Collection[str]) -> str:
@@ -76,9 +66,10 @@ class EvaluationLauncher(widgets.VBox):
             placeholder="evaluation name",
             layout=widgets.Layout(width="540px"),
         )
-        self.n_periods = _count("nPeriods", 3, "periods forecast after each split")
-        self.n_splits = _count("nSplits", 3, "how many forecast origins are scored")
-        self.stride = _count("stride", 1, "periods between consecutive splits")
+        self.settings = BacktestSettings()
+        self.n_periods = self.settings.n_periods
+        self.n_splits = self.settings.n_splits
+        self.stride = self.settings.stride
         self.choice = widgets.HTML()
         self.button = widgets.Button(
             description="Run evaluation",
@@ -89,13 +80,14 @@ class EvaluationLauncher(widgets.VBox):
         )
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self._refused: tuple[EvaluationRequest, str] | None = None
-        for control in (self.name, self.n_periods, self.n_splits, self.stride):
+        self.name.observe(lambda _: self.check(), names="value")
+        for control in self.settings.inputs.values():
             control.observe(lambda _: self.check(), names="value")
         self.children = [
             widgets.HTML("<b>Run an evaluation</b>"),
             self.choice,
             self.name,
-            widgets.HBox([self.n_periods, self.n_splits, self.stride]),
+            self.settings,
             widgets.HBox([self.button, self.problem], layout=widgets.Layout(align_items="center")),
         ]
         self.check()
@@ -104,6 +96,7 @@ class EvaluationLauncher(widgets.VBox):
         """Use ``dataset`` and ``model`` (either may be None); a name the person has not
         edited follows the choice."""
         self.dataset, self.model = dataset, model
+        self.settings.set_dataset(dataset)
         self.choice.value = (
             f"dataset: <b>{html.escape(_title(dataset))}</b> · "
             f"model: <b>{html.escape(_title(model))}</b>"
@@ -116,7 +109,11 @@ class EvaluationLauncher(widgets.VBox):
         self._suggest_name()
 
     def problems(self) -> list[str]:
-        """Why the inputs cannot be run yet (empty when they can)."""
+        """Why the inputs cannot be run yet (empty when they can); the settings' own problems
+        come last (they are said under the settings)."""
+        return [*self._own_problems(), *self.settings.problems()]
+
+    def _own_problems(self) -> list[str]:
         found: list[str] = []
         if self.dataset is None:
             found.append("select a dataset")
@@ -127,7 +124,7 @@ class EvaluationLauncher(widgets.VBox):
             found.append("name: give the evaluation a name")
         elif name in self.taken_names:
             found.append(f"name: {name!r} is already used")
-        if not found and self._refused is not None:
+        if not found and self.settings.valid and self._refused is not None:
             refused, reason = self._refused
             if self._settings() == refused:
                 found.append(reason)
@@ -142,7 +139,7 @@ class EvaluationLauncher(widgets.VBox):
     def check(self) -> list[str]:
         """Show the problems, enable the button only without any; returns the problems."""
         found = self.problems()
-        self.show_problem("; ".join(found))
+        self.show_problem("; ".join(self._own_problems()))
         self.valid = not found
         self.button.disabled = not self.valid
         return found
@@ -160,15 +157,16 @@ class EvaluationLauncher(widgets.VBox):
 
     def _settings(self) -> EvaluationRequest | None:
         """What the inputs ask for (None while a dataset or a model is not selected)."""
-        if self.dataset is None or self.model is None:
+        if self.dataset is None or self.model is None or not self.settings.valid:
             return None
+        settings = self.settings.values()
         return EvaluationRequest(
             name=self.name.value.strip(),
             model_name=self.model.name,
             dataset_id=self.dataset.id,
-            n_periods=self.n_periods.value,
-            n_splits=self.n_splits.value,
-            stride=self.stride.value,
+            n_periods=settings.n_periods,
+            n_splits=settings.n_splits,
+            stride=settings.stride,
         )
 
     def _suggest_name(self) -> None:
@@ -180,18 +178,6 @@ class EvaluationLauncher(widgets.VBox):
             self._suggested = unique_name(base, self.taken_names)
             self.name.value = self._suggested
         self.check()
-
-
-def _count(label: str, value: int, tooltip: str) -> widgets.BoundedIntText:
-    return widgets.BoundedIntText(
-        value=value,
-        min=1,
-        max=1000,
-        description=label,
-        tooltip=tooltip,
-        style=_STYLE,
-        layout=widgets.Layout(width="170px"),
-    )
 
 
 def _title(item: Any) -> str:

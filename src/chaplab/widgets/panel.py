@@ -21,18 +21,19 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from chaplab._connect import reaches
-from chaplab.client import AsyncChapClient, ChapClient, ChapHTTPError, Job
+from chaplab.client import AsyncChapClient, ChapClient, ChapError, ChapHTTPError, Job
 from chaplab.frames import period_label
 from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.backtest_settings import dataset_period_count
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
-from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest, dataset_period_count
+from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.results import HISTORY_PERIODS, ResultsView, chart_split
 from chaplab.widgets.snippets import CodeView, ViewState
@@ -139,6 +140,7 @@ class ChapPanel(widgets.VBox):
         self._first_load: asyncio.Task[Any] | None = None
         self._launching: set[str] = set()
         self._loaded = False
+        self._backtest_parameters_loaded = False
         self._wire()
         new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
         new_model.selected_index = None
@@ -222,8 +224,13 @@ class ChapPanel(widgets.VBox):
         if dataset is None or model is None:
             self.forecasts.message.value = message("select a dataset and a configured model")
             return None
+        try:
+            n_periods = self.launcher.settings.number("nPeriods")
+        except ValueError as error:
+            self.forecasts.message.value = message(str(error))
+            return None
         name = f"{model.name} forecast from {dataset.name or dataset.id}"
-        run = self._forecast(name, dataset.id, model.name, self.launcher.n_periods.value)
+        run = self._forecast(name, dataset.id, model.name, n_periods)
         return self._keeper.spawn(run, on_error=self.forecasts.show_error)
 
     def delete(
@@ -303,6 +310,7 @@ class ChapPanel(widgets.VBox):
             self.client.list_configured_models(),
             self.client.list_evaluations(),
         )
+        await self._load_backtest_parameters()
         self.dataset_list, self.template_list = datasets, templates
         self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
         self._show_models(models)
@@ -312,6 +320,19 @@ class ChapPanel(widgets.VBox):
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
         self.model_form.set_templates(templates)
         self._loaded = True
+
+    async def _load_backtest_parameters(self) -> None:
+        """The labels, defaults and bounds of the backtest settings, from the service (once);
+        a server without the route keeps the forms' own labels and lower bounds of 1."""
+        if self._backtest_parameters_loaded:
+            return
+        try:
+            parameters = await self.client.list_backtest_parameters()
+        except ChapError:
+            return
+        self._backtest_parameters_loaded = True
+        self.launcher.settings.set_parameters(parameters)
+        self.compare.settings.set_parameters(parameters)
 
     def _show_models(self, models: list[Any]) -> None:
         self.model_list = models

@@ -1,0 +1,123 @@
+"""The backtest settings never change what was typed: text that is no whole number, a number
+out of the service's bounds, or more splits than the dataset holds is said under the inputs,
+naming the value and what is allowed, and the form's button stays disabled until it is fixed."""
+
+from __future__ import annotations
+
+import html
+from types import SimpleNamespace
+
+import pytest
+
+from chaplab.client import BacktestParameter
+from chaplab.widgets.backtest_settings import BacktestSettings, most_splits
+
+from .conftest import MakePanel
+
+pytestmark = pytest.mark.anyio
+
+PARAMETERS = [  # as our service answers list_backtest_parameters (chap-core sends no maximum)
+    BacktestParameter.model_validate(
+        {"name": "nPeriods", "label": "Forecast periods", "default": 3, "type": "integer",
+         "minimum": 1, "maximum": 520}
+    ),
+    BacktestParameter.model_validate(
+        {"name": "nSplits", "label": "Number of splits", "default": 7, "type": "integer",
+         "minimum": 1, "maximum": 1000}
+    ),
+    BacktestParameter.model_validate(
+        {"name": "stride", "label": "Step between splits", "default": 1, "type": "integer",
+         "minimum": 1, "maximum": 520}
+    ),
+]  # fmt: skip
+HUNDRED_MONTHS = SimpleNamespace(first_period="201601", last_period="202404")
+
+
+def shown(settings: BacktestSettings) -> str:
+    return html.unescape(settings.message.value)
+
+
+def test_text_that_is_no_whole_number_is_kept_and_said() -> None:
+    settings = BacktestSettings()
+    settings.set_parameters(PARAMETERS)
+    settings.n_splits.value = "abc"
+    assert settings.n_splits.value == "abc" and not settings.valid
+    assert "number of splits: 'abc' is not a whole number; type one from 1 to 1000" in shown(
+        settings
+    )
+    with pytest.raises(ValueError, match="'abc' is not a whole number"):
+        settings.values()
+    settings.n_splits.value = ""
+    assert "number of splits: a whole number is needed" in shown(settings)
+
+
+def test_numbers_out_of_the_services_bounds_are_kept_and_said_with_the_range() -> None:
+    settings = BacktestSettings()
+    settings.set_parameters(PARAMETERS)
+    settings.n_periods.value = "-5"
+    settings.n_splits.value = "9999"
+    assert (settings.n_periods.value, settings.n_splits.value) == ("-5", "9999")
+    assert "forecast periods: -5 is not allowed; type a number from 1 to 520" in shown(settings)
+    assert "number of splits: 9999 is not allowed; type a number from 1 to 1000" in shown(settings)
+    settings.n_periods.value, settings.n_splits.value = "3", "12"
+    assert settings.valid and settings.message.value == ""
+    assert settings.values().n_splits == 12
+
+
+def test_labels_defaults_and_bounds_are_the_services() -> None:
+    settings = BacktestSettings()
+    assert settings.n_splits.value == "3"  # until the service has said its default
+    settings.set_parameters(PARAMETERS)
+    assert [control.description for control in settings.inputs.values()] == [
+        "forecast periods",
+        "number of splits",
+        "step between splits",
+    ]
+    assert settings.n_splits.value == "7"  # the service's default, as nobody typed one
+    settings.n_splits.value = "4"
+    settings.set_parameters(PARAMETERS)
+    assert settings.n_splits.value == "4"  # typed: kept
+    settings.n_splits.value = "100000"
+    settings.set_parameters([PARAMETERS[0]])  # chap-core: a lower bound only
+    assert "number of splits: 9999" not in shown(settings)
+
+
+def test_the_dataset_says_how_many_splits_fit() -> None:
+    settings = BacktestSettings()
+    settings.set_parameters(PARAMETERS)
+    settings.set_dataset(HUNDRED_MONTHS)
+    assert "this dataset (100 periods) allows at most 97 splits of 3 periods" in html.unescape(
+        settings.note.value
+    )
+    settings.n_splits.value = "98"
+    assert "number of splits: 98 do not fit; this dataset (100 periods) allows at most 97 " in (
+        shown(settings)
+    )
+    settings.stride.value = "3"
+    assert "allows at most 33 splits of 3 periods, 3 periods apart" in shown(settings)
+    settings.n_periods.value = "100"
+    assert (
+        "forecast periods: 100 leaves no history in this dataset of 100 periods; it allows at "
+        "most 99" in shown(settings)
+    )
+    assert most_splits(100, 3, 1) == 97 and most_splits(4, 3, 1) == 1
+    assert most_splits(3, 3, 1) == 0
+
+
+async def test_the_launcher_keeps_typed_text_and_runs_nothing_until_it_is_valid(
+    make_panel: MakePanel,
+) -> None:
+    panel = await make_panel()
+    launcher = panel.launcher
+    assert not launcher.button.disabled
+    launcher.n_splits.value = "-5"
+    assert launcher.button.disabled and launcher.n_splits.value == "-5"
+    assert "number of splits: -5 is not allowed; type a number 1 or more" in shown(
+        launcher.settings
+    )
+    assert panel.launch() is None
+    await panel.wait_idle()
+    assert panel.jobs.rows == []  # nothing started with 1 split
+    launcher.n_splits.value = "2"
+    assert not launcher.button.disabled
+    assert launcher.request().n_splits == 2
