@@ -1,0 +1,118 @@
+"""One meaning on both servers: the same two-org-unit monthly dataset and ``naive_model``, two
+splits of three periods, evaluated by the chap-core at ``CHAP_URL`` and by our embedded service
+(started here), give frames of the same columns, the same (split_period, period, horizon) rows,
+the same actual cases, and ``chaplab.scoring.score`` scores the same forecast targets.
+
+A split is named by its first forecast period and horizon 1 is that period, on both servers
+(docs/wire-contract.md, "Split periods and horizons")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from chaplab import ChapClient
+from chaplab.scoring import score
+
+from .peer_data import org_unit_geojson
+
+MODEL = "naive_model"
+N_SPLITS, N_PERIODS = 2, 3
+
+
+@pytest.fixture(scope="module")
+def ours(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChapClient]:
+    """A client of our embedded service on a fresh database (with its demo content, which
+    configures naive_model)."""
+    from chaplab.service.app import create_app
+    from chaplab.toolkit import BackgroundServer
+
+    database = Path(tmp_path_factory.mktemp("one_meaning")) / "chaplab.db"
+    with (
+        BackgroundServer(create_app(str(database), workers=1)) as server,
+        ChapClient(server.url) as client,
+    ):
+        yield client
+
+
+def evaluated(client: ChapClient, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The evaluation frame and actual cases of ``naive_model`` on ``table``, stored on
+    ``client``'s server as a dataset of its own."""
+    frame = table.rename(columns={"period": "time_period", "org_unit": "location"})
+    dataset = client.create_dataset("one meaning", frame, org_unit_geojson())
+    evaluation = client.run_evaluation(
+        "one meaning", MODEL, dataset.id, n_periods=N_PERIODS, n_splits=N_SPLITS, timeout=600
+    )
+    return client.evaluation_frame(evaluation.id), client.actual_cases(evaluation.id)
+
+
+@pytest.fixture(scope="module")
+def both(
+    peer_client: ChapClient, ours: ChapClient, dataset_table: pd.DataFrame
+) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """Server -> (evaluation frame, actual cases) of the same data and settings."""
+    return {
+        "chap-core": evaluated(peer_client, dataset_table),
+        "ours": evaluated(ours, dataset_table),
+    }
+
+
+def rows(frame: pd.DataFrame) -> list[tuple[str, str, int]]:
+    """The distinct (split_period, period, horizon) of a frame, as text, in order."""
+    keys = frame[["split_period", "period", "horizon"]].drop_duplicates()
+    return sorted((str(s), str(p), int(h)) for s, p, h in keys.itertuples(index=False))
+
+
+def test_the_frames_have_the_same_columns_and_rows(
+    both: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+) -> None:
+    (peer, _), (mine, _) = both["chap-core"], both["ours"]
+    assert list(peer.columns) == list(mine.columns)
+    assert rows(peer) == rows(mine)
+    # the last month of data is 2022-12: the two windows of three months end there and at
+    # 2022-11, each split named by its first forecast period, horizon 1 being that period
+    assert rows(mine) == [
+        ("2022-09", "2022-09", 1),
+        ("2022-09", "2022-10", 2),
+        ("2022-09", "2022-11", 3),
+        ("2022-10", "2022-10", 1),
+        ("2022-10", "2022-11", 2),
+        ("2022-10", "2022-12", 3),
+    ]
+    assert set(peer["org_unit"]) == set(mine["org_unit"]) == {"OU_North", "OU_South"}
+    assert sorted(peer["quantile"].unique()) == sorted(mine["quantile"].unique())
+
+
+def test_the_actual_cases_are_the_same(
+    both: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+) -> None:
+    (_, peer), (mine_frame, mine) = both["chap-core"], both["ours"]
+    forecast = set(mine_frame["period"].astype(str))
+
+    def cases(actual: pd.DataFrame) -> list[tuple[str, str, float]]:
+        kept = actual[actual["period"].astype(str).isin(forecast)]
+        return sorted(
+            (str(o), str(p), float(v))
+            for o, p, v in kept[["org_unit", "period", "value"]].itertuples(index=False)
+        )
+
+    assert cases(peer) == cases(mine)
+    assert len(cases(mine)) == 2 * len(forecast)
+
+
+def test_scores_have_the_same_forecast_targets(
+    both: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+) -> None:
+    targets = {}
+    for server, (frame, actual) in both.items():
+        scored = score({MODEL: frame}, actual)
+        keys = scored[["org_unit", "split_period", "period", "horizon"]]
+        targets[server] = sorted(
+            (str(o), str(s), str(p), int(h)) for o, s, p, h in keys.itertuples(index=False)
+        )
+    assert targets["chap-core"] == targets["ours"]
+    assert len(targets["ours"]) == 2 * N_SPLITS * N_PERIODS
+    assert {horizon for *_, horizon in targets["ours"]} == {1, 2, 3}
