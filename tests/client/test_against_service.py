@@ -111,3 +111,28 @@ def test_a_dataset_is_named_where_its_id_is_asked(service_url: str) -> None:
             return (await client.get_dataset("demo")).id
 
     assert asyncio.run(by_name()) == demo.id
+
+
+def test_a_dataset_frame_goes_back_to_a_prediction_keeping_place_names(service_url: str) -> None:
+    with ChapClient(service_url, api_key=KEY) as client:
+        dataset = next(d for d in client.list_datasets() if d.org_units)
+        frame = client.dataset_frame(dataset.id)
+        features = [name for name in frame.columns if name not in ("time_period", "location")]
+        assert features and {str(frame[name].dtype) for name in features} == {"float64"}
+        geojson = client.get_dataset(dataset.id).geojson
+        prediction = client.run_prediction("round trip", "naive_model", frame, 2, geojson)
+        forecast = client.prediction_frame(prediction.id)
+        assert set(forecast["org_unit"]) == set(dataset.org_units)
+        assert forecast["org_unit_name"].notna().all()
+
+
+def test_a_cancel_of_a_queued_job_says_it_is_cancelled(service_url: str) -> None:
+    with ChapClient(service_url, api_key=KEY) as client:
+        dataset = client.list_datasets()[0]
+        ahead = client.create_evaluation("ahead", "naive_model", dataset.id, n_splits=4)
+        queued = client.create_evaluation("queued", "naive_model", dataset.id, n_splits=4)
+        cancellation = client.cancel_job(queued.id)
+        assert cancellation.cancelled and not cancellation.may_still_run
+        assert (cancellation.job_id, cancellation.status) == (queued.id, "REVOKED")
+        assert client.job_status(queued.id) == "REVOKED"
+        client.wait_for_job(ahead.id, timeout=120)
