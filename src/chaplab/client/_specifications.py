@@ -4,7 +4,7 @@ with its reference models (the baselines)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -123,6 +123,21 @@ class BacktestSpecificationDetail(SpecificationFields):
     def references(self) -> list[ReferenceModel]:
         """The baselines, then the comparison models."""
         return [*self.baselines, *(self.comparison_models or [])]
+
+    def baseline_runs(self, chosen: Iterable[str] = ()) -> dict[str, int]:
+        """The evaluation of each baseline that is done, by configured model name, for a
+        leaderboard of the chosen models and the baselines: each baseline template's own model
+        (named as its template, ``seasonal_median``) and, of the configurations of a baseline
+        template the server runs as baselines too (``seasonal_median:<name>``, chap-core
+        2.5.1), only those in ``chosen``."""
+        wanted = set(chosen)
+        return {
+            ref.configured_model.name: ref.backtest_id
+            for ref in self.baselines
+            if ref.status == "done"
+            and ref.backtest_id is not None
+            and (":" not in ref.configured_model.name or ref.configured_model.name in wanted)
+        }
 
 
 # -- operations ------------------------------------------------------------------------------

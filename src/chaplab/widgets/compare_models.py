@@ -393,7 +393,7 @@ class CompareModelsView(widgets.VBox):
             return int((await self._client.job_database_result(job.id)).id)
         except asyncio.CancelledError:
             if not row.finished:
-                row.show_failure("STOPPED", "the panel stopped following this job", None)
+                row.stop_following("the panel stopped following this job")
             raise
         except Exception as error:  # the row shows it; the other models still count
             row.show_exception(error)
@@ -413,13 +413,9 @@ class CompareModelsView(widgets.VBox):
                 break
             self.status.value = message(f"waiting for the baselines: {', '.join(pending)}", GREEN)
             await asyncio.sleep(BASELINES_POLL_SECONDS)
-        return {
-            ref.configured_model.name: ref.backtest_id
-            for ref in detail.baselines
-            if ref.status == "done"
-            and ref.backtest_id is not None
-            and ref.configured_model.name not in runs
-        }
+        # the baselines, not the server's other configurations of their templates: the
+        # chosen ones among those ran as the user's own models
+        return {name: run for name, run in detail.baseline_runs().items() if name not in runs}
 
     # -- showing ------------------------------------------------------------------------
 
