@@ -215,7 +215,8 @@ async def test_closing_the_panel_stops_following_running_jobs(
     panel.close()
     await panel.wait_idle()
     (row,) = panel.jobs.rows
-    assert row.status == "STOPPED" and "stopped following" in row.error_label.value
+    assert row.status == "STARTED" and not row.followed  # the service's last status, kept
+    assert "stopped following" in row.error_label.value
     assert panel.comm is None and panel.launcher.button.comm is None  # widgets closed
     assert panel.datasets.toggle(1).comm is None
 
@@ -533,9 +534,11 @@ async def test_losing_the_service_while_following_shows_error_in_the_row(
     panel.launcher.button.click()
     await panel.wait_idle()
     (row,) = panel.jobs.rows
-    assert row.status == "ERROR"
-    assert "Cannot reach the service" in html.unescape(row.error_label.value)
+    assert row.status == "STARTED" and not row.followed  # no status of the panel's own
+    error = html.unescape(row.error_label.value)
+    assert "Cannot reach the service" in error and "its last status was STARTED" in error
     assert "color:#b00020" in row.status_label.value
+    assert "1 no longer followed" in repr(panel)
 
 
 async def test_slow_imports_happen_in_a_worker_thread_before_the_form_is_built(

@@ -39,8 +39,8 @@ from chaplab.widgets.connection import describe_error
 from chaplab.widgets.tables import UNCUT
 
 _QUEUED = frozenset({PENDING, "QUEUED"})
-_COLOURS = {SUCCESS: GREEN, FAILURE: RED, "ERROR": RED, REVOKED: AMBER}
-_BAR_STYLES = {SUCCESS: "success", FAILURE: "danger", "ERROR": "danger", REVOKED: "warning"}
+_COLOURS = {SUCCESS: GREEN, FAILURE: RED, REVOKED: AMBER}
+_BAR_STYLES = {SUCCESS: "success", FAILURE: "danger", REVOKED: "warning"}
 
 OnSuccess = Callable[[Any], Awaitable[None]]
 
@@ -89,6 +89,7 @@ class JobLine(widgets.VBox):
         self.name = name
         self.kind = kind
         self.status = PENDING
+        self.followed = True
         self.error: str | None = None
         bar_width = f"{_BAR_LABEL_PX + _BAR_TRACK_PX}px"
         self.bar = widgets.IntProgress(
@@ -138,8 +139,8 @@ class JobLine(widgets.VBox):
 
     @property
     def finished(self) -> bool:
-        """True once the job reached a terminal status (or following it failed)."""
-        return is_terminal_status(self.status)
+        """True once the job reached a terminal status, or the panel stopped following it."""
+        return is_terminal_status(self.status) or not self.followed
 
     def show_status(self, status: str) -> None:
         """Move the phase bar and the status text to ``status``."""
@@ -179,7 +180,24 @@ class JobLine(widgets.VBox):
         if isinstance(error, JobFailedError):
             self.show_failure(error.status, error.error, error.logs)
         else:
-            self.show_failure("ERROR", describe_error(error), None)
+            self.stop_following(describe_error(error))
+
+    def stop_following(self, reason: str) -> None:
+        """The panel no longer follows the job (``reason``: the service could not be reached,
+        the panel was closed). The status stays the last one the service said (the statuses
+        are the service's, never invented here), marked in red with the reason: the job may
+        still be running on the service."""
+        self.followed = False
+        self.error = reason
+        self.bar.bar_style, self.bar.description = "danger", "not followed"
+        self.status_label.value = (
+            f'<b style="color:{RED}" title="the last status seen">{html.escape(self.status)}</b>'
+        )
+        self.error_label.value = message(
+            f"{reason}; its last status was {self.status}, and it may still be running on "
+            "the service",
+            RED,
+        )
 
     def _toggle_logs(self, change: dict[str, Any]) -> None:
         self.logs.layout.display = "" if change["new"] else "none"
@@ -233,7 +251,7 @@ class JobBoard(widgets.VBox):
             job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
         except asyncio.CancelledError:
             if not row.finished:
-                row.show_failure("STOPPED", "the panel stopped following this job", None)
+                row.stop_following("the panel stopped following this job")
             raise
         finally:
             progress.cancel()

@@ -277,9 +277,12 @@ class ChapPanel(widgets.VBox):
             parts.append("not loaded" if self.connection.error_text else "loading")
         running = self.jobs.running + len(self._launching)
         text = f"ChapPanel({', '.join(parts)}; jobs: {running} running"
-        failed = sum(row.status in (FAILURE, "ERROR") for row in self.jobs.rows)
+        failed = sum(row.status == FAILURE for row in self.jobs.rows)
         if failed:
             text += f", {failed} failed"
+        lost = sum(not row.followed for row in self.jobs.rows)
+        if lost:
+            text += f", {lost} no longer followed"
         shown = [item.name or str(item.id) for item in self.results.selected]
         if shown:
             text += f"; showing {' vs '.join(shown)}"
