@@ -3,8 +3,8 @@
 #
 # Which model should a programme trust? Run every candidate on the same backtest, next to simple
 # baselines that any model should beat, and score them all the same way. This notebook runs
-# chaplab's three models and chap-core's three baselines on the demo data as **one batch**, then
-# reads:
+# chaplab's models (those the server offers) and chap-core's three baselines on the demo data as
+# **one batch**, then reads:
 #
 # 1. the server's leaderboard: each model compared with each baseline;
 # 2. relative skill with bootstrap intervals (`chaplab.scoring`);
@@ -33,9 +33,17 @@ print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_perio
 # per specification as the reference. It returns the specification's leaderboard when every job
 # has finished. A baseline asked for in the batch is that reference run.
 
+# %% [markdown]
+# The candidates are chaplab's three models, those of them the server offers: chap-core runs
+# `naive_model` offline but not `seasonal_naive` or `regression_model`, which are chaplab's.
+
 # %%
-MODELS = ["naive_model", "seasonal_naive", "regression_model"]
 BASELINES = ["persistence", "seasonal_median", "global_median"]
+offered = {model.name for model in client.list_configured_models() if not model.archived}
+MODELS = [m for m in ("naive_model", "seasonal_naive", "regression_model") if m in offered]
+print("models:", ", ".join(MODELS), "| baselines:", ", ".join(BASELINES))
+
+# %%
 leaderboard = client.run_backtests(
     "leaderboard", MODELS + BASELINES, dataset.id, n_periods=3, n_splits=6, timeout=600
 )
@@ -73,17 +81,21 @@ pd.DataFrame(
 from chaplab import scoring
 
 runs = {name: newest[name].id for name in MODELS}
-runs |= {ref.configured_model.name: ref.backtest_id for ref in leaderboard.baselines}
+runs |= leaderboard.baseline_runs()  # the baselines, not other configurations of them
 forecasts = {name: client.evaluation_frame(evaluation_id) for name, evaluation_id in runs.items()}
 actuals = client.actual_cases(runs["naive_model"])
 scores = scoring.score(forecasts, actuals)
 
 # %% [markdown]
 # Every model is scored on the same forecast targets: 6 districts, 6 split periods, 3 months
-# ahead.
+# ahead, 108 per model.
+
+# %%
+targets = scores.groupby("model", observed=True, sort=False).size()
+print(targets.to_string())
 
 # %% tags=["nbval-check-output"]
-print(scores.groupby("model", observed=True, sort=False).size().to_string())
+print("forecast targets per model:", sorted(set(targets)))
 
 # %% [markdown]
 # ## 3. The leaderboard: relative skill
