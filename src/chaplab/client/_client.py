@@ -146,8 +146,10 @@ class ChapClient(SyncDriver):
         return self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
     def delete_dataset(self, dataset_id: int | str) -> None:
-        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
-        predictions use it."""
+        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
+        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
+        (``list_evaluations``) then fails with a server error for every evaluation that used
+        it: delete those first there."""
         self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
     def dataset_csv(self, dataset_id: int | str) -> str:
@@ -156,8 +158,11 @@ class ChapClient(SyncDriver):
         return self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
     def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
-        ``location``, one column per feature (missing values NaN)."""
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
+        then one float64 column per feature (missing values NaN), in the order the server
+        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
+        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``) on either server."""
         return self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     def list_data_sources(self) -> list[DataSourceKind]:
@@ -1081,8 +1086,10 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
     async def delete_dataset(self, dataset_id: int | str) -> None:
-        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
-        predictions use it."""
+        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
+        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
+        (``list_evaluations``) then fails with a server error for every evaluation that used
+        it: delete those first there."""
         await self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
     async def dataset_csv(self, dataset_id: int | str) -> str:
@@ -1091,8 +1098,11 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
     async def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``,
-        ``location``, one column per feature (missing values NaN)."""
+        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
+        then one float64 column per feature (missing values NaN), in the order the server
+        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
+        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``) on either server."""
         return await self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     async def list_data_sources(self) -> list[DataSourceKind]:

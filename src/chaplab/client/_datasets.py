@@ -298,8 +298,10 @@ class Datasets(Resource):
         return (yield from self.get_dataset(dataset_id))
 
     def delete_dataset(self, dataset_id: int | str) -> Operation[None]:
-        """Delete a dataset (by id or name); ``ConflictError`` while evaluations or
-        predictions use it."""
+        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
+        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
+        (``list_evaluations``) then fails with a server error for every evaluation that used
+        it: delete those first there."""
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         yield from self._request("DELETE", f"/v1/crud/datasets/{dataset_id}")
 
