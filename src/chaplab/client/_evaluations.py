@@ -14,7 +14,6 @@ from chaplab import vocabulary
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset
 from chaplab.client._errors import NotFoundError
-from chaplab.client._forecasts import ForecastEntry, ForecastResource
 from chaplab.client._jobs import Job, JobRef, created_id, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
@@ -31,6 +30,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
+from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
@@ -79,7 +79,7 @@ class Evaluation(StoredRecord):
         return value
 
 
-class EvaluationEntry(ForecastEntry):
+class EvaluationEntry(QuantileEntry):
     """One forecast quantile of an evaluation, for an org unit, a period and a split period."""
 
     split_period: str | None = None
@@ -171,7 +171,7 @@ OLDER_ACTUAL_CASES = Route(
 )
 
 
-class Evaluations(ForecastResource):
+class Evaluations(QuantileRecordResource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
     job created."""
 

@@ -10,7 +10,6 @@ from pydantic import Field
 
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset, DataSource, Observation
-from chaplab.client._forecasts import ForecastEntry, ForecastResource
 from chaplab.client._jobs import Job, JobRef, created_id, job_path
 from chaplab.client._plumbing import (
     DATASETS,
@@ -23,6 +22,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
+from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # -- wire models -----------------------------------------------------------------------------
 
 
-class PredictionEntry(ForecastEntry):
+class PredictionEntry(QuantileEntry):
     """One forecast quantile of a prediction, for an org unit and a period."""
 
 
@@ -99,7 +99,7 @@ ALL_PREDICTION_ENTRIES = Route(
 )
 
 
-class Predictions(ForecastResource):
+class Predictions(QuantileRecordResource):
     """``/v1/crud/predictions``, the prediction routes of ``/v1/analytics`` and the prediction
     a job created."""
 

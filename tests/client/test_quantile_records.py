@@ -1,5 +1,6 @@
-"""What evaluations and predictions share (``client/_forecasts.py``): a full record whose server
-leaves the entries out gets them from the entry route, and entry frames name places."""
+"""What evaluations and predictions share (``client/_quantile_records.py``): a full record
+whose server leaves the entries out gets them from the entry route, and entry frames name
+places."""
 
 from __future__ import annotations
 

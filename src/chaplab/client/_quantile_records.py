@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-class ForecastEntry(WireModel):
+class QuantileEntry(WireModel):
     """One forecast quantile for an org unit and a period."""
 
     org_unit: str
@@ -46,10 +46,10 @@ class _FullRecord(Protocol):
 
 
 Full = TypeVar("Full", bound=_FullRecord)
-ReadEntries = Callable[[int, Sequence[float]], Operation[Sequence[ForecastEntry]]]
+ReadEntries = Callable[[int, Sequence[float]], Operation[Sequence[QuantileEntry]]]
 
 
-class ForecastResource(Resource):
+class QuantileRecordResource(Resource):
     """The base of ``Evaluations`` and ``Predictions``: their jobs, the place names of their
     datasets (one ``OrgUnitNames`` per client), a full record and an entry frame."""
 
