@@ -377,7 +377,10 @@ class ChapClient(SyncDriver):
         )
 
     def list_evaluations(self) -> list[Evaluation]:
-        """All stored evaluations."""
+        """All stored evaluations, reference runs included (``reference=True``, after the
+        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
+        list; there they are found from the ids its successful evaluation jobs stored, read
+        one by one (a job's evaluation deleted since is not looked for again)."""
         return self._drive(self._resources.evaluations.list_evaluations())
 
     def get_evaluation(self, evaluation_id: int) -> Evaluation:
@@ -1323,7 +1326,10 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def list_evaluations(self) -> list[Evaluation]:
-        """All stored evaluations."""
+        """All stored evaluations, reference runs included (``reference=True``, after the
+        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
+        list; there they are found from the ids its successful evaluation jobs stored, read
+        one by one (a job's evaluation deleted since is not looked for again)."""
         return await self._drive(self._resources.evaluations.list_evaluations())
 
     async def get_evaluation(self, evaluation_id: int) -> Evaluation:

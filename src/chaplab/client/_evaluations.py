@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from chaplab import vocabulary
-from chaplab.client._capabilities import Route
-from chaplab.client._datasets import Dataset
+from chaplab.client._capabilities import Route, RouteCache
+from chaplab.client._datasets import Dataset, OrgUnitNames
 from chaplab.client._errors import NotFoundError
 from chaplab.client._jobs import Job, JobRef, created_id, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     DATASETS,
+    RequestBuilder,
     convert,
     decode,
     decode_failure,
@@ -31,12 +32,19 @@ from chaplab.client._plumbing import (
     validate,
 )
 from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource
-from chaplab.client._steps import Operation
+from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
 
 if TYPE_CHECKING:
     import pandas as pd
+
+CHAP_CORE_TITLE = "CHAP Core"
+"""How chap-core's ``/openapi.json`` names it (``info.title``): its list of evaluations leaves
+out the reference runs (2.5.1)."""
+EVALUATION_JOB_TYPES = (JobType.CREATE_BACKTEST, "run_baseline")
+"""Job types whose result is a stored evaluation's id: an evaluation, and chap-core 2.5.1's run
+of a baseline model on a backtest specification."""
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -65,6 +73,9 @@ class Evaluation(StoredRecord):
     aggregate_metrics: NullableDict[float] = Field(default_factory=dict)
     configured_model: ModelSpec | None = None
     dataset: Dataset | None = None
+    reference: bool = False
+    """A reference run the server leaves out of its own list (chap-core 2.5.1 files the
+    evaluations of its baseline models, such as ``seasonal_median``, as references)."""
 
     @field_validator("split_periods", mode="after")
     @classmethod
@@ -175,6 +186,13 @@ class Evaluations(QuantileRecordResource):
     """``/v1/crud/backtests``, the evaluation routes of ``/v1/analytics`` and the evaluation a
     job created."""
 
+    def __init__(
+        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
+    ) -> None:
+        super().__init__(builder, retry, routes, names)
+        self._deleted: set[int] = set()
+        """Evaluations a job stored that are gone: not looked for again."""
+
     def create_evaluation(
         self,
         name: str,
@@ -273,8 +291,32 @@ class Evaluations(QuantileRecordResource):
         return report
 
     def list_evaluations(self) -> Operation[list[Evaluation]]:
-        """All stored evaluations."""
-        return (yield from self._get(list[Evaluation], "/v1/crud/backtests"))
+        """All stored evaluations, reference runs included (``reference=True``, after the
+        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
+        list; there they are found from the ids its successful evaluation jobs stored, read
+        one by one (a job's evaluation deleted since is not looked for again)."""
+        listed = yield from self._get(list[Evaluation], "/v1/crud/backtests")
+        routes = yield from self._server_routes()
+        if not (routes.version or "").startswith(CHAP_CORE_TITLE):
+            return listed  # our service lists every evaluation
+        jobs = yield from self._jobs.list_jobs()
+        stored: set[int] = {
+            job.result_id
+            for job in jobs
+            if job.type in EVALUATION_JOB_TYPES
+            and job.status == vocabulary.SUCCESS
+            and job.result_id is not None
+        }
+        unlisted = sorted(stored - {e.id for e in listed} - self._deleted)
+        references = []
+        for evaluation_id in unlisted:
+            try:
+                found = yield from self.get_evaluation(evaluation_id)
+            except NotFoundError:
+                self._deleted.add(evaluation_id)  # deleted since its job ran
+                continue
+            references.append(found.model_copy(update={"reference": True}))
+        return listed + references
 
     def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
         """One evaluation (its metrics, split periods, org units, ...)."""

@@ -73,13 +73,15 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 968 px output
 
 
 def evaluation_row(evaluation: Any) -> dict[str, Any]:
-    """The table row of an evaluation: its name, model, dataset, when it was made, its backtest
-    settings (evaluations with the same ones are comparable) and its headline metrics."""
+    """The table row of an evaluation: its name, model (marked when the server files the run as
+    a reference), dataset, when it was made, its backtest settings (evaluations with the same
+    ones are comparable) and its headline metrics."""
     dataset = evaluation.dataset.name if evaluation.dataset is not None else None
+    reference = getattr(evaluation, "reference", False)
     return {
         "id": evaluation.id,
         "name": evaluation.name or f"evaluation {evaluation.id}",
-        "model": evaluation.model_id,
+        "model": f"{evaluation.model_id} (reference)" if reference else evaluation.model_id,
         "dataset": dataset or evaluation.dataset_id,
         "created": evaluation.created,
         "n_periods": evaluation.n_periods,

@@ -1,0 +1,93 @@
+"""Reference runs: chap-core 2.5.1 leaves the evaluations of its baseline models out of
+``GET /v1/crud/backtests``; ``list_evaluations`` lists them too, marked ``reference``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from chaplab.client import ChapClient
+
+from .chap_core_mock import ChapCoreMock
+
+
+def backtest(backtest_id: int, name: str, model: str) -> dict[str, Any]:
+    """A ``BacktestRead`` as chap-core 2.5.1 answers it."""
+    return {
+        "id": backtest_id,
+        "datasetId": 1,
+        "modelId": model,
+        "name": name,
+        "specificationId": 1,
+        "aggregateMetrics": {"crps": 10.6},
+        "configuredModel": None,
+        "dataset": {"id": 1, "name": "demo"},
+    }
+
+
+def job(job_type: str, result: str | None, status: str = "SUCCESS") -> dict[str, Any]:
+    return {
+        "id": f"job-{job_type}-{result}",
+        "type": job_type,
+        "name": "run",
+        "status": status,
+        "start_time": "2026-11-26T22:44:38",
+        "end_time": None if status == "STARTED" else "2026-11-26T22:45:01",
+        "result": result,
+        "error": None,
+    }
+
+
+def chap_core_with_references() -> ChapCoreMock:
+    """Evaluation 12 listed; 13 (a user's seasonal_median run) and 15 (a baseline run on the
+    specification) filed as references; 14 deleted; 16 still running; 2 a dataset."""
+    return ChapCoreMock(
+        {
+            "GET /v1/crud/backtests": lambda r: httpx.Response(
+                200, json=[backtest(12, "naive", "naive_model")]
+            ),
+            "GET /v1/jobs": lambda r: httpx.Response(
+                200,
+                json=[
+                    job("create_backtest", "12"),
+                    job("create_backtest", "13"),
+                    job("create_backtest", "14"),
+                    job("run_baseline", "15"),
+                    job("create_backtest", None, status="STARTED"),
+                    job("create_dataset", "2"),
+                ],
+            ),
+            "GET /v1/crud/backtests/13": lambda r: httpx.Response(
+                200, json=backtest(13, "my median", "seasonal_median")
+            ),
+            "GET /v1/crud/backtests/14": lambda r: httpx.Response(
+                404, json={"detail": "Backtest not found"}
+            ),
+            "GET /v1/crud/backtests/15": lambda r: httpx.Response(
+                200, json=backtest(15, "baseline", "global_median")
+            ),
+        }
+    )
+
+
+def test_reference_runs_are_listed_and_marked(call: Callable[..., Any]) -> None:
+    mock = chap_core_with_references()
+    evaluations = call(mock.handler, "list_evaluations")
+    assert [(e.id, e.name, e.reference) for e in evaluations] == [
+        (12, "naive", False),
+        (13, "my median", True),
+        (15, "baseline", True),
+    ]
+
+
+def test_a_deleted_reference_is_looked_for_once() -> None:
+    mock = chap_core_with_references()
+    with ChapClient("http://chap.test", transport=httpx.MockTransport(mock.handler)) as client:
+        first = client.list_evaluations()
+        second = client.list_evaluations()
+    assert [e.id for e in first] == [e.id for e in second] == [12, 13, 15]
+    paths = [request.url.path for request in mock.seen]
+    assert paths.count("/v1/crud/backtests/14") == 1
+    assert paths.count("/v1/crud/backtests/13") == 2  # a reference may be renamed meanwhile
