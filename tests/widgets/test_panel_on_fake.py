@@ -632,3 +632,19 @@ async def test_an_evaluation_the_service_does_not_list_is_shown_once_launched(
         "bt_naive",
         "naive_model:weekly on demo",
     ]
+
+
+async def test_a_model_needing_a_covariate_the_dataset_lacks_is_not_launched(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    fake.datasets[0] = {**fake.datasets[0], "covariates": ["disease_cases", "population"]}
+    panel = await make_panel()
+    launcher = panel.launcher
+    assert launcher.button.disabled
+    assert (
+        "naive_model:weekly needs rainfall, which dataset demo (#1) does not have: choose a "
+        "dataset that has it, or another model" in html.unescape(launcher.problem.value)
+    )
+    assert panel.launch() is None
+    await panel.wait_idle()
+    assert "POST /v1/analytics/create-backtest" not in fake.paths()

@@ -39,6 +39,20 @@ class EvaluationRequest:
     stride: int
 
 
+def missing_covariates(model: Any, dataset: Any) -> list[str]:
+    """The covariates ``model`` needs (its template's required ones and its additional ones)
+    that ``dataset`` lacks; none when the dataset does not list its covariates."""
+    have = set(getattr(dataset, "covariates", None) or ())
+    if not have:
+        return []
+    needed = [
+        item.get("name") if isinstance(item, dict) else getattr(item, "name", item)
+        for item in getattr(model, "covariates", None) or ()
+    ]
+    needed += list(getattr(model, "additional_continuous_covariates", None) or ())
+    return [name for name in dict.fromkeys(needed) if isinstance(name, str) and name not in have]
+
+
 def unique_name(base: str, taken: Collection[str]) -> str:
     """``base``, or ``base-2``, ``base-3``, ... whichever is not ``taken`` yet."""
     if base not in taken:
@@ -119,6 +133,14 @@ class EvaluationLauncher(widgets.VBox):
             found.append("select a dataset")
         if self.model is None:
             found.append("select a configured model")
+        elif self.dataset is not None:
+            missing = missing_covariates(self.model, self.dataset)
+            if missing:
+                found.append(
+                    f"{self.model.name} needs {_listed(missing)}, which dataset "
+                    f"{_title(self.dataset)} does not have: choose a dataset that has "
+                    f"{'it' if len(missing) == 1 else 'them'}, or another model"
+                )
         name = self.name.value.strip()
         if not name:
             found.append("name: give the evaluation a name")
@@ -185,3 +207,8 @@ def _title(item: Any) -> str:
         return "none selected"
     name = getattr(item, "name", None)
     return f"{name} (#{item.id})" if name else f"#{item.id}"
+
+
+def _listed(names: list[str]) -> str:
+    """``rainfall``, ``rainfall and population``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
