@@ -244,14 +244,18 @@ def test_client_evaluation_frame_is_tidy(
 
     with ChapClient(base_url) as client:
         frame = client.evaluation_frame(finished_evaluation["id"], quantiles=(0.1, 0.5, 0.9))
-    assert list(frame.columns)[:6] == [
+    assert list(frame.columns)[:7] == [
         "org_unit",
         "org_unit_name",
         "split_period",
         "period",
+        "horizon",
         "quantile",
         "value",
     ]
+    # 1 at each split's first forecast period, the split period
+    assert (frame.loc[frame["period"] == frame["split_period"], "horizon"] == 1).all()
+    assert sorted(frame["horizon"].unique()) == [1, 2]
     assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
     assert isinstance(frame["period"].dtype, pd.PeriodDtype)
     assert isinstance(frame["split_period"].dtype, pd.PeriodDtype)

@@ -115,8 +115,11 @@ def test_several_evaluations_are_deleted_by_a_comma_list(call: Callable[..., Any
 
 def test_evaluation_frame(client: Any, fake: FakeService) -> None:
     frame = client.evaluation_frame(1, quantiles=[0.1, 0.9], org_units=["OU_A"])
-    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    columns = ["org_unit", "split_period", "period", "horizon", "quantile", "value"]
+    assert list(frame.columns) == columns
     assert len(frame) == 4  # 2 split periods x 1 org unit x 2 quantiles
+    # 2023-08 from the splits 2023-06 and 2023-07: 1 is a split's first forecast period
+    assert frame.drop_duplicates("split_period")["horizon"].tolist() == [3, 2]
     assert set(frame["quantile"]) == {0.1, 0.9}
     assert fake.requests[-1].url.params.multi_items() == [
         ("backtestId", "1"),
@@ -132,10 +135,11 @@ def test_empty_answers_give_frames_with_their_columns(client: Any, fake: FakeSer
     fake.fail("GET /v1/analytics/evaluation-entry", httpx.Response(200, json=[]))
     fake.fail("GET /v1/analytics/prediction-entry/7", httpx.Response(200, json=[]))
     evaluation = client.evaluation_frame(1)
-    assert list(evaluation.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    columns = ["org_unit", "split_period", "period", "horizon", "quantile", "value"]
+    assert list(evaluation.columns) == columns
     assert evaluation.empty
     prediction = client.prediction_frame(7)
-    assert list(prediction.columns) == ["org_unit", "period", "quantile", "value"]
+    assert list(prediction.columns) == ["org_unit", "period", "horizon", "quantile", "value"]
 
 
 def test_actual_cases(client: Any, fake: FakeService) -> None:

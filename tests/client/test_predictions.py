@@ -48,6 +48,7 @@ def test_bad_prediction_request_names_the_field(client: Any) -> None:
 
 def test_prediction_frame(client: Any, fake: FakeService) -> None:
     frame = client.prediction_frame(7, quantiles=[0.5])
-    assert list(frame.columns) == ["org_unit", "period", "quantile", "value"]
+    assert list(frame.columns) == ["org_unit", "period", "horizon", "quantile", "value"]
     assert frame["value"].tolist() == [5.0]
+    assert frame["horizon"].tolist() == [1]
     assert fake.requests[-1].url.path == "/v1/analytics/prediction-entry/7"

@@ -25,7 +25,8 @@ WEEKS_ACROSS_YEAR_END = ["2021W01", "2020W52", "2021W02", "2020W53", "2020W51"]
 
 def test_evaluation_entries_from_bytes_have_tidy_dtypes() -> None:
     frame = entries_to_frame(orjson.dumps(_entries(WEEKS_ACROSS_YEAR_END, ["OU_B", "OU_A"])))
-    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    columns = ["org_unit", "split_period", "period", "horizon", "quantile", "value"]
+    assert list(frame.columns) == columns
     assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
     assert frame["period"].dtype == pd.PeriodDtype("W-SUN")
     assert frame["split_period"].dtype == pd.PeriodDtype("W-SUN")
@@ -76,14 +77,16 @@ def test_prediction_entries_have_no_split_column() -> None:
 def test_empty_input_gives_empty_frame_with_dtypes() -> None:
     frame = entries_to_frame(b"[]", with_split_period=True)
     assert frame.empty
-    assert list(frame.columns) == ["org_unit", "split_period", "period", "quantile", "value"]
+    columns = ["org_unit", "split_period", "period", "horizon", "quantile", "value"]
+    assert list(frame.columns) == columns
     assert frame["quantile"].dtype == np.float64
     assert isinstance(frame["org_unit"].dtype, pd.CategoricalDtype)
-    assert list(entries_to_frame([]).columns) == ["org_unit", "period", "quantile", "value"]
+    empty_prediction = entries_to_frame([])
+    assert list(empty_prediction.columns) == ["org_unit", "period", "horizon", "quantile", "value"]
 
 
 def test_adm0_passes_through_as_an_org_unit() -> None:
-    frame = entries_to_frame(_entries(["202101"], ["adm0", "OU_A"]))
+    frame = entries_to_frame(_entries(["202101"], ["adm0", "OU_A"], split="202101"))
     assert set(frame["org_unit"].cat.categories) == {"adm0", "OU_A"}
 
 
@@ -92,7 +95,7 @@ def test_frame_stays_under_forty_bytes_per_row() -> None:
     rows = [
         {
             "orgUnit": f"OU_{i % 50}",
-            "period": months[(i // 50) % 120],
+            "period": months[3 + (i // 50) % 117],
             "quantile": 0.5,
             "value": 1.0,
             "splitPeriod": months[i % 3],

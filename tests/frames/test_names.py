@@ -115,6 +115,7 @@ def test_the_name_column_sits_beside_the_id_as_a_categorical() -> None:
         ORG_UNIT_NAME,
         "split_period",
         "period",
+        "horizon",
         "quantile",
         "value",
     ]

@@ -25,7 +25,8 @@ def forecast_frame(
     rows: Sequence[tuple[str, pd.Period, pd.Period, Sequence[float]]],
     levels: Sequence[float] = LEVELS,
 ) -> pd.DataFrame:
-    """An evaluation frame from (org unit, split period, period, values at ``levels``) rows."""
+    """An evaluation frame from (org unit, split period, period, values at ``levels``) rows; a
+    split period is the first period its split forecasts."""
     entries = [
         {
             "orgUnit": org_unit,
@@ -53,7 +54,7 @@ def actuals_frame(rows: Sequence[tuple[str, pd.Period, float]]) -> pd.DataFrame:
 
 def worked_case() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The worked case of the definitions: one target, seven levels, y = 100."""
-    frame = forecast_frame([("A", START, START + 1, WORKED_VALUES)], WORKED_LEVELS)
+    frame = forecast_frame([("A", START + 1, START + 1, WORKED_VALUES)], WORKED_LEVELS)
     return frame, actuals_frame([("A", START + 1, WORKED_OBSERVED)])
 
 
@@ -73,7 +74,12 @@ def normal_forecasts(
     rng = np.random.default_rng(seed)
     z = np.array([NormalDist().inv_cdf(level) for level in levels])
     rows = [
-        (f"OU{unit}", START + split, START + split + step, tuple(100 + shift + 10 * spread * z))
+        (
+            f"OU{unit}",
+            START + split + 1,  # the split's first forecast period
+            START + split + step,
+            tuple(100 + shift + 10 * spread * z),
+        )
         for unit in range(org_units)
         for split in range(splits)
         for step in range(1, horizon + 1)

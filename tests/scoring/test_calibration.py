@@ -10,10 +10,10 @@ from chaplab.scoring import coverage, pit_histogram, pit_values
 from .cases import LEVELS, START, actuals_frame, forecast_frame, normal_actuals, normal_forecasts
 
 ROWS = [
-    ("A", START, START + 1, (10.0, 20.0, 30.0, 40.0, 50.0)),
-    ("A", START, START + 2, (10.0, 20.0, 30.0, 40.0, 50.0)),
-    ("B", START, START + 1, (10.0, 20.0, 30.0, 40.0, 50.0)),
-    ("B", START, START + 2, (10.0, 20.0, 30.0, 40.0, 50.0)),
+    ("A", START + 1, START + 1, (10.0, 20.0, 30.0, 40.0, 50.0)),
+    ("A", START + 1, START + 2, (10.0, 20.0, 30.0, 40.0, 50.0)),
+    ("B", START + 1, START + 1, (10.0, 20.0, 30.0, 40.0, 50.0)),
+    ("B", START + 1, START + 2, (10.0, 20.0, 30.0, 40.0, 50.0)),
 ]
 OBSERVED = [
     ("A", START + 1, 25.0),

@@ -20,8 +20,8 @@ def two_members() -> dict[str, pd.DataFrame]:
 
 def test_the_mean_averages_each_level_of_each_target() -> None:
     members = {
-        "a": forecast_frame([("X", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))]),
-        "b": forecast_frame([("X", START, START + 1, (3.0, 4.0, 7.0, 8.0, 15.0))]),
+        "a": forecast_frame([("X", START + 1, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))]),
+        "b": forecast_frame([("X", START + 1, START + 1, (3.0, 4.0, 7.0, 8.0, 15.0))]),
     }
     combined = ensemble(members)
     assert combined["value"].tolist() == [2.0, 3.0, 5.0, 6.0, 10.0]
@@ -35,7 +35,7 @@ def test_the_mean_averages_each_level_of_each_target() -> None:
 
 def test_the_median_of_three_members() -> None:
     members = {
-        name: forecast_frame([("X", START, START + 1, tuple(base + np.arange(5.0)))])
+        name: forecast_frame([("X", START + 1, START + 1, tuple(base + np.arange(5.0)))])
         for name, base in (("a", 0.0), ("b", 10.0), ("c", 100.0))
     }
     assert ensemble(members, method="median")["value"].tolist() == [10.0, 11.0, 12.0, 13.0, 14.0]
@@ -63,12 +63,12 @@ def test_a_target_a_member_lacks_is_named_or_dropped() -> None:
 
 
 def test_members_that_share_nothing_or_differ_in_levels_are_refused() -> None:
-    a = forecast_frame([("X", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))])
-    b = forecast_frame([("Y", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))])
+    a = forecast_frame([("X", START + 1, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))])
+    b = forecast_frame([("Y", START + 1, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0))])
     with pytest.raises(ValueError, match="the members share no target"):
         ensemble({"a": a, "b": b}, drop=True)
     seven = forecast_frame(
-        [("X", START, START + 1, tuple(range(7)))], (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
+        [("X", START + 1, START + 1, tuple(range(7)))], (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
     )
     with pytest.raises(ValueError, match=r"forecasts\['b'\] has quantile levels \[0.05, "):
         ensemble({"a": a, "b": seven})
@@ -109,7 +109,7 @@ def test_skill_weights_come_from_earlier_targets_only() -> None:
         level="split_period"
     )
     for split, shares in share:
-        first_forecast = split + 1  # these frames name a split by its last observed period
+        first_forecast = split  # a split is named by its first forecast period
         history = scores[scores["period"] < first_forecast]
         if history.empty:
             expected = 0.5  # nothing observed yet: equal weights
@@ -127,7 +127,7 @@ def test_skill_weights_never_see_the_targets_being_scored() -> None:
     last_split = members["low"]["split_period"].max()
     # actual cases from the last split's first forecast period on change wildly
     changed = actuals.assign(
-        value=np.where(actuals["period"] > last_split, actuals["value"] * 50, actuals["value"])
+        value=np.where(actuals["period"] >= last_split, actuals["value"] * 50, actuals["value"])
     )
     before = ensemble(members, weights="skill", actuals=actuals)
     after = ensemble(members, weights="skill", actuals=changed)
@@ -135,7 +135,7 @@ def test_skill_weights_never_see_the_targets_being_scored() -> None:
     pd.testing.assert_frame_equal(before[last], after[last])
     # while the cases observed before it do count
     earlier = actuals.assign(
-        value=np.where(actuals["period"] == last_split, actuals["value"] * 50, actuals["value"])
+        value=np.where(actuals["period"] == last_split - 1, actuals["value"] * 50, actuals["value"])
     )
     moved = ensemble(members, weights="skill", actuals=earlier)
     assert not np.allclose(before[last]["value"], moved[last]["value"])

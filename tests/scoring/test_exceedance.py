@@ -20,7 +20,7 @@ VALUES = (10.0, 20.0, 30.0, 40.0, 60.0)  # at LEVELS 0.1, 0.25, 0.5, 0.75, 0.9
 
 
 def one_target(values: Sequence[float] = VALUES) -> pd.DataFrame:
-    return forecast_frame([("A", START, START + 1, values)])
+    return forecast_frame([("A", START + 1, START + 1, values)])
 
 
 @pytest.mark.parametrize(
@@ -68,10 +68,10 @@ def test_tied_values_count_their_whole_mass_at_or_below_the_threshold() -> None:
 def test_thresholds_per_org_unit_and_period_or_per_split() -> None:
     entries = forecast_frame(
         [
-            ("A", START, START + 1, VALUES),
-            ("A", START, START + 2, VALUES),
-            ("B", START, START + 1, tuple(2 * v for v in VALUES)),
+            ("A", START + 1, START + 1, VALUES),
             ("A", START + 1, START + 2, VALUES),
+            ("B", START + 1, START + 1, tuple(2 * v for v in VALUES)),
+            ("A", START + 2, START + 2, VALUES),
         ]
     )
     by_period = pd.DataFrame(
@@ -86,13 +86,13 @@ def test_thresholds_per_org_unit_and_period_or_per_split() -> None:
     by_split = pd.DataFrame(
         {
             "org_unit": ["A"],
-            "split_period": [START + 1],
+            "split_period": [START + 2],
             "period": [START + 2],
             "threshold": [30.0],
         }
     )
     split_result = exceedance_probability(entries, by_split)
-    # targets by org unit, split period and period: only (A, 2023-02, 2023-03) has a threshold
+    # targets by org unit, split period and period: only (A, 2023-03, 2023-03) has a threshold
     assert split_result["probability"].iloc[2] == pytest.approx(0.5)
     assert split_result["probability"].drop(index=2).isna().all()
 
@@ -162,12 +162,13 @@ def monthly_actuals(cases: dict[str, float] | None = None) -> pd.DataFrame:
 
 
 def december_forecasts() -> pd.DataFrame:
-    """Forecasts of 2022-12 made at 2021-11 (13 ahead) and 2022-01 (11 ahead)."""
+    """Forecasts of 2022-12 made after 2021-11 (split 2021-12, horizon 13) and after 2022-01
+    (split 2022-02, horizon 11)."""
     december = pd.Period("2022-12", "M")
     return forecast_frame(
         [
-            ("A", pd.Period("2021-11", "M"), december, VALUES),
-            ("A", pd.Period("2022-01", "M"), december, VALUES),
+            ("A", pd.Period("2021-12", "M"), december, VALUES),
+            ("A", pd.Period("2022-02", "M"), december, VALUES),
         ]
     )
 
@@ -355,3 +356,18 @@ def test_decision_skill_on_an_evaluation_with_thresholds_from_before_each_split(
     # a higher cut-off alerts less often: fewer hits and fewer false alarms
     assert (np.diff(table["hits"]) <= 0).all() and (np.diff(table["false_alarms"]) <= 0).all()
     assert skill.best["peirce_skill"] == pytest.approx(table["peirce_skill"].max())
+
+
+def test_endemic_thresholds_of_a_prediction_use_only_cases_before_its_first_period() -> None:
+    # a prediction from 2021-12 (the data ended in 2021-11) to 2022-12, horizon 13
+    entries = entries_to_frame(
+        [
+            {"orgUnit": "A", "period": period, "quantile": level, "value": value}
+            for period in ("202112", "202212")
+            for level, value in zip(LEVELS, VALUES, strict=True)
+        ]
+    )
+    thresholds = endemic_thresholds(entries, monthly_actuals(), "seasonal", std_multiplier=1.0)
+    # both Decembers know only those of 2019 and 2020 (12, 24), not 2021-12 (36)
+    assert thresholds["threshold"].tolist() == pytest.approx([18 + math.sqrt(72)] * 2)
+    assert list(thresholds.columns) == ["org_unit", "period", "threshold"]

@@ -43,7 +43,8 @@ def test_one_row_per_model_and_target_with_horizon_and_month() -> None:
     assert len(scores) == 2 * 2 * 2 * 3
     assert list(scores["model"].cat.categories) == ["a", "b"]
     assert sorted(scores["horizon"].unique()) == [1, 2, 3]
-    horizon = (scores["period"] - scores["split_period"]).map(lambda offset: offset.n)
+    # 1 at the split period, the split's first forecast period
+    horizon = (scores["period"] - scores["split_period"]).map(lambda offset: offset.n + 1)
     assert (scores["horizon"] == horizon).all()
     assert (scores["month"] == scores["period"].dt.month).all()
     np.testing.assert_allclose(
@@ -53,13 +54,13 @@ def test_one_row_per_model_and_target_with_horizon_and_month() -> None:
 
 
 def test_weekly_periods_have_horizons_and_their_thursday_month() -> None:
-    split = pd.Period("2024-12-23", "W-SUN")  # ISO week 2024W52
+    split = pd.Period("2024-12-30", "W-SUN")  # ISO week 2025W01
     entries = [
-        {"orgUnit": "A", "splitPeriod": "2024W52", "period": period, "quantile": q, "value": 5.0}
+        {"orgUnit": "A", "splitPeriod": "2025W01", "period": period, "quantile": q, "value": 5.0}
         for period in ("2025W01", "2025W02")
         for q in LEVELS
     ]
-    actuals = actuals_frame([("A", split + 1, 4.0), ("A", split + 2, 6.0)])
+    actuals = actuals_frame([("A", split, 4.0), ("A", split + 1, 6.0)])
     scores = score({"m": entries_to_frame(entries)}, actuals)
     assert scores["horizon"].tolist() == [1, 2]
     # 2025W01 runs Monday 30 December 2024 to 5 January 2025; its Thursday is 2 January
@@ -145,7 +146,7 @@ def test_unmatched_actuals_are_an_error_or_dropped() -> None:
         ),
         (
             lambda f, a: ({"m": f.iloc[1:]}, a),
-            r"org unit 'OU0', split period 2023-01, period 2023-02 has quantile levels "
+            r"org unit 'OU0', split period 2023-02, period 2023-02 has quantile levels "
             r"\[0.25, 0.5, 0.75, 0.9\]",
         ),
         (
@@ -195,8 +196,8 @@ def test_models_with_different_levels_score_side_by_side() -> None:
 
 def test_forecasts_given_as_rows_match_the_rules() -> None:
     rows = [
-        ("A", START, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0)),
-        ("B", START, START + 1, (0.0, 0.0, 0.0, 1.0, 2.0)),
+        ("A", START + 1, START + 1, (1.0, 2.0, 3.0, 4.0, 5.0)),
+        ("B", START + 1, START + 1, (0.0, 0.0, 0.0, 1.0, 2.0)),
     ]
     actuals = actuals_frame([("A", START + 1, 6.0), ("B", START + 1, 0.0)])
     scores = score({"m": forecast_frame(rows)}, actuals)

@@ -138,6 +138,7 @@ async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, uni
         "org_unit_name",
         "split_period",
         "period",
+        "horizon",
         "quantile",
         "value",
     ]

@@ -34,7 +34,7 @@ def country(fake: FakeService) -> httpx.MockTransport:
                 json=[
                     {
                         "orgUnit": place,
-                        "period": "202308",
+                        "period": split,  # each split's first forecast period
                         "quantile": float(q),
                         "value": CASES[place] * float(q),
                         "splitPeriod": split,

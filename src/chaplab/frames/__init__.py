@@ -2,8 +2,10 @@
 
 An evaluation frame has one row per (org_unit, split_period, period, quantile) with columns
 ``org_unit`` (categorical), ``split_period`` and ``period`` (``Period[M]`` or ISO-weekly
-``Period[W-SUN]``), ``quantile`` and ``value`` (float64), sorted chronologically. Prediction
-frames are the same without ``split_period``; actual cases have ``org_unit``, ``period``, ``value``.
+``Period[W-SUN]``), ``horizon`` (int32, 1 = the split period), ``quantile`` and ``value``
+(float64), sorted chronologically. Prediction frames are the same without ``split_period`` (their
+horizon 1 is their first period); actual cases have ``org_unit``, ``period``, ``value``. What a
+split period and a horizon are: docs/wire-contract.md, "Split periods and horizons".
 The org unit ``adm0`` (the service's sum over all org units) is an org unit like any other.
 ``with_org_unit_names`` adds an ``org_unit_name`` column (categorical) beside ``org_unit``, from
 the dataset's GeoJSON; charts show it wherever a frame has it.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from chaplab.frames._display import format_number, period_label, period_labels, readable
 from chaplab.frames._entries import actuals_to_frame, entries_to_frame
+from chaplab.frames._horizons import forecast_horizons, forecast_starts, with_horizon
 from chaplab.frames._names import (
     ORG_UNIT_NAME,
     frame_labels,
@@ -23,11 +26,12 @@ from chaplab.frames._names import (
 )
 from chaplab.frames._observations import frame_to_observations
 from chaplab.frames._periods import format_period, format_periods, parse_periods, period_kind
-from chaplab.frames._tidy import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
+from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
 from chaplab.frames._wide import quantile_column, tidy, wide
 
 __all__ = [
+    "HORIZON",
     "NATIONAL",
     "ORG_UNIT",
     "ORG_UNIT_NAME",
@@ -38,6 +42,8 @@ __all__ = [
     "actuals_to_frame",
     "entries_to_frame",
     "format_number",
+    "forecast_horizons",
+    "forecast_starts",
     "format_period",
     "format_periods",
     "frame_labels",
@@ -54,6 +60,7 @@ __all__ = [
     "resolve_org_units",
     "tidy",
     "wide",
+    "with_horizon",
     "with_national_total",
     "with_org_unit_names",
 ]

@@ -25,6 +25,7 @@ from chaplab.frames._columns import (
     load_rows,
     regular_columns,
 )
+from chaplab.frames._horizons import with_horizon
 from chaplab.frames._periods import parse_periods
 from chaplab.frames._tidy import (
     KEY_COLUMNS,
@@ -57,23 +58,25 @@ def entries_to_frame(
     snake_case dicts, or a list of objects with ``org_unit``, ``period``, ``quantile``, ``value``
     and optionally ``split_period`` attributes. The ``split_period`` column is there when the
     entries carry one (evaluation entries); ``with_split_period`` forces the choice, which matters
-    for an empty response. Empty input gives an empty frame with the right dtypes.
+    for an empty response. Every frame has a ``horizon`` column after ``period``, worked out from
+    the periods (1 = the forecast's first period; see ``with_horizon``). Empty input gives an
+    empty frame with the right dtypes.
     """
     if isinstance(entries, Raw):
         frame = _regular_frame(entries, with_split_period)
         if frame is not None:
-            return frame
+            return with_horizon(frame)
     rows = load_rows(entries, "entries")
     if with_split_period is None:
         with_split_period = bool(rows) and has_field(rows[0], _ENTRY_FIELDS[SPLIT_PERIOD])
     if not rows:
-        return empty_tidy(with_split_period=with_split_period)
+        return with_horizon(empty_tidy(with_split_period=with_split_period))
     fields = {
         name: spellings
         for name, spellings in _ENTRY_FIELDS.items()
         if with_split_period or name != SPLIT_PERIOD
     }
-    return _build(rows, fields, "entry")
+    return with_horizon(_build(rows, fields, "entry"))
 
 
 def actuals_to_frame(payload: Raw | Mapping[str, Any]) -> pd.DataFrame:

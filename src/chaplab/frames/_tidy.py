@@ -11,10 +11,12 @@ from chaplab.frames._periods import MONTHLY
 ORG_UNIT = "org_unit"
 SPLIT_PERIOD = "split_period"
 PERIOD = "period"
+HORIZON = "horizon"
 QUANTILE = "quantile"
 VALUE = "value"
 
-#: Columns that identify a row, in sort order; those present in a frame are used.
+#: Columns that identify a row, in sort order; those present in a frame are used. ``horizon``
+#: is none: it follows from the split period and the period (``_horizons.with_horizon``).
 KEY_COLUMNS = (ORG_UNIT, SPLIT_PERIOD, PERIOD, QUANTILE)
 
 

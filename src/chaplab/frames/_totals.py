@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pandas as pd
 
+from chaplab.frames._horizons import with_horizon
 from chaplab.frames._names import ORG_UNIT_NAME
-from chaplab.frames._tidy import ORG_UNIT, VALUE, key_columns, sort_tidy
+from chaplab.frames._tidy import HORIZON, ORG_UNIT, VALUE, key_columns, sort_tidy
 
 NATIONAL = "adm0"
 
 
 def national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
     """Sum ``value`` over all org units per remaining key (period, split, quantile) as org unit
-    ``name``; rows already named ``name`` are left out of the sum so nothing counts twice.
+    ``name``; rows already named ``name`` are left out of the sum so nothing counts twice. A
+    forecast frame's total has its ``horizon`` column too.
 
     Exact for actual cases. For quantile frames the sum of quantiles is the quantile of the sum
     only when org units move together, so its bands are at least as wide as the service's own
@@ -26,7 +28,8 @@ def national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
     by = [column for column in key_columns(frame) if column != ORG_UNIT]
     total = parts.groupby(by, observed=True, sort=False)[VALUE].sum().reset_index()
     total.insert(0, ORG_UNIT, pd.Categorical([name] * len(total), categories=[name]))
-    return sort_tidy(total)
+    total = sort_tidy(total)
+    return with_horizon(total) if HORIZON in frame.columns else total
 
 
 def with_national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from chaplab.frames._tidy import QUANTILE, VALUE, key_columns, sort_tidy
+from chaplab.frames._horizons import with_horizon
+from chaplab.frames._tidy import PERIOD, QUANTILE, VALUE, key_columns, sort_tidy
 
 _PREFIX = "q"
 
@@ -26,7 +27,8 @@ def _quantile_of(name: object) -> float | None:
 
 
 def wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """A tidy quantile frame -> one column per quantile, indexed by org unit, split and period."""
+    """A tidy quantile frame -> one column per quantile, indexed by org unit, split and period
+    (``horizon`` follows from them: :func:`tidy` adds it back)."""
     missing = [name for name in (QUANTILE, VALUE) if name not in frame.columns]
     if missing:
         raise ValueError(f"wide() needs a tidy quantile frame; column(s) {missing} are missing")
@@ -43,7 +45,8 @@ def wide(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def tidy(wide_frame: pd.DataFrame) -> pd.DataFrame:
-    """A frame from :func:`wide` -> the tidy frame again (missing values are left out)."""
+    """A frame from :func:`wide` -> the tidy frame again (missing values are left out), with its
+    ``horizon`` column when it has periods."""
     levels = {name: _quantile_of(name) for name in wide_frame.columns}
     quantile_columns = [name for name, level in levels.items() if level is not None]
     if not quantile_columns:
@@ -56,4 +59,5 @@ def tidy(wide_frame: pd.DataFrame) -> pd.DataFrame:
     long = table.melt(id_vars=ids, value_vars=quantile_columns, var_name=QUANTILE, value_name=VALUE)
     long[QUANTILE] = long[QUANTILE].map(levels).astype(np.float64)
     long[VALUE] = long[VALUE].astype(np.float64)
-    return sort_tidy(long.dropna(subset=[VALUE]))
+    frame = sort_tidy(long.dropna(subset=[VALUE]))
+    return with_horizon(frame) if PERIOD in frame.columns else frame

@@ -111,7 +111,8 @@ def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
 
 
 def draw_split_marker(ax: Axes, split: pd.Period) -> None:
-    """A dashed vertical line at the split period (the last period the model saw)."""
+    """A dashed vertical line at the split period, the split's first forecast period (the model
+    saw the periods before it)."""
     ax.axvline(
         to_x(pd.PeriodIndex([split]))[0],
         color=SPLIT_COLOUR,

@@ -75,7 +75,7 @@ def score_heatmap(
         image.set_gid(f"{HEATMAP_GID} {model}")
         ax.set_xticks(range(len(horizons)), [str(h) for h in horizons])
         ax.set_yticks(range(len(shown)), shown)
-        ax.set_xlabel("horizon (periods after the split)")
+        ax.set_xlabel("horizon (1 = the split period)")
         ax.set_title(model, fontsize="medium")
         if grid.size <= ANNOTATED_CELLS:
             for (row, column), value in np.ndenumerate(grid):

@@ -16,7 +16,15 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, ORG_UNIT_NAME, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
+from chaplab.frames import (
+    ORG_UNIT,
+    ORG_UNIT_NAME,
+    PERIOD,
+    QUANTILE,
+    SPLIT_PERIOD,
+    VALUE,
+    with_horizon,
+)
 from chaplab.scoring._score import score
 from chaplab.scoring._skill import pairwise_skill
 from chaplab.scoring._targets import MODEL, Forecasts, _Entries, _entries
@@ -86,7 +94,7 @@ def ensemble(
             frame[ORG_UNIT].cat.codes,
         ]
     )
-    frame = frame.take(order).reset_index(drop=True)
+    frame = with_horizon(frame.take(order).reset_index(drop=True))
     names = _org_unit_names(forecasts, model_column)
     if names is not None:
         frame.insert(1, ORG_UNIT_NAME, frame[ORG_UNIT].map(names).astype("category"))

@@ -27,6 +27,7 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
+    forecast_starts,
     parse_periods,
 )
 from chaplab.scoring._targets import missing_columns
@@ -225,10 +226,12 @@ def endemic_thresholds(
     the same month (or ISO week; week 53 with week 52) in the years before the period's year,
     ``seasonal`` is their mean + ``std_multiplier`` standard deviations (``ddof=1``, NaN with
     fewer than two values) and ``percentile`` their ``quantile`` over the ``baseline_years``
-    years before (all when None; linear between order statistics, NaN without a value). For an
-    evaluation's entries, only cases up to each target's split period count, so a threshold is
-    what was known when the forecast was made. Returns ``org_unit``, [``split_period``,]
-    ``period``, ``threshold``: the ``thresholds`` of :func:`exceedance_probability`.
+    years before (all when None; linear between order statistics, NaN without a value). Only
+    cases strictly before the forecast's first period count (an evaluation's split period, a
+    prediction's first period: ``chaplab.frames.forecast_starts``), so a threshold is what was
+    known when the forecast was made, at any horizon. Returns ``org_unit``,
+    [``split_period``,] ``period``, ``threshold``: the ``thresholds`` of
+    :func:`exceedance_probability`.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
@@ -254,6 +257,7 @@ def endemic_thresholds(
         _target=np.arange(len(targets)),
         _year=year,
         _season=season,
+        _first_forecast=forecast_starts(targets),
     )
     joined = frame.merge(history, on=[ORG_UNIT, "_season"], suffixes=("", "_seen"))
     first_year = (
@@ -261,9 +265,11 @@ def endemic_thresholds(
         if strategy == "seasonal" or baseline_years is None
         else (joined["_year"] - baseline_years)
     )
-    keep = (joined["_year_seen"] < joined["_year"]) & (joined["_year_seen"] >= first_year)
-    if SPLIT_PERIOD in keys:
-        keep &= joined["_period_seen"] <= joined[SPLIT_PERIOD]
+    keep = (
+        (joined["_year_seen"] < joined["_year"])
+        & (joined["_year_seen"] >= first_year)
+        & (joined["_period_seen"] < joined["_first_forecast"])
+    )
     seen = joined[keep].groupby("_target")["_value"]
     if strategy == "seasonal":
         stats = seen.agg(["mean", "std", "count"])

@@ -17,11 +17,18 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
+from chaplab.frames import (
+    HORIZON,
+    ORG_UNIT,
+    PERIOD,
+    QUANTILE,
+    SPLIT_PERIOD,
+    VALUE,
+    forecast_horizons,
+)
 from chaplab.scoring._rules import LEVEL_DIGITS
 
 MODEL = "model"
-HORIZON = "horizon"
 MONTH = "month"
 SCALE = "scale"
 SCALES = ("natural", "log")
@@ -58,8 +65,10 @@ class Targets:
 
     def keys(self, block: Block) -> pd.DataFrame:
         """The identifying columns of a block's targets: model, org unit, split period, period,
-        horizon (periods after the split period), calendar month and scale."""
-        split, period = block.split_period, block.period
+        horizon (1 = the split period, ``chaplab.frames.forecast_horizons``), calendar month and
+        scale."""
+        split = pd.PeriodIndex.from_ordinals(block.split_period, freq=self.dtype.freq)
+        period = pd.PeriodIndex.from_ordinals(block.period, freq=self.dtype.freq)
         count = len(period)
         return pd.DataFrame(
             {
@@ -67,10 +76,10 @@ class Targets:
                     np.full(count, self.models.index(block.model)), categories=self.models
                 ),
                 ORG_UNIT: pd.Categorical.from_codes(block.org_unit, categories=self.org_units),
-                SPLIT_PERIOD: pd.PeriodIndex.from_ordinals(split, freq=self.dtype.freq),
-                PERIOD: pd.PeriodIndex.from_ordinals(period, freq=self.dtype.freq),
-                HORIZON: (period - split).astype(np.int64),
-                MONTH: calendar_months(period, self.dtype),
+                SPLIT_PERIOD: split,
+                PERIOD: period,
+                HORIZON: forecast_horizons(split, period).astype(np.int64),
+                MONTH: calendar_months(block.period, self.dtype),
                 SCALE: pd.Categorical([self.scale] * count, categories=list(SCALES)),
             }
         )

@@ -34,9 +34,11 @@ from chaplab.service.tables import (
     AlertRow,
     BacktestSpecificationRow,
     Base,
+    DatasetRow,
     DebugEntryRow,
     EvaluationRow,
     JobRequestRow,
+    JobRow,
     ModelRunnerRow,
     PredictionSetupForecastRow,
     PredictionSetupRow,
@@ -44,9 +46,12 @@ from chaplab.service.tables import (
     SchemaVersion,
     ServiceTemplateRow,
     SpecificationRunRow,
+    find_or_add_specification,
 )
+from chaplab.service.wire.specifications import BacktestParameters
+from chaplab.vocabulary import JobType
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -243,6 +248,57 @@ def _register_services_by_their_own_id(session: Session) -> None:
     Base.metadata.create_all(connection, tables=[ServiceTemplateRow.__table__])
 
 
+def _file_evaluations_under_their_specifications(session: Session) -> None:
+    """Version 6 -> 7: an evaluation names the backtest specification it is filed under
+    (``evaluations.specification_id``), set when it is stored, so that reading it never writes.
+
+    A stored evaluation is filed under the specification of the run that produced it, else (one
+    on inline data, the demo's) under that of its dataset and parameters, created when there is
+    none, as reading it filed it before; a row without splits has none. (Jobs a version-6
+    service left queued are failed as interrupted when the service starts, so none runs with a
+    payload that names no specification.)"""
+    connection = session.connection()
+    columns = {column["name"] for column in inspect(connection).get_columns("evaluations")}
+    if "specification_id" not in columns:
+        connection.exec_driver_sql(
+            "ALTER TABLE evaluations ADD COLUMN specification_id INTEGER "
+            "REFERENCES backtest_specifications (id) ON DELETE SET NULL"
+        )
+        connection.exec_driver_sql(
+            "CREATE INDEX ix_evaluations_specification_id ON evaluations (specification_id)"
+        )
+    evaluations = EvaluationRow.__table__
+    unfiled = session.execute(
+        select(
+            evaluations.c.id,
+            evaluations.c.dataset_id,
+            evaluations.c.n_periods,
+            evaluations.c.n_splits,
+            evaluations.c.stride,
+            evaluations.c.future_weather_provider,
+        ).where(evaluations.c.specification_id.is_(None), evaluations.c.n_splits > 0)
+    ).all()
+    for row in unfiled:
+        parameters = BacktestParameters(
+            n_periods=row.n_periods,
+            n_splits=row.n_splits,
+            stride=row.stride,
+            future_weather_provider=row.future_weather_provider,
+        )
+        filed = session.scalar(
+            select(SpecificationRunRow.specification_id)
+            .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
+            .where(JobRow.type == JobType.CREATE_BACKTEST, JobRow.result == str(row.id))
+            .limit(1)
+        )
+        if filed is None:
+            dataset = session.get_one(DatasetRow, row.dataset_id)
+            filed = find_or_add_specification(session, dataset, parameters).id
+        session.execute(
+            update(evaluations).where(evaluations.c.id == row.id).values(specification_id=filed)
+        )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
@@ -250,6 +306,7 @@ MIGRATIONS: dict[int, Callable[[Session], None]] = {
     3: _add_version_4_tables,
     4: _name_splits_by_their_first_forecast_period,
     5: _register_services_by_their_own_id,
+    6: _file_evaluations_under_their_specifications,
 }
 
 

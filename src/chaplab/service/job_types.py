@@ -12,8 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from chaplab.service.forecasting.weather import CLIMATOLOGY
-from chaplab.service.tables import JobRow, create_job
+from chaplab.service.tables import BacktestSpecificationRow, JobRow, create_job
 from chaplab.vocabulary import JobType
 
 
@@ -21,13 +20,10 @@ def queue_backtest_job(
     session: Session,
     name: str,
     configured_model_id: int,
-    dataset_id: int,
-    n_periods: int,
-    n_splits: int,
-    stride: int,
-    future_weather_provider: str = CLIMATOLOGY.id,
+    specification: BacktestSpecificationRow,
 ) -> JobRow:
-    """Add a job that evaluates a configured model on a stored dataset (a backtest)."""
+    """Add a job that evaluates a configured model on the dataset and with the parameters of
+    ``specification`` (a backtest); the worker files the evaluation under it."""
     return create_job(
         session,
         JobType.CREATE_BACKTEST,
@@ -35,11 +31,12 @@ def queue_backtest_job(
         {
             "name": name,
             "configured_model_id": configured_model_id,
-            "dataset_id": dataset_id,
-            "n_periods": n_periods,
-            "n_splits": n_splits,
-            "stride": stride,
-            "future_weather_provider": future_weather_provider,
+            "dataset_id": specification.dataset_id,
+            "n_periods": specification.n_periods,
+            "n_splits": specification.n_splits,
+            "stride": specification.stride,
+            "future_weather_provider": specification.future_weather_provider,
+            "specification_id": specification.id,
         },
     )
 

@@ -9,15 +9,18 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import transaction
 from chaplab.service.demo import demo_dataset
+from chaplab.service.domain.specifications import resolve_specification
 from chaplab.service.forecasting import TEMPLATES
 from chaplab.service.job_types import queue_backtest_job
 from chaplab.service.storage import DatasetContent, new_dataset_row
 from chaplab.service.tables import (
     ConfiguredModelRow,
+    DatasetRow,
     ModelTemplateRow,
     next_configured_model_id,
     utc_now,
 )
+from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.service.worker import run_job
 from chaplab.vocabulary import STARTED
 
@@ -34,7 +37,8 @@ def sync_templates(factory: sessionmaker[Session]) -> None:
 
 
 def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
-    """Store the demo datasets and default models, then run the demo evaluation in-process."""
+    """Store the demo datasets and default models, then run the demo evaluation in-process,
+    filed under its backtest specification."""
     demo = demo_dataset()
     panel = demo.panel
     with transaction(factory) as session:
@@ -56,19 +60,19 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
                     additional_continuous_covariates=[],
                 )
             )
-        session.flush()
-        model_id = session.scalar(
-            select(ConfiguredModelRow.id).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
-        )
-        job = queue_backtest_job(
-            session,
-            f"{DEMO_NAME} naive evaluation",
-            model_id,
-            evaluation_data.id,
+    with factory() as session:
+        model = session.scalars(
+            select(ConfiguredModelRow).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
+        ).one()
+        parameters = BacktestParameters(
             n_periods=DEMO_EVALUATION["n_periods"],
             n_splits=DEMO_EVALUATION["n_splits"],
             stride=DEMO_EVALUATION["stride"],
         )
+        dataset = session.get_one(DatasetRow, evaluation_data.id)
+        specification = resolve_specification(session, dataset, parameters)
+        job = queue_backtest_job(session, f"{DEMO_NAME} naive evaluation", model.id, specification)
         job.status, job.start_time = STARTED, utc_now()
+        session.commit()
         job_id = job.id
     run_job(database_url, job_id)

@@ -153,7 +153,9 @@ class EvaluationRow(Base):
     """A finished rolling-origin evaluation with its sorted float32 samples.
 
     ``samples`` has shape ``(n_splits, n_org_units, n_periods, n_samples)``, sorted along the
-    last axis so that any quantile is a cheap interpolation."""
+    last axis so that any quantile is a cheap interpolation. ``specification_id`` is the
+    backtest specification it is filed under, set when it is stored (none for a row stored
+    without splits)."""
 
     __tablename__ = "evaluations"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -173,8 +175,12 @@ class EvaluationRow(Base):
     )
     aggregate_metrics: Mapped[dict[str, Any]]
     samples: Mapped[bytes]
+    specification_id: Mapped[int | None] = mapped_column(
+        ForeignKey("backtest_specifications.id", ondelete="SET NULL"), index=True
+    )
     dataset: Mapped[DatasetRow] = relationship()
     configured_model: Mapped[ConfiguredModelRow] = relationship()
+    specification: Mapped[BacktestSpecificationRow | None] = relationship()
 
 
 class PredictionRow(Base):
@@ -336,6 +342,47 @@ class BacktestSpecificationRow(Base):
     future_weather_provider: Mapped[str] = mapped_column(String(100))
     org_units: Mapped[list[Any]]
     dataset: Mapped[DatasetRow] = relationship()
+
+
+SPECIFICATION_PARAMETERS = (
+    "target_column",
+    "n_periods",
+    "n_splits",
+    "stride",
+    "n_retrain",
+    "future_weather_provider",
+)
+"""What makes evaluations on one dataset comparable: a specification's columns besides it."""
+
+
+def find_specification(
+    session: Session, dataset: DatasetRow, parameters: Any
+) -> BacktestSpecificationRow | None:
+    """The specification on ``dataset`` of ``parameters`` (an object with the attributes
+    :data:`SPECIFICATION_PARAMETERS` names, such as ``wire.specifications.BacktestParameters``)."""
+    values = {name: getattr(parameters, name) for name in SPECIFICATION_PARAMETERS}
+    return session.scalar(
+        select(BacktestSpecificationRow).filter_by(**values, dataset_id=dataset.id)
+    )
+
+
+def find_or_add_specification(
+    session: Session, dataset: DatasetRow, parameters: Any
+) -> BacktestSpecificationRow:
+    """:func:`find_specification`, or a new one over the dataset's org units, added and flushed.
+    Nothing is committed: a caller that may race another writer commits and retries (see
+    ``domain.specifications.resolve_specification``)."""
+    found = find_specification(session, dataset, parameters)
+    if found is not None:
+        return found
+    row = BacktestSpecificationRow(
+        **{name: getattr(parameters, name) for name in SPECIFICATION_PARAMETERS},
+        dataset_id=dataset.id,
+        org_units=list(dataset.org_units),
+    )
+    session.add(row)
+    session.flush()
+    return row
 
 
 class SpecificationRunRow(Base):

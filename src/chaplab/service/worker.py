@@ -108,6 +108,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             future_weather_provider=weather.id,
             aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
+            specification_id=payload.get("specification_id"),
         )
         session.add(row)
         session.flush()

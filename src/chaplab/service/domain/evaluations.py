@@ -14,12 +14,16 @@ from typing import Any
 import numpy as np
 import orjson
 from sqlalchemy import select
-from sqlalchemy.orm import Session, defer, object_session
+from sqlalchemy.orm import Session, defer
 
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
 from chaplab.service.domain.models import configured_model_by_name, configured_model_read
-from chaplab.service.domain.specifications import queue_filed_backtest, resolve_specification
+from chaplab.service.domain.specifications import (
+    queue_filed_backtest,
+    resolve_specification,
+    single_backtest_parameters,
+)
 from chaplab.service.entries import (
     EvaluationLayout,
     StoredSplits,
@@ -42,12 +46,10 @@ from chaplab.service.storage import (
     samples_from_bytes,
 )
 from chaplab.service.tables import (
-    BacktestSpecificationRow,
     ConfiguredModelRow,
     DatasetRow,
     EvaluationRow,
     JobRow,
-    SpecificationRunRow,
 )
 from chaplab.service.validation import check_backtest_fits
 from chaplab.service.wire.common import from_row
@@ -67,16 +69,15 @@ from chaplab.service.wire.evaluations import (
     OrgUnitMetrics,
     RejectedOrgUnit,
 )
-from chaplab.service.wire.specifications import BacktestParameters
-from chaplab.vocabulary import JobType, feature_ids
+from chaplab.vocabulary import feature_ids
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
 
 def backtest_read(row: EvaluationRow) -> BacktestRead:
     """The evaluation in 2.5.1's ``BacktestRead`` shape, with the specification it is filed
-    under and that specification's trainings."""
-    specification = evaluation_specification(row)
+    under (filed when it was stored) and that specification's trainings."""
+    specification = row.specification
     return from_row(
         BacktestRead,
         row,
@@ -87,31 +88,6 @@ def backtest_read(row: EvaluationRow) -> BacktestRead:
         configured_model=configured_model_read(row.configured_model),
         dataset=dataset_read(row.dataset),
     )
-
-
-def evaluation_specification(row: EvaluationRow) -> BacktestSpecificationRow | None:
-    """The specification whose run produced the evaluation. An evaluation no run produced (one
-    on inline data, the demo's) is filed under the specification of its dataset and parameters,
-    created when there is none, as 2.5.1 files every backtest under one; an evaluation stored as
-    a row only (no splits) has none."""
-    session = object_session(row)
-    assert session is not None, "an evaluation read outside its session"
-    filed = session.scalar(
-        select(BacktestSpecificationRow)
-        .join(SpecificationRunRow)
-        .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
-        .where(JobRow.result == str(row.id), JobRow.type == JobType.CREATE_BACKTEST)
-        .limit(1)
-    )
-    if filed is not None or row.n_splits < 1:
-        return filed
-    parameters = BacktestParameters(
-        n_periods=row.n_periods,
-        n_splits=row.n_splits,
-        stride=row.stride,
-        future_weather_provider=row.future_weather_provider,
-    )
-    return resolve_specification(session, row.dataset, parameters)
 
 
 def get_evaluation(session: Session, backtest_id: int, field: str | None = None) -> EvaluationRow:
@@ -150,17 +126,10 @@ def queue_evaluation(
     dataset: DatasetRow,
 ) -> JobRow:
     """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, horizon,
-    splits and stride."""
-    job = queue_backtest_job(
-        session,
-        request.name,
-        model.id,
-        dataset.id,
-        n_periods=request.n_periods,
-        n_splits=request.n_splits,
-        stride=request.stride,
-        future_weather_provider=request.future_weather_provider,
-    )
+    splits and stride, filed under the specification of the dataset and these parameters (the
+    defaults for the rest), as 2.5.1 files every backtest under one."""
+    specification = resolve_specification(session, dataset, single_backtest_parameters(request))
+    job = queue_backtest_job(session, request.name, model.id, specification)
     session.commit()
     return job
 

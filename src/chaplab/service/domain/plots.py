@@ -157,7 +157,7 @@ def by_org_unit_chart(row: EvaluationRow, metric: str) -> Figure:
 
 
 def by_horizon_chart(row: EvaluationRow, metric: str) -> Figure:
-    """The metric per horizon (periods after the split), as a line."""
+    """The metric per horizon (1 = the split period, the first forecast period), as a line."""
     import matplotlib.pyplot as plt
 
     metrics = evaluation_metrics(row)
@@ -167,7 +167,7 @@ def by_horizon_chart(row: EvaluationRow, metric: str) -> Figure:
     ax = figure.subplots()
     ax.plot(horizons, values, marker="o", color="tab:blue")
     ax.set_xticks(horizons)
-    ax.set_xlabel("periods after the split")
+    ax.set_xlabel("horizon (1 = the split period)")
     ax.set_ylabel(metric)
     ax.set_title(f"{row.name}: {metric} by horizon")
     return figure

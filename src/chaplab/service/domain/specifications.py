@@ -8,7 +8,11 @@ the same way, under the specification of its dataset and parameters, as 2.5.1 fi
 baselines a specification lacks are also queued when it is read, as 2.5.1 queues them. A
 baseline's configured model asked for in a batch or alone is that run: filed as a reference,
 not among the evaluations. A run's state is read off its job (its result is the evaluation's
-id), so nothing changes in how evaluations are run or stored.
+id).
+
+Every evaluation job is queued under its specification (resolved when the job is queued, also
+for an evaluation on inline data and the demo's) and the worker files the evaluation under it
+when it stores it (``evaluations.specification_id``), so reading an evaluation never writes.
 """
 
 from __future__ import annotations
@@ -37,11 +41,13 @@ from chaplab.service.tables import (
     JobRow,
     ModelTemplateRow,
     SpecificationRunRow,
+    find_or_add_specification,
+    find_specification,
     next_configured_model_id,
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
 from chaplab.service.wire.common import from_row
-from chaplab.service.wire.evaluations import CreateBacktestRequest
+from chaplab.service.wire.evaluations import CreateBacktestRequest, CreateBacktestWithDataRequest
 from chaplab.service.wire.specifications import (
     BacktestJob,
     BacktestParameters,
@@ -115,16 +121,23 @@ def queue_filed_backtest(
     parameters (the defaults for the rest), as 2.5.1 files a ``create-backtest``. Its baselines
     are queued when the specification is read or a batch runs on it, so a single evaluation adds
     no jobs nobody asked for."""
-    parameters = BacktestParameters(
+    specification = resolve_specification(session, dataset, single_backtest_parameters(request))
+    job = _queue_run(session, specification, model, request.name)
+    session.commit()
+    return job
+
+
+def single_backtest_parameters(
+    request: CreateBacktestRequest | CreateBacktestWithDataRequest,
+) -> BacktestParameters:
+    """The specification parameters of one evaluation's request: its horizon, splits, stride
+    and future weather, the defaults for the rest."""
+    return BacktestParameters(
         n_periods=request.n_periods,
         n_splits=request.n_splits,
         stride=request.stride,
         future_weather_provider=request.future_weather_provider,
     )
-    specification = resolve_specification(session, dataset, parameters)
-    job = _queue_run(session, specification, model, request.name)
-    session.commit()
-    return job
 
 
 def resolve_specification(
@@ -136,21 +149,16 @@ def resolve_specification(
     did before is committed with it): two requests that create the same specification at the
     same time then collide on its unique constraint, and the one that loses files under the
     winner's row instead of failing."""
-    values = {name: getattr(parameters, name) for name in BacktestParameters.model_fields} | {
-        "dataset_id": dataset.id
-    }
-    lookup = select(BacktestSpecificationRow).filter_by(**values)
-    found = session.scalar(lookup)
+    found = find_specification(session, dataset, parameters)
     if found is not None:
         return found
     session.commit()
-    row = BacktestSpecificationRow(**values, org_units=list(dataset.org_units))
-    session.add(row)
     try:
+        row = find_or_add_specification(session, dataset, parameters)
         session.commit()
     except IntegrityError:
         session.rollback()
-        found = session.scalar(lookup)
+        found = find_specification(session, dataset, parameters)
         if found is None:
             raise
         return found
@@ -164,16 +172,7 @@ def _queue_run(
     name: str,
 ) -> JobRow:
     """Add the evaluation job of ``model`` under ``specification`` and its run; the job."""
-    job = queue_backtest_job(
-        session,
-        name,
-        model.id,
-        specification.dataset_id,
-        n_periods=specification.n_periods,
-        n_splits=specification.n_splits,
-        stride=specification.stride,
-        future_weather_provider=specification.future_weather_provider,
-    )
+    job = queue_backtest_job(session, name, model.id, specification)
     session.add(
         SpecificationRunRow(
             specification_id=specification.id,

@@ -22,7 +22,7 @@ from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
 from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
-from chaplab.vocabulary import split_windows
+from chaplab.vocabulary import FIRST_HORIZON, split_windows
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -127,7 +127,9 @@ def run_backtest(
         truth=truth,
         aggregate_metrics=summarise_cells(cell_scores),
         org_unit_metrics=_metrics_by(cell_scores, axis=(0, 2), labels=panel.org_units),
-        horizon_metrics=_metrics_by(cell_scores, axis=(0, 1), labels=range(1, n_periods + 1)),
+        horizon_metrics=_metrics_by(
+            cell_scores, axis=(0, 1), labels=range(FIRST_HORIZON, FIRST_HORIZON + n_periods)
+        ),
     )
     report(1.0, f"scored {n_splits} splits x {n_periods} periods x {panel.n_org_units} org units")
     return result

@@ -186,7 +186,9 @@ class OrgUnitMetrics(MetricsOf):
 
 
 class HorizonMetrics(MetricsOf):
-    horizon: int = Field(description="periods after the split period, from 1")
+    horizon: int = Field(
+        description="periods ahead: 1 is the split period, the first forecast period"
+    )
 
 
 class BacktestMetrics(WireModel):
