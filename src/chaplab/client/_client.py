@@ -114,8 +114,9 @@ class ChapClient(SyncDriver):
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
-        built with ``make_dataset``, which keeps every feature and the type, and the client
-        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
+        built with ``make_dataset``, which keeps every feature, and the client waits for its
+        job. chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and stores
+        every dataset as ``"evaluation"`` whatever ``type`` says.
         """
         return self._drive(self._resources.datasets.create_dataset(name, frame, geojson, type))
 
@@ -142,7 +143,8 @@ class ChapClient(SyncDriver):
         type: str = "evaluation",
     ) -> Job:
         """Build a dataset in a job (the dataset builder); the job's result is the dataset id.
-        ``frame`` is a wide frame as for ``create_dataset``."""
+        ``frame`` is a wide frame as for ``create_dataset``. chap-core 2.5.1 stores
+        it as ``"evaluation"`` whatever ``type`` says."""
         return self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
     def delete_dataset(self, dataset_id: int | str) -> None:
@@ -1053,8 +1055,9 @@ class AsyncChapClient(AsyncDriver):
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
-        built with ``make_dataset``, which keeps every feature and the type, and the client
-        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
+        built with ``make_dataset``, which keeps every feature, and the client waits for its
+        job. chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and stores
+        every dataset as ``"evaluation"`` whatever ``type`` says.
         """
         return await self._drive(
             self._resources.datasets.create_dataset(name, frame, geojson, type)
@@ -1085,7 +1088,8 @@ class AsyncChapClient(AsyncDriver):
         type: str = "evaluation",
     ) -> Job:
         """Build a dataset in a job (the dataset builder); the job's result is the dataset id.
-        ``frame`` is a wide frame as for ``create_dataset``."""
+        ``frame`` is a wide frame as for ``create_dataset``. chap-core 2.5.1 stores
+        it as ``"evaluation"`` whatever ``type`` says."""
         return await self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
     async def delete_dataset(self, dataset_id: int | str) -> None:

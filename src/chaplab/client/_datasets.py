@@ -214,8 +214,9 @@ class Datasets(Resource):
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
-        built with ``make_dataset``, which keeps every feature and the type, and the client
-        waits for its job. chap-core 2.5.1 matches polygons by each feature's top-level ``id``.
+        built with ``make_dataset``, which keeps every feature, and the client waits for its
+        job. chap-core 2.5.1 matches polygons by each feature's top-level ``id`` and stores
+        every dataset as ``"evaluation"`` whatever ``type`` says.
         """
         body = _dataset_body(name, frame, geojson, type)
         routes = yield from self._server_routes()
@@ -265,7 +266,8 @@ class Datasets(Resource):
         type: str = "evaluation",
     ) -> Operation[Job]:
         """Build a dataset in a job (the dataset builder); the job's result is the dataset id.
-        ``frame`` is a wide frame as for ``create_dataset``."""
+        ``frame`` is a wide frame as for ``create_dataset``. chap-core 2.5.1 stores
+        it as ``"evaluation"`` whatever ``type`` says."""
         body = {**_dataset_body(name, frame, geojson, type), "dataToBeFetched": []}
         ref = yield from self._call(JobRef, "POST", "/v1/analytics/make-dataset", json=body)
         return ref.pending_job(JobType.CREATE_DATASET, body["name"])
