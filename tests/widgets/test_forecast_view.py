@@ -204,3 +204,30 @@ async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases()
     five = frame[frame["org_unit"].isin(places[:5])]
     await view.show("five places", 2, five, History(1, pd.DataFrame(), None, actuals))
     assert sorted(view.shown_panels) == places[:5] and view.chart_note.value == ""
+
+
+async def test_the_forecasts_copy_code_reproduces_the_forecast_not_another_view(
+    panel: ChapPanel,
+) -> None:
+    """ "copy code" under the forecast copies the forecast's code (it copied the evaluations'
+    comparison before): pasted into a cell, it reads this forecast and draws its chart."""
+    import matplotlib.pyplot as plt
+
+    from chaplab.widgets._render import png_bytes
+
+    await _forecast(panel, "naive_model")
+    view = panel.forecasts
+    assert view.code in view.children and view.code is not panel.code
+    code = view.code.code
+    assert view.code.copy_button.code == code
+    assert f"client.prediction_frame({view.prediction_id})" in code
+    assert "evaluation_frame" not in code and "compare_chart" not in code
+    namespace: dict[str, object] = {}
+    exec(code, namespace)  # what a person pastes into a cell
+    pd.testing.assert_frame_equal(namespace["frame"], view.frame)
+    figure = namespace["figure"]
+    assert [axes.get_title() for axes in figure.axes if axes.get_title()] == view.shown_panels
+    pasted = png_bytes(figure)
+    plt.close(figure)
+    namespace["client"].close()
+    assert pasted == bytes(view.image.value), "the pasted chart is the forecast view's"

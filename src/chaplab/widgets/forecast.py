@@ -31,11 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab._connect import reaches
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.results import MAX_PANELS, top_note
+from chaplab.widgets.snippets import CodeView, ForecastShown, ViewState, forecast_code
 from chaplab.widgets.tables import Pager
 
 if TYPE_CHECKING:
@@ -176,7 +178,8 @@ class TilesChart:
 def forecast_table(frame: pd.DataFrame, outbreaks: pd.DataFrame | None) -> str:
     """An HTML table of the forecast: per place and period the median and the 10-90 %
     interval, and with ``outbreaks`` (``org_unit``, ``period``, ``threshold``,
-    ``probability``) the threshold and the outbreak probability."""
+    ``probability``, and its bounds ``probability_lower``/``probability_upper``: ``< 10%``
+    where only a bound is known) the threshold and the outbreak probability."""
     return table_html(*forecast_table_rows(frame, outbreaks))
 
 
@@ -194,16 +197,17 @@ def forecast_table_rows(
     frame: pd.DataFrame, outbreaks: pd.DataFrame | None
 ) -> tuple[str, list[str]]:
     """The header cells and each row's cells of :func:`forecast_table`, places by name."""
-    import pandas as pd
 
-    from chaplab.frames import format_number, frame_labels, period_label
+    from chaplab.frames import format_number, format_probability, frame_labels, period_label
 
     levels = frame.pivot_table(
         index=["org_unit", "period"], columns="quantile", values="value", observed=True
     )
     if outbreaks is not None:
         keyed = outbreaks.assign(org_unit=outbreaks["org_unit"].astype(str))
-        levels = levels.join(keyed.set_index(["org_unit", "period"])[["threshold", "probability"]])
+        shown = ["threshold", "probability", "probability_lower", "probability_upper"]
+        shown = [column for column in shown if column in keyed.columns]
+        levels = levels.join(keyed.set_index(["org_unit", "period"])[shown])
     labels = frame_labels(frame)
     header = ["place", "period", "median", "10\u201390 %"]
     if outbreaks is not None:
@@ -218,11 +222,12 @@ def forecast_table_rows(
             f"{format_number(record.get(0.1))} \u2013 {format_number(record.get(0.9))}",
         ]
         if outbreaks is not None:
-            probability = record.get("probability")
-            cells += [
-                format_number(record.get("threshold")),
-                "\u2013" if pd.isna(probability) else f"{probability:.0%}",
-            ]
+            probability = format_probability(  # "< 10%" where only a bound is known
+                record.get("probability"),
+                record.get("probability_lower"),
+                record.get("probability_upper"),
+            )
+            cells += [format_number(record.get("threshold")), probability]
         rows.append("".join(f"<td{CELL}>{html.escape(cell)}</td>" for cell in cells))
     head = "".join(f'<th scope="col"{CELL}>{html.escape(name)}</th>' for name in header)
     return head, rows
@@ -275,6 +280,7 @@ class ForecastView(widgets.VBox):
             ],
             titles=TABS,
         )
+        self.code = CodeView()  # the forecast's own: it reads and draws this forecast
         self.map_value.observe(lambda _: self._keeper.spawn(self._map_tab()), names="value")
         self._offering = False
         self.strategy.observe(self._strategy_chosen, names="value")
@@ -305,11 +311,35 @@ class ForecastView(widgets.VBox):
         self.chart_note.value = top_note(chart.top, frame["org_unit"].nunique())
         self.table_pager.page = 0  # a new forecast starts at its first rows
         self.show_table(await asyncio.to_thread(forecast_table_rows, frame, None))
+        self.code.set_code(
+            forecast_code(
+                self._access(),
+                ForecastShown(
+                    prediction_id,
+                    history.dataset_id,
+                    name,
+                    HISTORY,
+                    top=chart.top,
+                    max_panels=MAX_PANELS,
+                    target=TARGET,
+                ),
+            )
+        )
         if self.tabs not in self.children:
-            self.children = [*self.children, self.tabs]
+            self.children = [*self.children, self.tabs, self.code]
         await self._map_tab()
         await self._outbreaks_tab(self._offer_strategies())
         await self._outbreaks_tab(self.update_outbreaks())
+
+    def _access(self) -> ViewState:
+        """How the copied code reaches the service: as this view's client does."""
+        client = self._client
+        return ViewState(
+            base_url=client.base_url,
+            proxy_prefix=client.proxy_prefix,
+            key_in_use=client.has_api_key,
+            by_connect=reaches(client.base_url, client.proxy_prefix),
+        )
 
     async def draw_map(self) -> None:
         """Draw the map of the chosen value, or say why there is none."""

@@ -83,6 +83,55 @@ def view_code(state: ViewState) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class ForecastShown:
+    """The forecast the forecast view shows: the prediction, the dataset whose cases the chart
+    shows before it, and how the chart is drawn."""
+
+    prediction_id: int
+    dataset_id: int
+    name: str
+    history_periods: int
+    top: int | None = None
+    max_panels: int | None = None
+    target: str = "disease_cases"
+
+
+def forecast_code(state: ViewState, forecast: ForecastShown) -> str:
+    """Python code that reads the forecast of ``forecast`` and draws its chart as the forecast
+    view does (``state`` says how to reach the service)."""
+    access = _imports(ViewState(**{**state.__dict__, "evaluations": ()}))
+    options = "".join(
+        f", {name}={value}"
+        for name, value in (("max_panels", forecast.max_panels), ("top", forecast.top))
+        if value is not None
+    )
+    lines = [
+        "import pandas as pd",
+        "",
+        *access,
+        "from chaplab.frames import parse_periods",
+        "from chaplab.plotting import fan_chart",
+        "",
+        _client_line(state),
+        f"frame = client.prediction_frame({forecast.prediction_id})",
+        f"observations = client.dataset_frame({forecast.dataset_id})",
+        "actuals = pd.DataFrame(",
+        "    {",
+        '        "org_unit": observations["location"],',
+        '        "period": parse_periods(observations["time_period"]),',
+        f'        "value": observations[{forecast.target!r}],',
+        "    }",
+        ")",
+        f"# the chart shows the {forecast.history_periods} periods before the forecast",
+        f'recent = actuals[actuals["period"] >= frame["period"].min() - '
+        f"{forecast.history_periods}]",
+        f"figure = fan_chart(frame, recent, history={forecast.history_periods}{options}, "
+        f"title={forecast.name!r})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def _history_lines(history_periods: int | None) -> list[str]:
     """``recent``: the actual cases the chart shows."""
     if history_periods is None:
@@ -199,7 +248,11 @@ class CodeView(widgets.VBox):
 
     def show(self, state: ViewState) -> None:
         """Write the code of ``state`` (shown, and what **copy code** copies)."""
-        self.text.value = self.copy_button.code = view_code(state)
+        self.set_code(view_code(state))
+
+    def set_code(self, code: str) -> None:
+        """Show ``code`` and have **copy code** copy it."""
+        self.text.value = self.copy_button.code = code
 
     def _toggled(self, change: dict[str, Any]) -> None:
         self.text.layout.display = "" if change["new"] else "none"
