@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "backtest": "chaplab.backtesting",
+    "BacktestError": "chaplab.backtesting",
     "ChapClient": "chaplab.client",
     "AsyncChapClient": "chaplab.client",
     "ChapError": "chaplab.client",
@@ -24,6 +26,8 @@ __all__ = [*_LAZY, "__version__"]
 
 if TYPE_CHECKING:
     from chaplab._connect import connect as connect
+    from chaplab.backtesting import BacktestError as BacktestError
+    from chaplab.backtesting import backtest as backtest
     from chaplab.client import AsyncChapClient as AsyncChapClient
     from chaplab.client import ChapClient as ChapClient
     from chaplab.client import ChapError as ChapError

@@ -1,0 +1,428 @@
+"""Backtest a model written as two functions, in the kernel, on the service's splits.
+
+``backtest(train, predict, data, ...)`` takes chapkit's functional model shape,
+``train(config, data, geo) -> model`` and ``predict(config, model, historic, future, geo) ->
+future with sample_0, sample_1, ... columns`` (each sync or async), and runs it on the splits
+the service's evaluation uses (:func:`chaplab.vocabulary.split_windows`). Samples become
+quantiles as the service makes them (float32 samples, sorted, :mod:`chaplab.quantiles`), and the
+answer is the frame ``evaluation_frame`` returns, so scoring and charts take it as they are.
+
+Splits run concurrently on a private event loop: async functions are awaited there, sync ones in
+a thread pool, so a function defined in a notebook cell is never pickled. The progress bar is
+updated on the calling thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import os
+import re
+import threading
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chaplab import vocabulary
+from chaplab.frames import (
+    ORG_UNIT,
+    PERIOD,
+    QUANTILE,
+    SPLIT_PERIOD,
+    VALUE,
+    parse_periods,
+    with_horizon,
+    with_org_unit_names,
+)
+from chaplab.quantiles import quantiles_from_sorted
+from chaplab.vocabulary import DEFAULT_QUANTILES, SplitWindow, split_windows
+
+TIME_PERIOD = "time_period"
+LOCATION = "location"
+TARGET = "disease_cases"
+"""The column a model forecasts; the future frame a model gets lacks it."""
+SAMPLE_COLUMN = re.compile(r"^sample_(\d+)$")
+N_SAMPLES = "n_samples"
+RNG = "rng"
+
+
+class BacktestError(Exception):
+    """A model function failed, or answered what a backtest cannot use, in one split.
+
+    ``split_period`` names the split (its first forecast period), ``function`` the function
+    (``"train"`` or ``"predict"`` and its name); the function's own exception, if any, is the
+    ``__cause__``.
+    """
+
+    def __init__(self, split_period: str, function: str, problem: str) -> None:
+        super().__init__(f"split {split_period}: {function} {problem}")
+        self.split_period = split_period
+        self.function = function
+
+
+def backtest(
+    train: Callable[..., Any],
+    predict: Callable[..., Any],
+    data: pd.DataFrame,
+    *,
+    n_splits: int,
+    n_periods: int,
+    stride: int = 1,
+    config: Any = None,
+    n_samples: int = 100,
+    geojson: Any = None,
+    seed: int | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Backtest ``train`` and ``predict`` on ``data``, as the service evaluates its models.
+
+    ``data`` is a frame as ``dataset_frame`` returns it: ``time_period``, ``location`` and one
+    column per feature, ``disease_cases`` the target. The splits are the service's for the same
+    ``n_splits``, ``n_periods`` and ``stride`` (each named by its first forecast period). In
+    each split ``train(config, historic, geojson)`` gets the rows before the split period and
+    ``predict(config, model, historic, future, geojson)`` the same history and ``future``: one
+    row per location and forecast period with the other columns' observed values (the target
+    left out, as chap-core hands a model its future covariates). ``predict`` answers the future
+    rows with ``sample_0``, ``sample_1``, ... columns. A function that takes an ``n_samples``
+    keyword gets ``n_samples`` (and must answer that many samples); one that takes ``rng`` gets
+    a ``numpy.random.Generator`` per split, spawned from ``seed`` as the service spawns its
+    splits' streams. Each function's result goes only to its own split.
+
+    Returns the evaluation frame (``org_unit``, ``org_unit_name`` when ``geojson`` is given,
+    ``split_period``, ``period``, ``horizon``, ``quantile``, ``value``) at ``quantiles``. A
+    function that raises or answers wrong rows, no sample columns, or NaN or negative samples raises
+    :class:`BacktestError` naming the split period and the function; too few periods for the
+    splits is a ValueError naming ``data``.
+    """
+    series = _Series.build(data)
+    try:
+        windows = split_windows(series.periods, n_periods, n_splits, stride)
+    except ValueError as error:
+        if str(error).startswith("periods"):
+            raise ValueError(f"data has too few periods: {error}") from None
+        raise
+    levels = _levels(quantiles)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    streams = np.random.SeedSequence(seed).spawn(len(windows))
+    splits = [
+        _Split(window, series, train, predict, config, geojson, n_samples, stream)
+        for window, stream in zip(windows, streams, strict=True)
+    ]
+    samples = _run_concurrently([split.run for split in splits], progress)
+    values = np.stack(
+        [
+            quantiles_from_sorted(np.sort(drawn.astype(np.float32), axis=-1), levels)
+            for drawn in samples
+        ]
+    ).astype(np.float32)  # the service stores float32 samples and writes float32 quantiles
+    frame = _evaluation_frame(series, windows, levels, values)
+    return frame if geojson is None else with_org_unit_names(frame, geojson)
+
+
+@dataclass(frozen=True)
+class _Series:
+    """The data and the service's view of it: every period from the first to the last (the
+    splits' series), every location, and each row's position in that series."""
+
+    data: pd.DataFrame
+    periods: list[str]
+    locations: list[str]
+    row_positions: np.ndarray
+    spelling: dict[str, Any]
+
+    @classmethod
+    def build(cls, data: pd.DataFrame) -> _Series:
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        missing = [name for name in (TIME_PERIOD, LOCATION, TARGET) if name not in data.columns]
+        if missing:
+            raise ValueError(
+                f"data lacks column(s) {missing}: it needs {TIME_PERIOD}, {LOCATION}, {TARGET} "
+                "and the covariates, as dataset_frame returns them"
+            )
+        if data.empty:
+            raise ValueError("data is empty: there is nothing to backtest on")
+        codes, raw = pd.factorize(data[TIME_PERIOD])
+        try:
+            canonical = [vocabulary.canonical_period(str(value)) for value in raw]
+        except ValueError as error:
+            raise ValueError(f"data: column {TIME_PERIOD!r}: {error}") from None
+        types = {vocabulary.period_type_of(period) for period in canonical}
+        if len(types) > 1:
+            raise ValueError(f"data mixes period types {sorted(types)}; use one")
+        ordered = vocabulary.sorted_periods(canonical)
+        periods = vocabulary.period_range(ordered[0], ordered[-1])
+        positions = pd.Index(periods).get_indexer(canonical)[codes]
+        keys = pd.MultiIndex.from_arrays([data[LOCATION].astype(str), positions])
+        if keys.has_duplicates:
+            location, position = keys[keys.duplicated()][0]
+            raise ValueError(
+                f"data has more than one row for location {location!r}, {periods[position]}"
+            )
+        locations = list(dict.fromkeys(data[LOCATION].astype(str)))
+        return cls(data, periods, locations, positions, dict(zip(canonical, raw, strict=True)))
+
+    def history(self, window: SplitWindow) -> pd.DataFrame:
+        """The rows a split's model may see: those before its split period (a copy)."""
+        return self.data[self.row_positions < window.history_end].reset_index(drop=True)
+
+    def future(self, window: SplitWindow) -> pd.DataFrame:
+        """One row per location and forecast period (spelt as the data spells it), with the
+        data's other columns where it has the row (NaN where not), the target left out."""
+        forecast = window.forecast
+        grid = pd.DataFrame(
+            {
+                LOCATION: np.repeat(self.locations, len(forecast)),
+                "_position": np.tile(np.arange(forecast.start, forecast.stop), len(self.locations)),
+            }
+        )
+        inside = (self.row_positions >= forecast.start) & (self.row_positions < forecast.stop)
+        rows = self.data[inside].drop(columns=[TARGET, TIME_PERIOD])
+        rows = rows.assign(**{LOCATION: rows[LOCATION].astype(str)})
+        rows["_position"] = self.row_positions[inside]
+        merged = grid.merge(rows, on=[LOCATION, "_position"], how="left")
+        spelt = [
+            self.spelling.get(period, period)
+            for period in self.periods[forecast.start : forecast.stop]
+        ]
+        merged.insert(
+            0,
+            TIME_PERIOD,
+            np.asarray(spelt, dtype=object)[merged.pop("_position") - forecast.start],
+        )
+        return merged
+
+
+@dataclass(frozen=True)
+class _Split:
+    """One split's work: train, predict, check the answer, give samples
+    ``(locations, periods, samples)``."""
+
+    window: SplitWindow
+    series: _Series
+    train: Callable[..., Any]
+    predict: Callable[..., Any]
+    config: Any
+    geojson: Any
+    n_samples: int
+    stream: np.random.SeedSequence
+
+    async def run(self, pool: concurrent.futures.Executor) -> np.ndarray:
+        rng = np.random.default_rng(self.stream)
+        model = await self._call(
+            pool, self.train, "train", self.config, self.series.history(self.window), self.geojson
+        )
+        future = self.series.future(self.window)
+        answer = await self._call(
+            pool,
+            self.predict,
+            "predict",
+            self.config,
+            model,
+            self.series.history(self.window),
+            future.copy(),
+            self.geojson,
+            rng=rng,
+        )
+        return self._samples(answer, future)
+
+    def _name(self, function: Callable[..., Any], role: str) -> str:
+        name = getattr(function, "__qualname__", None) or type(function).__name__
+        return role if name == role else f"{role} ({name})"
+
+    async def _call(
+        self,
+        pool: concurrent.futures.Executor,
+        function: Callable[..., Any],
+        role: str,
+        *args: Any,
+        rng: np.random.Generator | None = None,
+    ) -> Any:
+        """The function's answer: awaited when it is async, else run in the thread pool;
+        BacktestError naming the split and the function when it raises."""
+        keywords = _keywords(function, n_samples=self.n_samples, rng=rng)
+        try:
+            if inspect.iscoroutinefunction(function):
+                return await function(*args, **keywords)
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(pool, partial(function, *args, **keywords))
+            return await answer if inspect.isawaitable(answer) else answer
+        except Exception as error:
+            raise BacktestError(
+                self.window.split_period,
+                self._name(function, role),
+                f"raised {type(error).__name__}: {error}",
+            ) from error
+
+    def _samples(self, answer: Any, future: pd.DataFrame) -> np.ndarray:
+        """The answer's samples on the (location, forecast period) grid, checked."""
+
+        def fail(problem: str) -> BacktestError:
+            return BacktestError(
+                self.window.split_period, self._name(self.predict, "predict"), problem
+            )
+
+        if not isinstance(answer, pd.DataFrame):
+            raise fail(f"returned {type(answer).__name__}, not a DataFrame of the future rows")
+        columns = sorted(
+            (int(match.group(1)), name)
+            for name in map(str, answer.columns)
+            if (match := SAMPLE_COLUMN.match(name))
+        )
+        if not columns:
+            raise fail(
+                f"returned no sample columns (sample_0, sample_1, ...); its columns are "
+                f"{[str(name) for name in answer.columns]}"
+            )
+        if N_SAMPLES in _accepted(self.predict) and len(columns) != self.n_samples:
+            raise fail(f"returned {len(columns)} sample columns but was asked for {self.n_samples}")
+        missing = [name for name in (TIME_PERIOD, LOCATION) if name not in answer.columns]
+        if missing:
+            raise fail(f"returned no {missing} column(s) to tell its rows apart")
+        periods = _positions(answer[TIME_PERIOD], self.window.forecast_periods)
+        locations = pd.Index(self.series.locations).get_indexer(answer[LOCATION].astype(str))
+        known = (periods >= 0) & (locations >= 0)
+        if not known.all():
+            row = answer[~known].iloc[0]
+            raise fail(
+                f"returned a row for location {row[LOCATION]!r}, {row[TIME_PERIOD]} that is not "
+                "among the future rows it was given"
+            )
+        cell = locations.astype(np.int64) * len(self.window.forecast_periods) + periods
+        if len(np.unique(cell)) != len(cell):
+            raise fail("returned more than one row for a location and period")
+        if len(cell) != len(future):
+            lacking = np.setdiff1d(np.arange(len(future)), cell)[0]
+            raise fail(
+                f"returned {len(cell)} rows for the {len(future)} future rows; it lacks e.g. "
+                f"location {future[LOCATION].iloc[lacking]!r}, {future[TIME_PERIOD].iloc[lacking]}"
+            )
+        try:
+            drawn = answer[[name for _, name in columns]].to_numpy(np.float64)
+        except (TypeError, ValueError) as error:
+            raise fail(f"returned sample columns that are not numbers ({error})") from None
+        for bad, what in ((~np.isfinite(drawn), "NaN or infinite"), (drawn < 0, "negative")):
+            if bad.any():
+                row = answer.iloc[int(np.flatnonzero(bad.any(axis=1))[0])]
+                raise fail(
+                    f"returned {what} samples, e.g. for location {row[LOCATION]!r}, "
+                    f"{row[TIME_PERIOD]}; case counts are finite and >= 0"
+                )
+        grid = np.empty((len(future), drawn.shape[1]))
+        grid[cell] = drawn
+        return grid.reshape(len(self.series.locations), len(self.window.forecast_periods), -1)
+
+
+def _positions(values: pd.Series, forecast_periods: Sequence[str]) -> np.ndarray:
+    """Each value's position among ``forecast_periods`` (-1 where it is none of them)."""
+    codes, distinct = pd.factorize(values.astype(str))
+    wanted = {period: position for position, period in enumerate(forecast_periods)}
+    found = []
+    for value in distinct:
+        try:
+            found.append(wanted.get(vocabulary.canonical_period(str(value)), -1))
+        except ValueError:
+            found.append(-1)
+    return np.asarray(found, dtype=np.int64)[codes] if len(codes) else np.zeros(0, np.int64)
+
+
+def _levels(quantiles: Sequence[float]) -> np.ndarray:
+    levels = np.asarray(quantiles, dtype=np.float64)
+    if levels.ndim != 1 or levels.size == 0 or not ((levels > 0) & (levels < 1)).all():
+        raise ValueError(f"quantiles must be levels strictly between 0 and 1, got {quantiles!r}")
+    return np.unique(levels)
+
+
+def _accepted(function: Callable[..., Any]) -> set[str]:
+    """The keyword parameters a function takes by name (all of them with ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return {N_SAMPLES, RNG}
+    return {
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def _keywords(function: Callable[..., Any], **offered: Any) -> dict[str, Any]:
+    accepted = _accepted(function)
+    return {
+        name: value for name, value in offered.items() if name in accepted and value is not None
+    }
+
+
+def _run_concurrently(
+    jobs: Sequence[Callable[[concurrent.futures.Executor], Coroutine[Any, Any, np.ndarray]]],
+    progress: bool,
+) -> list[np.ndarray]:
+    """Run every job on a private event loop (sync model functions in its thread pool) and
+    return their results in order; the progress bar advances on this thread as jobs finish.
+    The first failure cancels the jobs that have not started and is raised."""
+    from tqdm.auto import tqdm
+
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, name="chaplab-backtest", daemon=True)
+    runner.start()
+    pool = concurrent.futures.ThreadPoolExecutor(
+        max_workers=max(1, min(len(jobs), os.cpu_count() or 1)),
+        thread_name_prefix="chaplab-backtest",
+    )
+    futures = [asyncio.run_coroutine_threadsafe(job(pool), loop) for job in jobs]
+    try:
+        with tqdm(total=len(jobs), desc="backtest", unit="split", disable=not progress) as bar:
+            for future in concurrent.futures.as_completed(futures):
+                future.result()
+                bar.update(1)
+        return [future.result() for future in futures]
+    finally:
+        asyncio.run_coroutine_threadsafe(_cancel_all(), loop).result()
+        pool.shutdown(wait=True, cancel_futures=True)
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join()
+        loop.close()
+
+
+async def _cancel_all() -> None:
+    """Cancel every other task of the running loop and wait until they have stopped."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _evaluation_frame(
+    series: _Series, windows: list[SplitWindow], levels: np.ndarray, values: np.ndarray
+) -> pd.DataFrame:
+    """The tidy evaluation frame of ``values`` ``(splits, locations, periods, levels)``, laid out
+    as ``chaplab.frames.entries_to_frame`` lays out the service's entries: org units sorted,
+    then split periods, periods and quantiles in order."""
+    order = np.argsort(np.asarray(series.locations, dtype=str), kind="stable")
+    org_units = np.asarray(series.locations, dtype=str)[order]
+    ordered = values[:, order].transpose(1, 0, 2, 3)  # (org units, splits, periods, levels)
+    n_units, n_splits, n_periods, n_levels = ordered.shape
+    split_periods = parse_periods([window.split_period for window in windows])
+    periods = parse_periods([period for window in windows for period in window.forecast_periods])
+    per_unit = n_splits * n_periods * n_levels
+    frame = pd.DataFrame(
+        {
+            ORG_UNIT: pd.Categorical.from_codes(
+                np.repeat(np.arange(n_units), per_unit), categories=pd.Index(org_units)
+            ),
+            SPLIT_PERIOD: np.tile(np.repeat(split_periods, n_periods * n_levels), n_units),
+            PERIOD: np.tile(np.repeat(periods, n_levels), n_units),
+            QUANTILE: np.tile(levels, n_units * n_splits * n_periods),
+            VALUE: ordered.astype(np.float64).ravel(),
+        }
+    )
+    return with_horizon(frame)

@@ -1,0 +1,302 @@
+"""chaplab.backtest on its own: splits and what a model sees, sync and async functions run
+concurrently, seeds, and an error naming the split period and the function for every way a
+model can fail."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import chaplab
+from chaplab import BacktestError, backtest
+from chaplab.vocabulary import split_windows
+
+from .models import predict_spread, samples_frame, train_last
+
+PERIODS = [f"2020{month:02d}" for month in range(1, 13)]
+LOCATIONS = ["B", "A", "C"]
+
+
+def monthly_data() -> pd.DataFrame:
+    """Three locations over twelve months, wire-spelt periods, one covariate."""
+    rows = [
+        {
+            "time_period": f"{period[:4]}-{period[4:]}",
+            "location": location,
+            "disease_cases": float(10 * index + month),
+            "rainfall": float(month),
+        }
+        for index, location in enumerate(LOCATIONS)
+        for month, period in enumerate(PERIODS)
+    ]
+    return pd.DataFrame(rows)
+
+
+def run(train: Any = train_last, predict: Any = predict_spread, **settings: Any) -> pd.DataFrame:
+    options = {"n_splits": 3, "n_periods": 2, "stride": 2, "progress": False, **settings}
+    return backtest(train, predict, monthly_data(), **options)
+
+
+def test_the_splits_are_the_services_and_named_by_their_first_forecast_period() -> None:
+    frame = run()
+    windows = split_windows(PERIODS, 2, 3, 2)
+    assert [str(p).replace("-", "") for p in frame["split_period"].unique()] == [
+        w.split_period for w in windows
+    ]
+    assert frame["org_unit"].cat.categories.tolist() == ["A", "B", "C"]
+    assert frame.columns.tolist() == [
+        "org_unit",
+        "split_period",
+        "period",
+        "horizon",
+        "quantile",
+        "value",
+    ]
+    assert (
+        frame["horizon"] == (frame["period"] - frame["split_period"]).apply(lambda d: d.n) + 1
+    ).all()
+    assert (frame["period"] >= frame["split_period"]).all()
+    assert len(frame) == 3 * 3 * 2 * 5
+
+
+def test_a_model_sees_only_the_history_and_the_futures_covariates() -> None:
+    seen: list[tuple[str, str, str, list[str], bool, int]] = []
+    lock = threading.Lock()
+
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> str:
+        return str(data["time_period"].max())
+
+    def predict(
+        config: Any, model: str, historic: pd.DataFrame, future: pd.DataFrame, geo: Any
+    ) -> pd.DataFrame:
+        with lock:
+            seen.append(
+                (
+                    model,
+                    str(historic["time_period"].max()),
+                    str(future["time_period"].min()),
+                    sorted(future.columns),
+                    bool(future["rainfall"].notna().all()),
+                    len(future),
+                )
+            )
+        return samples_frame(future, np.ones((len(future), 3)))
+
+    run(train, predict)
+    for last_trained, last_history, first_future, columns, covariates, rows in seen:
+        assert last_trained == last_history < first_future
+        assert first_future.startswith("2020-")  # spelt as the data spells its periods
+        assert columns == ["location", "rainfall", "time_period"]  # no disease_cases
+        assert covariates and rows == 3 * 2
+
+
+def test_quantiles_interpolate_the_samples_as_the_service_does() -> None:
+    frame = run(n_samples=5, quantiles=[0.1, 0.5, 0.9])
+    first = frame[
+        (frame["org_unit"] == "A") & (frame["split_period"] == frame["split_period"].min())
+    ]
+    # A's last case before the first split (month index 5, 202006) is 10 + 5 = 15: samples 0..30
+    samples = np.linspace(0.0, 2.0, 5) * 15
+    expected = np.quantile(samples, [0.1, 0.5, 0.9])
+    assert first["value"].iloc[:3].to_numpy() == pytest.approx(expected)
+
+
+def test_async_functions_of_every_split_run_at_once() -> None:
+    started = 0
+    all_started = asyncio.Event()
+
+    async def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+        nonlocal started
+        started += 1
+        if started == 3:
+            all_started.set()
+        await asyncio.wait_for(all_started.wait(), 60)  # a split run alone would wait forever
+
+    async def predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> Any:
+        return samples_frame(future, np.ones((len(future), 2)))
+
+    assert len(run(train, predict)) == 90
+
+
+def test_sync_functions_run_in_threads_and_need_no_pickling() -> None:
+    parties = min(3, os.cpu_count() or 1)
+    barrier = threading.Barrier(parties, timeout=60)
+    threads: set[str] = set()
+    closure_state = {"calls": 0}
+
+    lock = threading.Lock()
+
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+        with lock:
+            threads.add(threading.current_thread().name)
+            closure_state["calls"] += 1
+            waits = closure_state["calls"] <= parties
+        if waits:  # the first splits meet: run one after another they would never meet
+            barrier.wait()
+
+    predict = lambda config, model, historic, future, geo: samples_frame(  # noqa: E731
+        future, np.ones((len(future), 2))
+    )
+    assert len(run(train, predict)) == 90
+    assert closure_state["calls"] == 3
+    assert threading.current_thread().name not in threads
+
+
+def test_config_and_geojson_reach_both_functions_and_name_the_places() -> None:
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "id": name,
+                "properties": {"name": f"Place {name}"},
+                "geometry": None,
+            }
+            for name in LOCATIONS
+        ],
+    }
+    received: list[tuple[Any, Any]] = []
+
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+        received.append((config, geo))
+
+    def predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> pd.DataFrame:
+        received.append((config, geo))
+        return samples_frame(future, np.ones((len(future), 2)))
+
+    frame = run(train, predict, config={"alpha": 1}, geojson=geojson)
+    assert received == [({"alpha": 1}, geojson)] * 6
+    assert frame.columns[1] == "org_unit_name"
+    assert frame["org_unit_name"].cat.categories.tolist() == ["Place A", "Place B", "Place C"]
+
+
+def test_a_seed_gives_each_split_its_own_reproducible_generator() -> None:
+    def predict(
+        config: Any, model: Any, historic: Any, future: Any, geo: Any, rng: np.random.Generator
+    ) -> pd.DataFrame:
+        return samples_frame(future, rng.gamma(2.0, 5.0, (len(future), 50)))
+
+    first, again, other = (run(predict=predict, seed=seed) for seed in (1, 1, 2))
+    pd.testing.assert_frame_equal(first, again)
+    assert not np.allclose(first["value"], other["value"])
+    by_split = first.groupby("split_period", observed=True)["value"].apply(tuple)
+    assert len(set(by_split)) == 3  # the splits' draws differ
+
+
+def test_a_function_that_raises_is_named_with_its_split_and_message() -> None:
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+        if data["time_period"].max() >= "2020-08":
+            raise KeyError("rainfall_lag")
+
+    with pytest.raises(BacktestError) as raised:
+        run(train)
+    error = raised.value
+    name = "test_a_function_that_raises_is_named_with_its_split_and_message.<locals>.train"
+    assert error.split_period in {"202009", "202011"}  # the splits trained on August
+    assert str(error) == (
+        f"split {error.split_period}: train ({name}) raised KeyError: 'rainfall_lag'"
+    )
+    assert isinstance(error.__cause__, KeyError)
+
+
+async def failing_predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> Any:
+    raise RuntimeError("the model diverged")
+
+
+def test_an_async_function_that_raises_is_named_too() -> None:
+    with pytest.raises(
+        BacktestError,
+        match=r"^split 2020\d\d: predict \(failing_predict\) raised "
+        r"RuntimeError: the model diverged$",
+    ):
+        run(predict=failing_predict)
+
+
+def answering(change: Any) -> Any:
+    """A predict function answering ``change(future with samples)``."""
+
+    def predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> Any:
+        return change(samples_frame(future, np.ones((len(future), 4))))
+
+    return predict
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda f: f.iloc[1:],
+            r"returned 5 rows for the 6 future rows; it lacks e.g. location 'B'",
+        ),
+        (
+            lambda f: pd.concat([f, f.iloc[:1]]),
+            "returned more than one row for a location and period",
+        ),
+        (
+            lambda f: f.assign(location=f["location"].replace("A", "Z")),
+            r"returned a row for location 'Z', .* that is not among the future rows",
+        ),
+        (
+            lambda f: f.drop(columns=[c for c in f if c.startswith("sample_")]),
+            r"returned no sample columns \(sample_0, sample_1, \.\.\.\); its columns are \[",
+        ),
+        (
+            lambda f: f.assign(sample_2=np.nan),
+            r"returned NaN or infinite samples, e.g. for location",
+        ),
+        (lambda f: f.assign(sample_0=-1.0), r"returned negative samples, e\.g\. for location"),
+        (lambda f: f.drop(columns="location"), r"returned no \['location'\] column"),
+        (lambda f: f["sample_0"], r"returned Series, not a DataFrame"),
+    ],
+)
+def test_a_wrong_answer_is_named_with_the_split_and_function(change: Any, message: str) -> None:
+    with pytest.raises(
+        BacktestError, match=r"^split 2020\d\d: predict \(answering.<locals>.predict\) " + message
+    ):
+        run(predict=answering(change))
+
+
+def test_a_model_asked_for_n_samples_must_answer_that_many() -> None:
+    def predict(
+        config: Any, model: Any, historic: Any, future: Any, geo: Any, n_samples: int
+    ) -> Any:
+        return samples_frame(future, np.ones((len(future), n_samples - 1)))
+
+    with pytest.raises(BacktestError, match="returned 9 sample columns but was asked for 10"):
+        run(predict=predict, n_samples=10)
+
+
+def test_too_few_periods_and_bad_data_are_named() -> None:
+    with pytest.raises(ValueError, match=r"^data has too few periods: .*need at least 13 periods"):
+        run(n_splits=5, n_periods=4, stride=2)
+    with pytest.raises(ValueError, match=r"n_splits must be a positive integer"):
+        run(n_splits=0)
+    with pytest.raises(ValueError, match=r"data lacks column\(s\) \['disease_cases'\]"):
+        backtest(
+            train_last,
+            predict_spread,
+            monthly_data().drop(columns="disease_cases"),
+            n_splits=1,
+            n_periods=1,
+        )
+    with pytest.raises(ValueError, match="data has more than one row for location 'B', 202001"):
+        backtest(
+            train_last, predict_spread, pd.concat([monthly_data()] * 2), n_splits=1, n_periods=1
+        )
+
+
+def test_progress_is_a_bar_over_the_splits(capsys: pytest.CaptureFixture[str]) -> None:
+    run(progress=True)
+    shown = capsys.readouterr().err
+    assert "backtest: 100%" in shown and "3/3" in shown
+
+
+def test_backtest_is_a_lazy_top_level_name() -> None:
+    assert chaplab.backtest is backtest
+    assert "backtest" in dir(chaplab)
