@@ -4,11 +4,15 @@ scoring diagnostics drawn, and two models of the batch opened in the comparison 
 
 from __future__ import annotations
 
+import asyncio
 import html
 from collections.abc import AsyncIterator
 
+import numpy as np
+import pandas as pd
 import pytest
 
+import chaplab
 from chaplab import scoring
 from chaplab.client import AsyncChapClient
 from chaplab.frames import format_number
@@ -122,3 +126,34 @@ async def test_picking_two_models_opens_their_comparison(compared: ChapPanel) ->
     assert "<b>naive_model</b> vs <b>persistence</b>" in view.comparison_title.value
     view.leaderboard.select("naive_model")
     assert bytes(view.comparison.value) == b"" and view.comparison_title.value == ""
+
+
+async def test_a_local_backtest_joins_the_leaderboard(compared: ChapPanel) -> None:
+    def train(config: object, data: pd.DataFrame, geo: object) -> pd.Series:
+        return data.groupby("location")["disease_cases"].mean()
+
+    def predict(
+        config: object, model: pd.Series, historic: object, future: pd.DataFrame, geo: object
+    ) -> pd.DataFrame:
+        mean = future["location"].map(model).to_numpy()
+        samples = np.outer(mean, np.linspace(0.5, 1.5, 20))
+        columns = [f"sample_{i}" for i in range(20)]
+        return pd.concat(
+            [future, pd.DataFrame(samples, columns=columns, index=future.index)], axis=1
+        )
+
+    view = compared.compare
+    data = await compared.client.dataset_frame(view.dataset.value)
+    mine = await asyncio.to_thread(
+        chaplab.backtest, train, predict, data, n_periods=2, n_splits=3, progress=False
+    )
+    with pytest.raises(ValueError, match="name 'naive_model' is a model of the batch"):
+        view.add_forecasts("naive_model", mine)
+    with pytest.raises(ValueError, match="frame must be an evaluation frame"):
+        view.add_forecasts("mine", mine.drop(columns="split_period"))
+    task = compared.add_forecasts("mine", mine)
+    assert task is not None
+    await task
+    rows = {row["model"]: row for row in view.leaderboard.rows}
+    assert len(rows) == 7 and rows["mine"]["targets"] == "36"
+    assert "7 models scored on 36 forecast targets each" in view.status.value

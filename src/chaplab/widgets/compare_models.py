@@ -148,6 +148,9 @@ class CompareModelsView(widgets.VBox):
         self._datasets: dict[int, Any] = {}
         self._running = False
         self.scored: BatchScores | None = None
+        self.local_forecasts: dict[str, pd.DataFrame] = {}
+        """Frames added with :meth:`add_forecasts`, ranked beside every batch's models."""
+        self._served: dict[str, pd.DataFrame] = {}
         self.dataset = widgets.Dropdown(
             description="dataset", style=_STYLE, layout=widgets.Layout(width="380px")
         )
@@ -372,9 +375,39 @@ class CompareModelsView(widgets.VBox):
             for name, evaluation in runs.items()
         }
         actuals = await self._client.actual_cases(next(iter(runs.values())))
+        self._served = forecasts
+        await self._score({**forecasts, **self.local_forecasts}, actuals)
+        self._finished()
+
+    async def _score(self, forecasts: Mapping[str, pd.DataFrame], actuals: pd.DataFrame) -> None:
         self.scored = await asyncio.to_thread(BatchScores.build, forecasts, actuals)
         await self._show_scores(self.scored)
-        self._finished()
+
+    def add_forecasts(self, name: str, frame: pd.DataFrame) -> asyncio.Task[Any] | None:
+        """Rank a local forecast frame (``chaplab.backtest``, ``scoring.ensemble``, another
+        server's evaluation) as ``name`` beside the batch's models, scored against the batch's
+        actual cases: at once when a batch has been scored (``await`` the task for the
+        leaderboard and charts; None otherwise), and in every batch run after. ValueError for a
+        name the batch uses or a frame that is no evaluation frame."""
+        import pandas as pd
+
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name must be a non-empty model name, got {name!r}")
+        if name in self._served:
+            raise ValueError(f"name {name!r} is a model of the batch; choose another name")
+        needed = ["org_unit", "split_period", "period", "quantile", "value"]
+        if not isinstance(frame, pd.DataFrame) or not set(needed) <= set(frame.columns):
+            raise ValueError(
+                f"frame must be an evaluation frame with columns {needed}, as chaplab.backtest "
+                "and evaluation_frame return"
+            )
+        self.local_forecasts[name] = frame
+        if self.scored is None or self._running:
+            return None
+        forecasts = {**self._served, **self.local_forecasts}
+        return self._keeper.spawn(
+            self._score(forecasts, self.scored.actuals), on_error=self.show_error
+        )
 
     def _canceller(self, row: JobLine) -> Any:
         async def cancel() -> None:

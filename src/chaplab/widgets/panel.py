@@ -252,6 +252,12 @@ class ChapPanel(widgets.VBox):
 
         return self._keeper.spawn(run(), on_error=failed)
 
+    def add_forecasts(self, name: str, frame: pd.DataFrame) -> asyncio.Task[Any] | None:
+        """Rank a local forecast frame (a ``chaplab.backtest``, an ensemble) as ``name`` in the
+        "compare models" view, beside the batch's models (see
+        :meth:`CompareModelsView.add_forecasts`)."""
+        return self.compare.add_forecasts(name, frame)
+
     def create_model(self) -> asyncio.Task[Any]:
         """Create the configured model described by the form (what its button does)."""
         return self._keeper.spawn(self._create_model())
