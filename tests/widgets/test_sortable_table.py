@@ -254,3 +254,11 @@ def test_a_delete_asked_on_a_later_page_names_that_row() -> None:
     table.set_rows(_numbered(40))
     assert table.page == 1 and table.pager.label.value == "rows 21-40 of 40"
     assert table.confirmation.layout.display == "none"
+
+
+def test_ids_are_shown_as_ids_and_counts_as_numbers() -> None:
+    table = SortableTable([Column("name", "name"), Column("id", "id"), Column("rows", "rows")])
+    table.set_rows([{"id": 1001, "name": "model", "rows": 1001}])
+    grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
+    texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[3:]]
+    assert texts == ["model", "1001", "1,001"]

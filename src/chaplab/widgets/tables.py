@@ -363,7 +363,12 @@ class SortableTable(widgets.VBox):
         return button
 
     def _texts(self, row: Row) -> list[str]:
-        return [format_cell(row.get(column.key)) for column in self.columns]
+        """The cells' texts; the key column (an id) as the id is written, ``1001`` and never
+        the count ``1,001``."""
+        return [
+            str(row.get(column.key)) if column.key == self.key else format_cell(row.get(column.key))
+            for column in self.columns
+        ]
 
     def _cells_of(self, row: Row) -> list[widgets.Widget]:
         """The widgets of ``row``, made when it is first needed."""
