@@ -170,6 +170,7 @@ class ResultsView(widgets.VBox):
             description="find",
             layout=widgets.Layout(width="420px"),
         )
+        self.org_unit_note = widgets.HTML()  # "no org unit matches ..." when the search finds none
         self._org_unit_picks: list[tuple[str, str]] = []
         self.split = widgets.SelectionSlider(
             options=[LAST_SPLIT],
@@ -211,7 +212,10 @@ class ResultsView(widgets.VBox):
         self.org_unit_search.observe(lambda _: self._offer_org_units(), names="value")
         self.split.observe(self._split_changed, names="value")
         controls = widgets.HBox(
-            [self.quantiles, widgets.VBox([self.org_unit_search, self.org_unit, self.split])]
+            [
+                self.quantiles,
+                widgets.VBox([self.org_unit_search, self.org_unit_note, self.org_unit, self.split]),
+            ]
         )
         comparison = widgets.HBox(
             [self.compare_with, self.alone_button, self.compare_note],
@@ -393,11 +397,17 @@ class ResultsView(widgets.VBox):
         hundreds of places become a few), the chosen one always among them."""
         keep = self.org_unit.value if keep is None else keep
         text = self.org_unit_search.value.strip().casefold()
-        shown = [
+        found = [
             (label, unit)
             for label, unit in self._org_unit_picks
-            if not text or text in label.casefold() or text in unit.casefold() or unit == keep
+            if not text or text in label.casefold() or text in unit.casefold()
         ]
+        shown = [pick for pick in self._org_unit_picks if pick in found or pick[1] == keep]
+        self.org_unit_note.value = (
+            message(f"no org unit matches {self.org_unit_search.value.strip()!r}", "#555")
+            if text and not found
+            else ""
+        )
         offering, self._offering_choices = self._offering_choices, True
         try:
             self.org_unit.options = [(ALL_ORG_UNITS, ALL_ORG_UNITS), *shown]
