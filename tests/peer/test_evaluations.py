@@ -41,6 +41,7 @@ def test_the_evaluation_frame_has_ordered_quantiles_per_org_unit_split_and_perio
         "org_unit_name",
         "split_period",
         "period",
+        "horizon",
         "quantile",
         "value",
     ]
@@ -48,8 +49,10 @@ def test_the_evaluation_frame_has_ordered_quantiles_per_org_unit_split_and_perio
     assert set(frame["org_unit"]) == set(ORG_UNITS)
     forecasts = frame.groupby(["org_unit", "split_period", "period"])
     assert forecasts.ngroups == len(ORG_UNITS) * 2 * 3
-    for (_, split_period), horizon in frame.groupby(["org_unit", "split_period"], observed=True):
-        assert sorted(horizon["period"].unique()) == [split_period + step for step in range(3)]
+    # chap-core names a split by its first forecast period: horizon 1
+    for (_, split_period), split in frame.groupby(["org_unit", "split_period"], observed=True):
+        assert sorted(split["period"].unique()) == [split_period + step for step in range(3)]
+        assert sorted(split["horizon"].unique()) == [1, 2, 3]
     for _, forecast in forecasts:
         values = forecast.sort_values("quantile")["value"]
         assert values.is_monotonic_increasing

@@ -103,6 +103,7 @@ async def test_a_launched_evaluation_is_followed_to_success_and_charted(
         "org_unit_name",
         "split_period",
         "period",
+        "horizon",
         "quantile",
         "value",
     ]
