@@ -47,12 +47,12 @@ def forecast_horizons(
     low = min(int(start_ordinals.min()), int(period_ordinals.min()))
     span = max(int(start_ordinals.max()), int(period_ordinals.max())) - low + 1
     codes, pairs = pd.factorize((start_ordinals - low) * span + (period_ordinals - low))
-    first, period = np.divmod(np.asarray(pairs, dtype=np.int64), span)
+    start_offsets, period_offsets = np.divmod(np.asarray(pairs, dtype=np.int64), span)
     freq = periods.dtype.freq
     by_pair = []
-    for a, b in zip(first, period, strict=True):
-        start = format_period(pd.Period(ordinal=int(a) + low, freq=freq))
-        forecast = format_period(pd.Period(ordinal=int(b) + low, freq=freq))
+    for start_offset, period_offset in zip(start_offsets, period_offsets, strict=True):
+        start = format_period(pd.Period(ordinal=int(start_offset) + low, freq=freq))
+        forecast = format_period(pd.Period(ordinal=int(period_offset) + low, freq=freq))
         try:
             by_pair.append(vocabulary.forecast_horizon(start, forecast))
         except ValueError as error:
@@ -61,7 +61,8 @@ def forecast_horizons(
                 "service older than schema version 5 named it by the last period the model "
                 "saw: upgrade that service)"
             ) from None
-    return np.asarray(by_pair, dtype=HORIZON_DTYPE)[codes]
+    horizons: np.ndarray = np.asarray(by_pair, dtype=HORIZON_DTYPE)[codes]
+    return horizons
 
 
 def with_horizon(frame: pd.DataFrame) -> pd.DataFrame:
