@@ -13,7 +13,18 @@ the dataset's GeoJSON; charts show it wherever a frame has it.
 
 from __future__ import annotations
 
-from chaplab.frames._display import format_number, period_label, period_labels, readable
+from chaplab.frames._display import (
+    PROBABILITY,
+    PROBABILITY_LOWER,
+    PROBABILITY_UPPER,
+    format_number,
+    format_probability,
+    is_bound,
+    period_label,
+    period_labels,
+    probability_labels,
+    readable,
+)
 from chaplab.frames._entries import actuals_to_frame, entries_to_frame
 from chaplab.frames._horizons import forecast_horizons, forecast_starts, with_horizon
 from chaplab.frames._names import (
@@ -36,18 +47,23 @@ __all__ = [
     "ORG_UNIT",
     "ORG_UNIT_NAME",
     "PERIOD",
+    "PROBABILITY",
+    "PROBABILITY_LOWER",
+    "PROBABILITY_UPPER",
     "QUANTILE",
     "SPLIT_PERIOD",
     "VALUE",
     "actuals_to_frame",
     "entries_to_frame",
     "format_number",
+    "format_probability",
     "forecast_horizons",
     "forecast_starts",
     "format_period",
     "format_periods",
     "frame_labels",
     "frame_to_observations",
+    "is_bound",
     "national_total",
     "org_unit_labels",
     "org_unit_names",
@@ -55,6 +71,7 @@ __all__ = [
     "period_kind",
     "period_label",
     "period_labels",
+    "probability_labels",
     "quantile_column",
     "readable",
     "resolve_org_units",

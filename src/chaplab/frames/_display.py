@@ -1,4 +1,5 @@
-"""How periods and numbers are written where people read them: chart labels and tables.
+"""How periods, numbers and probabilities are written where people read them: chart labels and
+tables.
 
 One spelling per frequency: months ``2024-07``, ISO weeks ``2024-W05`` (chap-core's dashed
 spellings, which parse back). One number format for counts and scores alike: no exponent, a
@@ -17,6 +18,10 @@ from chaplab.frames._periods import format_period, format_periods
 
 MISSING = "\u2013"
 """How a missing number (None, NaN) is written."""
+PROBABILITY = "probability"
+PROBABILITY_LOWER = "probability_lower"
+PROBABILITY_UPPER = "probability_upper"
+"""An outbreak probability and the interval it is known to lie in (its bounds)."""
 
 
 def period_label(period: pd.Period | str) -> str:
@@ -59,13 +64,55 @@ def format_number(value: object) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def is_bound(lower: object, upper: object) -> bool:
+    """Whether a probability known to lie in ``lower``..``upper`` is only a bound: the two
+    differ (a threshold beyond a forecast's outermost quantile, see
+    ``chaplab.scoring.exceedance_probability``)."""
+    if not isinstance(lower, numbers.Real) or not isinstance(upper, numbers.Real):
+        return False
+    low, high = float(lower), float(upper)
+    return not (math.isnan(low) or math.isnan(high)) and high - low > 1e-9
+
+
+def format_probability(probability: object, lower: object = None, upper: object = None) -> str:
+    """A probability as people read it: ``37%``; where it is known only to lie in
+    ``lower``..``upper`` (:func:`is_bound`), the bound: ``< 10%`` (``0``..``0.1``),
+    ``> 90%`` (``0.9``..``1``), else ``20%-40%``. None, NA and NaN are ``–``."""
+    if is_bound(lower, upper):
+        low, high = float(lower), float(upper)  # type: ignore[arg-type]
+        if low <= 0:
+            return f"< {high:.0%}"
+        if high >= 1:
+            return f"> {low:.0%}"
+        return f"{low:.0%}-{high:.0%}"
+    if probability is None or probability is pd.NA:
+        return MISSING
+    if isinstance(probability, bool) or not isinstance(probability, numbers.Real):
+        raise ValueError(f"format_probability: {probability!r} is not a number")
+    return MISSING if math.isnan(float(probability)) else f"{float(probability):.0%}"
+
+
+def probability_labels(frame: pd.DataFrame, value: str = PROBABILITY) -> list[str]:
+    """:func:`format_probability` of each row of ``frame[value]``, with the row's
+    ``probability_lower``/``probability_upper`` where the frame has them."""
+    values = frame[value].to_numpy()
+    if PROBABILITY_LOWER not in frame.columns or PROBABILITY_UPPER not in frame.columns:
+        return [format_probability(v) for v in values]
+    lower, upper = frame[PROBABILITY_LOWER].to_numpy(), frame[PROBABILITY_UPPER].to_numpy()
+    return [format_probability(*row) for row in zip(values, lower, upper, strict=True)]
+
+
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of a frame to read: periods (columns and index levels) as :func:`period_label`
-    and numbers as :func:`format_number` text. For display only: the values become text."""
+    """A copy of a frame to read: periods (columns and index levels) as :func:`period_label`,
+    a ``probability`` with its bounds as :func:`format_probability` (``< 10%`` where only a
+    bound is known) and other numbers as :func:`format_number` text. For display only: the
+    values become text."""
     table = frame.copy()
     for name in table.columns:
         column = table[name]
-        if isinstance(column.dtype, pd.PeriodDtype):
+        if name == PROBABILITY and {PROBABILITY_LOWER, PROBABILITY_UPPER} <= set(table.columns):
+            table[name] = probability_labels(frame)
+        elif isinstance(column.dtype, pd.PeriodDtype):
             table[name] = period_labels(column)
         elif pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
             table[name] = [format_number(value) for value in column.to_numpy()]

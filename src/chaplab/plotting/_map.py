@@ -35,9 +35,12 @@ from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
     PERIOD,
+    PROBABILITY_LOWER,
+    PROBABILITY_UPPER,
     QUANTILE,
     format_number,
     frame_labels,
+    is_bound,
     org_unit_names,
     parse_periods,
     period_label,
@@ -49,6 +52,7 @@ from chaplab.vocabulary import feature_id
 
 POLYGON_TYPES = ("Polygon", "MultiPolygon")
 PROBABILITY = "probability"
+BOUND_GID = "map bound"
 MAX_LABELS = 30
 """Names are written on maps of at most this many org units (``labels=True`` forces them)."""
 MAX_PANELS = 12
@@ -128,6 +132,11 @@ def map_chart(
         notes.append(f"first {max_panels} of {len(panels)} periods")
         panels = panels[:max_panels]
     by_panel = [_panel_values(table, period, value) for period in panels]
+    bound_by_panel = [_bound_units(table, period, value) for period in panels]
+    if any(bound_by_panel):
+        notes.append(
+            "hatched: only a bound is known (< or >, the threshold is beyond the forecast)"
+        )
     missing = sorted({unit for values in by_panel for unit in values} - set(shapes))
     if missing:
         notes.append(_listed("no polygon for", missing, names))
@@ -147,8 +156,9 @@ def map_chart(
     )
     bounds = _bounds(shapes)
     collection = None
-    for axes_, period, values in zip(axes, panels, by_panel, strict=True):
+    for axes_, period, values, bound in zip(axes, panels, by_panel, bound_by_panel, strict=True):
         collection = _draw_panel(axes_, shapes, values, norm, colours, bounds)
+        _hatch(axes_, shapes, bound)
         if period is not None and len(panels) > 1:
             axes_.set_title(period_label(period), fontsize="medium")
     if show_labels:
@@ -342,6 +352,28 @@ def _panel_values(table: pd.DataFrame, period: pd.Period | None, value: str) -> 
     keep = np.isfinite(values)
     units = rows[ORG_UNIT].astype(str).to_numpy()
     return dict(zip(units[keep], values[keep], strict=True))
+
+
+def _bound_units(table: pd.DataFrame, period: pd.Period | None, value: str) -> set[str]:
+    """The org units whose probability in the panel is only a bound (its lower and upper
+    bounds differ: the threshold lies beyond the forecast's outermost quantile)."""
+    if value != PROBABILITY or not {PROBABILITY_LOWER, PROBABILITY_UPPER} <= set(table.columns):
+        return set()
+    rows = table if period is None else table[table[PERIOD] == period]
+    units = rows[ORG_UNIT].astype(str)
+    pairs = zip(units, rows[PROBABILITY_LOWER], rows[PROBABILITY_UPPER], strict=True)
+    return {unit for unit, lower, upper in pairs if is_bound(lower, upper)}
+
+
+def _hatch(ax: Axes, shapes: Mapping[str, Shape], units: set[str]) -> None:
+    """Diagonal lines over the places whose probability is only a bound."""
+    hatched = [PathPatch(path) for unit in units if unit in shapes for path in shapes[unit].paths]
+    if hatched:
+        ax.add_collection(
+            PatchCollection(
+                hatched, facecolor="none", edgecolor="0.35", hatch="///", linewidth=0, gid=BOUND_GID
+            )
+        )
 
 
 def _norm(

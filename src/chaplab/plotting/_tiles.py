@@ -11,12 +11,22 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 
-from chaplab.frames import ORG_UNIT, PERIOD, frame_labels, period_label
+from chaplab.frames import (
+    ORG_UNIT,
+    PERIOD,
+    PROBABILITY,
+    PROBABILITY_LOWER,
+    PROBABILITY_UPPER,
+    frame_labels,
+    is_bound,
+    period_label,
+    probability_labels,
+)
 from chaplab.plotting._scoring_style import new_figure, require_table
 
-PROBABILITY = "probability"
 TILES_GID = "tiles"
 ROW = 0.3  # inches per org unit, up to ...
 GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
@@ -25,6 +35,9 @@ COLUMN = 0.62  # inches per period
 WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells
 DARK_FROM = 0.6  # cells from this probability on have white text
 NO_VALUE_COLOUR = "0.88"
+BOUND_GID = "bound"
+TEXT = "_text"
+BOUND = "_bound"
 
 Order = Literal["name", "probability"]
 
@@ -41,6 +54,9 @@ def probability_tiles(
     """Tiles of ``frame[value]``, a probability (0 to 1) per org unit (rows, named by
     ``org_unit_name`` where the frame has it) and period (columns, as ``2024-07``), white to red
     on a fixed 0-100 % scale; each tile says its percentage where the grid is small enough.
+    A probability known only as a bound (``probability_lower``/``probability_upper`` of the
+    frame differ: the threshold lies beyond the forecast's outermost quantile) says so
+    (``< 10%``, ``> 90%``) and is hatched.
 
     ``frame`` is :func:`chaplab.scoring.exceedance_probability`'s answer (``org_unit``,
     ``period``, ``probability``). ``strategy`` names the threshold strategy in the title.
@@ -71,15 +87,17 @@ def probability_tiles(
     if sort not in ("name", "probability"):
         raise ValueError(f"sort must be 'name' or 'probability', got {sort!r}")
     labels = frame_labels(frame)
-    grid = frame.assign(**{ORG_UNIT: frame[ORG_UNIT].astype(str)}).pivot_table(
-        index=ORG_UNIT,
-        columns=PERIOD,
-        values=value,
-        aggfunc="first",
-        dropna=False,
-        observed=True,
+    shown = frame.assign(
+        **{
+            ORG_UNIT: frame[ORG_UNIT].astype(str),
+            TEXT: probability_labels(frame, value),
+            BOUND: _bounds(frame, value),
+        }
     )
+    grid = _pivot(shown, value)
     grid = grid.reindex(_row_order(grid, labels, sort))
+    written = _pivot(shown, TEXT).reindex(index=grid.index, columns=grid.columns)
+    bounds = _pivot(shown, BOUND).reindex(index=grid.index, columns=grid.columns).fillna(False)
     figure, ax, owns = _figure_and_axes(ax, *grid.shape)
     cells = grid.to_numpy(np.float64)
     colours = colormaps["Reds"].with_extremes(bad=NO_VALUE_COLOUR)
@@ -109,7 +127,10 @@ def probability_tiles(
     for spine in ax.spines.values():
         spine.set_visible(False)
     if cells.size <= WRITTEN_CELLS and named:
-        _write_percentages(ax, cells)
+        _write_percentages(ax, cells, written.to_numpy(object))
+    bound_cells = bounds.to_numpy(bool)
+    if bound_cells.any():
+        _hatch(ax, bound_cells)
     bar = figure.colorbar(
         image,
         ax=ax,
@@ -120,6 +141,8 @@ def probability_tiles(
     lines = [title or "Outbreak probability: P(cases > threshold)"]
     if strategy:
         lines.append(f"thresholds by the {strategy!r} strategy")
+    if bound_cells.any():
+        lines.append("hatched: only a bound is known (the threshold is beyond the forecast)")
     if not named:
         order = "likeliest first" if sort == "probability" else "in name order"
         lines.append(f"{grid.shape[0]} org units {order}, too many for names")
@@ -146,13 +169,50 @@ def _figure_and_axes(ax: Axes | None, rows: int, columns: int) -> tuple[Figure, 
     return figure, figure.add_subplot(), True
 
 
-def _write_percentages(ax: Axes, cells: np.ndarray) -> None:
+def _bounds(frame: pd.DataFrame, value: str) -> list[bool]:
+    """Per row: whether its probability is known only as a bound."""
+    if value != PROBABILITY or not {PROBABILITY_LOWER, PROBABILITY_UPPER} <= set(frame.columns):
+        return [False] * len(frame)
+    pairs = zip(frame[PROBABILITY_LOWER], frame[PROBABILITY_UPPER], strict=True)
+    return [is_bound(lower, upper) for lower, upper in pairs]
+
+
+def _pivot(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One row per org unit, one column per period, of ``frame[column]``."""
+    return frame.pivot_table(
+        index=ORG_UNIT,
+        columns=PERIOD,
+        values=column,
+        aggfunc="first",
+        dropna=False,
+        observed=True,
+    )
+
+
+def _hatch(ax: Axes, bounds: np.ndarray) -> None:
+    """Diagonal lines over the tiles whose probability is only a bound."""
+    for row, column in zip(*np.nonzero(bounds), strict=True):
+        ax.add_patch(
+            Rectangle(
+                (column - 0.5, row - 0.5),
+                1,
+                1,
+                fill=False,
+                hatch="///",
+                edgecolor="0.45",
+                linewidth=0,
+                gid=BOUND_GID,
+            )
+        )
+
+
+def _write_percentages(ax: Axes, cells: np.ndarray, texts: np.ndarray) -> None:
     for (row, column), probability in np.ndenumerate(cells):
         if np.isfinite(probability):
             ax.text(
                 column,
                 row,
-                f"{probability:.0%}",
+                texts[row, column],
                 ha="center",
                 va="center",
                 fontsize="x-small",
