@@ -40,9 +40,10 @@ FIGURES: dict[str, str] = {
     "scoring": "benchmarks.scoring",
     "forecast_maps": "benchmarks.forecast_maps",
     "country_scale": "benchmarks.country_scale",
+    "backtest_functions": "benchmarks.backtest_functions",
 }
 """Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, 9 of issue 19,
-then 10 of issue 20, 11 of issue 21)."""
+then 10 of issue 20, 11 of issue 21, 12 of issue 36)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 

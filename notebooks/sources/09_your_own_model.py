@@ -1,0 +1,223 @@
+# %% [markdown]
+# # Your own model on the leaderboard
+#
+# A model in development is two Python functions, not yet a service. `chaplab.backtest` runs
+# them here, in the notebook, on exactly the splits the service's evaluations use, and answers
+# the same table an evaluation answers. So the new model goes on one leaderboard with the
+# service's models and chap-core's baselines, scored the same way, and into an ensemble with
+# them. This notebook:
+#
+# 1. writes a model as two functions, in chapkit's functional shape;
+# 2. backtests it on real data (dengue in the five microregions of Acre, Brazil, 2000-2019);
+# 3. runs the service's models and baselines on the same backtest;
+# 4. combines them into an ensemble weighted by skill on earlier splits only;
+# 5. ranks everything on one leaderboard;
+# 6. serves the same two functions with chapkit, so chap-core can run them as a model.
+#
+# Step 6 needs chapkit, which needs Python 3.13 and a chap-core to register with: its cells are
+# tagged `nbval-skip`, so `make test` reports them as skipped (not run) instead of failing on an
+# environment without chapkit.
+
+# %%
+from demo_data import real_dataset
+
+import chaplab
+
+client = chaplab.connect()
+dataset = real_dataset(client)  # "dengue Brazil (Acre)", uploaded first if the server lacks it
+data = client.dataset_frame(dataset.id)
+geojson = client.get_dataset(dataset.id).geojson
+data.head()
+
+# %% [markdown]
+# ## 1. A model is two functions
+#
+# chapkit's functional models are `train(config, data, geo) -> model` and
+# `predict(config, model, historic, future, geo) -> future` with one `sample_<i>` column per
+# sample. `data` and `historic` are the rows before the forecast; `future` has one row per
+# microregion and forecast month with the covariates and without `disease_cases`.
+#
+# This model forecasts each microregion's usual cases for the calendar month (its mean over the
+# history), scaled by how the last three months compare with their usual level, with negative
+# binomial noise of the dispersion seen in the history. Two optional keywords: `rng`, a random
+# generator per split that `chaplab.backtest` seeds (chapkit passes none), and `n_samples`.
+
+# %%
+import numpy as np
+import pandas as pd
+
+RECENT_MONTHS = 3
+
+
+def train(config, data, geo):
+    """Each microregion's mean cases per calendar month, its recent level and dispersion."""
+    frame = data.assign(month=data["time_period"].astype(str).str[-2:])
+    usual = frame.groupby(["location", "month"])["disease_cases"].mean().rename("usual")
+    frame = frame.join(usual, on=["location", "month"])
+    recent = frame.sort_values("time_period").groupby("location").tail(RECENT_MONTHS)
+    level = recent.groupby("location")["disease_cases"].sum() / recent.groupby("location")[
+        "usual"
+    ].sum().clip(lower=1.0)
+    ratio = (frame["disease_cases"] / frame["usual"].clip(lower=1.0)).groupby(frame["location"])
+    return {"usual": usual, "level": level.clip(0.2, 5.0), "spread": ratio.std().fillna(1.0)}
+
+
+def predict(config, model, historic, future, geo, *, rng=None, n_samples=100):
+    """Negative binomial samples around the usual cases of the month times the recent level."""
+    rng = rng if rng is not None else np.random.default_rng()
+    month = future["time_period"].astype(str).str[-2:]
+    keys = pd.MultiIndex.from_arrays([future["location"], month])
+    usual = model["usual"].reindex(keys).fillna(0.0).to_numpy()
+    mean = np.maximum(usual * future["location"].map(model["level"]).to_numpy(), 0.1)
+    dispersion = 1.0 / np.maximum(future["location"].map(model["spread"]).to_numpy(), 0.05) ** 2
+    draws = rng.negative_binomial(
+        dispersion[:, None], (dispersion / (dispersion + mean))[:, None], (len(future), n_samples)
+    )
+    samples = pd.DataFrame(
+        draws, index=future.index, columns=[f"sample_{i}" for i in range(n_samples)]
+    )
+    return pd.concat([future, samples], axis=1)
+
+
+# %% [markdown]
+# ## 2. Backtest it in the notebook
+#
+# No server is involved: the splits come from `chaplab.vocabulary.split_windows`, the function
+# the service's evaluations use, and each split is named by its first forecast month. The splits
+# run concurrently in threads; the bar counts them. The answer is an evaluation frame.
+
+# %%
+SETTINGS = {"n_periods": 3, "n_splits": 12, "stride": 1}
+mine = chaplab.backtest(train, predict, data, **SETTINGS, geojson=geojson, seed=1)
+mine.head()
+
+# %% [markdown]
+# ## 3. The service's models and baselines on the same backtest
+#
+# One batch of the service's `naive_model` (and `seasonal_naive` where the server has it) with
+# chap-core's three baselines, as notebook 07 runs it.
+
+# %%
+BASELINES = ["persistence", "seasonal_median", "global_median"]
+offered = {model.name for model in client.list_configured_models() if not model.archived}
+MODELS = [m for m in ("naive_model", "seasonal_naive") if m in offered]
+batch = client.run_backtests(
+    "your own model", MODELS + BASELINES, dataset.id, **SETTINGS, timeout=600
+)
+newest = {}
+for evaluation in batch.backtests:  # newest first: each model's latest run
+    newest.setdefault(evaluation.model_id, evaluation.id)
+runs = {name: newest[name] for name in MODELS}
+runs |= batch.baseline_runs()  # the baselines, not other configurations of them
+served = {name: client.evaluation_frame(evaluation_id) for name, evaluation_id in runs.items()}
+actuals = client.actual_cases(runs["naive_model"])
+print("served:", ", ".join(served))
+
+# %% [markdown]
+# The local backtest forecasts exactly what the service's evaluations forecast: the same
+# microregions, split periods and months ahead.
+
+# %% tags=["nbval-check-output"]
+keys = ["org_unit", "split_period", "period", "horizon", "quantile"]
+same = all(frame[keys].equals(mine[keys]) for frame in served.values())
+print("same rows as every evaluation of the service:", same)
+print(
+    "splits:",
+    mine["split_period"].nunique(),
+    "| microregions:",
+    mine["org_unit"].nunique(),
+    "| horizons:",
+    sorted(mine["horizon"].unique().tolist()),
+)
+
+# %% [markdown]
+# ## 4. An ensemble
+#
+# `scoring.ensemble` averages the members' quantiles target by target. With `weights="skill"`
+# each split's weights are 1 / relative skill on the months observed before that split, never
+# on the months it forecasts (the first split, with no history scored, gets equal weights).
+
+# %%
+from chaplab import scoring
+
+members = {**served, "mine": mine}
+forecasts = {**members, "ensemble": scoring.ensemble(members, weights="skill", actuals=actuals)}
+
+# %% [markdown]
+# ## 5. One leaderboard
+#
+# Local backtest, the service's evaluations and the ensemble are scored the same way and ranked
+# by relative weighted interval score (below 1 beats the `seasonal_median` baseline).
+
+# %%
+from chaplab.plotting import leaderboard_chart, score_heatmap
+
+scores = scoring.score(forecasts, actuals)
+skill = scoring.relative_skill(scores, baseline="seasonal_median", n_bootstrap=1000, seed=0)
+leaderboard_chart(skill)
+
+# %% tags=["nbval-check-output"]
+print("ranked:", sorted(skill["model"]))
+print("targets per model:", sorted(set(scores.groupby("model", observed=True).size())))
+
+# %%
+score_heatmap(scores, "wis", models=["mine", "ensemble", "seasonal_median"])
+
+# %% [markdown]
+# ## 6. The same functions as a chapkit service
+#
+# When the model is good enough, chapkit serves it: `chapkit_runner` wraps the two functions
+# with chapkit's signatures (its own DataFrame and FeatureCollection converted to pandas and a
+# GeoJSON dict, so the functions stay as they are) and chapkit's `MLServiceBuilder` makes it a
+# model service that registers with chap-core (`/v2/services/$register`), which then runs it like
+# its other models.
+#
+# These cells are tagged `nbval-skip` (and `skip-execution`, which the notebook build honours):
+# chapkit needs Python 3.13 and this kernel may have an older Python; they also need a chap-core
+# at `CHAP_URL` to register with. Run them in a Python
+# 3.13 kernel with `pip install chapkit` beside chaplab.
+
+# %% tags=["nbval-skip", "skip-execution"]
+import os
+
+from chapkit.api import AssessedStatus, MLServiceBuilder, MLServiceInfo, ModelMetadata, PeriodType
+from chapkit.artifact import ArtifactHierarchy
+from chapkit.config.schemas import BaseConfig
+
+from chaplab.chapkit_functions import chapkit_runner
+
+info = MLServiceInfo(
+    id="monthly-level",
+    display_name="Monthly level",
+    version="0.1.0",
+    description="The usual cases of the month times the recent level, negative binomial noise.",
+    model_metadata=ModelMetadata(author="you", author_assessed_status=AssessedStatus.red),
+    period_type=PeriodType.monthly,
+    git_revision="0123456789abcdef0123456789abcdef01234567",
+)
+app = (
+    MLServiceBuilder(
+        info=info,
+        config_schema=BaseConfig,
+        hierarchy=ArtifactHierarchy(
+            name="monthly_level", level_labels={0: "ml_training_workspace", 1: "ml_prediction"}
+        ),
+        runner=chapkit_runner(train, predict),
+    )
+    .with_registration(
+        orchestrator_url=f"{os.environ['CHAP_URL']}/v2/services/$register",
+        host="127.0.0.1",
+        port=8765,
+    )
+    .build()
+)
+
+# %% tags=["nbval-skip", "skip-execution"]
+import asyncio
+
+import uvicorn
+
+server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=8765, log_level="warning"))
+serving = asyncio.get_running_loop().create_task(server.serve())
+await asyncio.sleep(5)  # it registers itself with chap-core
+[runner.id for runner in client.list_model_runners()]
