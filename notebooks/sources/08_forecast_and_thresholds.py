@@ -99,7 +99,8 @@ lines.head()
 #
 # `exceedance_probability` reads, for each district and month, where the threshold falls among
 # the forecast's quantiles: P(cases > threshold), interpolated between the quantile levels
-# (beyond the outermost levels only bounds are known; `probability` is their midpoint).
+# (beyond the outermost levels only a bound is known: `probability_lower` and `probability_upper`
+# hold it, and tables, tiles and maps write it as `< 10%` or `> 90%`, hatched).
 
 # %%
 from chaplab.frames import readable
