@@ -35,6 +35,7 @@ from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
     PERIOD,
+    PROBABILITY,
     PROBABILITY_LOWER,
     PROBABILITY_UPPER,
     QUANTILE,
@@ -51,7 +52,6 @@ from chaplab.plotting._scoring_style import metric_label
 from chaplab.vocabulary import feature_id
 
 POLYGON_TYPES = ("Polygon", "MultiPolygon")
-PROBABILITY = "probability"
 BOUND_GID = "map bound"
 MAX_LABELS = 30
 """Names are written on maps of at most this many org units (``labels=True`` forces them)."""

@@ -24,6 +24,9 @@ from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
     PERIOD,
+    PROBABILITY,
+    PROBABILITY_LOWER,
+    PROBABILITY_UPPER,
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
@@ -34,9 +37,6 @@ from chaplab.scoring._targets import missing_columns
 
 SAMPLE = "sample"
 THRESHOLD = "threshold"
-PROBABILITY = "probability"
-PROBABILITY_LOWER = "probability_lower"
-PROBABILITY_UPPER = "probability_upper"
 OBSERVED = "observed"
 STRATEGIES = ("seasonal", "percentile")
 CRITERION = "Peirce skill score (true skill statistic): hit rate - false alarm rate"
