@@ -648,3 +648,25 @@ async def test_a_model_needing_a_covariate_the_dataset_lacks_is_not_launched(
     assert panel.launch() is None
     await panel.wait_idle()
     assert "POST /v1/analytics/create-backtest" not in fake.paths()
+
+
+async def test_a_typed_name_is_not_called_already_used_right_after_its_launch(
+    make_panel: MakePanel,
+) -> None:
+    panel = await make_panel()
+    launcher = panel.launcher
+    launcher.name.value = "short try"
+    launcher.button.click()
+    await panel.wait_idle()
+    assert panel.jobs.rows[0].name == "short try"
+    assert launcher.name.value == "short try-2" and launcher.problem.value == ""
+    assert not launcher.button.disabled
+    launcher.name.value = "short try"  # typed again by hand: that one is said to be used
+    assert "'short try' is already used" in html.unescape(launcher.problem.value)
+
+
+async def test_each_copy_code_sits_in_the_view_it_reproduces(make_panel: MakePanel) -> None:
+    panel = await make_panel()
+    children = list(panel.children)
+    assert children.index(panel.code) == children.index(panel.results) + 1  # the evaluations'
+    assert panel.forecasts.code is not panel.code  # the forecast has its own, under its tabs

@@ -122,6 +122,14 @@ class EvaluationLauncher(widgets.VBox):
         self.taken_names = set(names)
         self._suggest_name()
 
+    def launched(self, request: EvaluationRequest) -> None:
+        """``request`` was launched: a name the person typed becomes the next free one
+        (``short try-2``), not a red "already used" right after the launch."""
+        self.taken_names.add(request.name)
+        if self.name.value.strip() == request.name and request.name != self._suggested:
+            self.name.value = unique_name(request.name, self.taken_names)
+        self._suggest_name()
+
     def problems(self) -> list[str]:
         """Why the inputs cannot be run yet (empty when they can); the settings' own problems
         come last (they are said under the settings)."""

@@ -153,9 +153,9 @@ class ChapPanel(widgets.VBox):
             self.launcher,
             self.jobs,
             self.results,
+            self.code,  # the evaluations' code, under them (the forecast has its own)
             self.compare,
             self.forecasts,
-            self.code,
         ]
         self._show_code()
         if _loop_running():  # else (a plain script) ready() or refresh() starts the first load
@@ -404,6 +404,7 @@ class ChapPanel(widgets.VBox):
         )
         self.jobs.track(job.id, request.name)
         self._launching.discard(request.name)  # its row holds the name from now on
+        self.launcher.launched(request)
 
     async def _forecast(self, name: str, dataset_id: int, model_name: str, n_periods: int) -> None:
         history = await load_history(self.client, dataset_id)
