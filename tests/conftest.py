@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +51,46 @@ def new_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calla
         for database in created:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
     admin.dispose()
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """The throwaway PostgreSQL server ``scripts/postgres/with-postgres`` started, under the
+    tests' control: ``bindir`` holds its pg_ctl, ``pgdata`` is its cluster, ``user`` the user it
+    runs as when the tests run as root (PostgreSQL refuses to run as root)."""
+
+    bindir: Path
+    pgdata: Path
+    user: str | None
+
+    def restart(self) -> None:
+        """Restart the server (a fast shutdown: every session ends) and wait until it answers."""
+        command = [
+            str(self.bindir / "pg_ctl"),
+            f"--pgdata={self.pgdata}",
+            f"--log={self.pgdata.parent / 'server.log'}",
+            "--mode=fast",
+            "--wait",
+            "--timeout=60",
+            "restart",
+        ]
+        if self.user and os.geteuid() == 0:
+            command = ["runuser", "-u", self.user, "--", *command]
+        subprocess.run(command, cwd=self.pgdata.parent, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> PostgresServer:
+    """Control of the PostgreSQL server the tests run on (``make test-postgres``); a test that
+    restarts the server needs it and is skipped on SQLite, where there is no server."""
+    pgdata = os.environ.get("CHAPLAB_TEST_POSTGRES_PGDATA")
+    if not pgdata or not os.environ.get(TEST_DATABASE_VARIABLE):
+        pytest.skip("needs the PostgreSQL server of scripts/postgres/with-postgres")
+    return PostgresServer(
+        bindir=Path(os.environ["CHAPLAB_TEST_POSTGRES_BINDIR"]),
+        pgdata=Path(pgdata),
+        user=os.environ.get("CHAPLAB_TEST_POSTGRES_USER") or None,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -88,7 +88,7 @@ def create_app(
     state = ServiceState(
         database_url=url,
         factory=factory,
-        runner=JobRunner(url, factory, worker_count),
+        runner=JobRunner(url, factory, worker_count, lock),
         workers=worker_count,
     )
 

@@ -16,6 +16,13 @@ crash leaves no stale lock:
   owner's pid and URL are the connection's ``application_name``. The server ends the session,
   and with it the lock, when the connection closes; the kernel closes it when the process ends.
 
+A PostgreSQL server that restarts (or a network that drops the lock's connection) ends the
+session and so the lock while the service runs. The job runner therefore checks the lock
+(:meth:`InstanceLock.check`) before it starts jobs: a lost advisory lock is taken back on a new
+connection when no other service took it meanwhile; otherwise the service starts no jobs, logs
+why and says so in ``/health/ready``, until it holds the lock again. A file's ``flock`` lasts as
+long as its open file, so it cannot be lost.
+
 In-memory SQLite and other databases get no lock: there, running one service per database is
 the operator's responsibility.
 """
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import time
 from abc import ABC, abstractmethod
@@ -53,6 +61,7 @@ minute loses its session and lock."""
 # has not ended yet) is waited out for this long before refusing.
 BRIEF_HOLD_SECONDS = 0.5
 RETRY_INTERVAL_SECONDS = 0.02
+logger = logging.getLogger("chaplab.service.instance_lock")
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,11 @@ class InstanceLock(ABC):
             raise
         self.record(url)
 
+    def check(self) -> str | None:
+        """None while this service holds the lock (taking a lost one back when it can), else
+        why it does not hold it now."""
+        return None if self.held else f"the lock of {self.database} is not held"
+
     @abstractmethod
     def record(self, url: str | None) -> None:
         """Record this process's pid and ``url`` (None: not known yet) with the held lock."""
@@ -227,6 +241,9 @@ class AdvisoryLock(InstanceLock):
         self._engine: Engine | None = None
         self._connection: Connection | None = None
         self._held = False
+        self._url: str | None = None
+        self._owned = False
+        self._lost = False
 
     @property
     def held(self) -> bool:
@@ -259,6 +276,59 @@ class AdvisoryLock(InstanceLock):
             self._connection = self._engine.connect()
         return self._connection
 
+    def check(self) -> str | None:
+        """None while the lock's session still holds the lock. A lost lock (its session ended:
+        the server restarted, or the connection broke) is taken back on a new connection when no
+        other service holds it; otherwise why not (another service holds it, named, or the
+        server cannot be reached), and the next check tries again."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if not self._owned:
+            return f"the lock of {self.database} is not held"
+        if self._still_held():
+            return None
+        if not self._lost:
+            self._lost = True
+            logger.warning("lost the lock of %s: its database session ended", self.database)
+        self._held = False
+        self._close()
+        try:
+            if self._try_acquire():
+                self.record(self._url)
+                self._lost = False
+                logger.warning("took the lock of %s back", self.database)
+                return None
+            owner = self._owner()
+        except SQLAlchemyError as error:
+            self._held = False
+            self._close()
+            reason = str(error).splitlines()[0]
+            return f"the lock of {self.database} is lost and cannot be taken back now: {reason}"
+        return (
+            f"the lock of {self.database} is lost and another chaplab service holds it "
+            f"({owner.describe()})"
+        )
+
+    def _still_held(self) -> bool:
+        """Whether the lock's session is alive and holds the lock."""
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if not self._held or self._connection is None:
+            return False
+        try:
+            held = self._connection.scalar(
+                text(
+                    "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                    " AND pid = pg_backend_pid()"
+                    " AND classid::bigint * 4294967296 + objid::bigint = :key)"
+                ),
+                {"key": ADVISORY_LOCK_KEY},
+            )
+        except SQLAlchemyError:
+            return False
+        return bool(held)
+
     def _owner(self) -> LockOwner:
         from sqlalchemy import text
 
@@ -284,6 +354,7 @@ class AdvisoryLock(InstanceLock):
 
         if not self._held or self._connection is None:
             raise RuntimeError(f"the lock of {self.database} is not held")
+        self._url, self._owned = url, True
         self._connection.execute(
             text("SELECT set_config('application_name', :name, false)"),
             {"name": application_name(os.getpid(), url)},
@@ -291,6 +362,7 @@ class AdvisoryLock(InstanceLock):
 
     def release(self) -> None:
         """Let the lock go by ending its session; nothing happens when it is not held."""
+        self._owned = False
         if not self._held:
             return
         self._held = False

@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import signal
 import threading
+import time
 from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -35,6 +36,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import transaction
+from chaplab.service.instance_lock import InstanceLock
 from chaplab.service.tables import ACTIVE_STATUSES, JobLogRow, JobRow, utc_now
 from chaplab.service.worker import read_schema_version, run_job
 from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
@@ -43,6 +45,8 @@ DEFAULT_WORKERS = 2
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
 CANCELLED = "cancelled on request"
 WATCH_INTERVAL_SECONDS = 0.05
+LOCK_CHECK_INTERVAL_SECONDS = 1.0
+"""How often the runner checks that the service still holds its database's lock."""
 _PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.worker"]
 logger = logging.getLogger("chaplab.service.job_runner")
 
@@ -123,12 +127,23 @@ def ended_without_result(exit_code: int | None) -> str:
 class JobRunner:
     """Starts queued jobs in worker processes and watches them until they end."""
 
-    def __init__(self, database_url: str, factory: sessionmaker[Session], workers: int) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        factory: sessionmaker[Session],
+        workers: int,
+        instance_lock: InstanceLock | None = None,
+    ) -> None:
+        """``instance_lock`` is the database's lock the service holds: jobs are started only
+        while it is held (see :meth:`InstanceLock.check`)."""
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.database_url = database_url
         self.workers = workers
         self._factory = factory
+        self._instance_lock = instance_lock
+        self._lock_problem: str | None = None
+        self._lock_checked = -LOCK_CHECK_INTERVAL_SECONDS
         self._processes: dict[str, BaseProcess] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -189,12 +204,15 @@ class JobRunner:
             return session.get_one(JobRow, job_id).status
 
     def problem(self) -> str | None:
-        """Why the runner cannot start jobs now (not started, stopped, or its last round of
-        starting and reaping workers failed), or None while it works."""
+        """Why the runner cannot start jobs now (not started, stopped, the service no longer
+        holds its database's lock, or its last round of starting and reaping workers failed), or
+        None while it works."""
         if self._task is None:
             return "the job runner has not been started"
         if self._task.done():
             return "the job runner has stopped"
+        if self._lock_problem is not None:
+            return f"no jobs are started: {self._lock_problem}"
         if self._round_error is not None:
             return f"the job runner's last round failed: {self._round_error}"
         return None
@@ -241,7 +259,8 @@ class JobRunner:
             self._wake.clear()
 
     def _step(self) -> None:
-        """Reap ended workers, then start queued jobs while workers are free."""
+        """Reap ended workers, then start queued jobs while workers are free and the service
+        holds its database's lock."""
         with self._lock:
             ended = {job_id: p for job_id, p in self._processes.items() if not p.is_alive()}
             for job_id in ended:
@@ -250,8 +269,24 @@ class JobRunner:
         for job_id, process in ended.items():
             process.join()
             fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
-        if free > 0:
+        if self._holds_database_lock() and free > 0:
             self._start_queued(free)
+
+    def _holds_database_lock(self) -> bool:
+        """Whether the service holds its database's lock, checked at most every
+        :data:`LOCK_CHECK_INTERVAL_SECONDS`; a change is logged."""
+        if self._instance_lock is None:
+            return True
+        now = time.monotonic()
+        if now - self._lock_checked >= LOCK_CHECK_INTERVAL_SECONDS:
+            self._lock_checked = now
+            problem = self._instance_lock.check()
+            if problem is not None and problem != self._lock_problem:
+                logger.error("job runner: starting no jobs: %s", problem)
+            elif problem is None and self._lock_problem is not None:
+                logger.warning("job runner: holds the database's lock again; starting jobs")
+            self._lock_problem = problem
+        return self._lock_problem is None
 
     def _start_queued(self, free: int) -> None:
         job_ids = claim_queued_jobs(self._factory, free)
