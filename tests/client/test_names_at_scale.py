@@ -55,6 +55,7 @@ def test_a_country_dataset_names_its_org_units_read_once(client: Any, fake: Fake
     ]
     as_text = json.dumps(country_geojson())  # as chap-core 2.5.1 sends it
     fake.fail("GET /v1/crud/datasets/1", dataset_answer(observations, as_text))
+    fake.evaluations[1]["orgUnits"] = UNITS
     frame = client.actual_cases(1, org_units=[UNITS[0], UNITS[557]])
     again = client.actual_cases(1, org_units=[UNITS[7]])
     assert named(frame) == {UNITS[0]: "Microregion 0", UNITS[557]: "Microregion 557"}
@@ -67,6 +68,7 @@ def test_names_do_not_depend_on_reading_the_observations(client: Any, fake: Fake
     dataset read as models; the names, read from the GeoJSON alone, are still there."""
     unreadable = [{"featureName": "disease_cases", "value": "many"}] * (N_UNITS * N_MONTHS)
     fake.fail("GET /v1/crud/datasets/1", dataset_answer(unreadable, country_geojson()))
+    fake.evaluations[1]["orgUnits"] = UNITS
     frame = client.actual_cases(1, org_units=[UNITS[1], UNITS[2]])
     assert named(frame) == {UNITS[1]: "Microregion 1", UNITS[2]: "Microregion 2"}
 

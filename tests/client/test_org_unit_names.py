@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from chaplab.client import ChapClient
+from chaplab.client import ArgumentError, ChapClient
 
 from .fake_service import FakeService
 
@@ -84,3 +84,31 @@ def frame_names(frame: pd.DataFrame) -> dict[str, str]:
     """Org unit -> its name, as the frame pairs them."""
     pairs = frame[["org_unit", "org_unit_name"]].astype(str).drop_duplicates()
     return dict(zip(pairs["org_unit"], pairs["org_unit_name"], strict=True))
+
+
+def test_org_units_are_asked_by_id_or_by_name_and_an_unknown_one_is_refused(
+    client: Any, fake: FakeService
+) -> None:
+    fake.datasets[0]["geojson"] = GEOJSON
+    by_name = client.evaluation_frame(1, quantiles=[0.5], org_units="Bombali")
+    assert set(by_name["org_unit"].astype(str)) == {"OU_B"}
+    assert fake.requests[-1].url.params.get_list("orgUnits") == ["OU_B"]
+    entries = client.evaluation_entries(1, quantiles=[0.5], org_units=["bo", "OU_B"])
+    assert {entry.org_unit for entry in entries} == {"OU_A", "OU_B"}
+    actuals = client.actual_cases(1, org_units=["Bo"])
+    assert set(actuals["org_unit"].astype(str)) == {"OU_A"}
+    sent = len(fake.requests)
+    with pytest.raises(ArgumentError, match=r"'Kenema' is not an org unit of evaluation 1"):
+        client.evaluation_frame(1, org_units=["Bo", "Kenema"])
+    with pytest.raises(ValueError, match="'OU_C'"):
+        client.actual_cases(1, org_units="OU_C")
+    assert len(fake.requests) == sent  # refused before anything was sent
+    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1
+
+
+def test_ids_of_the_evaluation_are_sent_without_reading_its_dataset(
+    client: Any, fake: FakeService
+) -> None:
+    client.evaluation_entries(1, quantiles=[0.5], org_units=["OU_A", "adm0"])
+    assert fake.requests[-1].url.params.get_list("orgUnits") == ["OU_A", "adm0"]
+    assert "GET /v1/crud/datasets/1" not in fake.paths()

@@ -429,7 +429,8 @@ class ChapClient(SyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> list[EvaluationEntry]:
         """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units (``"adm0"`` asks for the sum over all org units)."""
+        org units, each given as its id or its place name (``"adm0"`` asks our service for the
+        sum over all org units)."""
         return self._drive(
             self._resources.evaluations.evaluation_entries(
                 evaluation_id, quantiles, split_period, org_units
@@ -444,7 +445,8 @@ class ChapClient(SyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> pd.DataFrame:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
-        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
+        ``org_units`` as for ``evaluation_entries``."""
         return self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units
@@ -456,7 +458,7 @@ class ChapClient(SyncDriver):
     ) -> pd.DataFrame:
         """The observed cases an evaluation was scored against, as a frame
         (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
-        evaluation's dataset has a GeoJSON)."""
+        evaluation's dataset has a GeoJSON); ``org_units`` as for ``evaluation_entries``."""
         return self._drive(self._resources.evaluations.actual_cases(evaluation_id, org_units))
 
     def evaluation_overlap(self, first_id: int, second_id: int) -> EvaluationOverlap:
@@ -1382,7 +1384,8 @@ class AsyncChapClient(AsyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> list[EvaluationEntry]:
         """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units (``"adm0"`` asks for the sum over all org units)."""
+        org units, each given as its id or its place name (``"adm0"`` asks our service for the
+        sum over all org units)."""
         return await self._drive(
             self._resources.evaluations.evaluation_entries(
                 evaluation_id, quantiles, split_period, org_units
@@ -1397,7 +1400,8 @@ class AsyncChapClient(AsyncDriver):
         org_units: Iterable[str] | str | None = None,
     ) -> pd.DataFrame:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
-        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
+        ``org_units`` as for ``evaluation_entries``."""
         return await self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units
@@ -1409,7 +1413,7 @@ class AsyncChapClient(AsyncDriver):
     ) -> pd.DataFrame:
         """The observed cases an evaluation was scored against, as a frame
         (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
-        evaluation's dataset has a GeoJSON)."""
+        evaluation's dataset has a GeoJSON); ``org_units`` as for ``evaluation_entries``."""
         return await self._drive(self._resources.evaluations.actual_cases(evaluation_id, org_units))
 
     async def evaluation_overlap(self, first_id: int, second_id: int) -> EvaluationOverlap:

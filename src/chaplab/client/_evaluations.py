@@ -13,7 +13,7 @@ from pydantic import Field, field_validator
 from chaplab import vocabulary
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, OrgUnitNames
-from chaplab.client._errors import NotFoundError
+from chaplab.client._errors import ArgumentError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, created_id, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
@@ -393,8 +393,10 @@ class Evaluations(QuantileRecordResource):
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[list[EvaluationEntry]]:
         """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units (``"adm0"`` asks for the sum over all org units)."""
-        params = _entry_params(evaluation_id, quantiles, split_period, org_units)
+        org units, each given as its id or its place name (``"adm0"`` asks our service for the
+        sum over all org units)."""
+        params = _entry_params(evaluation_id, quantiles, split_period)
+        params += yield from self._org_unit_params(evaluation_id, org_units)
         path = "/v1/analytics/evaluation-entry"
         return (yield from self._get(list[EvaluationEntry], path, params=params))
 
@@ -406,8 +408,10 @@ class Evaluations(QuantileRecordResource):
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[pd.DataFrame]:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
-        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON."""
-        params = _entry_params(evaluation_id, quantiles, split_period, org_units)
+        with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
+        ``org_units`` as for ``evaluation_entries``."""
+        params = _entry_params(evaluation_id, quantiles, split_period)
+        params += yield from self._org_unit_params(evaluation_id, org_units)
         path = "/v1/analytics/evaluation-entry"
         read = self.get_evaluation
         return (yield from self._entry_frame("evaluation", evaluation_id, path, params, read))
@@ -417,7 +421,7 @@ class Evaluations(QuantileRecordResource):
     ) -> Operation[pd.DataFrame]:
         """The observed cases an evaluation was scored against, as a frame
         (``org_unit``, ``period``, ``value``; ``org_unit_name`` after ``org_unit`` when the
-        evaluation's dataset has a GeoJSON)."""
+        evaluation's dataset has a GeoJSON); ``org_units`` as for ``evaluation_entries``."""
         from chaplab.frames import actuals_to_frame
 
         evaluation_id = require_id("evaluation_id", evaluation_id)
@@ -427,11 +431,38 @@ class Evaluations(QuantileRecordResource):
         )
         if older_only:
             path = f"/v1/analytics/actualCases/{evaluation_id}"
-        params = org_unit_params(org_units)
+        params = yield from self._org_unit_params(evaluation_id, org_units)
         names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
         response = yield from self._request("GET", path, params=params)
         to_frame = self._names.add_to(actuals_to_frame, names)
         return (yield from convert(to_frame, response.content, response))
+
+    def _org_unit_params(
+        self, evaluation_id: int, org_units: Iterable[str] | str | None
+    ) -> Operation[list[tuple[str, str]]]:
+        """``org_units`` (ids or place names) as ``orgUnits`` query parameters of the
+        evaluation's org unit ids. A name is sent as its id; one the evaluation does not have
+        is an ``ArgumentError`` before anything is sent (chap-core 2.5.1 answers an empty list
+        for it, our service a 422). ``adm0`` passes as it is."""
+        from chaplab.frames import NATIONAL
+
+        params = org_unit_params(org_units)
+        if not params:
+            return params
+        wanted = [unit for _, unit in params]
+        read = self.get_evaluation
+        units = yield from self._names.org_units_of_result("evaluation", evaluation_id, read)
+        if not units or all(unit in units or unit == NATIONAL for unit in wanted):
+            return params
+        from chaplab.frames import resolve_org_units
+
+        names = (yield from self._names.of_result("evaluation", evaluation_id, read)) or {}
+        labels = {unit: names.get(unit, unit) for unit in units} | {NATIONAL: NATIONAL}
+        try:
+            ids = resolve_org_units(wanted, labels, where=f"evaluation {evaluation_id}")
+        except ValueError as error:
+            raise ArgumentError(str(error)) from None
+        return org_unit_params(ids)
 
     def evaluation_overlap(self, first_id: int, second_id: int) -> Operation[EvaluationOverlap]:
         """The org units, split periods and forecast periods two evaluations share."""
@@ -475,14 +506,10 @@ def _evaluation_body(name: str, model: str | Any, **counts: int | None) -> dict[
 
 
 def _entry_params(
-    evaluation_id: int,
-    quantiles: Sequence[float],
-    split_period: str | None,
-    org_units: Iterable[str] | str | None,
+    evaluation_id: int, quantiles: Sequence[float], split_period: str | None
 ) -> list[tuple[str, Any]]:
     params: list[tuple[str, Any]] = [("backtestId", require_id("evaluation_id", evaluation_id))]
     params += quantile_params(quantiles)
     if split_period is not None:
         params.append(("splitPeriod", require_name("split_period", split_period)))
-    params += org_unit_params(org_units)
     return params
