@@ -209,8 +209,12 @@ class ModelService:
             self._stopped.set()
             running = list(self._running)
         for job_id in running:
-            with suppress(httpx.HTTPError):
-                self._http.delete(f"/api/v1/jobs/{job_id}", timeout=5.0)
+            self._cancel(job_id)
+
+    def _cancel(self, job_id: str) -> None:
+        """``DELETE /api/v1/jobs/{id}``; a service that does not answer is not waited for."""
+        with suppress(httpx.HTTPError):
+            self._http.delete(f"/api/v1/jobs/{job_id}", timeout=5.0)
 
     # -- jobs --------------------------------------------------------------------------------
 
@@ -220,8 +224,12 @@ class ModelService:
         self._check_not_stopped(step)
         submitted = self._parse(Submitted, self._call(step, "POST", path, json=body), step)
         with self._tracked(submitted.job_id):
-            self._check_not_stopped(step)
-            record = self._wait(submitted.job_id, step)
+            try:
+                self._check_not_stopped(step)
+                record = self._wait(submitted.job_id, step)
+            except ModelServiceError:  # given up on: the service need not run it on
+                self._cancel(submitted.job_id)
+                raise
         self._log_output(submitted.artifact_id, step, log)
         if record.status != "completed":
             raise ModelServiceError(
@@ -269,18 +277,29 @@ class ModelService:
         raise AssertionError("the poll schedule never ends")
 
     def _log_output(self, artifact_id: str, step: str, log: Log) -> None:
-        """The model's stdout and stderr of a run, line by line, as the service kept them."""
+        """The model's stdout and stderr of a run, line by line, as the service kept them on
+        the run's artifact and the artifacts under it (chapkit 2.4 keeps a prediction's on
+        its workspace, a child of the prediction's artifact)."""
+        path = f"/api/v1/artifacts/{artifact_id}"
         try:
-            answer = self._http.get(f"/api/v1/artifacts/{artifact_id}")
-            metadata = (
-                answer.json().get("data", {}).get("metadata", {}) if answer.is_success else {}
-            )
-        except (httpx.HTTPError, ValueError, AttributeError):
+            answer = self._http.get(f"{path}/$tree")
+            if not answer.is_success:  # a service without artifact trees
+                answer = self._http.get(path)
+            nodes = [answer.json()] if answer.is_success else []
+        except (httpx.HTTPError, ValueError):
             return
-        for stream in ("stdout", "stderr"):
-            text = metadata.get(stream) if isinstance(metadata, dict) else None
-            for line in (text or "").splitlines():
-                log(f"{self.service_id} {step} {stream}: {line}")
+        while nodes:
+            node = nodes.pop(0)
+            if not isinstance(node, dict):
+                continue
+            data = node.get("data")
+            metadata = data.get("metadata") if isinstance(data, dict) else None
+            for stream in ("stdout", "stderr"):
+                text = metadata.get(stream) if isinstance(metadata, dict) else None
+                for line in (text if isinstance(text, str) else "").splitlines():
+                    log(f"{self.service_id} {step} {stream}: {line}")
+            children = node.get("children")
+            nodes.extend(children if isinstance(children, list) else [])
 
     def predicted_table(self, artifact_id: str, step: str) -> Table:
         """The predicted samples a predict job stored on its artifact."""
@@ -292,37 +311,49 @@ class ModelService:
 
     # -- a forecast --------------------------------------------------------------------------
 
-    def forecast(
+    def train(
         self,
         config_id: str,
         history: Panel,
         n_periods: int,
-        covariates: Sequence[str],
-        target: str,
+        features: Sequence[str],
+        step: str,
+        log: Log,
+    ) -> str:
+        """Train the config on ``history`` (its ``features``: the target, then covariates) for
+        a horizon of ``n_periods``; the id of the trained model's artifact."""
+        return self.run_job(
+            f"train, {step}",
+            "/api/v1/ml/$train",
+            {
+                "config_id": config_id,
+                "data": history_table(history, features),
+                "run_info": _run_info(n_periods),
+            },
+            log,
+        )
+
+    def predict(
+        self,
+        trained: str,
+        history: Panel,
+        n_periods: int,
+        features: Sequence[str],
         step: str,
         log: Log,
         future: Panel | None = None,
     ) -> np.ndarray:
-        """Train on ``history`` and predict the ``n_periods`` after it: samples of shape
-        (org units, periods, samples), sorted along the samples. ``future`` holds the
-        covariates of those periods (None: each org unit's climatology)."""
-        run_info = {"prediction_periods": n_periods, "additional_continuous_covariates": []}
-        training = history_table(history, [target, *covariates])
-        trained = self.run_job(
-            f"train, {step}",
-            "/api/v1/ml/$train",
-            {"config_id": config_id, "data": training, "run_info": run_info},
-            log,
-        )
-        future_table = future_covariates(history, n_periods, covariates, future)
+        """Predict the ``n_periods`` after ``history`` with the trained model ``trained``:
+        samples of shape (org units, periods, samples), sorted along the samples. ``future``
+        holds the covariates of those periods (None: each org unit's climatology)."""
         predicted = self.run_job(
             f"predict, {step}",
             "/api/v1/ml/$predict",
             {
                 "artifact_id": trained,
-                "historic": training,
-                "future": future_table,
-                "run_info": run_info,
+                "historic": history_table(history, features),
+                "future": future_covariates(history, n_periods, features[1:], future),
+                "run_info": _run_info(n_periods),
             },
             log,
         )
@@ -333,6 +364,11 @@ class ModelService:
             raise ModelServiceError(
                 f"{self.describe()} predicted malformed samples (predict, {step}): {error}"
             ) from None
+
+
+def _run_info(n_periods: int) -> dict[str, Any]:
+    """What a train or predict request says about the run (chap-core's ``RunInfo``)."""
+    return {"prediction_periods": n_periods, "additional_continuous_covariates": []}
 
 
 def _poll_waits() -> Iterator[float]:

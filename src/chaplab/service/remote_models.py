@@ -3,8 +3,9 @@ made by the service (see :mod:`chaplab.service.model_services`) and stored as th
 a built-in model's.
 
 A backtest stores the configured model's options on the service as a config, then trains and
-predicts every split there, :data:`SPLITS_AT_ONCE` splits at a time (a chapkit service may still
-run them one after another). The samples it answers are handed to
+predicts there as chap-core 2.5.1 does (trained once by default, every split predicted from the
+history before it), :data:`SPLITS_AT_ONCE` requests at a time (a chapkit service may still run
+them one after another). The samples it answers are handed to
 :func:`chaplab.service.forecasting.run_backtest` as the template's forecasts, so truth, scores
 and storage are those of every other model. A failed split cancels the others; a cancelled job
 (its worker is sent SIGTERM) cancels the service's jobs it waits on."""
@@ -37,7 +38,12 @@ from chaplab.service.model_services import (
     ModelServiceError,
 )
 from chaplab.service.registered_templates import newest_service_version, template_spec
-from chaplab.service.tables import ConfiguredModelRow, ModelRunnerRow, utc_now
+from chaplab.service.tables import (
+    BacktestSpecificationRow,
+    ConfiguredModelRow,
+    ModelRunnerRow,
+    utc_now,
+)
 from chaplab.vocabulary import split_windows
 
 SPLITS_AT_ONCE = 4
@@ -81,6 +87,11 @@ class RemoteModel:
         finally:
             self.service.delete_config(config_id)
 
+    @property
+    def features(self) -> list[str]:
+        """The columns a train or predict request carries: the target, then the covariates."""
+        return [self.template.target, *self.covariates]
+
     def backtest_template(
         self,
         panel: Panel,
@@ -89,65 +100,109 @@ class RemoteModel:
         stride: int,
         weather: WeatherProvider,
         log: Log,
+        n_retrain: int = 1,
     ) -> tuple[ModelTemplateSpec, int]:
-        """Train and predict every split on the service; a template whose forecast of a split
-        is the samples the service predicted for it, and their number per cell."""
+        """Every split forecast on the service as chap-core 2.5.1 backtests: the model is
+        trained at ``n_retrain`` evenly spaced splits (the first on the history before it) and
+        each split is predicted by the latest one, from the history before the split. A template
+        whose forecast of a split is what the service predicted, and the samples per cell."""
         windows = split_windows(panel.periods, n_periods, n_splits, stride)
+        retrain_at = sorted(retrain_splits(n_splits, n_retrain))
+        at_once = min(SPLITS_AT_ONCE, n_splits)
         log(
-            f"{n_splits} splits go to {self.service.describe()}, "
-            f"{min(SPLITS_AT_ONCE, n_splits)} at a time"
+            f"{n_splits} splits go to {self.service.describe()}, {at_once} at a time; "
+            f"trained at split {', '.join(str(k + 1) for k in retrain_at)}"
         )
-        forecasts: dict[int, np.ndarray] = {}
-        with self.config() as config_id, cancelled_with_the_job(self.service):
-            pool = ThreadPoolExecutor(min(SPLITS_AT_ONCE, n_splits), "chaplab-split")
-            try:
-                futures = {
-                    pool.submit(
-                        self.service.forecast,
+        features = self.features
+
+        def split(k: int) -> str:
+            return f"split {k + 1}/{n_splits} ({windows[k].split_period})"
+
+        with (
+            self.config() as config_id,
+            cancelled_with_the_job(self.service),
+            ThreadPoolExecutor(at_once, "chaplab-split") as pool,
+        ):
+            trained = self._all(
+                pool,
+                {
+                    k: (
+                        self.service.train,
                         config_id,
+                        panel.head(windows[k].history_end),
+                        n_periods,
+                        features,
+                        split(k),
+                        log,
+                    )
+                    for k in retrain_at
+                },
+            )
+            predicted = self._all(
+                pool,
+                {
+                    k: (
+                        self.service.predict,
+                        trained[max(r for r in retrain_at if r <= k)],
                         panel.head(window.history_end),
                         n_periods,
-                        self.covariates,
-                        self.template.target,
-                        f"split {k + 1}/{n_splits} ({window.split_period})",
+                        features,
+                        split(k),
                         log,
                         weather.future(panel, window.history_end, n_periods),
-                    ): window.history_end
+                    )
                     for k, window in enumerate(windows)
-                }
-                done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-                for future in done:
-                    if future.exception() is not None:
-                        self.service.cancel_running()
-                        raise future.exception()  # type: ignore[misc]
-                forecasts = {history: future.result() for future, history in futures.items()}
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
-        counts = {samples.shape[-1] for samples in forecasts.values()}
+                },
+            )
+        counts = {samples.shape[-1] for samples in predicted.values()}
         if len(counts) != 1:
             raise ModelServiceError(
                 f"{self.service.describe()} predicted different numbers of samples per split "
                 f"({sorted(counts)}); every split needs the same"
             )
+        by_history = {windows[k].history_end: samples for k, samples in predicted.items()}
 
-        def predicted(task: ForecastTask) -> np.ndarray:
-            return forecasts[task.history.n_periods]
+        def forecast(task: ForecastTask) -> np.ndarray:
+            return by_history[task.history.n_periods]
 
-        return dataclasses.replace(self.template, forecaster=predicted), counts.pop()
+        return dataclasses.replace(self.template, forecaster=forecast), counts.pop()
+
+    def _all(self, pool: ThreadPoolExecutor, calls: dict[int, tuple[Any, ...]]) -> dict[int, Any]:
+        """Each call ``(function, *arguments)`` run in ``pool``; their results by key. The first
+        to fail cancels the service's jobs the others wait on, and is raised."""
+        futures = {key: pool.submit(*call) for key, call in calls.items()}
+        done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
+        failed = next((future for future in done if future.exception() is not None), None)
+        if failed is not None:
+            self.service.cancel_running()
+            for future in futures.values():
+                future.cancel()
+            wait(futures.values())
+            raise failed.exception()  # type: ignore[misc]
+        return {key: future.result() for key, future in futures.items()}
 
     def forecast(self, panel: Panel, n_periods: int, log: Log) -> np.ndarray:
         """Train on all of ``panel`` and predict the ``n_periods`` after it on the service."""
         log(f"forecasting on {self.service.describe()}")
         with self.config() as config_id, cancelled_with_the_job(self.service):
-            return self.service.forecast(
-                config_id,
-                panel,
-                n_periods,
-                self.covariates,
-                self.template.target,
-                "forecast",
-                log,
+            trained = self.service.train(
+                config_id, panel, n_periods, self.features, "forecast", log
             )
+            return self.service.predict(trained, panel, n_periods, self.features, "forecast", log)
+
+
+def retrains_of(session: Session, specification_id: int | None) -> int:
+    """How often a backtest filed under the specification trains the model (1 without one)."""
+    specification = (
+        session.get(BacktestSpecificationRow, specification_id) if specification_id else None
+    )
+    return specification.n_retrain if specification is not None else 1
+
+
+def retrain_splits(n_splits: int, n_retrain: int) -> set[int]:
+    """The splits (from 0) a backtest trains the model at: ``n_retrain`` evenly spaced ones,
+    the first always, as chap-core 2.5.1 chooses them."""
+    return {(j * n_splits) // n_retrain for j in range(max(1, min(n_retrain, n_splits)))}
 
 
 def remote_model(session: Session, model: ConfiguredModelRow) -> RemoteModel | None:

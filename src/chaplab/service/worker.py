@@ -31,7 +31,7 @@ from chaplab.service.forecasting import run_backtest
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.metrics import finite_metrics
 from chaplab.service.registered_templates import template_spec
-from chaplab.service.remote_models import remote_model
+from chaplab.service.remote_models import remote_model, retrains_of
 from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
 from chaplab.service.tables import (
     ConfiguredModelRow,
@@ -68,6 +68,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
         template = template_spec(model.template)
         remote = remote_model(session, model)
+        n_retrain = retrains_of(session, payload.get("specification_id"))
         panel = panel_of(dataset)
     weather = WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)]
     log(
@@ -77,7 +78,13 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
     n_samples = N_SAMPLES
     if remote is not None:  # the splits are forecast on the model service first
         template, n_samples = remote.backtest_template(
-            panel, payload["n_periods"], payload["n_splits"], payload["stride"], weather, log
+            panel,
+            payload["n_periods"],
+            payload["n_splits"],
+            payload["stride"],
+            weather,
+            log,
+            n_retrain,
         )
     result = run_backtest(
         template,

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, object_session
 
 from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
@@ -435,21 +436,25 @@ def store_service_template(
         raise ProblemError(
             502, detail=f"Could not read the service at {service.url}: {error}"
         ) from None
-    if template is None:
-        template = ModelTemplateRow(name=name)
-        session.add(template)
-        session.flush()
-    template.archived = False
-    version = ServiceTemplateRow(
-        template_id=template.id,
-        version=version_label,
-        source_digest=revision,
-        service_id=service.id,
-        info=info,
-        user_options=options,
-    )
-    session.add(version)
-    session.commit()
+    try:
+        if template is None:
+            template = ModelTemplateRow(name=name)
+            session.add(template)
+            session.flush()
+        template.archived = False
+        version = ServiceTemplateRow(
+            template_id=template.id,
+            version=version_label,
+            source_digest=revision,
+            service_id=service.id,
+            info=info,
+            user_options=options,
+        )
+        session.add(version)
+        session.commit()
+    except IntegrityError:  # a concurrent request (the registration's own) stored it first
+        session.rollback()
+        return store_service_template(session, service, api)
     return version
 
 

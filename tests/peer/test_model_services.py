@@ -1,0 +1,261 @@
+"""A real chapkit model service (``scaled_mean/service.py``, two Python functions, run in the
+peer's Python 3.13 environment) registered with chaplab's own service and evaluated there, its
+faults reported as the job's error, and a second instance of it registered with chap-core 2.5.1
+giving the same forecasts. A chapkit service registers with one orchestrator, hence two."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+
+from chaplab import ChapClient
+from chaplab.client import Dataset, JobFailedError
+from chaplab.service import create_app
+from chaplab.toolkit import BackgroundServer
+
+from .model_service import REVISION, chapkit_executable, free_port
+from .peer_data import DATASET_NAME, observation_table, org_unit_geojson
+
+SERVICE = Path(__file__).with_name("scaled_mean") / "service.py"
+PRINTING_MEAN = Path(__file__).with_name("printing_mean")
+STARTUP_SECONDS = 90
+
+
+@contextmanager
+def scaled_mean(orchestrator: str, service_id: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The scaled-mean service under ``service_id``, registered with the orchestrator at
+    ``orchestrator`` (its base URL) as chapkit registers; runs until the block ends."""
+    python = chapkit_executable().with_name("python")
+    port = free_port()
+    environment = {
+        "SERVICEKIT_ORCHESTRATOR_URL": f"{orchestrator}/v2/services/$register",
+        "SERVICEKIT_HOST": "127.0.0.1",
+        "SERVICEKIT_PORT": str(port),
+        "SCALED_MEAN_ID": service_id,
+        "SCALED_MEAN_DATABASE": str(log.with_name(f"{service_id}.db")),
+    }
+    command = [str(python), str(SERVICE)]
+    with running(command, environment, orchestrator, service_id, port, log) as process:
+        yield process
+
+
+@contextmanager
+def running(
+    command: list[str],
+    environment: dict[str, str],
+    orchestrator: str,
+    service_id: str,
+    port: int,
+    log: Path,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` run (in the peer's environment, with ``GIT_REVISION`` set) until the block
+    ends, once the orchestrator lists ``service_id`` at ``port``."""
+    path = f"{chapkit_executable().parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=SERVICE.parent,
+            env={**os.environ, **environment, "GIT_REVISION": REVISION, "PATH": path},
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            listed = httpx.get(f"{orchestrator}/v2/services", timeout=10).json()
+            if any(
+                service["id"] == service_id and service["url"].endswith(f":{port}")
+                for service in listed["services"]
+            ):
+                break
+            assert process.poll() is None, f"the model service stopped:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"it never registered:\n{log.read_text()}"
+            time.sleep(0.5)
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def ours(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """chaplab's own service on loopback, with a new database."""
+    database = tmp_path_factory.mktemp("ours") / "chaplab.db"
+    with pytest.MonkeyPatch.context() as environment:
+        environment.setenv("CHAPLAB_MODEL_SERVICE_REQUEST_SECONDS", "10")
+        app = create_app(database, workers=2, seed_demo=False)
+        with BackgroundServer(app, "127.0.0.1") as server:
+            yield server.url
+
+
+@pytest.fixture(scope="module")
+def our_client(ours: str) -> Iterator[ChapClient]:
+    with ChapClient(ours) as client:
+        yield client
+
+
+def wide_table() -> pd.DataFrame:
+    """The peer tests' observations as a wide frame (``time_period``, ``location``, features)."""
+    return observation_table().rename(columns={"org_unit": "location", "period": "time_period"})
+
+
+@pytest.fixture(scope="module")
+def our_dataset(our_client: ChapClient) -> Dataset:
+    """The peer tests' dataset on our service."""
+    return our_client.create_dataset(DATASET_NAME, wide_table(), geojson=org_unit_geojson())
+
+
+@pytest.fixture(scope="module")
+def on_ours(ours: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The scaled-mean service registered with chaplab's service; its id."""
+    log = tmp_path_factory.mktemp("scaled-mean-ours") / "service.log"
+    with scaled_mean(ours, "scaled-mean", log):
+        yield "scaled-mean"
+
+
+def means_before(split_period: pd.Period | None, scale: float) -> dict[str, float]:
+    """Each org unit's mean of the dataset's cases before ``split_period`` (all: None)."""
+    table = observation_table()
+    if split_period is not None:
+        table = table[table.period < split_period.strftime("%Y%m")]
+    return (table.groupby("org_unit").disease_cases.mean() * scale).to_dict()
+
+
+def test_a_chapkit_service_is_stored_configured_evaluated_and_forecast_on_our_service(
+    our_client: ChapClient, our_dataset: Dataset, on_ours: str
+) -> None:
+    template = our_client.register_template_from_service(on_ours)
+    assert (template.display_name, template.author, template.supported_period_type) == (
+        "Scaled mean",
+        "The chaplab tests",
+        "month",
+    )
+    assert set(template.user_options) == {"scale", "training_seconds"}
+    assert (template.model_extra or {})["authorAssessedStatus"] == "yellow"
+    model = our_client.create_configured_model("double", template.id, {"scale": 2.0})
+    evaluation = our_client.run_evaluation("scaled mean", model.name, our_dataset.id, 3, 3)
+    frame = our_client.evaluation_frame(evaluation.id, quantiles=[0.5])
+    assert frame.split_period.nunique() == 3
+    expected = means_before(frame.split_period.min(), 2.0)  # trained once, as chap-core does
+    assert np.allclose(frame.value, [expected[place] for place in frame.org_unit])
+    prediction = our_client.run_prediction(
+        "scaled mean forecast", model.name, wide_table(), n_periods=2
+    )
+    forecast = our_client.prediction_frame(prediction.id, quantiles=[0.5])
+    expected = means_before(None, 2.0)
+    assert np.allclose(forecast.value, [expected[place] for place in forecast.org_unit])
+
+
+def test_what_a_model_prints_reaches_the_jobs_log(
+    our_client: ChapClient, ours: str, our_dataset: Dataset, tmp_path: Path
+) -> None:
+    """An MLproject run by ``chapkit run``: chapkit keeps its scripts' stdout and stderr."""
+    port = free_port()
+    command = [
+        str(chapkit_executable()),
+        "run",
+        str(PRINTING_MEAN),
+        "--port",
+        str(port),
+        "--register-url",
+        f"{ours}/v2/services/$register",
+        "--advertise-host",
+        "127.0.0.1",
+        "--keepalive-interval",
+        "5",
+        "--database",  # chapkit's in-memory store fails jobs run side by side
+        str(tmp_path / "printing-mean.db"),
+    ]
+    with running(command, {}, ours, "printing-mean", port, tmp_path / "service.log"):
+        template = our_client.register_template_from_service("printing-mean")
+        model = our_client.create_configured_model("logged", template.id, {})
+        job = our_client.create_evaluation("logged", model.name, our_dataset.id, 2, 2)
+        our_client.wait_for_job(job.id)
+    logs = our_client.job_logs(job.id)
+    assert re.search(r"printing-mean train, split 1/2 \(\d{6}\) stdout: training on \d+ rows", logs)
+    assert re.search(r"printing-mean train, split 1/2 \(\d{6}\) stderr: a warning on", logs)
+    assert re.search(
+        r"printing-mean predict, split 2/2 \(\d{6}\) stdout: predicted 4 rows", logs
+    ), [line for line in logs.splitlines() if "predict" in line]
+
+
+def test_a_model_that_fails_fails_the_job_naming_the_service_and_step(
+    our_client: ChapClient, our_dataset: Dataset, on_ours: str
+) -> None:
+    template = our_client.register_template_from_service(on_ours)
+    model = our_client.create_configured_model("negative", template.id, {"scale": -1.0})
+    job = our_client.create_evaluation("fails", model.name, our_dataset.id, 2, 2)
+    with pytest.raises(JobFailedError) as raised:
+        our_client.wait_for_job(job.id)
+    error = str(raised.value.error)
+    assert "model service 'scaled-mean' at http://127.0.0.1:" in error
+    assert "train, split" in error and "scale must not be negative" in error
+    assert "fails" not in [evaluation.name for evaluation in our_client.list_evaluations()]
+
+
+def test_a_service_that_stops_mid_job_fails_the_job(
+    our_client: ChapClient, ours: str, our_dataset: Dataset, tmp_path: Path
+) -> None:
+    with scaled_mean(ours, "scaled-mean-stopping", tmp_path / "service.log") as process:
+        template = our_client.register_template_from_service("scaled-mean-stopping")
+        model = our_client.create_configured_model(
+            "slow", template.id, {"scale": 1.0, "training_seconds": 60.0}
+        )
+        job = our_client.create_evaluation("stopped", model.name, our_dataset.id, 2, 2)
+        deadline = time.monotonic() + 60
+        while "split 1/2" not in our_client.job_logs(job.id) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)  # its train jobs are submitted
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    started = time.monotonic()
+    with pytest.raises(JobFailedError) as raised:
+        our_client.wait_for_job(job.id, timeout=120)
+    assert time.monotonic() - started < 60
+    error = str(raised.value.error)
+    assert "model service 'scaled-mean-stopping'" in error and "could not be reached" in error
+
+
+def test_the_same_model_forecasts_the_same_on_chap_core_and_on_ours(
+    our_client: ChapClient,
+    our_dataset: Dataset,
+    on_ours: str,
+    peer_client: ChapClient,
+    peer_url: str,
+    peer_dataset: Dataset,
+    tmp_path: Path,
+) -> None:
+    with scaled_mean(peer_url, "scaled-mean-peer", tmp_path / "service.log"):
+        theirs = peer_client.register_template_from_service("scaled-mean-peer")
+        their_model = peer_client.create_configured_model("triple", theirs.id, {"scale": 3.0})
+        their_evaluation = peer_client.run_evaluation(
+            "scaled mean on chap-core", their_model.name, peer_dataset.id, 3, 3, timeout=600
+        )
+    template = our_client.register_template_from_service(on_ours)
+    our_model = our_client.create_configured_model("triple", template.id, {"scale": 3.0})
+    our_evaluation = our_client.run_evaluation(
+        "scaled mean on ours", our_model.name, our_dataset.id, 3, 3
+    )
+    columns = ["org_unit", "split_period", "period", "quantile", "value"]
+    on_chap_core = peer_client.evaluation_frame(their_evaluation.id)[columns]
+    on_ours_frame = our_client.evaluation_frame(our_evaluation.id)[columns]
+    assert len(on_ours_frame) == len(on_chap_core) > 0
+    pd.testing.assert_frame_equal(
+        on_ours_frame.astype({"org_unit": str}).reset_index(drop=True),
+        on_chap_core.astype({"org_unit": str}).reset_index(drop=True),
+        check_exact=False,
+        rtol=1e-6,
+    )
