@@ -157,7 +157,7 @@ skill = scoring.relative_skill(scores, baseline="seasonal_median", n_bootstrap=1
 leaderboard_chart(skill)
 
 # %% tags=["nbval-check-output"]
-print("ranked:", sorted(skill["model"]))
+print("mine and the ensemble ranked:", {"mine", "ensemble"} <= set(skill["model"]))
 print("targets per model:", sorted(set(scores.groupby("model", observed=True).size())))
 
 # %%
