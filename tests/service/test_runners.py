@@ -4,12 +4,16 @@ service's own id, the absolute ping URL, expiry, the registration key and 2.5.1'
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
 
 from chaplab.client import ChapClient, NotFoundError, UnprocessableEntityError
+from chaplab.service import create_app
+from chaplab.toolkit import BackgroundServer
 from wire_schemas import assert_matches_chap_core
 
 pytestmark = pytest.mark.integration
@@ -117,3 +121,36 @@ def test_a_registration_needs_the_info_chapkit_sends(service_url: str) -> None:
     extra = {"url": "http://x", "info": service_info("three"), "colour": "red"}
     answer = httpx.post(url, json=extra)
     assert answer.status_code == 422 and "colour" in answer.text
+
+
+def test_runners_stored_by_number_are_kept_as_text_and_expired(
+    new_database_url: Callable[[str], str],
+) -> None:
+    """Schema version 4 -> 5: a runner registered under a number keeps it as text, expired
+    since its last ping, so a service pinging it registers again under its own id."""
+    database = new_database_url("runners_v4")
+    create_app(database, seed_demo=False)
+    engine = create_engine(database)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DROP TABLE model_runners")
+        connection.exec_driver_sql(
+            "CREATE TABLE model_runners (id INTEGER PRIMARY KEY, url VARCHAR(2000) UNIQUE, "
+            "info JSON, registered_at TIMESTAMP, last_ping_at TIMESTAMP, ping_count INTEGER)"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO model_runners VALUES "
+            "(7, 'http://old.example:9000', '{\"name\": \"ewars\"}', "
+            "'2026-01-02 03:04:05', '2026-01-02 03:04:05', 3)"
+        )
+        connection.exec_driver_sql("UPDATE schema_version SET version = 4")
+    app = create_app(database, seed_demo=False, workers=1)
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql("SELECT id, url, info FROM model_runners").all()
+        assert [(row[0], row[1]) for row in rows] == [("7", "http://old.example:9000")]
+    engine.dispose()
+    with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as chap:
+        assert chap.list_model_runners() == []
+        with pytest.raises(NotFoundError):
+            chap.ping_model_runner("7")
+        assert register(server.url, "ewars", "http://old.example:9000").status_code == 200
+        assert [runner.id for runner in chap.list_model_runners()] == ["ewars"]
