@@ -46,7 +46,7 @@ def score(
 
     ``forecasts`` is a mapping of model name -> evaluation frame, or one frame with a
     ``model_column``; ``actuals`` has ``org_unit``, ``period``, ``value``. Columns: ``model``,
-    ``org_unit``, ``split_period``, ``period``, ``horizon`` (periods after the split period),
+    ``org_unit``, ``split_period``, ``period``, ``horizon`` (1 at the split period),
     ``month`` (calendar month of the period), ``scale``, then the metrics ``wis``,
     ``dispersion``, ``overprediction``, ``underprediction`` (the three add up to ``wis``),
     ``ae_median``, ``bias`` and ``interval_coverage_<level>`` (1 when the central interval
