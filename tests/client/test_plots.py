@@ -313,17 +313,17 @@ def test_a_map_without_polygons_says_it_is_empty() -> None:
     )
 
 
-def test_a_wide_grid_names_its_panels_and_scrolls(call: Callable[..., Any]) -> None:
+def test_a_wide_grid_names_its_panels_and_fits_the_output(call: Callable[..., Any]) -> None:
     path = "/v1/visualization/backtest-plots/horizon_location_grid/12"
-    mock = ChapCoreMock(
-        {f"GET {path}": vega_answer("horizon_location_grid.vg.json.gz"), **evaluation_12()}
-    )
+    answer = vega_answer("horizon_location_grid.vg.json.gz")
+    mock = ChapCoreMock({f"GET {path}": answer, **evaluation_12()})
     plot = call(mock.handler, "evaluation_plot", "horizon_location_grid", 12)
     svg = plot.picture().decode()
     assert "North | horizon 1" in svg and "OU_North" not in svg
     html = plot._repr_mimebundle_()["text/html"]
-    width = svg.split('width="', 1)[1].split('"', 1)[0]
-    assert f'width="{width}"' in html and 'style="max-width:none"' in html
+    width = float(svg.split('width="', 1)[1].split('"', 1)[0])
+    # as wide as the output, never wider than drawn, never shrunk below 60 %: then it scrolls
+    assert f"width:100%;max-width:{width:.0f}px;min-width:{0.6 * width:.0f}px" in html
     assert html.startswith('<div style="max-width:100%;overflow-x:auto">')
 
 

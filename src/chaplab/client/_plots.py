@@ -44,6 +44,8 @@ T = TypeVar("T")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SPEC_SUFFIXES = {"vega": ".vg.json", "vega-lite": ".vl.json"}
 _PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
+SMALLEST_SCALE = 0.6
+"""The most a chart is shrunk to fit the output's width; a wider one scrolls sideways."""
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,13 @@ class ServerPlot:
     Vega-Lite JSON specification (chap-core 2.5.1 sends Vega v6).
 
     Jupyter shows a specification as a picture drawn in the kernel (SVG, with vl-convert),
-    scrolling sideways where it is wider than the output, so that no chart can hang the
-    browser; ``interactive()`` gives the live Vega view. Org-unit ids in the chart's data and
-    titles read as place names (``place_names``, from the dataset's GeoJSON), polygons are
-    wound as Vega's maps read them, a size the server left to the page is fixed, and a chart
-    with nothing drawn says so (``empty_message``). ``save`` writes ``.png``, ``.svg``,
-    ``.pdf`` or the specification (``.vg.json``, ``.vl.json`` for a Vega-Lite one).
+    shrunk to the output's width (to 60 % at most; a wider chart scrolls sideways inside its
+    output), so that no chart can hang the browser; ``interactive()`` gives the live Vega
+    view. Org-unit ids in the chart's data and titles read as place names (``place_names``,
+    from the dataset's GeoJSON), polygons are wound as Vega's maps read them, a size the
+    server left to the page is fixed, and a chart with nothing drawn says so
+    (``empty_message``). ``save`` writes ``.png``, ``.svg``, ``.pdf`` or the specification
+    (``.vg.json``, ``.vl.json`` for a Vega-Lite one).
     """
 
     data: bytes
@@ -179,7 +182,7 @@ class ServerPlot:
         if self.empty_message:
             return {"text/plain": self.empty_message, "text/html": f"<p>{self.empty_message}</p>"}
         svg = self.picture(".svg")
-        return {"image/svg+xml": svg.decode(), "text/html": _scrolling(svg)} | text
+        return {"image/svg+xml": svg.decode(), "text/html": _fitted(svg)} | text
 
     def __repr__(self) -> str:
         return f"ServerPlot({self.mime_type}, {len(self.data)} bytes)"
@@ -223,15 +226,18 @@ class ServerPlot:
         return vega.wound_for_vega(vega.with_place_names(shown, self.place_names))
 
 
-def _scrolling(svg: bytes) -> str:
-    """HTML showing an SVG picture at its own size, scrolling sideways in a narrower output."""
-    found = re.search(rb'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"', svg)
-    size = f' width="{found.group(1).decode()}" height="{found.group(2).decode()}"' if found else ""
+def _fitted(svg: bytes) -> str:
+    """HTML showing an SVG picture as wide as the output, at most its own width; a picture so
+    wide that its text would shrink below ``SMALLEST_SCALE`` keeps that scale and scrolls
+    sideways inside the output instead."""
+    found = re.search(rb'<svg[^>]*\bwidth="([\d.]+)"', svg)
+    width = float(found.group(1)) if found else None
+    sizes = f"max-width:{width:.0f}px;min-width:{width * SMALLEST_SCALE:.0f}px;" if width else ""
     source = base64.b64encode(svg).decode()
     return (
         '<div style="max-width:100%;overflow-x:auto">'
-        f'<img src="data:image/svg+xml;base64,{source}"{size} style="max-width:none" '
-        'alt="chart drawn by the server"></div>'
+        f'<img src="data:image/svg+xml;base64,{source}" '
+        f'style="width:100%;{sizes}height:auto" alt="chart drawn by the server"></div>'
     )
 
 
