@@ -144,7 +144,7 @@ def test_a_chapkit_service_is_stored_configured_evaluated_and_forecast_on_our_se
         "month",
     )
     assert set(template.user_options) == {"scale", "training_seconds"}
-    assert (template.model_extra or {})["authorAssessedStatus"] == "yellow"
+    assert (template.author_assessed_status, template.health_status) == ("yellow", "live")
     model = our_client.create_configured_model("double", template.id, {"scale": 2.0})
     evaluation = our_client.run_evaluation("scaled mean", model.name, our_dataset.id, 3, 3)
     frame = our_client.evaluation_frame(evaluation.id, quantiles=[0.5])

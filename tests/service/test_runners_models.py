@@ -88,10 +88,9 @@ def test_a_services_template_is_stored_once_retired_and_shown_again(
     )
     assert template.uses_chapkit and template.version == "1.0.0"
     assert set(template.user_options) == {"scale"}  # the run's own options are not the user's
-    extra = template.model_extra or {}
-    assert extra["authorAssessedStatus"] == "yellow" and extra["healthStatus"] == "live"
-    assert (extra["minPredictionPeriods"], extra["maxPredictionPeriods"]) == (1, 6)
-    assert extra["sourceDigest"] == model.revision
+    assert (template.author_assessed_status, template.health_status) == ("yellow", "live")
+    assert (template.min_prediction_periods, template.max_prediction_periods) == (1, 6)
+    assert template.source_digest == model.revision
     name = chap.create_configured_model("twice", template.id, {"scale": 2.0}).name
     chap.delete_model_template(template.id)
     assert {t.id: t for t in chap.list_model_templates()}[template.id].archived

@@ -27,7 +27,14 @@ SUPPORTED_PERIOD_TYPES = ("any", "month", "week")
 
 
 class ModelTemplate(WireModel):
-    """A model template; ``user_options`` maps option names to their JSON-schema properties."""
+    """A model template; ``user_options`` maps option names to their JSON-schema properties.
+
+    A template stored from a model service (``uses_chapkit``) also says the author's
+    assessment of it (``author_assessed_status``: gray, red, orange, yellow or green), the
+    source revision of its ``version`` (``source_digest``), the horizons it forecasts
+    (``min_prediction_periods``, ``max_prediction_periods``) and whether its service is
+    registered now with that revision (``health_status``: ``live`` or ``revision_mismatch``;
+    None when it is not registered)."""
 
     id: int
     name: str
@@ -46,6 +53,12 @@ class ModelTemplate(WireModel):
     is_live: bool | None = None
     uses_chapkit: bool | None = None
     role: str | None = None
+    author_note: str | None = None
+    author_assessed_status: str | None = None
+    source_digest: str | None = None
+    health_status: str | None = None
+    min_prediction_periods: int | None = None
+    max_prediction_periods: int | None = None
 
 
 class ModelSpec(WireModel):
