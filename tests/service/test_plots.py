@@ -112,3 +112,25 @@ def test_an_evaluation_without_forecasts_has_nothing_to_draw(
     with pytest.raises(ConflictError, match="nothing to draw"):
         client.evaluation_plot("forecasts", row.id)
     assert client.evaluation_metrics(row.id).by_org_unit == []
+
+
+def test_the_service_and_the_client_count_horizons_alike(
+    client: ChapClient, evaluated: Evaluated
+) -> None:
+    """The service's metrics per horizon are the client's scores per horizon: horizon 1 is the
+    split period on both sides (the service from its sample layout, the client from the
+    periods)."""
+    from chaplab.scoring import score, summarise
+
+    evaluation = evaluated.evaluation
+    frame = client.evaluation_frame(evaluation.id, quantiles=(0.1, 0.5, 0.9))
+    first = frame[frame["period"] == frame["split_period"]]
+    assert not first.empty and set(first["horizon"]) == {1}
+    scores = score({"naive": frame}, client.actual_cases(evaluation.id), unmatched="drop")
+    by_horizon = summarise(scores, by="horizon").set_index("horizon")["ae_median"]
+    served = {
+        row["horizon"]: row["mae"] for row in client.evaluation_metrics(evaluation.id).by_horizon
+    }
+    assert sorted(served) == by_horizon.index.tolist() == [1, 2]
+    for horizon, mae in served.items():
+        assert by_horizon[horizon] == pytest.approx(mae, rel=1e-5)

@@ -263,7 +263,8 @@ class MetricPlotCatalog(SnakeModel):
 
 class EvaluationMetrics(WireModel):
     """Aggregate metrics and their breakdown: ``by_org_unit`` rows have ``org_unit`` and one key
-    per metric, ``by_horizon`` rows ``horizon`` (1 = the period after the split) likewise."""
+    per metric, ``by_horizon`` rows ``horizon`` (1 = the split period, its first forecast period)
+    likewise."""
 
     backtest_id: int
     metric_names: NullableList[str] = Field(default_factory=list)
