@@ -44,16 +44,19 @@ from chaplab.service.tables import (
     ModelRunnerRow,
     utc_now,
 )
-from chaplab.vocabulary import split_windows
+from chaplab.vocabulary import retrain_splits, split_windows
 
 SPLITS_AT_ONCE = 4
-"""How many splits of a backtest are sent to a model service at the same time."""
+"""How many requests of a backtest a model service gets at the same time, unless
+``$CHAPLAB_MODEL_SERVICE_SPLITS_AT_ONCE`` says otherwise."""
+SPLITS_AT_ONCE_VARIABLE = "CHAPLAB_MODEL_SERVICE_SPLITS_AT_ONCE"
 REQUEST_SECONDS_VARIABLE = "CHAPLAB_MODEL_SERVICE_REQUEST_SECONDS"
 JOB_SECONDS_VARIABLE = "CHAPLAB_MODEL_SERVICE_JOB_SECONDS"
 
 
-def _seconds(variable: str, default: float) -> float:
-    """A positive number of seconds from the environment, else ``default``."""
+def _positive(variable: str, default: float) -> float:
+    """A positive number (of seconds, or of requests) from the environment, else
+    ``default``."""
     try:
         value = float(os.environ.get(variable, ""))
     except ValueError:
@@ -108,7 +111,7 @@ class RemoteModel:
         whose forecast of a split is what the service predicted, and the samples per cell."""
         windows = split_windows(panel.periods, n_periods, n_splits, stride)
         retrain_at = sorted(retrain_splits(n_splits, n_retrain))
-        at_once = min(SPLITS_AT_ONCE, n_splits)
+        at_once = min(max(1, int(_positive(SPLITS_AT_ONCE_VARIABLE, SPLITS_AT_ONCE))), n_splits)
         log(
             f"{n_splits} splits go to {self.service.describe()}, {at_once} at a time; "
             f"trained at split {', '.join(str(k + 1) for k in retrain_at)}"
@@ -199,12 +202,6 @@ def retrains_of(session: Session, specification_id: int | None) -> int:
     return specification.n_retrain if specification is not None else 1
 
 
-def retrain_splits(n_splits: int, n_retrain: int) -> set[int]:
-    """The splits (from 0) a backtest trains the model at: ``n_retrain`` evenly spaced ones,
-    the first always, as chap-core 2.5.1 chooses them."""
-    return {(j * n_splits) // n_retrain for j in range(max(1, min(n_retrain, n_splits)))}
-
-
 def remote_model(session: Session, model: ConfiguredModelRow) -> RemoteModel | None:
     """The configured model as run by its template's model service; None for a template
     this service runs itself. ModelServiceError when that service is not registered now."""
@@ -225,8 +222,8 @@ def remote_model(session: Session, model: ConfiguredModelRow) -> RemoteModel | N
         service=ModelService(
             service.id,
             service.url,
-            request_seconds=_seconds(REQUEST_SECONDS_VARIABLE, REQUEST_SECONDS),
-            job_seconds=_seconds(JOB_SECONDS_VARIABLE, JOB_SECONDS),
+            request_seconds=_positive(REQUEST_SECONDS_VARIABLE, REQUEST_SECONDS),
+            job_seconds=_positive(JOB_SECONDS_VARIABLE, JOB_SECONDS),
         ),
     )
 
