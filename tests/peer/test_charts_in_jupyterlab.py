@@ -2,7 +2,8 @@
 a notebook with ``CHAP_URL`` set: a metric chart (whose container-sized Vega spec used to freeze
 the renderer until the tab crashed), the wide horizon x location grid and a metric map. Each is
 shown as a picture, nothing runs past the notebook's right edge (a wide chart is shrunk to the
-output's width), and the tab keeps answering.
+output's width), and the tab keeps answering, also after ``interactive()`` shows the metric chart
+live with its size fixed.
 Screenshot: test-output/browser/chap-core-charts.png."""
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def lab(peer_url: str, naive_evaluation: Evaluation, tmp_path: Path) -> Iterator
     for method, *names in CHARTS:
         arguments = ", ".join([repr(names[0]), str(naive_evaluation.id), *map(repr, names[1:])])
         cells.append(f"client.{method}({arguments})")
+    # the live view of the chart that crashed the tab, its size fixed
+    cells.append(
+        f"client.metric_plot('metric_by_horizon_mean', {naive_evaluation.id}, 'crps').interactive()"
+    )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     root = tmp_path / "root"
@@ -60,7 +65,9 @@ def test_chap_core_charts_show_as_pictures_without_a_crash(lab: JupyterLab, tmp_
                     "(img) => img.complete && img.naturalWidth > 200",
                     arg=pictures.nth(index).element_handle(),
                 )
-            assert page.output_area().locator(".vega-embed").count() == 0
+            live = page.output_area().locator(".vega-embed")
+            expect(live).to_have_count(1)  # only the interactive() view is live
+            expect(live.locator("svg, canvas").first).to_be_visible()
             assert page.past_right_edge(page.page.locator(".jp-NotebookPanel:visible")) == []
             # the tab still answers: a cell run after the charts prints
             assert page.kernel_output("print(6 * 7)").strip() == "42"
