@@ -29,7 +29,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -77,7 +77,7 @@ class ChartProcess:
         self._draw = draw
         self._context = multiprocessing.get_context(START_METHOD)
         self._pool: ProcessPoolExecutor | None = None
-        self._pid: int | None = None
+        self._started: Future[int] | None = None  # the process's first task: its id
         self._lock = threading.Lock()  # the pool is started from a worker thread or the loop
         self._turns: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
         self._turns = WeakKeyDictionary()
@@ -86,16 +86,15 @@ class ChartProcess:
     @property
     def pid(self) -> int | None:
         """The process id of the running chart process (None before it has started)."""
-        return self._pid
+        started = self._started
+        if started is None or not started.done() or started.cancelled():
+            return None
+        return None if started.exception() is not None else started.result()
 
     def start(self) -> None:
-        """Start the process unless it is running and wait until it is ready for charts (its
-        imports done). Blocks: call it from a worker thread."""
-        pool = self._running_pool()
-        try:
-            self._pid = pool.submit(os.getpid).result()
-        except BrokenProcessPool:
-            self._drop(pool)  # the next chart starts another
+        """Start the process unless it is running; it does its imports while the kernel goes
+        on, before it draws the first chart."""
+        self._running_pool()
 
     async def draw(self, chart: Any) -> Rendered:
         """Draw ``chart`` in the process; the loop runs meanwhile. Charts are sent one at a
@@ -119,8 +118,6 @@ class ChartProcess:
         for _ in range(ATTEMPTS):
             pool = self._running_pool()
             try:
-                if self._pid is None:
-                    self._pid = await loop.run_in_executor(pool, os.getpid)
                 return await loop.run_in_executor(pool, self._draw, chart)
             except BrokenProcessPool:
                 self._drop(pool)
@@ -132,7 +129,7 @@ class ChartProcess:
     def stop(self) -> None:
         """End the process (it finishes the chart it is drawing first)."""
         with self._lock:
-            pool, self._pool, self._pid = self._pool, None, None
+            pool, self._pool, self._started = self._pool, None, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -146,11 +143,12 @@ class ChartProcess:
                 self._pool = ProcessPoolExecutor(
                     max_workers=1, mp_context=self._context, initializer=prepare_worker
                 )
+                self._started = self._pool.submit(os.getpid)  # starts the process now
             return self._pool
 
     def _drop(self, pool: ProcessPoolExecutor) -> None:
         """Forget a broken pool (its process has died) so that the next chart starts anew."""
         with self._lock:
             if self._pool is pool:
-                self._pool, self._pid = None, None
+                self._pool, self._started = None, None
         pool.shutdown(wait=False, cancel_futures=True)
