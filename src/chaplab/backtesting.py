@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import inspect
 import os
 import re
@@ -40,7 +41,7 @@ from chaplab.frames import (
     with_org_unit_names,
 )
 from chaplab.quantiles import quantiles_from_sorted
-from chaplab.vocabulary import DEFAULT_QUANTILES, SplitWindow, split_windows
+from chaplab.vocabulary import DEFAULT_QUANTILES, SplitWindow, retrain_splits, split_windows
 
 TIME_PERIOD = "time_period"
 LOCATION = "location"
@@ -78,21 +79,25 @@ def backtest(
     geojson: Any = None,
     seed: int | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    n_retrain: int = 1,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Backtest ``train`` and ``predict`` on ``data``, as the service evaluates its models.
 
     ``data`` is a frame as ``dataset_frame`` returns it: ``time_period``, ``location`` and one
     column per feature, ``disease_cases`` the target. The splits are the service's for the same
-    ``n_splits``, ``n_periods`` and ``stride`` (each named by its first forecast period). In
-    each split ``train(config, historic, geojson)`` gets the rows before the split period and
-    ``predict(config, model, historic, future, geojson)`` the same history and ``future``: one
-    row per location and forecast period with the other columns' observed values (the target
-    left out, as chap-core hands a model its future covariates). ``predict`` answers the future
-    rows with ``sample_0``, ``sample_1``, ... columns. A function that takes an ``n_samples``
-    keyword gets ``n_samples`` (and must answer that many samples); one that takes ``rng`` gets
-    a ``numpy.random.Generator`` per split, spawned from ``seed`` as the service spawns its
-    splits' streams. Each function's result goes only to its own split.
+    ``n_splits``, ``n_periods`` and ``stride`` (each named by its first forecast period), and
+    the model is trained as the service and chap-core 2.5.1 train a model service's model:
+    ``train(config, historic, geojson)`` at ``n_retrain`` evenly spaced splits (once, at the
+    first, by default) on the rows before that split, and each split predicted by the latest
+    training at or before it: ``predict(config, model, historic, future, geojson)`` gets its own
+    copy of that model, the rows before the split and ``future``: one row per location and
+    forecast period with the other columns' observed values (the target left out, as chap-core
+    hands a model its future covariates). ``predict`` answers the future rows with
+    ``sample_0``, ``sample_1``, ... columns. A function that takes an ``n_samples`` keyword
+    gets ``n_samples`` (and must answer that many samples); one that takes ``rng`` gets a
+    ``numpy.random.Generator`` per split, spawned from ``seed`` as the service spawns its
+    splits' streams.
 
     Returns the evaluation frame (``org_unit``, ``org_unit_name`` when ``geojson`` is given,
     ``split_period``, ``period``, ``horizon``, ``quantile``, ``value``) at ``quantiles``. A
@@ -110,10 +115,24 @@ def backtest(
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if isinstance(n_retrain, bool) or not isinstance(n_retrain, int) or n_retrain < 1:
+        raise ValueError(f"n_retrain must be a positive integer, got {n_retrain!r}")
+    trained_at = sorted(retrain_splits(len(windows), n_retrain))
     streams = np.random.SeedSequence(seed).spawn(len(windows))
+    trainings = _Trainings(windows, series, train, config, geojson, streams)
     splits = [
-        _Split(window, series, train, predict, config, geojson, n_samples, stream)
-        for window, stream in zip(windows, streams, strict=True)
+        _Split(
+            window,
+            series,
+            trainings,
+            max(k for k in trained_at if k <= index),
+            predict,
+            config,
+            geojson,
+            n_samples,
+            stream,
+        )
+        for index, (window, stream) in enumerate(zip(windows, streams, strict=True))
     ]
     samples = _run_concurrently([split.run for split in splits], progress)
     values = np.stack(
@@ -200,14 +219,56 @@ class _Series:
         return merged
 
 
+class _Trainings:
+    """The model trained at each training split, trained once when the first split that
+    needs it asks (on the event loop, so no two splits start the same training)."""
+
+    def __init__(
+        self,
+        windows: list[SplitWindow],
+        series: _Series,
+        train: Callable[..., Any],
+        config: Any,
+        geojson: Any,
+        streams: list[np.random.SeedSequence],
+    ) -> None:
+        self.windows, self.series, self.train = windows, series, train
+        self.config, self.geojson, self.streams = config, geojson, streams
+        self._started: dict[int, asyncio.Future[Any]] = {}
+
+    async def model(self, split: int, pool: concurrent.futures.Executor) -> Any:
+        """A copy of the model trained at ``split`` (from 0), for one prediction."""
+        if split not in self._started:
+            self._started[split] = asyncio.ensure_future(self._train(split, pool))
+        model = await asyncio.shield(self._started[split])
+        try:
+            return copy.deepcopy(model)
+        except Exception as error:
+            raise BacktestError(
+                self.windows[split].split_period,
+                _function_name(self.train, "train"),
+                f"returned a model that cannot be copied for each split's prediction ({error})",
+            ) from error
+
+    async def _train(self, split: int, pool: concurrent.futures.Executor) -> Any:
+        window = self.windows[split]
+        history = self.series.history(window)
+        rng = np.random.default_rng(self.streams[split].spawn(1)[0])  # not the prediction's
+        arguments = (self.config, history, self.geojson)
+        return await _call(
+            pool, window, self.train, "train", arguments, _keywords(self.train, rng=rng)
+        )
+
+
 @dataclass(frozen=True)
 class _Split:
-    """One split's work: train, predict, check the answer, give samples
+    """One split's work: predict with the latest training, check the answer, give samples
     ``(locations, periods, samples)``."""
 
     window: SplitWindow
     series: _Series
-    train: Callable[..., Any]
+    trainings: _Trainings
+    trained_at: int
     predict: Callable[..., Any]
     config: Any
     geojson: Any
@@ -216,57 +277,24 @@ class _Split:
 
     async def run(self, pool: concurrent.futures.Executor) -> np.ndarray:
         rng = np.random.default_rng(self.stream)
-        model = await self._call(
-            pool, self.train, "train", self.config, self.series.history(self.window), self.geojson
-        )
+        model = await self.trainings.model(self.trained_at, pool)
         future = self.series.future(self.window)
-        answer = await self._call(
+        answer = await _call(
             pool,
+            self.window,
             self.predict,
             "predict",
-            self.config,
-            model,
-            self.series.history(self.window),
-            future.copy(),
-            self.geojson,
-            rng=rng,
+            (self.config, model, self.series.history(self.window), future.copy(), self.geojson),
+            _keywords(self.predict, n_samples=self.n_samples, rng=rng),
         )
         return self._samples(answer, future)
-
-    def _name(self, function: Callable[..., Any], role: str) -> str:
-        name = getattr(function, "__qualname__", None) or type(function).__name__
-        return role if name == role else f"{role} ({name})"
-
-    async def _call(
-        self,
-        pool: concurrent.futures.Executor,
-        function: Callable[..., Any],
-        role: str,
-        *args: Any,
-        rng: np.random.Generator | None = None,
-    ) -> Any:
-        """The function's answer: awaited when it is async, else run in the thread pool;
-        BacktestError naming the split and the function when it raises."""
-        keywords = _keywords(function, n_samples=self.n_samples, rng=rng)
-        try:
-            if inspect.iscoroutinefunction(function):
-                return await function(*args, **keywords)
-            loop = asyncio.get_running_loop()
-            answer = await loop.run_in_executor(pool, partial(function, *args, **keywords))
-            return await answer if inspect.isawaitable(answer) else answer
-        except Exception as error:
-            raise BacktestError(
-                self.window.split_period,
-                self._name(function, role),
-                f"raised {type(error).__name__}: {error}",
-            ) from error
 
     def _samples(self, answer: Any, future: pd.DataFrame) -> np.ndarray:
         """The answer's samples on the (location, forecast period) grid, checked."""
 
         def fail(problem: str) -> BacktestError:
             return BacktestError(
-                self.window.split_period, self._name(self.predict, "predict"), problem
+                self.window.split_period, _function_name(self.predict, "predict"), problem
             )
 
         if not isinstance(answer, pd.DataFrame):
@@ -318,6 +346,36 @@ class _Split:
         grid = np.empty((len(future), drawn.shape[1]))
         grid[cell] = drawn
         return grid.reshape(len(self.series.locations), len(self.window.forecast_periods), -1)
+
+
+def _function_name(function: Callable[..., Any], role: str) -> str:
+    """``train`` or ``predict``, with the function's own name when it has another."""
+    name = getattr(function, "__qualname__", None) or type(function).__name__
+    return role if name == role else f"{role} ({name})"
+
+
+async def _call(
+    pool: concurrent.futures.Executor,
+    window: SplitWindow,
+    function: Callable[..., Any],
+    role: str,
+    args: tuple[Any, ...],
+    keywords: dict[str, Any],
+) -> Any:
+    """The function's answer: awaited when it is async, else run in the thread pool;
+    BacktestError naming the split and the function when it raises."""
+    try:
+        if inspect.iscoroutinefunction(function):
+            return await function(*args, **keywords)
+        loop = asyncio.get_running_loop()
+        answer = await loop.run_in_executor(pool, partial(function, *args, **keywords))
+        return await answer if inspect.isawaitable(answer) else answer
+    except Exception as error:
+        raise BacktestError(
+            window.split_period,
+            _function_name(function, role),
+            f"raised {type(error).__name__}: {error}",
+        ) from error
 
 
 def _positions(values: pd.Series, forecast_periods: Sequence[str]) -> np.ndarray:

@@ -300,6 +300,13 @@ def split_windows(
     return windows
 
 
+def retrain_splits(n_splits: int, n_retrain: int) -> set[int]:
+    """The splits (from 0) a backtest trains a model at: ``n_retrain`` evenly spaced ones, the
+    first always, as chap-core 2.5.1 chooses them; every split is predicted by the latest
+    training at or before it."""
+    return {(j * n_splits) // n_retrain for j in range(max(1, min(n_retrain, n_splits)))}
+
+
 FIRST_HORIZON = 1
 """The horizon of a forecast's first period (chap-core's ``horizon_distance`` counts so)."""
 

@@ -71,7 +71,14 @@ def test_quantiles_are_the_services_interpolation_of_the_samples(client: ChapCli
     dataset = client.list_datasets()[0]
     data = client.dataset_frame(dataset.id)
     local = chaplab.backtest(
-        train_last, predict_spread, data, n_splits=2, n_periods=2, n_samples=7, progress=False
+        train_last,
+        predict_spread,
+        data,
+        n_splits=2,
+        n_periods=2,
+        n_samples=7,
+        n_retrain=2,  # each split trained on its own history
+        progress=False,
     )
     row = local.iloc[len(local) // 2]
     history = data[

@@ -88,12 +88,52 @@ def test_a_model_sees_only_the_history_and_the_futures_covariates() -> None:
             )
         return samples_frame(future, np.ones((len(future), 3)))
 
-    run(train, predict)
+    run(train, predict, n_retrain=3)  # trained at every split
     for last_trained, last_history, first_future, columns, covariates, rows in seen:
         assert last_trained == last_history < first_future
         assert first_future.startswith("2020-")  # spelt as the data spells its periods
         assert columns == ["location", "rainfall", "time_period"]  # no disease_cases
         assert covariates and rows == 3 * 2
+
+
+@pytest.mark.parametrize(
+    ("n_retrain", "trained", "used"),
+    [
+        (1, ["2020-04"], ["2020-04"] * 4),
+        (2, ["2020-04", "2020-08"], ["2020-04"] * 2 + ["2020-08"] * 2),
+    ],
+)
+def test_the_model_is_trained_as_the_service_trains_a_model_services_model(
+    n_retrain: int, trained: list[str], used: list[str]
+) -> None:
+    """Once at the first split by default; with n_retrain at evenly spaced splits, each split
+    predicted by the latest training at or before it, from its own copy of the model."""
+    calls: list[str] = []
+    by_split: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> dict[str, str]:
+        with lock:
+            calls.append(str(data["time_period"].max()))
+        return {"trained on": str(data["time_period"].max())}
+
+    def predict(
+        config: Any, model: dict[str, str], historic: Any, future: pd.DataFrame, geo: Any
+    ) -> pd.DataFrame:
+        with lock:
+            by_split[str(future["time_period"].min())] = model["trained on"]
+        model["trained on"] = "changed by a prediction"  # its own copy
+        return samples_frame(future, np.ones((len(future), 2)))
+
+    run(train, predict, n_splits=4, n_periods=2, stride=2, n_retrain=n_retrain)
+    assert sorted(calls) == trained
+    # the splits start forecasting 2020-05, -07, -09 and -11
+    assert [by_split[f"2020-{month}"] for month in ("05", "07", "09", "11")] == used
+
+
+def test_n_retrain_must_be_a_positive_integer() -> None:
+    with pytest.raises(ValueError, match="n_retrain must be a positive integer"):
+        run(n_retrain=0)
 
 
 def test_quantiles_interpolate_the_samples_as_the_service_does() -> None:
@@ -112,13 +152,14 @@ def test_async_functions_of_every_split_run_at_once() -> None:
     all_started = asyncio.Event()
 
     async def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+        return None
+
+    async def predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> Any:
         nonlocal started
         started += 1
         if started == 3:
             all_started.set()
         await asyncio.wait_for(all_started.wait(), 60)  # a split run alone would wait forever
-
-    async def predict(config: Any, model: Any, historic: Any, future: Any, geo: Any) -> Any:
         return samples_frame(future, np.ones((len(future), 2)))
 
     assert len(run(train, predict)) == 90
@@ -143,7 +184,7 @@ def test_sync_functions_run_in_threads_and_need_no_pickling() -> None:
     predict = lambda config, model, historic, future, geo: samples_frame(  # noqa: E731
         future, np.ones((len(future), 2))
     )
-    assert len(run(train, predict)) == 90
+    assert len(run(train, predict, n_retrain=3)) == 90
     assert closure_state["calls"] == 3
     assert threading.current_thread().name not in threads
 
@@ -171,7 +212,7 @@ def test_config_and_geojson_reach_both_functions_and_name_the_places() -> None:
         return samples_frame(future, np.ones((len(future), 2)))
 
     frame = run(train, predict, config={"alpha": 1}, geojson=geojson)
-    assert received == [({"alpha": 1}, geojson)] * 6
+    assert received == [({"alpha": 1}, geojson)] * 4  # trained once, three predictions
     assert frame.columns[1] == "org_unit_name"
     assert frame["org_unit_name"].cat.categories.tolist() == ["Place A", "Place B", "Place C"]
 
@@ -195,7 +236,7 @@ def test_a_function_that_raises_is_named_with_its_split_and_message() -> None:
             raise KeyError("rainfall_lag")
 
     with pytest.raises(BacktestError) as raised:
-        run(train)
+        run(train, n_retrain=3)
     error = raised.value
     name = "test_a_function_that_raises_is_named_with_its_split_and_message.<locals>.train"
     assert error.split_period in {"202009", "202011"}  # the splits trained on August
