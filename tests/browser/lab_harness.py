@@ -338,6 +338,12 @@ class NotebookPage:
         if errors:
             raise AssertionError("notebook cells raised:\n" + "\n".join(errors))
 
+    def open_file_browser(self) -> None:
+        """Show JupyterLab's file browser in the left area, as a person working on files has it
+        (the notebook gets narrower)."""
+        self.page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+        self.page.locator("#filebrowser").wait_for(state="visible")
+
     def wait_until_idle(self) -> None:
         """Wait until the notebook's kernel has nothing left to do."""
         self.page.evaluate(_WAIT_FOR_IDLE_KERNEL_JS)

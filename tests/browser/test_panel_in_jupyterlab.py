@@ -2,11 +2,13 @@
 
 The notebook runs top to bottom against its own embedded service (a fresh data folder). The test
 waits until the panel shows the finished evaluation and its fan chart, checks the rendered page
-as a person would read it in a 1400 px window (no text cut, no horizontal scroll, place names in
-the chart, the metrics of a comparison under its chart, a delete that asks first, "copy code"
-putting the code on the clipboard) and saves screenshots of the panel as
-test-output/browser/panel.png (the README's picture, docs/images/panel.png, is a copy of it) and
-panel-compare.png.
+as a person would read it in a 1400 px window with the file browser open (no text cut, no
+horizontal scroll, place names in the chart, pressing another evaluation showing it instead of
+adding it, "compare with" drawing the comparison with its metrics under the chart and "show one
+evaluation" going back, a delete that asks first, "copy code" putting the code on the
+clipboard) and saves screenshots of the panel as test-output/browser/panel.png (the README's
+picture, docs/images/panel.png, is a copy of it) and panel-compare.png, and of the window at
+1400 x 900 as panel-window.png and panel-compare-window.png.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ NOTEBOOK = REPOSITORY / "notebooks" / "02_panel.ipynb"
 BESIDE_NOTEBOOK = REPOSITORY / "notebooks" / "demo_data.py"  # the notebook imports it
 # Tall enough to show the whole panel, chart included, in one screenshot.
 VIEWPORT = {"width": 1400, "height": 2600}
+WINDOW = {"width": 1400, "height": 900}  # a laptop's window, for what a person sees at once
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +74,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     page.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base_url)
 
     page.run_all_cells()
+    page.open_file_browser()
 
     dataset_name = str(kernel_value(page, "dataset_name"))
     evaluation_name = f"naive_model on {dataset_name}"
@@ -136,13 +140,21 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert copied.startswith("import chaplab\n") and "client = chaplab.connect()" in copied
     assert f"title={evaluation_name!r}" in copied
 
-    # two evaluations of the dataset: the comparison chart, and its metrics table under it
+    # a second evaluation of the dataset: pressing the first shows it instead (no comparison)
     page.kernel_output("panel.launcher.n_splits.value = 2\npanel.launch()\nawait panel.wait_idle()")
-    expect(panel.get_by_role("button", name=f"{evaluation_name}-2", exact=True)).to_have_class(
-        re.compile(r"\bmod-info\b")
-    )
-    evaluation.click()  # the first one as well
+    second = panel.get_by_role("button", name=f"{evaluation_name}-2", exact=True)
+    expect(second).to_have_class(re.compile(r"\bmod-info\b"))
+    evaluation.click()
+    expect(evaluation).to_have_class(re.compile(r"\bmod-info\b"))
+    expect(second).not_to_have_class(re.compile(r"\bmod-info\b"))
+    page.wait_until_idle()
+    assert kernel_value(page, "[item.name for item in panel.results.selected]") == [evaluation_name]
     metrics = panel.locator("table", has_text="aggregate metrics")
+    expect(metrics).to_have_count(0)
+
+    # "compare with" draws both, the metrics table under the chart
+    compare_with = panel.locator("select").filter(has_text="nothing (one evaluation)")
+    compare_with.select_option(label=f"{evaluation_name}-2 (#{second_id(page)})")
     metrics.wait_for()
     page.wait_until_idle()
     chart_box, table_box = chart.bounding_box(), metrics.bounding_box()
@@ -151,3 +163,18 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert table_box["x"] + table_box["width"] <= VIEWPORT["width"]
     assert_reads_well(page, panel)
     panel.screenshot(path=str(browser_output_dir / "panel-compare.png"))
+    page.page.set_viewport_size(WINDOW)
+    compare_with.scroll_into_view_if_needed()
+    page.screenshot(browser_output_dir / "panel-compare-window.png")
+
+    # one click back to one evaluation
+    panel.get_by_role("button", name="show one evaluation").click()
+    expect(metrics).to_have_count(0)
+    assert kernel_value(page, "[item.name for item in panel.results.selected]") == [evaluation_name]
+    evaluation.scroll_into_view_if_needed()
+    page.screenshot(browser_output_dir / "panel-window.png")
+
+
+def second_id(page: NotebookPage) -> int:
+    """The id of the evaluation launched second (the newest)."""
+    return int(page.kernel_output("print(max(item.id for item in panel.evaluations))"))

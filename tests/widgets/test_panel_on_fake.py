@@ -305,7 +305,7 @@ async def test_compare_with_draws_both_and_one_click_goes_back(make_panel: MakeP
     await panel.wait_idle()
     results = panel.results
     assert results.compare_with.options == (
-        ("nothing (one evaluation)", None),
+        ("nothing (one evaluation)", "nothing (one evaluation)"),
         ("bt_naive (#1)", 1),
     )
     assert results.alone_button.layout.display == "none"
@@ -337,7 +337,9 @@ async def test_evaluations_that_share_no_places_are_not_offered_and_a_sentence_s
     results.table.select(1)
     await results.settled()
     assert results.compare_with.disabled
-    assert results.compare_with.options == (("nothing (one evaluation)", None),)
+    assert results.compare_with.options == (
+        ("nothing (one evaluation)", "nothing (one evaluation)"),
+    )
     note = html.unescape(results.compare_note.value)
     assert "No other evaluation shares places and split periods with bt_naive (#1)" in note
     with pytest.raises(ValueError, match="cannot be compared with the one shown"):
@@ -368,7 +370,7 @@ async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
     assert [
         panel.results.table.header(key).description
         for key in ("created", "n_periods", "n_splits", "stride")
-    ] == ["created", "nPeriods", "nSplits", "stride"]
+    ] == ["created", "periods", "splits", "step"]
     panel.results.table.select(1)
     panel.results.compare(2)
     await panel.results.settled()

@@ -65,9 +65,9 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 968 px output
     Column("model", "model", "110px"),
     Column("dataset", "dataset", "110px"),
     Column("created", "created", "90px"),
-    Column("n_periods", "nPeriods"),
-    Column("n_splits", "nSplits"),
-    Column("stride", "stride"),
+    Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
+    Column("n_splits", "splits"),
+    Column("stride", "step"),
     *(Column(metric, metric.replace("_", " "), "80px") for metric in _METRICS_SHOWN),
 )
 
@@ -189,9 +189,10 @@ class ResultsView(widgets.VBox):
             SPLIT_DEBOUNCE_SECONDS, self.redraw, keeper, on_error=self.show_error
         )
         self.compare_with = widgets.Dropdown(
-            options=[(SHOWN_ALONE, None)],
-            value=None,
+            options=[(SHOWN_ALONE, SHOWN_ALONE)],
+            value=SHOWN_ALONE,
             description="compare with",
+            style={"description_width": "initial"},  # the label whole, never cut
             disabled=True,
             layout=widgets.Layout(width="420px", max_width="100%"),
         )
@@ -244,7 +245,7 @@ class ResultsView(widgets.VBox):
     def compare(self, evaluation_id: int) -> None:
         """Draw the shown evaluation with ``evaluation_id`` (what choosing it under **compare
         with** does); ``ValueError`` when it is not one of the evaluations offered there."""
-        offered = [value for _, value in self.compare_with.options if value is not None]
+        offered = [value for _, value in self.compare_with.options if value != SHOWN_ALONE]
         if evaluation_id not in offered:
             raise ValueError(
                 f"evaluation {evaluation_id} cannot be compared with the one shown: "
@@ -255,7 +256,7 @@ class ResultsView(widgets.VBox):
     def show_alone(self) -> None:
         """Stop comparing: draw the selected evaluation alone (what **show one evaluation**
         does)."""
-        self.compare_with.value = None
+        self.compare_with.value = SHOWN_ALONE
 
     @property
     def frame(self) -> pd.DataFrame | None:
@@ -281,7 +282,8 @@ class ResultsView(widgets.VBox):
         self.load()
 
     def _comparison_changed(self, _: Any) -> None:
-        self.alone_button.layout.display = "none" if self.compare_with.value is None else ""
+        alone = self.compare_with.value == SHOWN_ALONE
+        self.alone_button.layout.display = "none" if alone else ""
         if not self._offering_comparisons:
             self.load()
 
@@ -292,12 +294,16 @@ class ResultsView(widgets.VBox):
         others = [
             item for item in self.evaluations.values() if shown and comparable(shown[0], item)
         ]
-        choices = [(SHOWN_ALONE, None), *((evaluation_title(item), item.id) for item in others)]
-        chosen = self.compare_with.value if keep else None
+        choices = [
+            (SHOWN_ALONE, SHOWN_ALONE),
+            *((evaluation_title(item), item.id) for item in others),
+        ]
+        chosen = self.compare_with.value if keep else SHOWN_ALONE
         self._offering_comparisons = True
         try:
             self.compare_with.options = choices
-            self.compare_with.value = chosen if chosen in {item.id for item in others} else None
+            offered = {item.id for item in others}
+            self.compare_with.value = chosen if chosen in offered else SHOWN_ALONE
         finally:
             self._offering_comparisons = False
         self.compare_with.disabled = not others
@@ -305,7 +311,7 @@ class ResultsView(widgets.VBox):
             self.compare_note.value = message(
                 f"No other evaluation shares places and split periods with "
                 f"{evaluation_title(shown[0])}, so there is nothing to compare it with "
-                "(evaluations of one dataset with the same nPeriods, nSplits and stride do).",
+                "(evaluations of one dataset with the same forecast periods, splits and step do).",
                 "#555",
             )
         else:
