@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
 import pytest
 from sqlalchemy import create_engine, update
 
@@ -105,8 +106,23 @@ def test_a_database_of_schema_version_4_names_its_splits_by_their_first_forecast
         assert [e.id for e in chap.list_evaluations()] == [demo.id, unrun.id]
         newest = demo.split_periods[-1]
         assert {e.split_period for e in chap.evaluation_entries(demo.id, [0.5], newest)} == {newest}
-        # the first split's version-4 label (the period before it) names no split any more
-        assert chap.evaluation_entries(demo.id, [0.5], version_4_labels[0]) == []
+        # on the wire, the first split's version-4 label (the period before it) matches nothing
+        old_filter = {"backtestId": demo.id, "quantiles": 0.5, "splitPeriod": version_4_labels[0]}
+        answer = httpx.get(f"{server.url}/v1/analytics/evaluation-entry", params=old_filter)
+        assert answer.status_code == 200 and answer.json() == []
+        # an evaluation run now with the same settings has the same splits, so the two compare
+        again = chap.run_evaluation(
+            "after the migration",
+            demo.model_id,
+            demo.dataset_id,
+            n_periods=demo.n_periods,
+            n_splits=demo.n_splits,
+            stride=demo.stride,
+            timeout=120,
+        )
+        assert again.split_periods == migrated.split_periods
+        assert chap.evaluation_overlap(demo.id, again.id).split_periods == demo.split_periods
+        assert demo.id in [e.id for e in chap.compatible_evaluations(again.id)]
     with engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [
             (SCHEMA_VERSION,)
