@@ -38,9 +38,12 @@ data.head()
 # microregion and forecast month with the covariates and without `disease_cases`.
 #
 # This model forecasts each microregion's usual cases for the calendar month (its mean over the
-# history), scaled by how the last three months compare with their usual level, with negative
-# binomial noise of the dispersion seen in the history. Two optional keywords: `rng`, a random
-# generator per split that `chaplab.backtest` seeds (chapkit passes none), and `n_samples`.
+# training history), scaled by how the last three months before the forecast compare with their
+# usual level, with negative binomial noise of the dispersion seen in training. As the service
+# and chap-core train a model service's model in a backtest, `train` runs once, on the history
+# before the first split, and every split's `predict` gets that model and its own history.
+# Two optional keywords: `rng`, a random generator per split that `chaplab.backtest` seeds
+# (chapkit passes none), and `n_samples`.
 
 # %%
 import numpy as np
@@ -49,26 +52,31 @@ import pandas as pd
 RECENT_MONTHS = 3
 
 
+def with_usual(frame, usual):
+    """``frame`` with each row's calendar month and the usual cases of that month."""
+    month = frame["time_period"].astype(str).str[-2:]
+    return frame.assign(month=month).join(usual, on=["location", "month"])
+
+
 def train(config, data, geo):
-    """Each microregion's mean cases per calendar month, its recent level and dispersion."""
-    frame = data.assign(month=data["time_period"].astype(str).str[-2:])
-    usual = frame.groupby(["location", "month"])["disease_cases"].mean().rename("usual")
-    frame = frame.join(usual, on=["location", "month"])
-    recent = frame.sort_values("time_period").groupby("location").tail(RECENT_MONTHS)
-    level = recent.groupby("location")["disease_cases"].sum() / recent.groupby("location")[
-        "usual"
-    ].sum().clip(lower=1.0)
-    ratio = (frame["disease_cases"] / frame["usual"].clip(lower=1.0)).groupby(frame["location"])
-    return {"usual": usual, "level": level.clip(0.2, 5.0), "spread": ratio.std().fillna(1.0)}
+    """Each microregion's mean cases per calendar month and how much the cases vary around it."""
+    month = data["time_period"].astype(str).str[-2:]
+    usual = data.groupby(["location", month])["disease_cases"].mean().rename("usual")
+    usual.index.names = ["location", "month"]
+    seen = with_usual(data, usual)
+    ratio = seen["disease_cases"] / seen["usual"].clip(lower=1.0)
+    return {"usual": usual, "spread": ratio.groupby(seen["location"]).std().fillna(1.0)}
 
 
 def predict(config, model, historic, future, geo, *, rng=None, n_samples=100):
-    """Negative binomial samples around the usual cases of the month times the recent level."""
+    """Negative binomial samples around the usual cases of the month times the recent level
+    (the last months' cases over their usual ones)."""
     rng = rng if rng is not None else np.random.default_rng()
-    month = future["time_period"].astype(str).str[-2:]
-    keys = pd.MultiIndex.from_arrays([future["location"], month])
-    usual = model["usual"].reindex(keys).fillna(0.0).to_numpy()
-    mean = np.maximum(usual * future["location"].map(model["level"]).to_numpy(), 0.1)
+    recent = with_usual(historic, model["usual"]).sort_values("time_period")
+    recent = recent.groupby("location").tail(RECENT_MONTHS).groupby("location")
+    level = (recent["disease_cases"].sum() / recent["usual"].sum().clip(lower=1.0)).clip(0.2, 5)
+    ahead = with_usual(future, model["usual"])
+    mean = np.maximum(ahead["usual"].fillna(0.0) * ahead["location"].map(level), 0.1).to_numpy()
     dispersion = 1.0 / np.maximum(future["location"].map(model["spread"]).to_numpy(), 0.05) ** 2
     draws = rng.negative_binomial(
         dispersion[:, None], (dispersion / (dispersion + mean))[:, None], (len(future), n_samples)
