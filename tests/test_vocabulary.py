@@ -8,6 +8,7 @@ import pytest
 from chaplab.vocabulary import (
     FIRST_HORIZON,
     canonical_period,
+    evaluated_periods,
     forecast_horizon,
     iso_weeks_in_year,
     next_period,
@@ -193,7 +194,7 @@ def test_split_windows_keep_history_and_count_horizons_from_one(
     length: int, n_periods: int, n_splits: int, stride: int
 ) -> None:
     periods = period_range("201001", shift_period("201001", length - 1))
-    if 1 + n_periods + (n_splits - 1) * stride > length:
+    if 1 + evaluated_periods(n_periods, n_splits, stride) > length:
         with pytest.raises(ValueError, match=r"^periods: .* need at least"):
             split_windows(periods, n_periods, n_splits, stride)
         return
@@ -201,6 +202,7 @@ def test_split_windows_keep_history_and_count_horizons_from_one(
     assert len(windows) == n_splits
     assert windows[-1].forecast_periods[-1] == periods[-1]
     assert windows[0].history_end >= 1
+    assert len(periods) - windows[0].history_end == evaluated_periods(n_periods, n_splits, stride)
     for earlier, later in zip(windows, windows[1:], strict=False):
         assert later.history_end - earlier.history_end == stride
     for window in windows:

@@ -264,6 +264,12 @@ class SplitWindow:
         return slice(self.forecast.start, self.forecast.stop)
 
 
+def evaluated_periods(n_periods: int, n_splits: int, stride: int) -> int:
+    """How many periods a backtest's forecasts span, from the first split period to the last
+    forecast period; the series needs this many plus the history before the first split."""
+    return n_periods + (n_splits - 1) * stride
+
+
 def split_windows(
     periods: Sequence[str], n_periods: int, n_splits: int, stride: int
 ) -> list[SplitWindow]:
@@ -278,7 +284,7 @@ def split_windows(
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     n_periods, n_splits, stride = int(n_periods), int(n_splits), int(stride)
-    needed = 1 + n_periods + (n_splits - 1) * stride
+    needed = 1 + evaluated_periods(n_periods, n_splits, stride)
     if len(periods) < needed:
         raise ValueError(
             f"periods: n_periods={n_periods}, n_splits={n_splits} and stride={stride} need at "

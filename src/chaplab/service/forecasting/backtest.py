@@ -22,7 +22,7 @@ from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
 from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
-from chaplab.vocabulary import FIRST_HORIZON, split_windows
+from chaplab.vocabulary import FIRST_HORIZON, evaluated_periods, split_windows
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -138,14 +138,15 @@ def run_backtest(
 def check_history(training: int, panel: Panel, n_periods: int, n_splits: int, stride: int) -> None:
     """InsufficientHistoryError unless ``panel`` has ``training`` periods before the first split
     and every split's horizon; plain arithmetic, so any count is checked without building it."""
-    needed = training + n_periods + (n_splits - 1) * stride
+    evaluated = evaluated_periods(n_periods, n_splits, stride)
+    needed = training + evaluated
     if panel.n_periods < needed:
         raise InsufficientHistoryError(
             needed,
             panel.n_periods,
             f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least {needed} "
             f"periods of history ({training} to train the model on before the first split, "
-            f"{n_periods + (n_splits - 1) * stride} to evaluate), "
+            f"{evaluated} to evaluate), "
             f"the dataset has {panel.n_periods}",
         )
 
