@@ -18,6 +18,7 @@ from sqlalchemy import MetaData, create_engine, select
 
 from chaplab.client import AlertLevel, ChapClient, SeasonalParams
 from chaplab.service import create_app
+from chaplab.service.domain.runners import TTL_VARIABLE
 from chaplab.toolkit import BackgroundServer
 from chaplab.vocabulary import is_terminal_status
 
@@ -165,7 +166,11 @@ def get_requests(service_url: str, ids: dict[str, Any]) -> list[tuple[str, dict[
     return paths
 
 
-def test_no_get_route_writes_to_the_database(new_database_url: Callable[[str], str]) -> None:
+def test_no_get_route_writes_to_the_database(
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the model service registered below stays registered through the test, however slow
+    monkeypatch.setenv(TTL_VARIABLE, "3600")
     database = new_database_url("pure")
     with (
         BackgroundServer(create_app(database, workers=2), "127.0.0.1") as server,
