@@ -33,11 +33,18 @@ NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 SOURCE_FILES = sorted((NOTEBOOKS / "sources").glob("[0-9][0-9]_*.py"))
 
 
-def paired_copy(folder: Path, source: Path) -> tuple[Path, Path]:
-    """Copies of ``source``, its notebook and the pairing configuration, laid out as in
-    notebooks/; returns (source, notebook) of the copy."""
+def sources_folder(folder: Path) -> Path:
+    """``folder`` laid out as notebooks/ (the pairing configuration, ``sources/``); returns its
+    ``sources/``."""
     (folder / "sources").mkdir(exist_ok=True)
     shutil.copy(NOTEBOOKS / "jupytext.toml", folder / "jupytext.toml")
+    return folder / "sources"
+
+
+def paired_copy(folder: Path, source: Path) -> tuple[Path, Path]:
+    """Copies of ``source`` and its notebook, laid out as in notebooks/; returns (source,
+    notebook) of the copy."""
+    sources_folder(folder)
     notebook = NOTEBOOKS / f"{source.stem}.ipynb"
     if notebook.exists():
         shutil.copy(notebook, folder / notebook.name)
@@ -107,9 +114,7 @@ def test_notebooks_show_no_test_comments(path: Path) -> None:
 
 
 def test_a_new_source_builds_a_notebook_with_tagged_checks_and_a_kernel(tmp_path: Path) -> None:
-    source = tmp_path / "sources" / "97_example.py"
-    source.parent.mkdir()
-    shutil.copy(NOTEBOOKS / "jupytext.toml", tmp_path / "jupytext.toml")
+    source = sources_folder(tmp_path) / "97_example.py"
     source.write_text(
         "# %% [markdown]\n# # Title\n#\n# Some *text*.\n\n"
         "# %%\nx = 1\n\nprint(x)\n\n"
@@ -134,9 +139,7 @@ def displayed(text: str, metadata: dict[str, object]) -> nbformat.NotebookNode:
 def test_rebuild_keeps_checked_outputs_and_clears_the_others(tmp_path: Path) -> None:
     """A notebook saved with every output (as JupyterLab saves it) and an edited source: the
     build keeps the checked cells' outputs (without per-run metadata) and clears the rest."""
-    source = tmp_path / "sources" / "98_example.py"
-    source.parent.mkdir()
-    shutil.copy(NOTEBOOKS / "jupytext.toml", tmp_path / "jupytext.toml")
+    source = sources_folder(tmp_path) / "98_example.py"
     source.write_text(
         '# %% tags=["nbval-check-output"]\nprint(1)\n\n'
         "# %% [markdown]\n# A new paragraph.\n\n"
