@@ -672,3 +672,34 @@ async def test_each_copy_code_sits_in_the_view_it_reproduces(make_panel: MakePan
     children = list(panel.children)
     assert children.index(panel.code) == children.index(panel.results) + 1  # the evaluations'
     assert panel.forecasts.code is not panel.code  # the forecast has its own, under its tabs
+
+
+async def test_the_lists_are_read_again_when_a_job_of_the_panel_ends(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    """A job may add a dataset (a forecast) or an evaluation: the lists show it without
+    Refresh; the model form being typed in is left alone."""
+    panel = await make_panel()
+    panel.model_form.name.value = "being typed"
+    fake.datasets.append({**fake.datasets[0], "id": 7, "name": "made by the job"})
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    assert "made by the job" in {row["name"] for row in panel.datasets.rows}
+    assert panel.model_form.name.value == "being typed"
+
+
+async def test_the_lists_are_read_again_after_a_failed_job_too(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    def failing_backtests(request: httpx.Request) -> httpx.Response:
+        response = fake(request)
+        if request.url.path == "/v1/analytics/create-backtest":
+            fake.jobs[response.json()["id"]].final_status = "FAILURE"
+        return response
+
+    panel = await make_panel(handler=failing_backtests)
+    fake.datasets.append({**fake.datasets[0], "id": 7, "name": "added meanwhile"})
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    assert panel.jobs.rows[0].status == "FAILURE"
+    assert "added meanwhile" in {row["name"] for row in panel.datasets.rows}

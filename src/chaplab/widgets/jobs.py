@@ -207,11 +207,20 @@ class JobLine(widgets.VBox):
 class JobBoard(widgets.VBox):
     """The rows of every job launched from the panel, each followed by its own task."""
 
-    def __init__(self, client: Any, keeper: TaskKeeper, on_success: OnSuccess) -> None:
+    def __init__(
+        self,
+        client: Any,
+        keeper: TaskKeeper,
+        on_success: OnSuccess,
+        on_end: Callable[[], object] | None = None,
+    ) -> None:
+        """``on_success`` receives each job that succeeded; ``on_end`` is called when any job
+        ended (succeeded, failed or was cancelled on the service), after ``on_success``."""
         super().__init__()
         self._client = client
         self._keeper = keeper
         self._on_success = on_success
+        self._on_end = on_end
         self.rows: list[JobLine] = []
         self._header = widgets.HTML("<b>Jobs</b>")
         self._empty = widgets.Label("No jobs launched from this panel yet.")
@@ -253,9 +262,19 @@ class JobBoard(widgets.VBox):
             if not row.finished:
                 row.stop_following("the panel stopped following this job")
             raise
+        except JobFailedError:
+            self._ended()
+            raise
         finally:
             progress.cancel()
-        await on_success(job)
+        try:
+            await on_success(job)
+        finally:
+            self._ended()
+
+    def _ended(self) -> None:
+        if self._on_end is not None:
+            self._on_end()
 
     async def _watch_progress(self, row: JobLine) -> None:
         """Read a running job's log every :data:`PROGRESS_SECONDS` and show its progress; a log

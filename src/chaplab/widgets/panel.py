@@ -122,7 +122,12 @@ class ChapPanel(widgets.VBox):
         )
         self.model_form = NewModelForm()
         self.launcher = EvaluationLauncher()
-        self.jobs = JobBoard(self.client, self._keeper, on_success=self._job_succeeded)
+        self.jobs = JobBoard(  # a job's end may change every list: reload them
+            self.client,
+            self._keeper,
+            on_success=self._job_succeeded,
+            on_end=lambda: self._keeper.spawn(self._reload_lists()),
+        )
         self.results = ResultsView(
             self.client,
             self._keeper,
@@ -313,22 +318,40 @@ class ChapPanel(widgets.VBox):
         self._preloader.start()
         info = await self.client.system_info()
         self.connection.show_connected(info.chap_core_version)
-        datasets, templates, models, evaluations = await asyncio.gather(
-            self.client.list_datasets(),
-            self.client.list_model_templates(),
-            self.client.list_configured_models(),
-            self.client.list_evaluations(),
+        templates, lists = await asyncio.gather(
+            self.client.list_model_templates(), self._read_lists()
         )
         await self._load_backtest_parameters()
-        self.dataset_list, self.template_list = datasets, templates
-        self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
-        self._show_models(models)
-        self._show_evaluations(evaluations)
+        self.template_list = templates
+        self._show_lists(*lists)
         self._preselect()
         self._update_taken_names()
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
         self.model_form.set_templates(templates)
         self._loaded = True
+
+    async def _read_lists(self) -> tuple[list[Any], list[Any], list[Any]]:
+        """The service's datasets, configured models and evaluations."""
+        datasets, models, evaluations = await asyncio.gather(
+            self.client.list_datasets(),
+            self.client.list_configured_models(),
+            self.client.list_evaluations(),
+        )
+        return datasets, models, evaluations
+
+    def _show_lists(self, datasets: list[Any], models: list[Any], evaluations: list[Any]) -> None:
+        self.dataset_list = datasets
+        self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
+        self._show_models(models)
+        self._show_evaluations(evaluations)
+
+    async def _reload_lists(self) -> None:
+        """The lists again, when a job of the panel has ended (it may have added a dataset,
+        an evaluation or a prediction's dataset); the templates and the model form are left
+        as they are, so nothing being typed there is lost."""
+        self._show_lists(*(await self._read_lists()))
+        self._update_taken_names()
+        self._choice_changed()
 
     async def _load_backtest_parameters(self) -> None:
         """The labels, defaults and bounds of the backtest settings, from the service (once);
