@@ -17,6 +17,7 @@ from chaplab.service.forecasting import (
     Panel,
     check_history,
 )
+from chaplab.vocabulary import evaluated_periods
 
 
 def check_model_fits(
@@ -101,7 +102,7 @@ def _too_long(training: int, panel: Panel, n_periods: int, n_splits: int) -> str
     """The request field to blame when the backtest does not fit in the dataset's history."""
     if training + n_periods > panel.n_periods:
         return "nPeriods"
-    if training + n_periods + n_splits - 1 > panel.n_periods:
+    if training + evaluated_periods(n_periods, n_splits, stride=1) > panel.n_periods:
         return "nSplits"
     return "stride"
 
