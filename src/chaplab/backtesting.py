@@ -28,8 +28,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
 from chaplab import vocabulary
+from chaplab.climatology import future_values
 from chaplab.frames import (
     ORG_UNIT,
     PERIOD,
@@ -41,7 +43,14 @@ from chaplab.frames import (
     with_org_unit_names,
 )
 from chaplab.quantiles import quantiles_from_sorted
-from chaplab.vocabulary import DEFAULT_QUANTILES, SplitWindow, retrain_splits, split_windows
+from chaplab.vocabulary import (
+    CLIMATOLOGY_WEATHER,
+    DEFAULT_QUANTILES,
+    OBSERVED_WEATHER,
+    SplitWindow,
+    retrain_splits,
+    split_windows,
+)
 
 TIME_PERIOD = "time_period"
 LOCATION = "location"
@@ -50,6 +59,7 @@ TARGET = "disease_cases"
 SAMPLE_COLUMN = re.compile(r"^sample_(\d+)$")
 N_SAMPLES = "n_samples"
 RNG = "rng"
+WEATHERS = (CLIMATOLOGY_WEATHER, OBSERVED_WEATHER)
 
 
 class BacktestError(Exception):
@@ -80,6 +90,7 @@ def backtest(
     seed: int | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
     n_retrain: int = 1,
+    weather: str = CLIMATOLOGY_WEATHER,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Backtest ``train`` and ``predict`` on ``data``, as the service evaluates its models.
@@ -92,8 +103,9 @@ def backtest(
     first, by default) on the rows before that split, and each split predicted by the latest
     training at or before it: ``predict(config, model, historic, future, geojson)`` gets its own
     copy of that model, the rows before the split and ``future``: one row per location and
-    forecast period with the other columns' observed values (the target left out, as chap-core
-    hands a model its future covariates). ``predict`` answers the future rows with
+    forecast period with the covariates as the service's ``weather`` gives them (by default each
+    covariate's mean of that month or week over the history; ``"observed"``: the window's own,
+    a look-ahead) and without the target. ``predict`` answers the future rows with
     ``sample_0``, ``sample_1``, ... columns. A function that takes an ``n_samples`` keyword
     gets ``n_samples`` (and must answer that many samples); one that takes ``rng`` gets a
     ``numpy.random.Generator`` per split, spawned from ``seed`` as the service spawns its
@@ -115,6 +127,8 @@ def backtest(
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if weather not in WEATHERS:
+        raise ValueError(f"weather must be one of {', '.join(WEATHERS)}, got {weather!r}")
     if isinstance(n_retrain, bool) or not isinstance(n_retrain, int) or n_retrain < 1:
         raise ValueError(f"n_retrain must be a positive integer, got {n_retrain!r}")
     trained_at = sorted(retrain_splits(len(windows), n_retrain))
@@ -131,6 +145,7 @@ def backtest(
             geojson,
             n_samples,
             stream,
+            weather,
         )
         for index, (window, stream) in enumerate(zip(windows, streams, strict=True))
     ]
@@ -155,6 +170,10 @@ class _Series:
     locations: list[str]
     row_positions: np.ndarray
     spelling: dict[str, Any]
+    covariates: dict[str, np.ndarray]
+    """Each numeric column but the target as ``(locations, periods)``, NaN where not observed."""
+    season_positions: np.ndarray
+    season_length: int
 
     @classmethod
     def build(cls, data: pd.DataFrame) -> _Series:
@@ -186,15 +205,34 @@ class _Series:
                 f"data has more than one row for location {location!r}, {periods[position]}"
             )
         locations = list(dict.fromkeys(data[LOCATION].astype(str)))
-        return cls(data, periods, locations, positions, dict(zip(canonical, raw, strict=True)))
+        rows = pd.Index(locations).get_indexer(data[LOCATION].astype(str))
+        covariates = {}
+        for name in data.columns:
+            if name in (TIME_PERIOD, LOCATION, TARGET) or not is_numeric_dtype(data[name]):
+                continue
+            grid = np.full((len(locations), len(periods)), np.nan)
+            grid[rows, positions] = data[name].to_numpy(np.float64, na_value=np.nan)
+            covariates[str(name)] = grid
+        return cls(
+            data,
+            periods,
+            locations,
+            positions,
+            dict(zip(canonical, raw, strict=True)),
+            covariates,
+            np.array([vocabulary.season_position(period) for period in periods]),
+            vocabulary.season_length(types.pop()),
+        )
 
     def history(self, window: SplitWindow) -> pd.DataFrame:
         """The rows a split's model may see: those before its split period (a copy)."""
         return self.data[self.row_positions < window.history_end].reset_index(drop=True)
 
-    def future(self, window: SplitWindow) -> pd.DataFrame:
-        """One row per location and forecast period (spelt as the data spells it), with the
-        data's other columns where it has the row (NaN where not), the target left out."""
+    def future(self, window: SplitWindow, weather: str) -> pd.DataFrame:
+        """One row per location and forecast period (spelt as the data spells it), the target
+        left out: the numeric covariates as the service gives a model them
+        (:func:`chaplab.climatology.future_values`: the history's climatology, or the window's
+        own values with ``weather="observed"``), other columns as the data has them."""
         forecast = window.forecast
         grid = pd.DataFrame(
             {
@@ -203,7 +241,7 @@ class _Series:
             }
         )
         inside = (self.row_positions >= forecast.start) & (self.row_positions < forecast.stop)
-        rows = self.data[inside].drop(columns=[TARGET, TIME_PERIOD])
+        rows = self.data[inside].drop(columns=[TARGET, TIME_PERIOD, *self.covariates])
         rows = rows.assign(**{LOCATION: rows[LOCATION].astype(str)})
         rows["_position"] = self.row_positions[inside]
         merged = grid.merge(rows, on=[LOCATION, "_position"], how="left")
@@ -216,6 +254,15 @@ class _Series:
             TIME_PERIOD,
             np.asarray(spelt, dtype=object)[merged.pop("_position") - forecast.start],
         )
+        seen, ahead = slice(0, window.history_end), window.forecast_slice
+        for name, values in self.covariates.items():
+            merged[name] = future_values(
+                values[:, seen],
+                self.season_positions[seen],
+                self.season_length,
+                self.season_positions[ahead],
+                values[:, ahead] if weather == OBSERVED_WEATHER else None,
+            ).ravel()
         return merged
 
 
@@ -274,11 +321,12 @@ class _Split:
     geojson: Any
     n_samples: int
     stream: np.random.SeedSequence
+    weather: str
 
     async def run(self, pool: concurrent.futures.Executor) -> np.ndarray:
         rng = np.random.default_rng(self.stream)
         model = await self.trainings.model(self.trained_at, pool)
-        future = self.series.future(self.window)
+        future = self.series.future(self.window, self.weather)
         answer = await _call(
             pool,
             self.window,

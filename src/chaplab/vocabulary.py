@@ -306,6 +306,13 @@ def split_windows(
     return windows
 
 
+CLIMATOLOGY_WEATHER = "climatology"
+"""The future weather a backtest gives a model by default: each covariate's mean of that month
+or week over the history (``chaplab.climatology.future_values``), no data from the window."""
+OBSERVED_WEATHER = "observed"
+"""The future weather of a look-ahead backtest: the window's own observed covariates."""
+
+
 def retrain_splits(n_splits: int, n_retrain: int) -> set[int]:
     """The splits (from 0) a backtest trains a model at: ``n_retrain`` evenly spaced ones, the
     first always, as chap-core 2.5.1 chooses them; every split is predicted by the latest

@@ -136,6 +136,26 @@ def test_n_retrain_must_be_a_positive_integer() -> None:
         run(n_retrain=0)
 
 
+@pytest.mark.parametrize(("weather", "expected"), [("climatology", 3.5), ("observed", 8.0)])
+def test_future_covariates_are_the_services_weather(weather: str, expected: float) -> None:
+    """By default a covariate's mean of the same month over the history (no history of August
+    here: the location's mean, 3.5 over months 0-7 of one year); 'observed' is the window's."""
+    seen: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def predict(config: Any, model: Any, historic: Any, future: pd.DataFrame, geo: Any) -> Any:
+        first = future[(future["location"] == "A") & (future["time_period"] == "2020-09")]
+        with lock:
+            if len(first):
+                seen["rainfall"] = float(first["rainfall"].iloc[0])
+        return samples_frame(future, np.ones((len(future), 2)))
+
+    run(predict=predict, n_splits=1, n_periods=4, weather=weather)
+    assert seen == {"rainfall": expected}
+    with pytest.raises(ValueError, match="weather must be one of climatology, observed"):
+        run(weather="forecast")
+
+
 def test_quantiles_interpolate_the_samples_as_the_service_does() -> None:
     frame = run(n_samples=5, quantiles=[0.1, 0.5, 0.9])
     first = frame[
@@ -231,9 +251,10 @@ def test_a_seed_gives_each_split_its_own_reproducible_generator() -> None:
 
 
 def test_a_function_that_raises_is_named_with_its_split_and_message() -> None:
-    def train(config: Any, data: pd.DataFrame, geo: Any) -> None:
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> pd.Series:
         if data["time_period"].max() >= "2020-08":
             raise KeyError("rainfall_lag")
+        return train_last(config, data, geo)
 
     with pytest.raises(BacktestError) as raised:
         run(train, n_retrain=3)

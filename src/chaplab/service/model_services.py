@@ -23,8 +23,8 @@ import httpx
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from chaplab.climatology import future_values
 from chaplab.service.forecasting import Panel
-from chaplab.service.forecasting.counts import fill_with_climatology, seasonal_means
 from chaplab.vocabulary import canonical_period, season_position
 
 RESERVED_OPTIONS = ("prediction_periods", "additional_continuous_covariates")
@@ -413,17 +413,16 @@ def future_covariates(
     org unit's mean of that month or week over the history (climatology), gaps filled so."""
     periods = history.periods_after(n_periods)
     positions = np.array([season_position(period) for period in periods])
-    columns = []
-    for name in covariates:
-        climatology = seasonal_means(
-            history.feature(name), history.season_positions, history.season_length
+    columns = [
+        future_values(
+            history.feature(name),
+            history.season_positions,
+            history.season_length,
+            positions,
+            future.feature(name)[:, :n_periods] if future is not None else None,
         )
-        given = (
-            future.feature(name)[:, :n_periods]
-            if future is not None
-            else np.full((history.n_org_units, n_periods), np.nan)
-        )
-        columns.append(fill_with_climatology(given, positions, climatology))
+        for name in covariates
+    ]
     rows = [
         [dashed_period(period), org_unit, *(_json_number(values[i, t]) for values in columns)]
         for i, org_unit in enumerate(history.org_units)

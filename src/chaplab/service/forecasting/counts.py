@@ -1,4 +1,5 @@
-"""Count distributions and seasonal summaries shared by the models, vectorised over org units.
+"""Count distributions shared by the models, vectorised over org units, and the seasonal
+summaries of :mod:`chaplab.climatology` (written there, shared with local backtests).
 
 Counts are drawn from a negative binomial written as a Poisson-gamma mixture: a gamma factor
 with mean 1 and variance ``phi`` (the inverse dispersion) scales the Poisson rate, so that
@@ -11,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from chaplab.climatology import fill_with_climatology as fill_with_climatology
+from chaplab.climatology import row_means as row_means
+from chaplab.climatology import seasonal_means as seasonal_means
 from chaplab.schema import schema_enum
 
 NEGATIVE_BINOMIAL = "negative_binomial"
@@ -75,39 +79,6 @@ def draw_counts(
     shape = 1.0 / np.maximum(phi, 1e-9)
     gamma_factor = np.where(phi > 0, rng.gamma(shape, 1.0 / shape), 1.0)
     return rng.poisson(rate * gamma_factor).astype(np.float64)
-
-
-def seasonal_means(values: np.ndarray, positions: np.ndarray, season_length: int) -> np.ndarray:
-    """Mean per row and season position, shape ``(rows, season_length)``, NaN-ignoring.
-
-    A position never observed in a row takes the row's mean; a row never observed takes the
-    mean of all rows.
-    """
-    one_hot = (positions[:, None] == np.arange(season_length)[None, :]).astype(np.float64)
-    observed = ~np.isnan(values)
-    sums = np.where(observed, values, 0.0) @ one_hot
-    counts = observed.astype(np.float64) @ one_hot
-    row_mean = row_means(values)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / counts
-    return np.where(counts > 0, means, row_mean[:, None])
-
-
-def row_means(values: np.ndarray) -> np.ndarray:
-    """NaN-ignoring mean of every row; rows without observations take the overall mean."""
-    observed = ~np.isnan(values)
-    counts = observed.sum(axis=1)
-    sums = np.where(observed, values, 0.0).sum(axis=1)
-    overall = sums.sum() / counts.sum() if counts.sum() else 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), overall)
-
-
-def fill_with_climatology(
-    values: np.ndarray, positions: np.ndarray, climatology: np.ndarray
-) -> np.ndarray:
-    """``values`` with every NaN replaced by the row's climatology at that season position."""
-    return np.where(np.isnan(values), climatology[:, positions], values)
 
 
 def _clipped_ratio(numerator: np.ndarray | float, denominator: np.ndarray | float) -> np.ndarray:

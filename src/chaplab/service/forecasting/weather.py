@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chaplab.service.forecasting.panel import Panel
+from chaplab.vocabulary import CLIMATOLOGY_WEATHER, OBSERVED_WEATHER
 
 
 @dataclass(frozen=True)
@@ -28,14 +29,14 @@ class WeatherProvider:
 
 
 CLIMATOLOGY = WeatherProvider(
-    "climatology",
+    CLIMATOLOGY_WEATHER,
     "Climatology",
     "Each covariate's mean for the same month or week over the training history of its org "
     "unit: uses no data from the forecast window.",
     leaks_future_data=False,
 )
 OBSERVED = WeatherProvider(
-    "observed",
+    OBSERVED_WEATHER,
     "Observed weather",
     "The covariates observed in the forecast window itself: shows what perfect weather "
     "forecasts would give, not comparable with production, and cannot forecast ahead.",
