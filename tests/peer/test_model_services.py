@@ -8,13 +8,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,70 +21,9 @@ from chaplab.client import Dataset, JobFailedError
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 
-from .model_service import REVISION, chapkit_executable, free_port
+from .chapkit_services import PRINTING_MEAN, running, scaled_mean
+from .model_service import chapkit_executable, free_port
 from .peer_data import DATASET_NAME, observation_table, org_unit_geojson
-
-SERVICE = Path(__file__).with_name("scaled_mean") / "service.py"
-PRINTING_MEAN = Path(__file__).with_name("printing_mean")
-STARTUP_SECONDS = 90
-
-
-@contextmanager
-def scaled_mean(orchestrator: str, service_id: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """The scaled-mean service under ``service_id``, registered with the orchestrator at
-    ``orchestrator`` (its base URL) as chapkit registers; runs until the block ends."""
-    python = chapkit_executable().with_name("python")
-    port = free_port()
-    environment = {
-        "SERVICEKIT_ORCHESTRATOR_URL": f"{orchestrator}/v2/services/$register",
-        "SERVICEKIT_HOST": "127.0.0.1",
-        "SERVICEKIT_PORT": str(port),
-        "SCALED_MEAN_ID": service_id,
-        "SCALED_MEAN_DATABASE": str(log.with_name(f"{service_id}.db")),
-    }
-    command = [str(python), str(SERVICE)]
-    with running(command, environment, orchestrator, service_id, port, log) as process:
-        yield process
-
-
-@contextmanager
-def running(
-    command: list[str],
-    environment: dict[str, str],
-    orchestrator: str,
-    service_id: str,
-    port: int,
-    log: Path,
-) -> Iterator[subprocess.Popen[bytes]]:
-    """``command`` run (in the peer's environment, with ``GIT_REVISION`` set) until the block
-    ends, once the orchestrator lists ``service_id`` at ``port``."""
-    path = f"{chapkit_executable().parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=SERVICE.parent,
-            env={**os.environ, **environment, "GIT_REVISION": REVISION, "PATH": path},
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            listed = httpx.get(f"{orchestrator}/v2/services", timeout=10).json()
-            if any(
-                service["id"] == service_id and service["url"].endswith(f":{port}")
-                for service in listed["services"]
-            ):
-                break
-            assert process.poll() is None, f"the model service stopped:\n{log.read_text()}"
-            assert time.monotonic() < deadline, f"it never registered:\n{log.read_text()}"
-            time.sleep(0.5)
-        yield process
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +145,7 @@ def test_a_model_that_fails_fails_the_job_naming_the_service_and_step(
 def test_a_service_that_stops_mid_job_fails_the_job(
     our_client: ChapClient, ours: str, our_dataset: Dataset, tmp_path: Path
 ) -> None:
-    with scaled_mean(ours, "scaled-mean-stopping", tmp_path / "service.log") as process:
+    with scaled_mean(ours, "scaled-mean-stopping", tmp_path / "service.log") as service:
         template = our_client.register_template_from_service("scaled-mean-stopping")
         model = our_client.create_configured_model(
             "slow", template.id, {"scale": 1.0, "training_seconds": 60.0}
@@ -219,8 +155,8 @@ def test_a_service_that_stops_mid_job_fails_the_job(
         while "split 1/2" not in our_client.job_logs(job.id) and time.monotonic() < deadline:
             time.sleep(0.2)
         time.sleep(1.0)  # its train jobs are submitted
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+        os.killpg(service.process.pid, signal.SIGKILL)
+        service.process.wait(timeout=30)
     started = time.monotonic()
     with pytest.raises(JobFailedError) as raised:
         our_client.wait_for_job(job.id, timeout=120)
