@@ -3,7 +3,9 @@
 ``backtest(train, predict, data, ...)`` takes chapkit's functional model shape,
 ``train(config, data, geo) -> model`` and ``predict(config, model, historic, future, geo) ->
 future with sample_0, sample_1, ... columns`` (each sync or async), and runs it on the splits
-the service's evaluation uses (:func:`chaplab.vocabulary.split_windows`). Samples become
+the service's evaluation uses (:func:`chaplab.vocabulary.split_windows`), trained and given
+future covariates as the service does for a model service (:func:`~chaplab.vocabulary.
+retrain_splits`, :func:`chaplab.climatology.future_values`). Samples become
 quantiles as the service makes them (float32 samples, sorted, :mod:`chaplab.quantiles`), and the
 answer is the frame ``evaluation_frame`` returns, so scoring and charts take it as they are.
 
