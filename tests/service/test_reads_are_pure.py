@@ -20,7 +20,7 @@ from chaplab.client import AlertLevel, ChapClient, SeasonalParams
 from chaplab.service import create_app
 from chaplab.service.domain.runners import TTL_VARIABLE
 from chaplab.toolkit import BackgroundServer
-from chaplab.vocabulary import is_terminal_status
+from chaplab.vocabulary import JobType, is_terminal_status
 
 from .helpers import geojson_for, small_frame
 
@@ -123,7 +123,7 @@ def populate(chap: ChapClient, service_url: str) -> dict[str, Any]:
         "alertPolicyId": policy.id,
         "alertId": alert.id,
         "job_id": imported.id,
-        "prediction_job_id": jobs["make_prediction"].id,
+        "prediction_job_id": jobs[JobType.MAKE_PREDICTION].id,
         "service_id": "pure-runner",
         "entry_id": entry.id,
     }
