@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from chaplab.client import (
+    ArgumentError,
     ChapDecodeError,
     Evaluation,
     EvaluationEntry,
@@ -76,14 +77,14 @@ def test_create_evaluation_refuses_an_integer_model(client: Any, fake: FakeServi
 
 def test_evaluation_entries_query_on_the_wire(client: Any, fake: FakeService) -> None:
     entries = client.evaluation_entries(
-        1, quantiles=(0.1, 0.9), split_period="202306", org_units=["OU_A", "OU_B"]
+        1, quantiles=(0.1, 0.9), split_period="2023-07", org_units=["OU_A", "OU_B"]
     )
     assert all(isinstance(entry, EvaluationEntry) for entry in entries)
     assert {(e.org_unit, e.quantile, e.split_period) for e in entries} == {
-        ("OU_A", 0.1, "202306"),
-        ("OU_A", 0.9, "202306"),
-        ("OU_B", 0.1, "202306"),
-        ("OU_B", 0.9, "202306"),
+        ("OU_A", 0.1, "202307"),
+        ("OU_A", 0.9, "202307"),
+        ("OU_B", 0.1, "202307"),
+        ("OU_B", 0.9, "202307"),
     }
     params = fake.requests[-1].url.params
     assert fake.requests[-1].url.path == "/v1/analytics/evaluation-entry"
@@ -91,10 +92,23 @@ def test_evaluation_entries_query_on_the_wire(client: Any, fake: FakeService) ->
         ("backtestId", "1"),
         ("quantiles", "0.1"),
         ("quantiles", "0.9"),
-        ("splitPeriod", "202306"),
+        ("splitPeriod", "202307"),
         ("orgUnits", "OU_A"),
         ("orgUnits", "OU_B"),
     ]
+
+
+def test_a_split_or_org_unit_the_evaluation_lacks_is_refused_before_sending(
+    client: Any, fake: FakeService
+) -> None:
+    with pytest.raises(ArgumentError, match=r"'2023-06' is not a split of evaluation 1; its"):
+        client.evaluation_frame(1, split_period="2023-06")  # the last observed month
+    with pytest.raises(ArgumentError, match="'July' is not a period"):
+        client.evaluation_entries(1, split_period="July")
+    with pytest.raises(ArgumentError, match="'OU_C' is not an org unit of evaluation 1"):
+        client.evaluation_entries(1, org_units="OU_C")
+    assert "GET /v1/analytics/evaluation-entry" not in fake.paths()  # refused before sending
+    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1  # the evaluation, read once
 
 
 def test_evaluation_entries_default_quantiles(client: Any, fake: FakeService) -> None:

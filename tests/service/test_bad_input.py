@@ -96,11 +96,18 @@ class TestRefusedWithoutChange:
         with pytest.raises(UnprocessableEntityError, match="quantiles"):
             client.evaluation_entries(evaluation.id, [0.5, level])
 
-    def test_unknown_org_unit_and_bad_split_period_are_422(self, client: ChapClient) -> None:
+    def test_unknown_org_unit_and_bad_split_period_are_422(
+        self, client: ChapClient, http: httpx.Client
+    ) -> None:
         evaluation = client.list_evaluations()[0]
-        with pytest.raises(UnprocessableEntityError, match="org_units"):
+        query = {"backtestId": evaluation.id, "quantiles": 0.5}
+        for field, refused in (("orgUnits", "nowhere"), ("splitPeriod", "2021-13")):
+            answer = http.get("/v1/analytics/evaluation-entry", params={**query, field: refused})
+            assert answer.status_code == 422 and field in answer.text, answer.text
+        # the client refuses both before sending
+        with pytest.raises(ValueError, match="org_units"):
             client.evaluation_entries(evaluation.id, [0.5], org_units=["nowhere"])
-        with pytest.raises(UnprocessableEntityError, match="split_period"):
+        with pytest.raises(ValueError, match="split_period"):
             client.evaluation_entries(evaluation.id, [0.5], split_period="2021-13")
 
     def test_more_history_than_the_dataset_has_is_422(self, client: ChapClient) -> None:

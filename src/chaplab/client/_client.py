@@ -428,9 +428,11 @@ class ChapClient(SyncDriver):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> list[EvaluationEntry]:
-        """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units, each given as its id or its place name (``"adm0"`` asks our service for the
-        sum over all org units)."""
+        """The forecast quantiles of an evaluation, optionally for one split period (named by
+        its first forecast period, ``"2024-07"`` or ``"202407"``) and some org units, each given
+        as its id or its place name (``"adm0"`` asks our service for the sum over all org
+        units). A split or an org unit the evaluation does not have is an ``ArgumentError``
+        before anything is sent (chap-core 2.5.1 would answer nothing)."""
         return self._drive(
             self._resources.evaluations.evaluation_entries(
                 evaluation_id, quantiles, split_period, org_units
@@ -446,7 +448,7 @@ class ChapClient(SyncDriver):
     ) -> pd.DataFrame:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
-        ``org_units`` as for ``evaluation_entries``."""
+        ``split_period`` and ``org_units`` as for ``evaluation_entries``."""
         return self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units
@@ -1383,9 +1385,11 @@ class AsyncChapClient(AsyncDriver):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> list[EvaluationEntry]:
-        """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units, each given as its id or its place name (``"adm0"`` asks our service for the
-        sum over all org units)."""
+        """The forecast quantiles of an evaluation, optionally for one split period (named by
+        its first forecast period, ``"2024-07"`` or ``"202407"``) and some org units, each given
+        as its id or its place name (``"adm0"`` asks our service for the sum over all org
+        units). A split or an org unit the evaluation does not have is an ``ArgumentError``
+        before anything is sent (chap-core 2.5.1 would answer nothing)."""
         return await self._drive(
             self._resources.evaluations.evaluation_entries(
                 evaluation_id, quantiles, split_period, org_units
@@ -1401,7 +1405,7 @@ class AsyncChapClient(AsyncDriver):
     ) -> pd.DataFrame:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
-        ``org_units`` as for ``evaluation_entries``."""
+        ``split_period`` and ``org_units`` as for ``evaluation_entries``."""
         return await self._drive(
             self._resources.evaluations.evaluation_frame(
                 evaluation_id, quantiles, split_period, org_units

@@ -114,8 +114,7 @@ class OrgUnitNames(Resource):
     def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         super().__init__(builder, retry, routes)
         self._known: dict[int, dict[str, str] | None] = {}
-        self._dataset_of: dict[tuple[str, int], int | None] = {}
-        self._org_units_of: dict[tuple[str, int], list[str]] = {}
+        self._results: dict[tuple[str, int], Any] = {}
 
     def of_dataset(self, dataset_id: int | None) -> Operation[dict[str, str] | None]:
         """The names of ``dataset_id``'s org units (``None``: no names, or no dataset)."""
@@ -132,34 +131,25 @@ class OrgUnitNames(Resource):
     def of_result(
         self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
     ) -> Operation[dict[str, str] | None]:
-        """The names of the dataset an evaluation or prediction (``kind``) was made from;
-        ``read`` (its get operation) is asked for the ``dataset_id`` once per result."""
-        if not (yield from self._read_result(kind, result_id, read)):
+        """The names of the dataset an evaluation or prediction (``kind``) was made from."""
+        result = yield from self.result_of(kind, result_id, read)
+        if result is None:
             return None  # the entries' own request says so
-        return (yield from self.of_dataset(self._dataset_of[(kind, result_id)]))
+        return (yield from self.of_dataset(result.dataset_id))
 
-    def org_units_of_result(
+    def result_of(
         self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
-    ) -> Operation[list[str]]:
-        """The org unit ids of an evaluation or prediction (empty where the server lists none,
-        or has no such result), read with ``read`` once per result."""
-        yield from self._read_result(kind, result_id, read)
-        return self._org_units_of.get((kind, result_id), [])
-
-    def _read_result(
-        self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
-    ) -> Operation[bool]:
-        """Keep the dataset and org units of a result; False when the server has no such
-        result."""
+    ) -> Operation[Any]:
+        """The evaluation or prediction (``kind``) as ``read`` (its get operation) answers it,
+        read once per result and kept (its dataset, org units and splits do not change);
+        ``None`` when the server has no such result."""
         key = (kind, result_id)
-        if key not in self._dataset_of:
+        if key not in self._results:
             try:
-                result = yield from read(result_id)
+                self._results[key] = yield from read(result_id)
             except NotFoundError:
-                return False
-            self._dataset_of[key] = result.dataset_id
-            self._org_units_of[key] = list(getattr(result, "org_units", None) or [])
-        return True
+                return None
+        return self._results[key]
 
     def add_to(
         self, to_frame: Callable[[bytes], pd.DataFrame], names: dict[str, str] | None

@@ -392,11 +392,12 @@ class Evaluations(QuantileRecordResource):
         split_period: str | None = None,
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[list[EvaluationEntry]]:
-        """The forecast quantiles of an evaluation, optionally for one split period and some
-        org units, each given as its id or its place name (``"adm0"`` asks our service for the
-        sum over all org units)."""
-        params = _entry_params(evaluation_id, quantiles, split_period)
-        params += yield from self._org_unit_params(evaluation_id, org_units)
+        """The forecast quantiles of an evaluation, optionally for one split period (named by
+        its first forecast period, ``"2024-07"`` or ``"202407"``) and some org units, each given
+        as its id or its place name (``"adm0"`` asks our service for the sum over all org
+        units). A split or an org unit the evaluation does not have is an ``ArgumentError``
+        before anything is sent (chap-core 2.5.1 would answer nothing)."""
+        params = yield from self._entry_params(evaluation_id, quantiles, split_period, org_units)
         path = "/v1/analytics/evaluation-entry"
         return (yield from self._get(list[EvaluationEntry], path, params=params))
 
@@ -409,9 +410,8 @@ class Evaluations(QuantileRecordResource):
     ) -> Operation[pd.DataFrame]:
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
-        ``org_units`` as for ``evaluation_entries``."""
-        params = _entry_params(evaluation_id, quantiles, split_period)
-        params += yield from self._org_unit_params(evaluation_id, org_units)
+        ``split_period`` and ``org_units`` as for ``evaluation_entries``."""
+        params = yield from self._entry_params(evaluation_id, quantiles, split_period, org_units)
         path = "/v1/analytics/evaluation-entry"
         read = self.get_evaluation
         return (yield from self._entry_frame("evaluation", evaluation_id, path, params, read))
@@ -437,6 +437,48 @@ class Evaluations(QuantileRecordResource):
         to_frame = self._names.add_to(actuals_to_frame, names)
         return (yield from convert(to_frame, response.content, response))
 
+    def _entry_params(
+        self,
+        evaluation_id: int,
+        quantiles: Sequence[float],
+        split_period: str | None,
+        org_units: Iterable[str] | str | None,
+    ) -> Operation[list[tuple[str, Any]]]:
+        """The query of an evaluation's entries: its id, the quantile levels, the split and the
+        org units, checked against the evaluation (``_split_params``, ``_org_unit_params``)."""
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        params: list[tuple[str, Any]] = [("backtestId", evaluation_id)]
+        params += quantile_params(quantiles)
+        params += yield from self._split_params(evaluation_id, split_period)
+        params += yield from self._org_unit_params(evaluation_id, org_units)
+        return params
+
+    def _split_params(
+        self, evaluation_id: int, split_period: str | None
+    ) -> Operation[list[tuple[str, str]]]:
+        """``split_period`` as the ``splitPeriod`` query parameter, spelled as the evaluation
+        lists it. One the evaluation does not list (such as the last observed period, which
+        named a split on our service before it named splits as chap-core does) is an
+        ``ArgumentError`` naming its splits."""
+        if split_period is None:
+            return []
+        text = require_name("split_period", split_period)
+        record = yield from self._names.result_of("evaluation", evaluation_id, self.get_evaluation)
+        splits = list(record.split_periods) if record is not None else []
+        if not splits:
+            return [("splitPeriod", text)]
+        try:
+            wanted = vocabulary.canonical_period(text)
+        except ValueError:
+            raise ArgumentError(f"split_period: {text!r} is not a period") from None
+        for split in splits:
+            if vocabulary.canonical_period(split) == wanted:
+                return [("splitPeriod", split)]
+        raise ArgumentError(
+            f"split_period: {text!r} is not a split of evaluation {evaluation_id}; its splits "
+            f"are {', '.join(splits)}, each named by its first forecast period"
+        )
+
     def _org_unit_params(
         self, evaluation_id: int, org_units: Iterable[str] | str | None
     ) -> Operation[list[tuple[str, str]]]:
@@ -451,7 +493,8 @@ class Evaluations(QuantileRecordResource):
             return params
         wanted = [unit for _, unit in params]
         read = self.get_evaluation
-        units = yield from self._names.org_units_of_result("evaluation", evaluation_id, read)
+        record = yield from self._names.result_of("evaluation", evaluation_id, read)
+        units = list(record.org_units) if record is not None else []
         if not units or all(unit in units or unit == NATIONAL for unit in wanted):
             return params
         from chaplab.frames import resolve_org_units
@@ -503,13 +546,3 @@ def _evaluation_body(name: str, model: str | Any, **counts: int | None) -> dict[
         "modelId": model_name(model),
         **optional_counts(**counts),
     }
-
-
-def _entry_params(
-    evaluation_id: int, quantiles: Sequence[float], split_period: str | None
-) -> list[tuple[str, Any]]:
-    params: list[tuple[str, Any]] = [("backtestId", require_id("evaluation_id", evaluation_id))]
-    params += quantile_params(quantiles)
-    if split_period is not None:
-        params.append(("splitPeriod", require_name("split_period", split_period)))
-    return params
