@@ -157,3 +157,30 @@ async def test_a_local_backtest_joins_the_leaderboard(compared: ChapPanel) -> No
     rows = {row["model"]: row for row in view.leaderboard.rows}
     assert len(rows) == 7 and rows["mine"]["targets"] == "36"
     assert "7 models scored on 36 forecast targets each" in view.status.value
+
+
+async def test_a_new_panel_offers_the_batches_run_before_and_ranks_one(
+    compared: ChapPanel, service_url: str
+) -> None:
+    """A new panel does not say "Run a batch" while the service holds batches: it offers them
+    under "earlier batch", and choosing one ranks its models as the batch's own view did."""
+    ranked = {row["model"] for row in compared.compare.leaderboard.rows}
+    client = AsyncChapClient(service_url)
+    fresh = ChapPanel(client)
+    try:
+        await fresh.ready()
+        view = fresh.compare
+        assert view.earlier.options[0][0].startswith("none")
+        batches = [  # the service may hold others (of other tests): the newest such comes first
+            value
+            for label, value in view.earlier.options[1:]
+            if label.startswith("demo · ") and "· 2 periods, 3 splits, step 1 (#" in label
+        ]
+        assert batches, f"the batch run before is offered: {view.earlier.options}"
+        await view.show_batch(batches[0])
+        assert {row["model"] for row in view.leaderboard.rows} == ranked
+        assert view.scored is not None and not view.button.disabled
+    finally:
+        fresh.close()
+        await fresh.wait_idle()
+        await client.aclose()

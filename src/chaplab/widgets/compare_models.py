@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.client import ChapError
 from chaplab.frames import format_number
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
@@ -44,6 +45,8 @@ PREFERRED_BASELINE = "seasonal_median"
 """The model relative skill is scaled by, when it was scored."""
 SKILL_LEVEL = 0.9
 BASELINES_POLL_SECONDS = 1.0
+NO_BATCH = "none (run a batch, or choose one run before)"
+"""The **earlier batch** choice that shows no batch of the service's."""
 _STYLE = {"description_width": "90px"}
 
 LEADERBOARD_COLUMNS = (
@@ -147,6 +150,7 @@ class CompareModelsView(widgets.VBox):
         self._keeper = keeper
         self._datasets: dict[int, Any] = {}
         self._running = False
+        self._showing_batches = False
         self.scored: BatchScores | None = None
         self.local_forecasts: dict[str, pd.DataFrame] = {}
         """Frames added with :meth:`add_forecasts`, ranked beside every batch's models."""
@@ -179,6 +183,15 @@ class CompareModelsView(widgets.VBox):
         self.job_rows: list[JobLine] = []
         self.jobs = widgets.VBox()
         self.status = widgets.HTML()
+        self.earlier = widgets.Dropdown(
+            options=[(NO_BATCH, NO_BATCH)],
+            value=NO_BATCH,
+            description="earlier batch",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(max_width="100%"),
+            tooltip="the batches the service holds: choose one to rank its models again",
+        )
+        self.earlier.observe(lambda _: self._earlier_chosen(), names="value")
         self.baseline = widgets.Dropdown(
             description="relative to",
             style=_STYLE,
@@ -190,7 +203,7 @@ class CompareModelsView(widgets.VBox):
             key="model",
             max_selected=2,
             caption="Leaderboard (select two models to compare their forecasts)",
-            empty_text="Run a batch to rank its models.",
+            empty_text="Run a batch, or choose an earlier one, to rank its models.",
         )
         self.images = {
             plot: image_widget()
@@ -226,6 +239,7 @@ class CompareModelsView(widgets.VBox):
             ),
             self.settings,
             widgets.HBox([self.button, self.problem]),
+            self.earlier,
             self.jobs,
             self.status,
             self.baseline,
@@ -369,6 +383,12 @@ class CompareModelsView(widgets.VBox):
             )
             self._finished()
             return
+        await self._score_runs(runs)
+        self._finished()
+        await self.load_batches()  # the new batch is an earlier one from now on
+
+    async def _score_runs(self, runs: Mapping[str, int]) -> None:
+        """Score the evaluations ``runs`` (model name -> evaluation id) and show the ranking."""
         self.status.value = message(f"scoring {len(runs)} models…", GREEN)
         forecasts = {
             name: await self._client.evaluation_frame(evaluation)
@@ -377,6 +397,49 @@ class CompareModelsView(widgets.VBox):
         actuals = await self._client.actual_cases(next(iter(runs.values())))
         self._served = forecasts
         await self._score({**forecasts, **self.local_forecasts}, actuals)
+
+    async def load_batches(self) -> None:
+        """Offer the batches the service holds (its backtest specifications), newest first, under
+        **earlier batch**; a server without them offers none."""
+        try:
+            specifications = await self._client.list_backtest_specifications()
+        except ChapError:
+            return
+        kept = self.earlier.value
+        choices = [(batch_title(item), item.id) for item in reversed(specifications)]
+        self._showing_batches = True
+        try:
+            self.earlier.options = [(NO_BATCH, NO_BATCH), *choices]
+            offered = {value for _, value in choices}
+            self.earlier.value = kept if kept in offered else NO_BATCH
+        finally:
+            self._showing_batches = False
+
+    def show_batch(self, specification_id: int) -> asyncio.Task[Any]:
+        """Rank the models of a batch the service holds (what choosing it under **earlier
+        batch** does); ``await`` the task for the leaderboard and charts."""
+        return self._keeper.spawn(self._show_batch(specification_id), on_error=self._failed)
+
+    def _earlier_chosen(self) -> None:
+        if not self._showing_batches and self.earlier.value != NO_BATCH and not self._running:
+            self.show_batch(self.earlier.value)
+
+    async def _show_batch(self, specification_id: int) -> None:
+        self._running = True
+        self.check()
+        detail = await self._client.get_backtest_specification(specification_id)
+        runs = {
+            (item.configured_model.name if item.configured_model else None)
+            or item.model_id
+            or f"evaluation {item.id}": item.id
+            for item in detail.backtests
+        }
+        runs |= detail.baseline_runs(runs)
+        self.job_rows, self.jobs.children = [], []
+        if len(runs) < 2:
+            self.status.value = message(f"batch {specification_id} has too few models to rank")
+        else:
+            await self._score_runs(runs)
         self._finished()
 
     async def _score(self, forecasts: Mapping[str, pd.DataFrame], actuals: pd.DataFrame) -> None:
@@ -513,6 +576,18 @@ class CompareModelsView(widgets.VBox):
                 f"<b>{html.escape(first)}</b> vs <b>{html.escape(second)}</b> "
                 "<small>(the last split of every org unit)</small>"
             )
+
+
+def batch_title(specification: Any) -> str:
+    """A batch as **earlier batch** offers it: its dataset, how many models ran and its
+    settings, and its id."""
+    dataset = specification.dataset.name if specification.dataset is not None else None
+    count = specification.backtest_count
+    models = f" · {count} model{'' if count == 1 else 's'}" if count is not None else ""
+    return (
+        f"{dataset or 'a dataset'}{models} · {specification.n_periods} periods, "
+        f"{specification.n_splits} splits, step {specification.stride} (#{specification.id})"
+    )
 
 
 def _job_row(job_id: str, model_name: str) -> JobLine:

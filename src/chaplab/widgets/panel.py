@@ -324,6 +324,7 @@ class ChapPanel(widgets.VBox):
         await self._load_backtest_parameters()
         self.template_list = templates
         self._show_lists(*lists)
+        await self.compare.load_batches()
         self._preselect()
         self._update_taken_names()
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
