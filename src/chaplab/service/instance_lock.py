@@ -56,6 +56,9 @@ KEEPALIVES = {
 }
 """libpq's TCP keepalives of the lock's connection: a holder that cannot be reached for about a
 minute loses its session and lock."""
+CONNECT_TIMEOUT_SECONDS = 10
+"""How long opening the lock's connection may take: the job runner checks the lock, and takes a
+lost one back, between starting jobs, so an unreachable server must not hold it up for long."""
 # A lock held only for an instant (a reader checking who serves the file, a new owner between
 # taking the lock and writing its pid, or the session of a just-killed holder that the server
 # has not ended yet) is waited out for this long before refusing.
@@ -271,7 +274,7 @@ class AdvisoryLock(InstanceLock):
                 self.database_url,
                 poolclass=NullPool,
                 isolation_level="AUTOCOMMIT",
-                connect_args=KEEPALIVES,
+                connect_args={**KEEPALIVES, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
             )
             self._connection = self._engine.connect()
         return self._connection
