@@ -148,7 +148,9 @@ class ServerPlot:
         """The sentence saying why the chart shows nothing (no mark has data: the server sent
         none, or a map's places have no polygons), else ``None``."""
         found, shown = self._grammar, self._shown
-        if found is None or shown is None or not vega.draws_nothing(shown, found[0]):
+        if found is None or shown is None or not vega.may_draw_nothing(shown):
+            return None
+        if not vega.draws_nothing(shown, found[0]):
             return None
         if vega.has_map(shown):
             return (

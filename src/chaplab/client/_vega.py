@@ -93,6 +93,20 @@ def draws_nothing(spec: Mapping[str, Any], grammar: Grammar) -> bool:
     return not any(_drawn_items(scene.get("scenegraph", scene)))
 
 
+def may_draw_nothing(spec: Mapping[str, Any]) -> bool:
+    """Whether the chart could be empty: a data set of it is empty, or it is a map (whose
+    places may all lack a polygon). Only such charts are laid out to find out
+    (:func:`draws_nothing`), which costs as much as drawing them."""
+    empty: list[bool] = []
+
+    def note(values: Any) -> Any:
+        empty.append(isinstance(values, list) and not values)
+        return values
+
+    _change_data_values(spec, note)  # each data set stays as it is
+    return any(empty) or has_map(spec)
+
+
 def has_map(spec: Mapping[str, Any]) -> bool:
     """True when the specification draws geographic shapes."""
     return '"geoshape"' in json.dumps(spec)
