@@ -139,4 +139,10 @@ from chaplab.plotting import fan_chart
 
 most_cases = actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index
 last_two_years = actuals[actuals["period"] >= frame["period"].min() - 24]
-fan_chart(frame, last_two_years, org_units=list(most_cases))
+fan_chart(
+    frame,
+    last_two_years,
+    org_units=list(most_cases),
+    history=24,  # the two years before the forecasts, as the text says
+    title="Dengue in Acre: naive model forecasts",
+)
