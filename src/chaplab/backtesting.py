@@ -123,8 +123,9 @@ def backtest(
     try:
         windows = split_windows(series.periods, n_periods, n_splits, stride)
     except ValueError as error:
-        if str(error).startswith("periods"):
-            raise ValueError(f"data has too few periods: {error}") from None
+        problem = str(error)
+        if problem.startswith("periods: "):
+            raise ValueError(f"data has too few periods: {problem[9:]}") from None
         raise
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
