@@ -43,6 +43,7 @@ test-postgres: $(STAMP)
 # Every notebook runs against it too (nbval) but 06, which is about the embedded service's toolkit.
 PEER_NOTEBOOKS := $(filter-out notebooks/06_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 test-peer: $(STAMP)
+	scripts/ensure-chromium
 	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test tests/peer $(PEER_NOTEBOOKS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
