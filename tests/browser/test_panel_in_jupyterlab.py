@@ -96,6 +96,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     )
     assert chart.evaluate("(img) => img.src.startsWith('blob:') || img.src.startsWith('data:')")
 
+    assert kernel_value(page, "panel.views.views") == 1  # the browser counted its one view
     screenshot = browser_output_dir / "panel.png"
     page.wait_until_idle()
     panel.screenshot(path=str(screenshot))

@@ -703,3 +703,17 @@ async def test_the_lists_are_read_again_after_a_failed_job_too(
     await panel.wait_idle()
     assert panel.jobs.rows[0].status == "FAILURE"
     assert "added meanwhile" in {row["name"] for row in panel.datasets.rows}
+
+
+async def test_the_lists_are_read_again_when_the_panel_is_shown_again(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    panel = await make_panel()
+    panel.views.views = 1  # the browser rendered the panel's first view
+    await panel.wait_idle()
+    fake.datasets.append({**fake.datasets[0], "id": 7, "name": "made meanwhile"})
+    assert "made meanwhile" not in {row["name"] for row in panel.datasets.rows}
+    panel.views.views = 2  # shown again, in a later cell
+    await panel.wait_idle()
+    assert "made meanwhile" in {row["name"] for row in panel.datasets.rows}
+    assert "render" in panel.views._esm and "views" in panel.views._esm

@@ -48,6 +48,7 @@ BASELINES_POLL_SECONDS = 1.0
 NO_BATCH = "none (run a batch, or choose one run before)"
 """The **earlier batch** choice that shows no batch of the service's."""
 _STYLE = {"description_width": "90px"}
+_EARLIER_LABEL = "100px"  # "earlier batch" whole
 
 LEADERBOARD_COLUMNS = (
     Column("model", "model"),
@@ -187,10 +188,11 @@ class CompareModelsView(widgets.VBox):
             options=[(NO_BATCH, NO_BATCH)],
             value=NO_BATCH,
             description="earlier batch",
-            style={"description_width": "initial"},
+            style={"description_width": _EARLIER_LABEL},
             layout=widgets.Layout(max_width="100%"),
             tooltip="the batches the service holds: choose one to rank its models again",
         )
+        fit_choices(self.earlier, _EARLIER_LABEL, "380px")
         self.earlier.observe(lambda _: self._earlier_chosen(), names="value")
         self.baseline = widgets.Dropdown(
             description="relative to",
@@ -410,6 +412,7 @@ class CompareModelsView(widgets.VBox):
         self._showing_batches = True
         try:
             self.earlier.options = [(NO_BATCH, NO_BATCH), *choices]
+            fit_choices(self.earlier, _EARLIER_LABEL, "380px")
             offered = {value for _, value in choices}
             self.earlier.value = kept if kept in offered else NO_BATCH
         finally:

@@ -27,6 +27,7 @@ from chaplab.vocabulary import FAILURE
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
+from chaplab.widgets._shown import ViewCounter
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.backtest_settings import dataset_period_count
 from chaplab.widgets.compare_models import CompareModelsView
@@ -146,10 +147,13 @@ class ChapPanel(widgets.VBox):
         self._launching: set[str] = set()
         self._loaded = False
         self._backtest_parameters_loaded = False
+        self.views = ViewCounter()  # the panel shown again (a cell displaying it): reload
+        self.views.observe(self._shown_again, names="views")
         self._wire()
         new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
         new_model.selected_index = None
         self.children = [
+            self.views,
             self.connection,
             # one above the other, always: side by side they would jump to stacked whenever
             # a table grew (a long options text), and together they are wider than an output
@@ -330,6 +334,12 @@ class ChapPanel(widgets.VBox):
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
         self.model_form.set_templates(templates)
         self._loaded = True
+
+    def _shown_again(self, change: dict[str, Any]) -> None:
+        """A view of the panel was rendered after its first: read the lists again, so a panel
+        displayed in a later cell shows the datasets and evaluations made meanwhile."""
+        if change["new"] > 1 and self._loaded:
+            self._keeper.spawn(self._reload_lists())
 
     async def _read_lists(self) -> tuple[list[Any], list[Any], list[Any]]:
         """The service's datasets, configured models and evaluations."""
