@@ -11,7 +11,12 @@ import httpx
 import pytest
 from sqlalchemy import create_engine
 
-from chaplab.client import ChapClient, NotFoundError, UnprocessableEntityError
+from chaplab.client import (
+    AuthenticationError,
+    ChapClient,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from wire_schemas import assert_matches_chap_core
@@ -103,6 +108,13 @@ def test_with_a_registration_key_only_its_holder_registers_pings_and_leaves(
     assert httpx.get(f"{service_url}/v2/services/{service_id}").status_code == 200
     assert httpx.delete(f"{service_url}/v2/services/{service_id}").status_code == 401
     assert httpx.delete(f"{service_url}/v2/services/{service_id}", headers=key).status_code == 204
+    with ChapClient(service_url) as client:
+        info = service_info(service_id)
+        with pytest.raises(AuthenticationError, match="X-Service-Key"):
+            client.register_model_runner("http://127.0.0.1:9", info)
+        runner = client.register_model_runner("http://127.0.0.1:9", info, service_key="k" * 32)
+        assert client.ping_model_runner(runner.id, service_key="k" * 32).id == service_id
+        client.remove_model_runner(runner.id, service_key="k" * 32)
 
 
 @pytest.mark.parametrize("url", ["ftp://host/x", "not a url", "http://", "http://user:pw@host"])

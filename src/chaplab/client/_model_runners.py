@@ -65,23 +65,35 @@ class ModelRunners(Resource):
         return (yield from self._get(ModelRunner, _runner_path(runner_id)))
 
     def register_model_runner(
-        self, url: str, info: Mapping[str, Any] | None = None
+        self, url: str, info: Mapping[str, Any] | None = None, service_key: str | None = None
     ) -> Operation[ModelRunner]:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
-        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
-        ``model_metadata`` and ``period_type``."""
+        """Register a model service by its http(s) URL, as servicekit does (again: updates its
+        URL and info and counts as a ping). ``info`` is chapkit's service info: ``id`` (the
+        runner's id), ``display_name``, ``model_metadata`` and ``period_type`` at least.
+        ``service_key`` is the registration key, where the server wants one
+        (``X-Service-Key``)."""
         body = {"url": require_name("url", url), "info": dict(info or {})}
-        response = yield from self._request("POST", "/v2/services/$register", json=body)
+        response = yield from self._request(
+            "POST", "/v2/services/$register", json=body, headers=_key_header(service_key)
+        )
         return (yield from self._runner_from(response))
 
-    def ping_model_runner(self, runner_id: str | int) -> Operation[ModelRunner]:
-        """Record that the runner is alive now."""
-        response = yield from self._request("PUT", _runner_path(runner_id) + "/$ping")
+    def ping_model_runner(
+        self, runner_id: str | int, service_key: str | None = None
+    ) -> Operation[ModelRunner]:
+        """Record that the runner is alive now (``service_key``: as for registering)."""
+        response = yield from self._request(
+            "PUT", _runner_path(runner_id) + "/$ping", headers=_key_header(service_key)
+        )
         return (yield from self._runner_from(response))
 
-    def remove_model_runner(self, runner_id: str | int) -> Operation[None]:
-        """Remove a runner from the registry."""
-        yield from self._request("DELETE", _runner_path(runner_id))
+    def remove_model_runner(
+        self, runner_id: str | int, service_key: str | None = None
+    ) -> Operation[None]:
+        """Remove a runner from the registry (``service_key``: as for registering)."""
+        yield from self._request(
+            "DELETE", _runner_path(runner_id), headers=_key_header(service_key)
+        )
 
     def _runner_from(self, response: httpx.Response) -> Operation[ModelRunner]:
         """The runner an answer describes; where it is only a status (chap-core 2.5.1's
@@ -90,6 +102,13 @@ class ModelRunners(Resource):
         if isinstance(payload, dict) and "url" not in payload and "id" in payload:
             return (yield from self.get_model_runner(payload["id"]))
         return parse(ModelRunner, response)
+
+
+def _key_header(service_key: str | None) -> dict[str, str] | None:
+    """``X-Service-Key`` with the registration key, when one is given."""
+    if service_key is None:
+        return None
+    return {"X-Service-Key": require_name("service_key", service_key)}
 
 
 def _runner_path(runner_id: object) -> str:
