@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from chaplab.client import (
+    ArgumentError,
     PredictionEntry,
     PredictionRequest,
 )
@@ -52,3 +54,41 @@ def test_prediction_frame(client: Any, fake: FakeService) -> None:
     assert frame["value"].tolist() == [5.0]
     assert frame["horizon"].tolist() == [1]
     assert fake.requests[-1].url.path == "/v1/analytics/prediction-entry/7"
+
+
+def test_prediction_entries_are_kept_to_the_org_units_asked_for(call: Any) -> None:
+    entries = [
+        {"orgUnit": unit, "period": "202401", "quantile": 0.5, "value": 5.0}
+        for unit in ("OU_North", "OU_South")
+    ]
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "id": "OU_North", "properties": {"name": "North"}, "geometry": None}
+        ],
+    }
+    asked: list[list[str]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path == "/v1/crud/predictions/7":
+            prediction = {
+                "id": 7,
+                "name": "p",
+                "datasetId": 2,
+                "orgUnits": ["OU_North", "OU_South"],
+            }
+            return httpx.Response(200, json=prediction)
+        if path == "/v1/crud/datasets/2":
+            return httpx.Response(200, json={"id": 2, "name": "d", "geojson": geojson})
+        if path == "/v1/analytics/prediction-entry":
+            asked.append(request.url.params.get_list("orgUnits"))
+            return httpx.Response(200, json=entries)  # as chap-core 2.5.1: the filter ignored
+        return httpx.Response(404, json={"detail": "Not Found"})
+
+    kept = call(handler, "list_prediction_entries", 7, [0.5], org_units="North")
+    assert [(entry.org_unit, entry.prediction_id) for entry in kept] == [("OU_North", 7)]
+    assert asked == [["OU_North"]]
+    with pytest.raises(ArgumentError, match="'East' is not an org unit of prediction 7"):
+        call(handler, "list_prediction_entries", 7, [0.5], org_units=["East"])
+    assert len(asked) == 1

@@ -25,7 +25,6 @@ from chaplab.client._plumbing import (
     geojson_body,
     model_name,
     optional_counts,
-    org_unit_params,
     quantile_params,
     require_id,
     require_name,
@@ -431,7 +430,9 @@ class Evaluations(QuantileRecordResource):
         )
         if older_only:
             path = f"/v1/analytics/actualCases/{evaluation_id}"
-        params = yield from self._org_unit_params(evaluation_id, org_units)
+        params = yield from self._org_unit_params(
+            "evaluation", evaluation_id, org_units, self.get_evaluation
+        )
         names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
         response = yield from self._request("GET", path, params=params)
         to_frame = self._names.add_to(actuals_to_frame, names)
@@ -450,7 +451,9 @@ class Evaluations(QuantileRecordResource):
         params: list[tuple[str, Any]] = [("backtestId", evaluation_id)]
         params += quantile_params(quantiles)
         params += yield from self._split_params(evaluation_id, split_period)
-        params += yield from self._org_unit_params(evaluation_id, org_units)
+        params += yield from self._org_unit_params(
+            "evaluation", evaluation_id, org_units, self.get_evaluation
+        )
         return params
 
     def _split_params(
@@ -478,34 +481,6 @@ class Evaluations(QuantileRecordResource):
             f"split_period: {text!r} is not a split of evaluation {evaluation_id}; its splits "
             f"are {', '.join(splits)}, each named by its first forecast period"
         )
-
-    def _org_unit_params(
-        self, evaluation_id: int, org_units: Iterable[str] | str | None
-    ) -> Operation[list[tuple[str, str]]]:
-        """``org_units`` (ids or place names) as ``orgUnits`` query parameters of the
-        evaluation's org unit ids. A name is sent as its id; one the evaluation does not have
-        is an ``ArgumentError`` before anything is sent (chap-core 2.5.1 answers an empty list
-        for it, our service a 422). ``adm0`` passes as it is."""
-        from chaplab.frames import NATIONAL
-
-        params = org_unit_params(org_units)
-        if not params:
-            return params
-        wanted = [unit for _, unit in params]
-        read = self.get_evaluation
-        record = yield from self._names.result_of("evaluation", evaluation_id, read)
-        units = list(record.org_units) if record is not None else []
-        if not units or all(unit in units or unit == NATIONAL for unit in wanted):
-            return params
-        from chaplab.frames import resolve_org_units
-
-        names = (yield from self._names.of_result("evaluation", evaluation_id, read)) or {}
-        labels = {unit: names.get(unit, unit) for unit in units} | {NATIONAL: NATIONAL}
-        try:
-            ids = resolve_org_units(wanted, labels, where=f"evaluation {evaluation_id}")
-        except ValueError as error:
-            raise ArgumentError(str(error)) from None
-        return org_unit_params(ids)
 
     def evaluation_overlap(self, first_id: int, second_id: int) -> Operation[EvaluationOverlap]:
         """The org units, split periods and forecast periods two evaluations share."""

@@ -233,16 +233,22 @@ class Predictions(QuantileRecordResource):
         org_units: Iterable[str] | str | None = None,
     ) -> Operation[list[ListedPredictionEntry]]:
         """Entries of every prediction (each naming its ``prediction_id``), optionally of one
-        prediction and some org units. chap-core 2.5.1 needs ``prediction_id``
-        (``UnsupportedRouteError`` without one)."""
+        prediction and some org units (of one prediction: ids or place names, as for
+        ``evaluation_entries``). chap-core 2.5.1 needs ``prediction_id``
+        (``UnsupportedRouteError`` without one) and ignores the org units: the entries are
+        kept to them here."""
         params: list[tuple[str, Any]] = [*quantile_params(quantiles)]
         if prediction_id is None:
             routes = yield from self._server_routes()
             if routes.requires_query(ALL_PREDICTION_ENTRIES, "predictionId"):
                 raise routes.unsupported(ALL_PREDICTION_ENTRIES)
+            units = org_unit_params(org_units)
         else:
-            params.append(("predictionId", require_id("prediction_id", prediction_id)))
-        params += org_unit_params(org_units)
+            prediction_id = require_id("prediction_id", prediction_id)
+            params.append(("predictionId", prediction_id))
+            read = self.get_prediction
+            units = yield from self._org_unit_params("prediction", prediction_id, org_units, read)
+        params += units
         path = ALL_PREDICTION_ENTRIES.path
         response = yield from self._request("GET", path, params=params)
         payload = decode(response)
@@ -250,5 +256,12 @@ class Predictions(QuantileRecordResource):
             payload = [
                 {"predictionId": prediction_id, **item} if isinstance(item, dict) else item
                 for item in payload
+            ]
+        wanted = {unit for _, unit in units}
+        if wanted and isinstance(payload, list):  # chap-core 2.5.1 ignores the filter
+            payload = [
+                item
+                for item in payload
+                if not isinstance(item, dict) or item.get("orgUnit") in wanted
             ]
         return validate(list[ListedPredictionEntry], payload, response)

@@ -4,18 +4,20 @@ leaves the entries out of a full record, so they are then read from the entry ro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import OrgUnitNames
+from chaplab.client._errors import ArgumentError
 from chaplab.client._jobs import Jobs
 from chaplab.client._plumbing import (
     RequestBuilder,
     Resource,
     convert,
     decode,
+    org_unit_params,
     quantile_params,
     validate,
 )
@@ -92,3 +94,35 @@ class QuantileRecordResource(Resource):
         # a frame also for an empty answer, with the split column of its kind
         to_frame = partial(entries_to_frame, with_split_period=kind == "evaluation")
         return (yield from convert(self._names.add_to(to_frame, names), response.content, response))
+
+    def _org_unit_params(
+        self,
+        kind: Literal["evaluation", "prediction"],
+        record_id: int,
+        org_units: Iterable[str] | str | None,
+        read: Callable[[int], Operation[Any]],
+    ) -> Operation[list[tuple[str, str]]]:
+        """``org_units`` (ids or place names) as ``orgUnits`` query parameters of the record's
+        org unit ids (the record read with ``read``). A name is sent as its id; one the record
+        does not have is an ``ArgumentError`` before anything is sent (chap-core 2.5.1 answers
+        an empty list for it, or ignores the filter; our service a 422). ``adm0`` passes as it
+        is."""
+        from chaplab.frames import NATIONAL
+
+        params = org_unit_params(org_units)
+        if not params:
+            return params
+        wanted = [unit for _, unit in params]
+        record = yield from self._names.result_of(kind, record_id, read)
+        units = list(record.org_units) if record is not None else []
+        if not units or all(unit in units or unit == NATIONAL for unit in wanted):
+            return params
+        from chaplab.frames import resolve_org_units
+
+        names = (yield from self._names.of_result(kind, record_id, read)) or {}
+        labels = {unit: names.get(unit, unit) for unit in units} | {NATIONAL: NATIONAL}
+        try:
+            ids = resolve_org_units(wanted, labels, where=f"{kind} {record_id}")
+        except ValueError as error:
+            raise ArgumentError(str(error)) from None
+        return org_unit_params(ids)
