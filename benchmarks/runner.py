@@ -42,9 +42,10 @@ FIGURES: dict[str, str] = {
     "country_scale": "benchmarks.country_scale",
     "backtest_functions": "benchmarks.backtest_functions",
     "model_services": "benchmarks.model_services",
+    "small_jobs": "benchmarks.small_jobs",
 }
 """Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, 9 of issue 19,
-then 10 of issue 20, 11 of issue 21, 12 of issue 36, 13 of issue 32)."""
+then 10 of issue 20, 11 of issue 21, 12 of issue 36, 13 of issue 32, 14 of issue 35)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 
