@@ -988,19 +988,27 @@ class ChapClient(SyncDriver):
         """One registered model runner."""
         return self._drive(self._resources.model_runners.get_model_runner(runner_id))
 
-    def register_model_runner(self, url: str, info: Mapping[str, Any] | None = None) -> ModelRunner:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
-        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
-        ``model_metadata`` and ``period_type``."""
-        return self._drive(self._resources.model_runners.register_model_runner(url, info))
+    def register_model_runner(
+        self, url: str, info: Mapping[str, Any] | None = None, service_key: str | None = None
+    ) -> ModelRunner:
+        """Register a model service by its http(s) URL, as servicekit does (again: updates its
+        URL and info and counts as a ping). ``info`` is chapkit's service info: ``id`` (the
+        runner's id), ``display_name``, ``model_metadata`` and ``period_type`` at least.
+        ``service_key`` is the registration key, where the server wants one
+        (``X-Service-Key``)."""
+        return self._drive(
+            self._resources.model_runners.register_model_runner(url, info, service_key)
+        )
 
-    def ping_model_runner(self, runner_id: str | int) -> ModelRunner:
-        """Record that the runner is alive now."""
-        return self._drive(self._resources.model_runners.ping_model_runner(runner_id))
+    def ping_model_runner(
+        self, runner_id: str | int, service_key: str | None = None
+    ) -> ModelRunner:
+        """Record that the runner is alive now (``service_key``: as for registering)."""
+        return self._drive(self._resources.model_runners.ping_model_runner(runner_id, service_key))
 
-    def remove_model_runner(self, runner_id: str | int) -> None:
-        """Remove a runner from the registry."""
-        self._drive(self._resources.model_runners.remove_model_runner(runner_id))
+    def remove_model_runner(self, runner_id: str | int, service_key: str | None = None) -> None:
+        """Remove a runner from the registry (``service_key``: as for registering)."""
+        self._drive(self._resources.model_runners.remove_model_runner(runner_id, service_key))
 
 
 class AsyncChapClient(AsyncDriver):
@@ -1962,17 +1970,27 @@ class AsyncChapClient(AsyncDriver):
         return await self._drive(self._resources.model_runners.get_model_runner(runner_id))
 
     async def register_model_runner(
-        self, url: str, info: Mapping[str, Any] | None = None
+        self, url: str, info: Mapping[str, Any] | None = None, service_key: str | None = None
     ) -> ModelRunner:
-        """Register a runner by its http(s) URL (again: updates its info and counts as a ping).
-        chap-core 2.5.1 needs ``info`` with ``id`` (the runner's id there), ``display_name``,
-        ``model_metadata`` and ``period_type``."""
-        return await self._drive(self._resources.model_runners.register_model_runner(url, info))
+        """Register a model service by its http(s) URL, as servicekit does (again: updates its
+        URL and info and counts as a ping). ``info`` is chapkit's service info: ``id`` (the
+        runner's id), ``display_name``, ``model_metadata`` and ``period_type`` at least.
+        ``service_key`` is the registration key, where the server wants one
+        (``X-Service-Key``)."""
+        return await self._drive(
+            self._resources.model_runners.register_model_runner(url, info, service_key)
+        )
 
-    async def ping_model_runner(self, runner_id: str | int) -> ModelRunner:
-        """Record that the runner is alive now."""
-        return await self._drive(self._resources.model_runners.ping_model_runner(runner_id))
+    async def ping_model_runner(
+        self, runner_id: str | int, service_key: str | None = None
+    ) -> ModelRunner:
+        """Record that the runner is alive now (``service_key``: as for registering)."""
+        return await self._drive(
+            self._resources.model_runners.ping_model_runner(runner_id, service_key)
+        )
 
-    async def remove_model_runner(self, runner_id: str | int) -> None:
-        """Remove a runner from the registry."""
-        await self._drive(self._resources.model_runners.remove_model_runner(runner_id))
+    async def remove_model_runner(
+        self, runner_id: str | int, service_key: str | None = None
+    ) -> None:
+        """Remove a runner from the registry (``service_key``: as for registering)."""
+        await self._drive(self._resources.model_runners.remove_model_runner(runner_id, service_key))
