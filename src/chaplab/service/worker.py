@@ -9,6 +9,10 @@ The final write is fenced: it ends the job with one conditional UPDATE that matc
 the job is still STARTED with the start time this worker read at its beginning (the attempt).
 When the job was ended meanwhile (cancelled, or failed by a restarted service as interrupted),
 the UPDATE matches no row and the whole transaction, result rows included, is rolled back.
+
+A job's log lines are committed in batches (:class:`JobLog`): those of a short job together
+with its final status, in that one transaction, and a long job's at most every
+:data:`LOG_FLUSH_SECONDS`, so a small job costs one commit instead of one per line.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from datetime import datetime
@@ -53,6 +58,8 @@ SERVICE_GONE_EXIT_CODE = 70
 """A worker's exit code when it ended because the service that started it is gone."""
 WORKER_NICENESS = 10
 """How much lower a worker's CPU priority is than the service's (added to its nice value)."""
+LOG_FLUSH_SECONDS = 1.0
+"""How long a job's log line may wait to be committed with the lines after it."""
 
 Log = Callable[[str], None]
 Write = Callable[[Session], int]
@@ -235,6 +242,47 @@ def lower_priority() -> None:
     os.nice(WORKER_NICENESS)
 
 
+class JobLog:
+    """A job's log (called with a line): lines wait in memory and are committed together, by
+    :meth:`flush` once :data:`LOG_FLUSH_SECONDS` have passed since the last commit, or in the
+    transaction that ends the job (:meth:`write_to`). Each line keeps the time it was logged.
+    A worker killed (cancelled, or the service gone) loses the lines it had not committed."""
+
+    def __init__(self, factory: sessionmaker[Session], job_id: str) -> None:
+        self._factory = factory
+        self._job_id = job_id
+        self._pending: list[tuple[datetime, str]] = []
+        self._flushed = time.monotonic()
+
+    def __call__(self, line: str) -> None:
+        self.record(line)
+        if time.monotonic() - self._flushed >= LOG_FLUSH_SECONDS:
+            self.flush()
+
+    def record(self, line: str) -> None:
+        """Keep ``line`` for the next commit."""
+        self._pending.append((utc_now(), line))
+
+    def write_to(self, session: Session) -> None:
+        """Add the waiting lines to ``session``; they stay waiting until :meth:`written`
+        (a transaction rolled back leaves them to the next commit)."""
+        session.add_all(
+            JobLogRow(job_id=self._job_id, time=logged, line=line) for logged, line in self._pending
+        )
+
+    def written(self) -> None:
+        """The transaction :meth:`write_to` added the waiting lines to was committed."""
+        self._pending.clear()
+        self._flushed = time.monotonic()
+
+    def flush(self) -> None:
+        """Commit the waiting lines in a transaction of their own."""
+        if self._pending:
+            with transaction(self._factory) as session:
+                self.write_to(session)
+            self.written()
+
+
 def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) -> None:
     """Worker-process entry point: do the job's work and record how it ended. With a
     ``lifeline`` (from the job runner) this is a worker process: it runs at a lower CPU
@@ -244,11 +292,7 @@ def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) 
         exit_with_service(lifeline)
     engine = make_engine(database_url)
     factory = session_factory(engine)
-
-    def log(line: str) -> None:
-        with transaction(factory) as session:
-            session.add(JobLogRow(job_id=job_id, line=line))
-
+    log = JobLog(factory, job_id)
     attempt: datetime | None = None
     try:
         with factory() as session:
@@ -260,21 +304,27 @@ def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) 
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         log(f"worker process {os.getpid()} started at niceness {niceness}")
         write = WORK[JobType(job_type)](factory, payload, log)
-        with transaction(factory) as session:  # the last log line lands with the SUCCESS
+        with transaction(factory) as session:  # the waiting log lines land with the SUCCESS
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))
+            log.write_to(session)
             session.add(JobLogRow(job_id=job_id, line=f"finished: created row {result_id}"))
+        log.written()
     except JobEndedElsewhere:
-        log("the job had already ended when its work was done: the result was not stored")
+        log.record("the job had already ended when its work was done: the result was not stored")
+        log.flush()
     except Exception as error:  # noqa: BLE001 - every failure is recorded on the job
         for line in traceback.format_exc().rstrip().splitlines():
-            log(line)
+            log.record(line)
         if attempt is not None:
             try:
-                with transaction(factory) as session:
+                with transaction(factory) as session:  # the traceback lands with the FAILURE
+                    log.write_to(session)
                     finish(session, job_id, attempt, FAILURE, error=readable_error(error))
+                log.written()
             except JobEndedElsewhere:
                 pass
+        log.flush()  # lines no final write took (the job was not read, or ended elsewhere)
     finally:
         engine.dispose()
 
