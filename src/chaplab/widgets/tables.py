@@ -494,12 +494,13 @@ def _cell_value(column: Column, text: str) -> str:
     )
 
 
-class DeleteConfirmation(widgets.HBox):
+class DeleteConfirmation(widgets.VBox):
     """ "Delete …?" with **Delete** and **Keep** under a table: nothing is deleted before a
-    person confirms; a problem deleting stays here, in red, until the next question."""
+    person confirms; a problem deleting stays here, in red, under the question (the whole
+    width, not squeezed beside it), until the next question."""
 
     def __init__(self, on_confirm: OnDelete) -> None:
-        super().__init__(layout=widgets.Layout(display="none", align_items="center"))
+        super().__init__(layout=widgets.Layout(display="none"))
         self._on_confirm = on_confirm
         self.row: Row | None = None
         self.question = widgets.HTML()
@@ -513,7 +514,13 @@ class DeleteConfirmation(widgets.HBox):
         self.problem = widgets.HTML()
         self.yes.on_click(lambda _: self._confirm())
         self.no.on_click(lambda _: self.dismiss())
-        self.children = [self.question, self.yes, self.no, self.problem]
+        self.children = [
+            widgets.HBox(
+                [self.question, self.yes, self.no],
+                layout=widgets.Layout(align_items="center", grid_gap="0 8px"),
+            ),
+            self.problem,
+        ]
 
     def ask(self, row: Row, what: str) -> None:
         """Ask whether to delete ``what`` (the text naming ``row``)."""
