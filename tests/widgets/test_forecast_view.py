@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -19,6 +20,9 @@ from chaplab.widgets import ChapPanel
 from chaplab.widgets.forecast import CELL, NO_MAP, TABS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+NO_REQUESTS = SimpleNamespace(base_url="http://chap.test", proxy_prefix="", has_api_key=False)
+"""A client for a view that sends nothing: its copied code only names the service."""
 
 
 @pytest.fixture
@@ -157,7 +161,7 @@ async def test_the_forecast_table_of_a_country_pages_twenty_rows_at_a_time() -> 
         ],
         columns=["org_unit", "period", "quantile", "value"],
     )
-    view = ForecastView(client=None, keeper=TaskKeeper(on_error=print))
+    view = ForecastView(client=NO_REQUESTS, keeper=TaskKeeper(on_error=print))
     view.show_table(forecast_table_rows(frame, None))
     pager = view.table_pager
     assert pager.label.value == "rows 1-20 of 90" and pager.previous.disabled
@@ -195,7 +199,7 @@ async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases()
         [(place, start - back, float(cases[place])) for place in places for back in (1, 2)],
         columns=["org_unit", "period", "value"],
     )
-    view = ForecastView(client=None, keeper=TaskKeeper(on_error=print))
+    view = ForecastView(client=NO_REQUESTS, keeper=TaskKeeper(on_error=print))
     await view.show("a country", 1, frame, History(1, pd.DataFrame(), None, actuals))
     most = sorted(places, key=lambda place: -cases[place])[:12]
     assert sorted(view.shown_panels) == sorted(most) and view.shown_panels[0] == most[0]
