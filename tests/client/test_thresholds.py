@@ -4,6 +4,7 @@ parameters refused before sending."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -28,10 +29,29 @@ ANSWER = {
 }
 
 
+PLACES = {  # the dataset's GeoJSON, as chap-core 2.5.1 sends it (JSON text): its place names
+    "type": "FeatureCollection",
+    "features": [
+        {"type": "Feature", "id": unit, "properties": {"name": name}, "geometry": None}
+        for unit, name in (("OU_North", "North"), ("OU_South", "South"))
+    ],
+}
+DATASET = {
+    "id": 7,
+    "name": "districts",
+    "created": "2026-11-23T19:23:36Z",
+    "observations": [],
+    "geojson": json.dumps(PLACES),
+}
+READ_DATASET = {"GET /v1/crud/datasets/7": lambda _: httpx.Response(200, json=DATASET)}
+
+
 def test_thresholds_send_the_strategy_and_read_one_value_per_line(
     call: Callable[..., Any],
 ) -> None:
-    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER)})
+    mock = ChapCoreMock(
+        {"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER), **READ_DATASET}
+    )
     thresholds = call(
         mock.handler, "compute_thresholds", 7, ["202301"], SeasonalParams(std_multiplier=[1, 2])
     )
@@ -46,6 +66,12 @@ def test_thresholds_send_the_strategy_and_read_one_value_per_line(
         ("OU_North", [43.9, 45.6]),
         ("OU_South", [None, None]),
     ]
+    frame = thresholds.frame()  # a table named by place, one row per line
+    assert list(frame.columns) == ["org_unit", "org_unit_name", "period", "line", "threshold"]
+    assert list(frame["org_unit_name"]) == ["North", "North", "South", "South"]
+    assert list(frame["line"]) == [1.0, 2.0, 1.0, 2.0]
+    assert frame["threshold"].tolist()[:2] == [43.9, 45.6] and frame["threshold"].isna()[2:].all()
+    assert str(frame["period"].iloc[0]) == "2023-01"
 
 
 def test_a_dict_chooses_the_strategy_and_org_units_narrow_the_answer(
@@ -56,7 +82,9 @@ def test_a_dict_chooses_the_strategy_and_org_units_narrow_the_answer(
         "lines": [0.9],
         "entries": [],
     }
-    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=answer)})
+    mock = ChapCoreMock(
+        {"POST /v1/analytics/thresholds": httpx.Response(200, json=answer), **READ_DATASET}
+    )
     thresholds = call(
         mock.handler,
         "compute_thresholds",
@@ -77,7 +105,9 @@ def test_a_dict_chooses_the_strategy_and_org_units_narrow_the_answer(
 def test_the_default_strategy_is_the_seasonal_mean_plus_two_deviations(
     call: Callable[..., Any],
 ) -> None:
-    mock = ChapCoreMock({"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER)})
+    mock = ChapCoreMock(
+        {"POST /v1/analytics/thresholds": httpx.Response(200, json=ANSWER), **READ_DATASET}
+    )
     call(mock.handler, "compute_thresholds", 7, ["202301"])
     assert mock.bodies[0]["params"] == {"type": "seasonal", "stdMultiplier": 2.0}
 

@@ -66,7 +66,7 @@ class Resources:
             backtest_form=BacktestForm(builder, retry, routes),
             predictions=Predictions(builder, retry, routes, names),
             prediction_setups=PredictionSetups(builder, retry, routes),
-            thresholds=ThresholdsResource(builder, retry, routes),
+            thresholds=ThresholdsResource(builder, retry, routes, names),
             alerts=Alerts(builder, retry, routes),
             jobs=Jobs(builder, retry, routes),
             plots=Plots(builder, retry, routes, names, evaluations),

@@ -5,14 +5,24 @@ or a seasonal percentile)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError
 
-from chaplab.client._capabilities import Route
-from chaplab.client._plumbing import DATASETS, Resource, org_unit_params, require_name
-from chaplab.client._steps import Operation
+from chaplab.client._capabilities import Route, RouteCache
+from chaplab.client._datasets import OrgUnitNames
+from chaplab.client._plumbing import (
+    DATASETS,
+    RequestBuilder,
+    Resource,
+    org_unit_params,
+    require_name,
+)
+from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableList, WireModel
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -59,11 +69,31 @@ class ThresholdEntry(WireModel):
 
 class Thresholds(WireModel):
     """Threshold lines for every period and org unit asked for, with the parameters the server
-    used (defaults filled in); ``lines`` are the multipliers or quantiles, one per line."""
+    used (defaults filled in); ``lines`` are the multipliers or quantiles, one per line.
+    :meth:`frame` gives them as a table named by place."""
 
     params: ThresholdParams
     lines: NullableList[float] = Field(default_factory=list)
     entries: NullableList[ThresholdEntry] = Field(default_factory=list)
+    _place_names: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per org unit, period and line: ``org_unit``, ``org_unit_name`` (the names
+        of the dataset's GeoJSON, when it has them), ``period``, ``line`` (the multiplier or
+        quantile) and ``threshold`` (NaN where the history is too short)."""
+        import pandas as pd
+
+        from chaplab.frames import parse_periods, with_org_unit_names
+
+        rows = [
+            (entry.location, entry.period, line, value)
+            for entry in self.entries
+            for line, value in zip(self.lines, entry.values, strict=False)
+        ]
+        table = pd.DataFrame(rows, columns=["org_unit", "period", "line", "threshold"])
+        table["period"] = parse_periods(table["period"]) if rows else table["period"]
+        table = table.astype({"line": float, "threshold": float})
+        return with_org_unit_names(table, self._place_names) if self._place_names else table
 
 
 # -- operations ------------------------------------------------------------------------------
@@ -80,6 +110,12 @@ COMPUTE = Route("compute_thresholds", "POST", "/v1/analytics/thresholds", _NO_TH
 
 class ThresholdsResource(Resource):
     """``/v1/analytics/thresholds`` and its strategies."""
+
+    def __init__(
+        self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
+    ) -> None:
+        super().__init__(builder, retry, routes)
+        self._place_names = names
 
     def list_threshold_strategies(self) -> Operation[list[ThresholdStrategy]]:
         """The strategies ``compute_thresholds`` can use."""
@@ -106,7 +142,10 @@ class ThresholdsResource(Resource):
         route = COMPUTE
         yield from self._offered(route)  # before a dataset's name is looked up
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        return (yield from self._call_route(Thresholds, route, json=body))
+        thresholds = yield from self._call_route(Thresholds, route, json=body)
+        names = yield from self._place_names.of_dataset(body["datasetId"])
+        thresholds._place_names = names or {}  # for frame(): places by name
+        return thresholds
 
 
 def period_ids(field: str, periods: Sequence[str]) -> list[str]:
