@@ -8,6 +8,12 @@ without recording a final status. A job is cancelled by terminating its process.
 first lowers its own CPU priority (``worker.lower_priority``), so the API stays responsive while
 jobs keep every core busy.
 
+The runner sleeps until it is woken: by a queued or cancelled job (:meth:`JobRunner.wake`), by
+a worker process ending (its sentinel becomes readable on the event loop) or, as a safeguard,
+after :data:`WATCH_INTERVAL_SECONDS`. Each change it makes to a job's status (started, ended,
+failed, cancelled) sets the event :meth:`JobRunner.next_change` handed out, so a request
+waiting on a job (``Prefer: wait``) answers as soon as the job ends, not at its next check.
+
 Workers die with the service. The fork server ends by itself when the service's end of its
 pipe closes; the workers are its children, not the service's, so each also gets the read end of
 a *lifeline* pipe whose only write end the service holds and never writes to. However the
@@ -44,7 +50,8 @@ from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
 DEFAULT_WORKERS = 2
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
 CANCELLED = "cancelled on request"
-WATCH_INTERVAL_SECONDS = 0.05
+WATCH_INTERVAL_SECONDS = 1.0
+"""The longest the runner sleeps between rounds when nothing wakes it."""
 LOCK_CHECK_INTERVAL_SECONDS = 1.0
 """How often the runner checks that the service still holds its database's lock."""
 _PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.worker"]
@@ -148,6 +155,7 @@ class JobRunner:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
+        self._changed: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._lifeline: tuple[Connection, Connection] | None = None
         self._round_error: str | None = None
@@ -186,6 +194,26 @@ class JobRunner:
         if self._loop is not None and self._wake is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
 
+    def next_change(self) -> asyncio.Event:
+        """An event set when the runner next changes a job's status (a job started, ended,
+        failed or was cancelled); call it on the service's event loop, before reading the status
+        the change is awaited from."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    def _announce(self) -> None:
+        """Set the event of :meth:`next_change` (on the event loop); the next caller gets a
+        new one."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    def _announce_from_thread(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                self._loop.call_soon_threadsafe(self._announce)
+
     def cancel(self, job_id: str) -> str:
         """Revoke a queued or running job (its process is terminated); returns the final status."""
         with self._lock:
@@ -201,7 +229,9 @@ class JobRunner:
             ).rowcount
             if revoked:
                 session.add(JobLogRow(job_id=job_id, line=CANCELLED))
-            return session.get_one(JobRow, job_id).status
+            status = session.get_one(JobRow, job_id).status
+        self._announce_from_thread()
+        return status
 
     def problem(self) -> str | None:
         """Why the runner cannot start jobs now (not started, stopped, the service no longer
@@ -246,7 +276,6 @@ class JobRunner:
         return None
 
     async def _watch(self) -> None:
-        assert self._wake is not None
         while True:
             try:
                 await asyncio.to_thread(self._step)
@@ -254,9 +283,25 @@ class JobRunner:
             except Exception as error:  # noqa: BLE001 - a failed round (e.g. a locked database) is retried
                 self._round_error = f"{type(error).__name__}: {error}"
                 logger.exception("job runner: a round of starting and reaping workers failed")
+            with self._lock:
+                running = list(self._processes.values())
+            await self._sleep(running)
+
+    async def _sleep(self, running: list[BaseProcess]) -> None:
+        """Until :meth:`wake`, one of the ``running`` processes ends (its sentinel becomes
+        readable) or :data:`WATCH_INTERVAL_SECONDS` pass. The list holds the processes, so
+        their sentinels stay open while they are watched."""
+        assert self._loop is not None and self._wake is not None
+        sentinels = [process.sentinel for process in running]
+        for sentinel in sentinels:
+            self._loop.add_reader(sentinel, self._wake.set)
+        try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
-            self._wake.clear()
+        finally:
+            for sentinel in sentinels:
+                self._loop.remove_reader(sentinel)
+        self._wake.clear()
 
     def _step(self) -> None:
         """Reap ended workers, then start queued jobs while workers are free and the service
@@ -269,6 +314,8 @@ class JobRunner:
         for job_id, process in ended.items():
             process.join()
             fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
+        if ended:
+            self._announce_from_thread()
         if self._holds_database_lock() and free > 0:
             self._start_queued(free)
 
@@ -307,3 +354,5 @@ class JobRunner:
                     fail_if_active(self._factory, job_id, reason)
                     continue
                 self._processes[job_id] = process
+        if job_ids:
+            self._announce_from_thread()

@@ -3,12 +3,15 @@ logs, the request that queued the job, cancel, delete, and what a successful job
 
 ``GET /v1/jobs/{id}`` honours ``Prefer: wait=N`` (RFC 7240): the answer is held until the
 status differs from the one at request time or N seconds (at most 30) pass, and carries
-``Preference-Applied: wait=N``.
+``Preference-Applied: wait=N``. The held request reads the status again when the job runner
+announces a change (:meth:`JobRunner.next_change`), so it answers as soon as the job ends, and
+at least every :data:`RECHECK_SECONDS` as a safeguard.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from typing import Annotated, Any
@@ -31,7 +34,7 @@ from chaplab.service.wire.predictions import PredictionFull
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 MAX_WAIT_SECONDS = 30
-POLL_SECONDS = 0.05
+RECHECK_SECONDS = 1.0
 _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)", re.IGNORECASE)
 
 
@@ -51,7 +54,9 @@ async def job_status(
     job_id: str, request: Request, prefer: Annotated[str | None, Header()] = None
 ) -> Response:
     """The job's status as a bare JSON string, e.g. ``"STARTED"``."""
-    factory = service_state(request).factory
+    state = service_state(request)
+    factory = state.factory
+    changed = state.runner.next_change()  # taken first: a change after the read is not missed
     status = await run_in_threadpool(jobs.job_status, factory, job_id)
     if status is None:
         with factory() as session:
@@ -62,8 +67,10 @@ async def job_status(
         wait = min(int(match.group(1)), MAX_WAIT_SECONDS)
         deadline = time.monotonic() + wait
         first = status
-        while status == first and time.monotonic() < deadline:
-            await asyncio.sleep(POLL_SECONDS)
+        while status == first and (left := deadline - time.monotonic()) > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), min(left, RECHECK_SECONDS))
+            changed = state.runner.next_change()
             status = await run_in_threadpool(jobs.job_status, factory, job_id)
         headers["Preference-Applied"] = f"wait={wait}"
     return Response(content=f'"{status}"', media_type=JSON, headers=headers)
