@@ -280,17 +280,17 @@ def scrub(text: str, request: httpx.Request) -> str:
 
 
 _PAGE_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_PAGE_START = re.compile(r"^\s*(<!doctype html|<html)", re.IGNORECASE)
 
 
 def not_a_service(response: httpx.Response) -> str | None:
-    """One sentence saying that the server is no modeling service when it answered with a web
-    page (HTML, as JupyterLab's own address does), naming the page by its title; None for any
-    other answer. The page itself is never quoted."""
+    """One sentence saying that the server is no modeling service when it answered a request
+    with a web page (``text/html``, as JupyterLab's own address does), naming the page by its
+    title; None for any other answer, and for a server error (a gateway's error page stands in
+    front of a service). The page itself is never quoted."""
     content_type = response.headers.get("content-type", "").lower()
-    body = response.text
-    if "text/html" not in content_type and not _PAGE_START.match(body):
+    if "text/html" not in content_type or response.status_code >= 500:
         return None
+    body = response.text
     title = _PAGE_TITLE.search(body)
     page = " ".join(title.group(1).split()) if title else ""
     named = f"the web page {page[:80]!r}" if page else "a web page"
