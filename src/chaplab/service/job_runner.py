@@ -314,10 +314,16 @@ class JobRunner:
             for job_id in ended:
                 del self._processes[job_id]
             free = self.workers - len(self._processes)
-        for job_id, process in ended.items():
+        for process in ended.values():
             process.join()
-            fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
-        if ended:
+        if ended:  # the final status their workers committed is visible now
+            self._announce_from_thread()
+        failed = [
+            job_id
+            for job_id, process in ended.items()
+            if fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
+        ]
+        if failed:
             self._announce_from_thread()
         if self._holds_database_lock() and free > 0:
             self._start_queued(free)
