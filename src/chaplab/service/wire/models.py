@@ -35,8 +35,9 @@ class ModelTemplateRead(WireModel):
     """Whether a model service (chapkit) runs the template; the fields below describe it."""
     source_digest: str | None = None
     health_status: Literal["live", "revision_mismatch"] | None = None
-    author_note: str | None = None
-    author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] | None = None
+    author_note: str = "No Author note yet"
+    """2.5.1's defaults where the author says nothing: its schema allows no null here."""
+    author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] = "red"
     min_prediction_periods: int | None = None
     max_prediction_periods: int | None = None
 
