@@ -31,7 +31,7 @@ from .model_service_stand_in import StandIn, registered_stand_in
 
 pytestmark = pytest.mark.integration
 
-REQUEST_SECONDS = 2
+REQUEST_SECONDS = 10
 JOB_SECONDS = 4
 JOB_LIMIT = 600
 """How long a test waits for a job: a job facing a failing model service ends by itself (the
