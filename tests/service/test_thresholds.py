@@ -344,9 +344,18 @@ def test_the_service_and_chaplab_scoring_draw_the_same_thresholds(
             "value": [weekly_cases(unit, period) for unit in ("A", "B") for period in history],
         }
     )
+    # The service draws a period's line from the years before it; chaplab.scoring draws a
+    # forecast's from what came before the forecast's first period. So each period here is the
+    # first (and only) period of its own forecast: split there, the two rules are the same.
     forecast = entries_to_frame(
         [
-            {"orgUnit": unit, "period": period, "quantile": 0.5, "value": 1.0}
+            {
+                "orgUnit": unit,
+                "splitPeriod": period,
+                "period": period,
+                "quantile": 0.5,
+                "value": 1.0,
+            }
             for unit in ("A", "B")
             for period in asked
         ]
