@@ -37,7 +37,15 @@ from chaplab.frames._names import (
 )
 from chaplab.frames._observations import frame_to_observations
 from chaplab.frames._periods import format_period, format_periods, parse_periods, period_kind
-from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
+from chaplab.frames._tidy import (
+    HORIZON,
+    ORG_UNIT,
+    PERIOD,
+    QUANTILE,
+    SPLIT_PERIOD,
+    VALUE,
+    missing_columns,
+)
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
 from chaplab.frames._wide import quantile_column, tidy, wide
 
@@ -64,6 +72,7 @@ __all__ = [
     "frame_labels",
     "frame_to_observations",
     "is_bound",
+    "missing_columns",
     "national_total",
     "org_unit_labels",
     "org_unit_names",

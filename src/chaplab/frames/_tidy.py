@@ -3,6 +3,8 @@ builder."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -23,6 +25,13 @@ KEY_COLUMNS = (ORG_UNIT, SPLIT_PERIOD, PERIOD, QUANTILE)
 def key_columns(frame: pd.DataFrame) -> list[str]:
     """The identifying columns that a frame has, in sort order."""
     return [name for name in KEY_COLUMNS if name in frame.columns]
+
+
+def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
+    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    return [name for name in columns if name not in frame.columns]
 
 
 def _sort_key(series: pd.Series) -> np.ndarray:

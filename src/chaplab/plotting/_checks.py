@@ -10,18 +10,11 @@ from typing import TypeGuard
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, missing_columns
 from chaplab.plotting._bands import Band
 
 QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
 ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
-
-
-def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
-    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    return [name for name in columns if name not in frame.columns]
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:

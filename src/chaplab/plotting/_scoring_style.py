@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from chaplab.plotting._checks import missing_columns
+from chaplab.frames import missing_columns
 from chaplab.plotting._figure import ChartFigure
 
 MODEL = "model"

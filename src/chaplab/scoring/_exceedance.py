@@ -31,9 +31,9 @@ from chaplab.frames import (
     SPLIT_PERIOD,
     VALUE,
     forecast_starts,
+    missing_columns,
     parse_periods,
 )
-from chaplab.scoring._targets import missing_columns
 
 SAMPLE = "sample"
 THRESHOLD = "threshold"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, missing_columns
 from chaplab.scoring._rules import (
     central_median,
     interval_coverage,
@@ -25,7 +25,6 @@ from chaplab.scoring._targets import (
     Targets,
     Unmatched,
     align,
-    missing_columns,
 )
 
 KEYS = (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD, HORIZON, MONTH, SCALE, QUANTILE)

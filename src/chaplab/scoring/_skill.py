@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
-from chaplab.scoring._targets import MODEL, SCALE, missing_columns
+from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, missing_columns
+from chaplab.scoring._targets import MODEL, SCALE
 
 RELATIVE_SKILL = "relative_skill"
 LOWER = "lower"

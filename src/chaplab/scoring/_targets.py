@@ -9,7 +9,7 @@ is found with one hash lookup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +25,7 @@ from chaplab.frames import (
     SPLIT_PERIOD,
     VALUE,
     forecast_horizons,
+    missing_columns,
 )
 from chaplab.scoring._rules import LEVEL_DIGITS
 
@@ -211,13 +212,6 @@ def _frame_names(forecasts: Forecasts, models: list[str]) -> list[str]:
     if isinstance(forecasts, pd.DataFrame):
         return ["forecasts"]
     return [f"forecasts[{name!r}]" for name in models]
-
-
-def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
-    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    return [name for name in columns if name not in frame.columns]
 
 
 def _check_forecast_frame(frame: pd.DataFrame, what: str) -> None:
