@@ -40,6 +40,7 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
+    check_columns,
     parse_periods,
     with_horizon,
     with_org_unit_names,
@@ -180,14 +181,11 @@ class _Series:
 
     @classmethod
     def build(cls, data: pd.DataFrame) -> _Series:
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-        missing = [name for name in (TIME_PERIOD, LOCATION, TARGET) if name not in data.columns]
-        if missing:
-            raise ValueError(
-                f"data lacks column(s) {missing}: it needs {TIME_PERIOD}, {LOCATION}, {TARGET} "
-                "and the covariates, as dataset_frame returns them"
-            )
+        advice = (
+            f": it needs {TIME_PERIOD}, {LOCATION}, {TARGET} and the covariates, as "
+            "dataset_frame returns them"
+        )
+        check_columns(data, (TIME_PERIOD, LOCATION, TARGET), "data", advice)
         if data.empty:
             raise ValueError("data is empty: there is nothing to backtest on")
         codes, raw = pd.factorize(data[TIME_PERIOD])

@@ -44,7 +44,7 @@ from chaplab.frames._tidy import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
-    missing_columns,
+    check_columns,
 )
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
 from chaplab.frames._wide import quantile_column, tidy, wide
@@ -62,6 +62,7 @@ __all__ = [
     "SPLIT_PERIOD",
     "VALUE",
     "actuals_to_frame",
+    "check_columns",
     "entries_to_frame",
     "format_number",
     "format_probability",
@@ -72,7 +73,6 @@ __all__ = [
     "frame_labels",
     "frame_to_observations",
     "is_bound",
-    "missing_columns",
     "national_total",
     "org_unit_labels",
     "org_unit_names",

@@ -27,11 +27,15 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
     return [name for name in KEY_COLUMNS if name in frame.columns]
 
 
-def missing_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> list[str]:
-    """The ``columns`` that ``frame`` lacks; TypeError naming ``what`` when it is no DataFrame."""
+def check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, advice: str) -> None:
+    """Check an argument ``what`` is a DataFrame with ``columns``: TypeError when it is no
+    DataFrame, ValueError naming the columns it lacks followed by ``advice`` (what it needs, or
+    which function gives the right frame: ``"; it needs ..."``, ``": pass ..."``)."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    return [name for name in columns if name not in frame.columns]
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} lacks column(s) {missing}{advice}")
 
 
 def _sort_key(series: pd.Series) -> np.ndarray:

@@ -10,7 +10,7 @@ from typing import TypeGuard
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, missing_columns
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, check_columns
 from chaplab.plotting._bands import Band
 
 QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
@@ -19,12 +19,8 @@ ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     """ValueError naming the missing columns of ``frame``."""
-    missing = missing_columns(frame, columns, what)
-    if missing:
-        raise ValueError(
-            f"{what} lacks column(s) {missing}; it needs {list(columns)} "
-            "(build it with chaplab.frames.entries_to_frame)"
-        )
+    advice = f"; it needs {list(columns)} (build it with chaplab.frames.entries_to_frame)"
+    check_columns(frame, columns, what, advice)
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
         raise ValueError(
             f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"

@@ -30,8 +30,8 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
+    check_columns,
     forecast_starts,
-    missing_columns,
     parse_periods,
 )
 
@@ -73,12 +73,11 @@ def exceedance_probability(entries: pd.DataFrame, thresholds: pd.DataFrame | flo
 
 
 def _kind(entries: pd.DataFrame) -> str:
-    missing = missing_columns(entries, (ORG_UNIT, PERIOD, VALUE), "entries")
-    if missing:
-        raise ValueError(
-            f"entries lacks column(s) {missing}; it needs org_unit, period, value and a "
-            "quantile or sample column (chaplab.frames.entries_to_frame)"
-        )
+    advice = (
+        "; it needs org_unit, period, value and a quantile or sample column "
+        "(chaplab.frames.entries_to_frame)"
+    )
+    check_columns(entries, (ORG_UNIT, PERIOD, VALUE), "entries", advice)
     has = [name for name in (QUANTILE, SAMPLE) if name in entries.columns]
     if len(has) != 1:
         raise ValueError(
@@ -145,12 +144,10 @@ def _threshold_of(
             f"got {type(thresholds).__name__}"
         )
     on = [key for key in keys if key in thresholds.columns]
-    missing = [name for name in (ORG_UNIT, PERIOD, THRESHOLD) if name not in thresholds.columns]
-    if missing:
-        raise ValueError(
-            f"thresholds lacks column(s) {missing}; it needs org_unit, period and threshold "
-            "(and split_period to give each split its own)"
-        )
+    advice = (
+        "; it needs org_unit, period and threshold (and split_period to give each split its own)"
+    )
+    check_columns(thresholds, (ORG_UNIT, PERIOD, THRESHOLD), "thresholds", advice)
     right = thresholds[[*on, THRESHOLD]].copy()
     right[ORG_UNIT] = right[ORG_UNIT].astype(str)
     for name in on:
@@ -284,12 +281,8 @@ def endemic_thresholds(
 
 def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
     """Observed actual cases with their year and season."""
-    missing = missing_columns(actuals, (ORG_UNIT, PERIOD, VALUE), "actuals")
-    if missing:
-        raise ValueError(
-            f"actuals lacks column(s) {missing}; it needs org_unit, period and value "
-            "(chaplab.frames.actuals_to_frame)"
-        )
+    advice = "; it needs org_unit, period and value (chaplab.frames.actuals_to_frame)"
+    check_columns(actuals, (ORG_UNIT, PERIOD, VALUE), "actuals", advice)
     periods = _periods(actuals[PERIOD], dtype, "actuals['period']")
     values = actuals[VALUE].to_numpy(np.float64)
     year, season = _year_and_season(periods)

@@ -24,8 +24,8 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
+    check_columns,
     forecast_horizons,
-    missing_columns,
 )
 from chaplab.scoring._rules import LEVEL_DIGITS
 
@@ -215,12 +215,11 @@ def _frame_names(forecasts: Forecasts, models: list[str]) -> list[str]:
 
 
 def _check_forecast_frame(frame: pd.DataFrame, what: str) -> None:
-    missing = missing_columns(frame, FORECAST_COLUMNS, what)
-    if missing:
-        raise ValueError(
-            f"{what} lacks column(s) {missing}; it needs {list(FORECAST_COLUMNS)} "
-            "(an evaluation frame from chaplab.frames.entries_to_frame)"
-        )
+    advice = (
+        f"; it needs {list(FORECAST_COLUMNS)} "
+        "(an evaluation frame from chaplab.frames.entries_to_frame)"
+    )
+    check_columns(frame, FORECAST_COLUMNS, what, advice)
     for name in (SPLIT_PERIOD, PERIOD):
         if not isinstance(frame[name].dtype, pd.PeriodDtype):
             raise ValueError(
@@ -274,12 +273,8 @@ class _Lookup:
 
 def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
     """Check the actual cases and index them by (org unit, period)."""
-    missing = missing_columns(actuals, ACTUAL_COLUMNS, "actuals")
-    if missing:
-        raise ValueError(
-            f"actuals lacks column(s) {missing}; it needs {list(ACTUAL_COLUMNS)} "
-            "(chaplab.frames.actuals_to_frame)"
-        )
+    advice = f"; it needs {list(ACTUAL_COLUMNS)} (chaplab.frames.actuals_to_frame)"
+    check_columns(actuals, ACTUAL_COLUMNS, "actuals", advice)
     period_type = actuals[PERIOD].dtype
     if period_type != entries.dtype:
         raise ValueError(
