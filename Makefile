@@ -40,11 +40,13 @@ test-postgres: $(STAMP)
 
 # The tests of tests/peer against a real chap-core 2.5.1 on loopback: installed once into a cache
 # outside the repository (needs Python 3.13 from pyenv or PATH), started for the run, stopped after.
-# Every notebook runs against it too (nbval) but 06, which is about the embedded service's toolkit.
+# Every notebook runs against it too (nbval) but 06, which is about the embedded service's toolkit,
+# with notebook 09's chapkit cells, which serve a model from the peer's Python 3.13 environment.
 PEER_NOTEBOOKS := $(filter-out notebooks/06_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 test-peer: $(STAMP)
 	scripts/ensure-chromium
-	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test tests/peer $(PEER_NOTEBOOKS) $(PYTEST_ARGS)
+	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test tests/peer $(PEER_NOTEBOOKS) \
+		--run-chapkit-cells $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

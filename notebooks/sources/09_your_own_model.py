@@ -14,9 +14,9 @@
 # 5. ranks everything on one leaderboard;
 # 6. serves the same two functions with chapkit, so chap-core can run them as a model.
 #
-# Step 6 needs chapkit, which needs Python 3.13 and a chap-core to register with: its cells are
-# tagged `nbval-skip`, so `make test` reports them as skipped (not run) instead of failing on an
-# environment without chapkit.
+# Step 6 runs the service in a Python 3.13 environment with chapkit (`make test-peer`'s, beside
+# chap-core): its cells are tagged `chapkit`, and `make test`, which has no such environment,
+# reports them as skipped with that reason instead of running them.
 
 # %%
 from demo_data import real_dataset
@@ -177,22 +177,33 @@ score_heatmap(scores, "wis", models=["mine", "ensemble", "seasonal_median"])
 # When the model is good enough, chapkit serves it: `chapkit_runner` wraps the two functions
 # with chapkit's signatures (its own DataFrame and FeatureCollection converted to pandas and a
 # GeoJSON dict, so the functions stay as they are) and chapkit's `MLServiceBuilder` makes it a
-# model service that registers with chap-core (`/v2/services/$register`), which then runs it like
-# its other models.
+# model service. Started with `SERVICEKIT_ORCHESTRATOR_URL` set, it registers itself with the
+# server this notebook talks to (`/v2/services/$register`, chap-core's or this service's), which
+# then configures and evaluates it like its other models.
 #
-# These cells are tagged `nbval-skip` (and `skip-execution`, which the notebook build honours):
-# chapkit needs Python 3.13 and this kernel may have an older Python; they also need a chap-core
-# at `CHAP_URL` to register with. Run them in a Python
-# 3.13 kernel with `pip install chapkit` beside chaplab.
+# chapkit needs Python 3.13, so the service runs as a process of its own: the model's code and a
+# service script go to a folder, and a Python 3.13 environment with chapkit runs them (here the
+# one `make test-peer` installs beside chap-core, in `$CHAPLAB_PEER_CACHE`). The cells below are
+# tagged `chapkit` (and `skip-execution`, which the notebook build honours): `make test` has no
+# such environment and reports them as skipped; `make test-peer` runs them
+# (`pytest --run-chapkit-cells`).
 
-# %% tags=["nbval-skip", "skip-execution"]
+# %% tags=["chapkit", "skip-execution"]
+import inspect
+import os
+import tempfile
+from pathlib import Path
+
+SERVICE_SCRIPT = """\
 import os
 
+from chapkit import BaseConfig
 from chapkit.api import AssessedStatus, MLServiceBuilder, MLServiceInfo, ModelMetadata, PeriodType
 from chapkit.artifact import ArtifactHierarchy
-from chapkit.config.schemas import BaseConfig
+from servicekit.api.utilities import run_app
 
 from chaplab.chapkit_functions import chapkit_runner
+from monthly_level import predict, train
 
 info = MLServiceInfo(
     id="monthly-level",
@@ -201,31 +212,82 @@ info = MLServiceInfo(
     description="The usual cases of the month times the recent level, negative binomial noise.",
     model_metadata=ModelMetadata(author="you", author_assessed_status=AssessedStatus.red),
     period_type=PeriodType.monthly,
-    git_revision="0123456789abcdef0123456789abcdef01234567",
 )
-app = (
-    MLServiceBuilder(
-        info=info,
-        config_schema=BaseConfig,
-        hierarchy=ArtifactHierarchy(
-            name="monthly_level", level_labels={0: "ml_training_workspace", 1: "ml_prediction"}
-        ),
-        runner=chapkit_runner(train, predict),
-    )
-    .with_registration(
-        orchestrator_url=f"{os.environ['CHAP_URL']}/v2/services/$register",
-        host="127.0.0.1",
-        port=8765,
-    )
-    .build()
+app = MLServiceBuilder(
+    info=info,
+    config_schema=BaseConfig,
+    hierarchy=ArtifactHierarchy(name="monthly_level"),
+    runner=chapkit_runner(train, predict),
+    database_url="sqlite+aiosqlite:///monthly_level.db",
+).with_registration(keepalive_interval=5).build()
+run_app(app, host="127.0.0.1", port=int(os.environ["SERVICEKIT_PORT"]))
+"""
+
+folder = Path(tempfile.mkdtemp(prefix="monthly-level-"))
+model_code = "\n\n".join(inspect.getsource(function) for function in (with_usual, train, predict))
+(folder / "monthly_level.py").write_text(
+    f"import numpy as np\nimport pandas as pd\n\nRECENT_MONTHS = {RECENT_MONTHS}\n\n{model_code}"
 )
+(folder / "service.py").write_text(SERVICE_SCRIPT)
+sorted(path.name for path in folder.iterdir())
 
-# %% tags=["nbval-skip", "skip-execution"]
-import asyncio
+# %% [markdown]
+# Start it. chap-core keeps a service's template only when the service names its source revision
+# (`GIT_REVISION`, a commit hash); `chaplab.chapkit_functions` comes from this chaplab
+# (`PYTHONPATH`). The service is listed among the server's model runners once it has registered.
 
-import uvicorn
+# %% tags=["chapkit", "skip-execution"]
+import socket
+import subprocess
+import time
 
-server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=8765, log_level="warning"))
-serving = asyncio.get_running_loop().create_task(server.serve())
-await asyncio.sleep(5)  # it registers itself with chap-core
-[runner.id for runner in client.list_model_runners()]
+peer_cache = os.environ.get("CHAPLAB_PEER_CACHE", "~/.cache/chaplab/peer-2.5.1")
+python313 = Path(peer_cache).expanduser() / "venv" / "bin" / "python"
+with socket.socket() as probe:  # a free port for the service
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+log = folder / "service.log"
+service = subprocess.Popen(
+    [str(python313), "service.py"],
+    cwd=folder,
+    env={
+        **os.environ,
+        "SERVICEKIT_ORCHESTRATOR_URL": f"{client.base_url}/v2/services/$register",
+        "SERVICEKIT_HOST": "127.0.0.1",
+        "SERVICEKIT_PORT": str(port),
+        "GIT_REVISION": "0123456789abcdef0123456789abcdef01234567",
+        "PYTHONPATH": str(Path(chaplab.__file__).parents[1]),
+    },
+    stdout=log.open("wb"),
+    stderr=subprocess.STDOUT,
+)
+deadline = time.monotonic() + 90
+while not any(
+    runner.id == "monthly-level" and str(runner.url).endswith(f":{port}")
+    for runner in client.list_model_runners()
+):
+    if service.poll() is not None or time.monotonic() > deadline:
+        raise RuntimeError(f"the service did not register:\n{log.read_text()}")
+    time.sleep(0.5)
+print("registered:", [runner.id for runner in client.list_model_runners()])
+
+# %% [markdown]
+# The server stores the service's template, configures a model from it and evaluates it on the
+# same backtest as the local one. The served model joins the leaderboard; its score should be
+# close to the local backtest's (the same model, other random draws).
+
+# %% tags=["chapkit", "skip-execution"]
+template = client.register_template_from_service("monthly-level")
+configured = client.create_configured_model("monthly_level", template.id, {})
+evaluation = client.run_evaluation(
+    "your own model, served", configured.name, dataset.id, **SETTINGS, timeout=600
+)
+forecasts["mine, served"] = client.evaluation_frame(evaluation.id)
+print("same rows as the local backtest:", forecasts["mine, served"][keys].equals(mine[keys]))
+scores = scoring.score(forecasts, actuals)
+skill = scoring.relative_skill(scores, baseline="seasonal_median", n_bootstrap=1000, seed=0)
+leaderboard_chart(skill)
+
+# %% tags=["chapkit", "skip-execution"]
+service.terminate()  # stop the model service
+service.wait(timeout=30)
