@@ -40,8 +40,8 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
-    check_columns,
     parse_periods,
+    require_frame_columns,
     with_horizon,
     with_org_unit_names,
 )
@@ -185,7 +185,7 @@ class _Series:
             f": it needs {TIME_PERIOD}, {LOCATION}, {TARGET} and the covariates, as "
             "dataset_frame returns them"
         )
-        check_columns(data, (TIME_PERIOD, LOCATION, TARGET), "data", advice)
+        require_frame_columns(data, (TIME_PERIOD, LOCATION, TARGET), "data", advice)
         if data.empty:
             raise ValueError("data is empty: there is nothing to backtest on")
         codes, raw = pd.factorize(data[TIME_PERIOD])

@@ -13,6 +13,7 @@ the dataset's GeoJSON; charts show it wherever a frame has it.
 
 from __future__ import annotations
 
+from chaplab.frames._checks import require_frame_columns
 from chaplab.frames._display import (
     PROBABILITY,
     PROBABILITY_LOWER,
@@ -37,15 +38,7 @@ from chaplab.frames._names import (
 )
 from chaplab.frames._observations import frame_to_observations
 from chaplab.frames._periods import format_period, format_periods, parse_periods, period_kind
-from chaplab.frames._tidy import (
-    HORIZON,
-    ORG_UNIT,
-    PERIOD,
-    QUANTILE,
-    SPLIT_PERIOD,
-    VALUE,
-    check_columns,
-)
+from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
 from chaplab.frames._wide import quantile_column, tidy, wide
 
@@ -62,7 +55,6 @@ __all__ = [
     "SPLIT_PERIOD",
     "VALUE",
     "actuals_to_frame",
-    "check_columns",
     "entries_to_frame",
     "format_number",
     "format_probability",
@@ -83,6 +75,7 @@ __all__ = [
     "probability_labels",
     "quantile_column",
     "readable",
+    "require_frame_columns",
     "resolve_org_units",
     "tidy",
     "wide",

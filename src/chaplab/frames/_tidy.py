@@ -3,8 +3,6 @@ builder."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 
@@ -25,17 +23,6 @@ KEY_COLUMNS = (ORG_UNIT, SPLIT_PERIOD, PERIOD, QUANTILE)
 def key_columns(frame: pd.DataFrame) -> list[str]:
     """The identifying columns that a frame has, in sort order."""
     return [name for name in KEY_COLUMNS if name in frame.columns]
-
-
-def check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, advice: str) -> None:
-    """Check an argument ``what`` is a DataFrame with ``columns``: TypeError when it is no
-    DataFrame, ValueError naming the columns it lacks followed by ``advice`` (what it needs, or
-    which function gives the right frame: ``"; it needs ..."``, ``": pass ..."``)."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [name for name in columns if name not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} lacks column(s) {missing}{advice}")
 
 
 def _sort_key(series: pd.Series) -> np.ndarray:

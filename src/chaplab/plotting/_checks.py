@@ -10,7 +10,7 @@ from typing import TypeGuard
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, check_columns
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, require_frame_columns
 from chaplab.plotting._bands import Band
 
 QUANTILE_COLUMNS = (ORG_UNIT, PERIOD, QUANTILE, VALUE)
@@ -20,7 +20,7 @@ ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     """ValueError naming the missing columns of ``frame``."""
     advice = f"; it needs {list(columns)} (build it with chaplab.frames.entries_to_frame)"
-    check_columns(frame, columns, what, advice)
+    require_frame_columns(frame, columns, what, advice)
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
         raise ValueError(
             f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"

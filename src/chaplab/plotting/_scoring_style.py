@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from chaplab.frames import check_columns
+from chaplab.frames import require_frame_columns
 from chaplab.plotting._figure import ChartFigure
 
 MODEL = "model"
@@ -58,7 +58,7 @@ def metric_label(metric: str) -> str:
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, source: str) -> None:
     """TypeError/ValueError naming what is missing and which function gives the right frame."""
-    check_columns(frame, columns, what, f": pass the frame {source} returns")
+    require_frame_columns(frame, columns, what, f": pass the frame {source} returns")
     if frame.empty:
         raise ValueError(f"{what} is empty: there is nothing to draw")
 

@@ -30,9 +30,9 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
-    check_columns,
     forecast_starts,
     parse_periods,
+    require_frame_columns,
 )
 
 SAMPLE = "sample"
@@ -77,7 +77,7 @@ def _kind(entries: pd.DataFrame) -> str:
         "; it needs org_unit, period, value and a quantile or sample column "
         "(chaplab.frames.entries_to_frame)"
     )
-    check_columns(entries, (ORG_UNIT, PERIOD, VALUE), "entries", advice)
+    require_frame_columns(entries, (ORG_UNIT, PERIOD, VALUE), "entries", advice)
     has = [name for name in (QUANTILE, SAMPLE) if name in entries.columns]
     if len(has) != 1:
         raise ValueError(
@@ -147,7 +147,7 @@ def _threshold_of(
     advice = (
         "; it needs org_unit, period and threshold (and split_period to give each split its own)"
     )
-    check_columns(thresholds, (ORG_UNIT, PERIOD, THRESHOLD), "thresholds", advice)
+    require_frame_columns(thresholds, (ORG_UNIT, PERIOD, THRESHOLD), "thresholds", advice)
     right = thresholds[[*on, THRESHOLD]].copy()
     right[ORG_UNIT] = right[ORG_UNIT].astype(str)
     for name in on:
@@ -282,7 +282,7 @@ def endemic_thresholds(
 def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
     """Observed actual cases with their year and season."""
     advice = "; it needs org_unit, period and value (chaplab.frames.actuals_to_frame)"
-    check_columns(actuals, (ORG_UNIT, PERIOD, VALUE), "actuals", advice)
+    require_frame_columns(actuals, (ORG_UNIT, PERIOD, VALUE), "actuals", advice)
     periods = _periods(actuals[PERIOD], dtype, "actuals['period']")
     values = actuals[VALUE].to_numpy(np.float64)
     year, season = _year_and_season(periods)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, check_columns
+from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, require_frame_columns
 from chaplab.scoring._rules import (
     central_median,
     interval_coverage,
@@ -131,7 +131,7 @@ def summarise(
     ``"split_period"``, ``"month"`` or (for :func:`quantile_loss`) ``"quantile"``; ``metrics``
     picks metric columns (default: all). A metric a target lacks (NaN) is left out of its mean.
     """
-    check_columns(scores, (MODEL,), "scores", ": pass the frame that score() returns")
+    require_frame_columns(scores, (MODEL,), "scores", ": pass the frame that score() returns")
     groups = [MODEL] + ([SCALE] if SCALE in scores.columns else []) + _by(scores, by)
     chosen = _metrics(scores, metrics)
     grouped = scores.groupby(groups, observed=True, sort=True)

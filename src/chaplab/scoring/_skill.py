@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, check_columns
+from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, require_frame_columns
 from chaplab.scoring._targets import MODEL, SCALE
 
 RELATIVE_SKILL = "relative_skill"
@@ -93,7 +93,7 @@ def _check_arguments(
     scores: pd.DataFrame, baseline: str, metric: str, n_bootstrap: int, level: float
 ) -> None:
     columns = (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD)
-    check_columns(scores, columns, "scores", ": pass the frame score() returns")
+    require_frame_columns(scores, columns, "scores", ": pass the frame score() returns")
     if scores.empty:
         raise ValueError("scores is empty: there is no scored target to rank models on")
     if metric not in scores.columns or not pd.api.types.is_numeric_dtype(scores[metric]):

@@ -24,8 +24,8 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
-    check_columns,
     forecast_horizons,
+    require_frame_columns,
 )
 from chaplab.scoring._rules import LEVEL_DIGITS
 
@@ -219,7 +219,7 @@ def _check_forecast_frame(frame: pd.DataFrame, what: str) -> None:
         f"; it needs {list(FORECAST_COLUMNS)} "
         "(an evaluation frame from chaplab.frames.entries_to_frame)"
     )
-    check_columns(frame, FORECAST_COLUMNS, what, advice)
+    require_frame_columns(frame, FORECAST_COLUMNS, what, advice)
     for name in (SPLIT_PERIOD, PERIOD):
         if not isinstance(frame[name].dtype, pd.PeriodDtype):
             raise ValueError(
@@ -274,7 +274,7 @@ class _Lookup:
 def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
     """Check the actual cases and index them by (org unit, period)."""
     advice = f"; it needs {list(ACTUAL_COLUMNS)} (chaplab.frames.actuals_to_frame)"
-    check_columns(actuals, ACTUAL_COLUMNS, "actuals", advice)
+    require_frame_columns(actuals, ACTUAL_COLUMNS, "actuals", advice)
     period_type = actuals[PERIOD].dtype
     if period_type != entries.dtype:
         raise ValueError(

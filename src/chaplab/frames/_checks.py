@@ -1,0 +1,20 @@
+"""The check of a frame argument's columns, shared by plotting, scoring and local backtests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+
+def require_frame_columns(
+    frame: pd.DataFrame, columns: Sequence[str], what: str, advice: str
+) -> None:
+    """Check an argument ``what`` is a DataFrame with ``columns``: TypeError when it is no
+    DataFrame, ValueError naming the columns it lacks followed by ``advice`` (what it needs, or
+    which function gives the right frame: ``"; it needs ..."``, ``": pass ..."``)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} lacks column(s) {missing}{advice}")
