@@ -183,7 +183,8 @@ score_heatmap(scores, "wis", models=["mine", "ensemble", "seasonal_median"])
 #
 # chapkit needs Python 3.13, so the service runs as a process of its own: the model's code and a
 # service script go to a folder, and a Python 3.13 environment with chapkit runs them (here the
-# one `make test-peer` installs beside chap-core, in `$CHAPLAB_PEER_CACHE`). The cells below are
+# one `make test-peer` installs beside chap-core, in `$CHAPLAB_PEER_CACHE`, by default
+# `~/.cache/chaplab/peer-2.5.1`). The cells below are
 # tagged `chapkit` (and `skip-execution`, which the notebook build honours): `make test` has no
 # such environment and reports them as skipped; `make test-peer` runs them
 # (`pytest --run-chapkit-cells`).
@@ -241,8 +242,9 @@ import socket
 import subprocess
 import time
 
-peer_cache = os.environ.get("CHAPLAB_PEER_CACHE", "~/.cache/chaplab/peer-2.5.1")
-python313 = Path(peer_cache).expanduser() / "venv" / "bin" / "python"
+cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+peer_cache = Path(os.environ.get("CHAPLAB_PEER_CACHE", cache / "chaplab" / "peer-2.5.1"))
+python313 = peer_cache / "venv" / "bin" / "python"  # Python 3.13 with chapkit
 with socket.socket() as probe:  # a free port for the service
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
