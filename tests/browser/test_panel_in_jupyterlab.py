@@ -7,8 +7,9 @@ horizontal scroll, place names in the chart, pressing another evaluation showing
 adding it, "compare with" drawing the comparison with its metrics under the chart and "show one
 evaluation" going back, a delete that asks first, "copy code" putting the code on the
 clipboard) and saves screenshots of the panel as test-output/browser/panel.png (the README's
-picture, docs/images/panel.png, is a copy of it) and panel-compare.png, and of the window at
-1400 x 900 as panel-window.png and panel-compare-window.png.
+picture, docs/images/panel.png, is a copy of it) and panel-compare.png, of the window at
+1400 x 900 as panel-window.png and panel-compare-window.png, and of the panel in a 1024 px
+window without the file browser as panel-1024.png.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def assert_reads_well(page: NotebookPage, panel: Locator) -> None:
     """Nothing in the panel is cut, nothing reaches past its right edge, and nothing is wider
     than the window."""
     assert page.cut_texts(panel) == []
-    assert page.past_right_edge(panel) == []
+    past = page.past_right_edge(panel)
+    assert past == [], "\n".join(past)
     assert page.horizontal_overflow(panel) <= 0
     notebook = page.page.locator(".jp-NotebookPanel:visible .jp-Notebook")
     assert page.horizontal_overflow(notebook) <= 0
@@ -174,6 +176,13 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert kernel_value(page, "[item.name for item in panel.results.selected]") == [evaluation_name]
     evaluation.scroll_into_view_if_needed()
     page.screenshot(browser_output_dir / "panel-window.png")
+
+    # a 1024 px window without the file browser: still nothing cut, no horizontal scroll
+    page.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    page.page.set_viewport_size({"width": 1024, "height": VIEWPORT["height"]})
+    page.wait_until_idle()
+    assert_reads_well(page, panel)
+    panel.screenshot(path=str(browser_output_dir / "panel-1024.png"))
 
 
 def second_id(page: NotebookPage) -> int:

@@ -59,12 +59,12 @@ MAX_PANELS = 12
 HISTORY_PERIODS = 24
 _METRICS_SHOWN = ("crps", "coverage_10_90")  # in the list; a comparison's table has them all
 
-EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 968 px output
-    Column("name", "name", "180px"),
+EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (1024 px window)
+    Column("name", "name", "130px"),
     Column("id", "id"),
-    Column("model", "model", "110px"),
-    Column("dataset", "dataset", "110px"),
-    Column("created", "created", "90px"),
+    Column("model", "model", "95px"),
+    Column("dataset", "dataset", "95px"),
+    Column("created", "created", "80px"),
     Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
     Column("n_splits", "splits"),
     Column("stride", "step"),

@@ -64,9 +64,10 @@ def fit_choices(
 WRAP_CLASS = "chaplab-wrap"
 """The class of a button whose label wraps onto more lines (ipywidgets keeps a button's label
 on one line and cuts it): used with a ``max_width``, so a long name makes a row taller, not the
-table wider."""
+table wider. Words are never broken ("regression_mod el"): a single word longer than the width
+widens its column instead."""
 _WRAP_STYLE = (
-    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; overflow-wrap: anywhere; "
+    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; overflow-wrap: normal; "
     "height: auto !important; "
     "min-height: var(--jp-widgets-inline-height); line-height: 1.25 !important; "
     "padding-top: 2px !important; padding-bottom: 2px !important; }}</style>"
@@ -490,7 +491,7 @@ def _cell_value(column: Column, text: str) -> str:
         return text
     return (
         f'<div style="max-width:{column.max_width};white-space:normal;'
-        f'overflow-wrap:anywhere;line-height:1.3">{html.escape(text)}</div>'
+        f'overflow-wrap:normal;line-height:1.3">{html.escape(text)}</div>'
     )
 
 
