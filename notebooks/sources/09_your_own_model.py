@@ -234,8 +234,9 @@ sorted(path.name for path in folder.iterdir())
 
 # %% [markdown]
 # Start it. chap-core keeps a service's template only when the service names its source revision
-# (`GIT_REVISION`, a commit hash); `chaplab.chapkit_functions` comes from this chaplab
-# (`PYTHONPATH`). The service is listed among the server's model runners once it has registered.
+# (`GIT_REVISION`, a commit hash); `chaplab.chapkit_functions` comes from this chaplab's source
+# (`PYTHONPATH`; a deployed service installs chaplab beside chapkit instead). The service is
+# listed among the server's model runners once it has registered.
 
 # %% tags=["chapkit", "skip-execution"]
 import socket
@@ -249,20 +250,21 @@ with socket.socket() as probe:  # a free port for the service
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
 log = folder / "service.log"
-service = subprocess.Popen(
-    [str(python313), "service.py"],
-    cwd=folder,
-    env={
-        **os.environ,
-        "SERVICEKIT_ORCHESTRATOR_URL": f"{client.base_url}/v2/services/$register",
-        "SERVICEKIT_HOST": "127.0.0.1",
-        "SERVICEKIT_PORT": str(port),
-        "GIT_REVISION": "0123456789abcdef0123456789abcdef01234567",
-        "PYTHONPATH": str(Path(chaplab.__file__).parents[1]),
-    },
-    stdout=log.open("wb"),
-    stderr=subprocess.STDOUT,
-)
+with log.open("wb") as output:  # the service's own output, shown if it fails
+    service = subprocess.Popen(
+        [str(python313), "service.py"],
+        cwd=folder,
+        env={
+            **os.environ,
+            "SERVICEKIT_ORCHESTRATOR_URL": f"{client.base_url}/v2/services/$register",
+            "SERVICEKIT_HOST": "127.0.0.1",
+            "SERVICEKIT_PORT": str(port),
+            "GIT_REVISION": "0123456789abcdef0123456789abcdef01234567",
+            "PYTHONPATH": str(Path(chaplab.__file__).parents[1]),
+        },
+        stdout=output,
+        stderr=subprocess.STDOUT,
+    )
 deadline = time.monotonic() + 90
 while not any(
     runner.id == "monthly-level" and str(runner.url).endswith(f":{port}")
