@@ -54,10 +54,15 @@ WATCH_INTERVAL_SECONDS = 1.0
 """The longest the runner sleeps between rounds when nothing wakes it."""
 LOCK_CHECK_INTERVAL_SECONDS = 1.0
 """How often the runner checks that the service still holds its database's lock."""
-_PRELOAD = ["chaplab.service.lean_imports", "chaplab.service.worker", "numpy.random"]
+_PRELOAD = [
+    "chaplab.service.lean_imports",
+    "chaplab.service.worker",
+    "numpy.random",
+    "chaplab.service.worker_preload",
+]
 """Imported once by the fork server, so a worker forked from it starts with them: numpy loads
 ``numpy.random`` only when first used (by every model's sampling), which cost each worker
-10-15 ms of its job."""
+10-15 ms of its job; ``worker_preload`` does SQLAlchemy's first-use work on every table."""
 logger = logging.getLogger("chaplab.service.job_runner")
 
 
