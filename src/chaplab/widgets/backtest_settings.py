@@ -19,6 +19,7 @@ import ipywidgets as widgets
 import traitlets
 
 from chaplab.frames import parse_periods
+from chaplab.vocabulary import evaluated_periods
 from chaplab.widgets._markup import message
 
 _STYLE = {"description_width": "130px"}
@@ -175,8 +176,8 @@ class BacktestSettings(widgets.VBox):
                 f"{self.settings['nPeriods'].label}: {n_periods} leaves no history in this "
                 f"dataset of {self.periods} periods; it allows at most {self.periods - 1}"
             ]
-        most = most_splits(self.periods, n_periods, stride)
-        if n_splits > most:
+        if evaluated_periods(n_periods, n_splits, stride) >= self.periods:  # no history left
+            most = most_splits(self.periods, n_periods, stride)
             return [f"{self.settings['nSplits'].label}: {n_splits} do not fit; {self._fits(most)}"]
         return []
 
