@@ -181,12 +181,12 @@ score_heatmap(scores, "wis", models=["mine", "ensemble", "seasonal_median"])
 # server this notebook talks to (`/v2/services/$register`, chap-core's or this service's), which
 # then configures and evaluates it like its other models.
 #
-# chapkit needs Python 3.13, so the service runs as a process of its own: the model's code and a
-# service script go to a folder, and a Python 3.13 environment with chapkit runs them (here the
-# one `make test-peer` installs beside chap-core, in `$CHAPLAB_PEER_CACHE`, by default
-# `~/.cache/chaplab/peer-2.5.1`). The cells below are
-# tagged `chapkit` (and `skip-execution`, which the notebook build honours): `make test` has no
-# such environment and reports them as skipped; `make test-peer` runs them
+# chapkit needs Python 3.13, so the service runs as a process of its own: the model's code (the
+# functions' source) and a service script go to a folder, and a Python 3.13 environment with
+# chapkit runs them (here the one `make test-peer` installs beside chap-core, in
+# `$CHAPLAB_PEER_CACHE`, by default `~/.cache/chaplab/peer-2.5.1`). The cells below are tagged
+# `chapkit` (and `skip-execution`, which the notebook build honours): `make test` has no such
+# environment and reports them as skipped; `make test-peer` runs them
 # (`pytest --run-chapkit-cells`).
 
 # %% tags=["chapkit", "skip-execution"]
