@@ -11,7 +11,7 @@ what the fork server computed here.
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import configure_mappers
 
@@ -25,11 +25,11 @@ def compile_every_table() -> None:
     configure_mappers()
     for dialect in (sqlite.dialect(), postgresql.dialect()):
         for mapper in Base.registry.mappers:
-            key = mapper.primary_key[0]
+            by_key = mapper.primary_key[0] == bindparam("key")
             for statement in (
-                select(mapper.class_).where(key == key.type.python_type()),
+                select(mapper.class_).where(by_key),
                 insert(mapper.class_),
-                update(mapper.class_).where(key == key.type.python_type()),
+                update(mapper.class_).where(by_key),
             ):
                 statement.compile(dialect=dialect)
 
