@@ -1,0 +1,64 @@
+"""A job's log lines are committed in batches (worker.JobLog): none is lost or reordered, and
+a transaction rolled back leaves its lines to the next commit (as when a job's final write
+finds the job ended elsewhere)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
+from chaplab.service.tables import JobLogRow, create_job
+from chaplab.service.worker import JobLog
+from chaplab.vocabulary import JobType
+
+
+@pytest.fixture
+def factory(new_database_url: Callable[[str], str]) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(new_database_url("job-log"))
+    prepare_database(engine)
+    yield session_factory(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def job_id(factory: sessionmaker[Session]) -> str:
+    with transaction(factory) as session:
+        return create_job(session, JobType.CREATE_DATASET, "logged", {}).id
+
+
+def stored_lines(factory: sessionmaker[Session], job_id: str) -> list[str]:
+    with factory() as session:
+        rows = session.scalars(
+            select(JobLogRow).where(JobLogRow.job_id == job_id).order_by(JobLogRow.id)
+        )
+        return [row.line for row in rows]
+
+
+def test_lines_wait_for_a_commit_and_arrive_in_order(
+    factory: sessionmaker[Session], job_id: str
+) -> None:
+    log = JobLog(factory, job_id)
+    for n in range(5):
+        log.record(f"line {n}")
+    assert stored_lines(factory, job_id) == []
+    log.flush()
+    assert stored_lines(factory, job_id) == [f"line {n}" for n in range(5)]
+    log.flush()  # nothing waits: nothing is written twice
+    assert len(stored_lines(factory, job_id)) == 5
+
+
+def test_lines_of_a_rolled_back_transaction_are_kept_for_the_next_commit(
+    factory: sessionmaker[Session], job_id: str
+) -> None:
+    log = JobLog(factory, job_id)
+    log.record("computed")
+    with pytest.raises(RuntimeError), transaction(factory) as session:
+        log.write_to(session)
+        raise RuntimeError("the final write found the job ended elsewhere")
+    log.record("the result was not stored")
+    log.flush()
+    assert stored_lines(factory, job_id) == ["computed", "the result was not stored"]
