@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import event
+from sqlalchemy import Connection, Engine, event
 
 from benchmarks.country_scale import chap_core
 from benchmarks.results import Result, at_most, failed, faster, reported
@@ -131,13 +131,13 @@ def replay(service: BenchService, job_id: str) -> tuple[float, int]:
     with factory() as session:
         original = session.get_one(JobRow, job_id)
         job_type, payload = original.type, dict(original.payload)
+    service_engine = factory.kw["bind"]
     commits: list[int] = []
-    make_engine = worker.make_engine
 
-    def counting_engine(url: str) -> Any:
-        engine = make_engine(url)
-        event.listen(engine, "commit", lambda connection: commits.append(1))
-        return engine
+    def count_commit(connection: Connection) -> None:
+        """A commit of the worker's own engine (the service's, in this process too, is not)."""
+        if connection.engine is not service_engine:
+            commits.append(1)
 
     def run_copy() -> None:
         copy_id = str(uuid.uuid4())
@@ -155,11 +155,11 @@ def replay(service: BenchService, job_id: str) -> tuple[float, int]:
         commits.clear()
         worker.run_job(database_url, copy_id)
 
-    worker.make_engine = counting_engine  # type: ignore[assignment]
+    event.listen(Engine, "commit", count_commit)
     try:
         seconds = times(run_copy, REPEATS, warmup=1)
     finally:
-        worker.make_engine = make_engine
+        event.remove(Engine, "commit", count_commit)
     return statistics.median(seconds), len(commits)
 
 
