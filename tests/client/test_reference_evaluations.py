@@ -91,3 +91,23 @@ def test_a_deleted_reference_is_looked_for_once() -> None:
     paths = [request.url.path for request in mock.seen]
     assert paths.count("/v1/crud/backtests/14") == 1
     assert paths.count("/v1/crud/backtests/13") == 2  # a reference may be renamed meanwhile
+
+
+def test_a_later_evaluation_under_a_deleted_ones_id_is_listed() -> None:
+    """chap-core's SQLite gives a new evaluation the id of a deleted last row: the new job's
+    evaluation is looked for although the old job's was gone under the same id."""
+    mock = chap_core_with_references()
+    with ChapClient("http://chap.test", transport=httpx.MockTransport(mock.handler)) as client:
+        assert [e.id for e in client.list_evaluations()] == [12, 13, 15]
+        later = job("create_backtest", "14") | {"id": "job-later-14"}
+        mock.answers["GET /v1/jobs"] = lambda r: httpx.Response(
+            200, json=[later, job("create_backtest", "12"), job("create_backtest", "14")]
+        )
+        mock.answers["GET /v1/crud/backtests/14"] = lambda r: httpx.Response(
+            200, json=backtest(14, "peer seasonal median", "seasonal_median")
+        )
+        evaluations = client.list_evaluations()
+    assert [(e.id, e.name, e.reference) for e in evaluations] == [
+        (12, "naive", False),
+        (14, "peer seasonal median", True),
+    ]

@@ -189,8 +189,10 @@ class Evaluations(QuantileRecordResource):
         self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache, names: OrgUnitNames
     ) -> None:
         super().__init__(builder, retry, routes, names)
-        self._deleted: set[int] = set()
-        """Evaluations a job stored that are gone: not looked for again."""
+        self._gone_jobs: set[str] = set()
+        """Evaluation jobs whose evaluation is gone: not looked for again. The job is
+        remembered, not the id: chap-core's SQLite gives a later evaluation the id of a deleted
+        last row, and that evaluation's own job must still find it."""
 
     def create_evaluation(
         self,
@@ -293,26 +295,30 @@ class Evaluations(QuantileRecordResource):
         """All stored evaluations, reference runs included (``reference=True``, after the
         others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
         list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again)."""
+        one by one (a job's evaluation deleted since is not looked for again; a later job that
+        stored an evaluation under the same id is)."""
         listed = yield from self._get(list[Evaluation], "/v1/crud/backtests")
         routes = yield from self._server_routes()
         if not (routes.version or "").startswith(CHAP_CORE_TITLE):
             return listed  # our service lists every evaluation
         jobs = yield from self._jobs.list_jobs()
-        stored: set[int] = {
-            job.result_id
-            for job in jobs
-            if job.type in EVALUATION_JOB_TYPES
-            and job.status == vocabulary.SUCCESS
-            and job.result_id is not None
-        }
-        unlisted = sorted(stored - {e.id for e in listed} - self._deleted)
+        listed_ids = {evaluation.id for evaluation in listed}
+        unlisted: dict[int, list[str]] = {}
+        for job in jobs:
+            if (
+                job.type in EVALUATION_JOB_TYPES
+                and job.status == vocabulary.SUCCESS
+                and job.result_id is not None
+                and job.result_id not in listed_ids
+                and job.id not in self._gone_jobs
+            ):
+                unlisted.setdefault(job.result_id, []).append(job.id)
         references = []
-        for evaluation_id in unlisted:
+        for evaluation_id, job_ids in sorted(unlisted.items()):
             try:
                 found = yield from self.get_evaluation(evaluation_id)
             except NotFoundError:
-                self._deleted.add(evaluation_id)  # deleted since its job ran
+                self._gone_jobs.update(job_ids)  # deleted since its jobs ran
                 continue
             references.append(found.model_copy(update={"reference": True}))
         return listed + references
