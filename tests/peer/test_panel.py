@@ -124,7 +124,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(
     unique: str,
 ) -> None:
     """chap-core 2.5.1 does not list evaluations of a ``seasonal_median`` configuration; the
-    panel shows the one it launched all the same, next to the listed ``naive_model`` one."""
+    panel shows the one it launched all the same, and offers it under **compare with** when
+    the listed ``naive_model`` one is shown: the two are drawn together with their metrics."""
     await panel.refresh()  # the naive evaluation was made after the panel loaded
     _choose(panel, peer_dataset, seasonal_median_configuration)
     panel.launcher.name.value = f"panel comparison {unique}"
@@ -132,7 +133,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(
     panel.launcher.button.click()
     await panel.wait_idle()
     (launched,) = panel.results.selected
-    panel.results.table.select(naive_evaluation.id, launched.id)
+    panel.results.table.select(naive_evaluation.id)
+    panel.results.compare(launched.id)  # what choosing it under "compare with" does
     await panel.results.settled()
     assert [item.name for item in panel.results.selected] == [
         "peer naive",
