@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from chaplab import ChapClient
-from chaplab.client import Evaluation
+from chaplab.client import Dataset, Evaluation, ModelSpec
 
 
 def test_a_seasonal_median_evaluation_is_listed_as_a_reference(
@@ -23,3 +23,33 @@ def test_a_seasonal_median_evaluation_is_listed_as_a_reference(
     assert reference.reference is True and reference.name == configuration_evaluation.name
     # the panel's launcher takes the names of listed evaluations as used
     assert reference.model_id is not None and "seasonal_median" in reference.model_id
+
+
+def test_a_reference_stored_under_a_deleted_ones_id_is_listed(
+    peer_url: str, seasonal_median_configuration: ModelSpec, peer_dataset: Dataset, unique: str
+) -> None:
+    """chap-core's SQLite gives a new evaluation the id of a deleted last row: once the
+    client has found the deleted one gone, the later one under its id is listed all the same
+    (in a full peer run this hid the session's seasonal_median evaluation)."""
+    with ChapClient(peer_url) as client:
+
+        def run(name: str) -> Evaluation:
+            return client.run_evaluation(
+                f"{name} {unique}",
+                seasonal_median_configuration,
+                peer_dataset.id,
+                n_periods=3,
+                n_splits=2,
+            )
+
+        first = run("reused id, first")
+        assert first.id in {evaluation.id for evaluation in client.list_evaluations()}
+        client.delete_evaluation(first.id)
+        assert first.id not in {evaluation.id for evaluation in client.list_evaluations()}
+        second = run("reused id, second")
+        try:
+            assert second.id == first.id  # the situation this test is about
+            listed = {evaluation.id: evaluation for evaluation in client.list_evaluations()}
+            assert listed[second.id].name == second.name and listed[second.id].reference
+        finally:
+            client.delete_evaluation(second.id)
