@@ -636,20 +636,24 @@ async def test_an_evaluation_the_service_does_not_list_is_shown_once_launched(
     ]
 
 
-async def test_a_model_needing_a_covariate_the_dataset_lacks_is_not_launched(
+async def test_a_model_declaring_a_covariate_the_dataset_lacks_is_warned_about_and_launched(
     fake: FakeService, make_panel: MakePanel
 ) -> None:
+    """chap-core 2.5.1's naive_model declares covariates it runs without: the panel warns and
+    lets the service decide."""
     fake.datasets[0] = {**fake.datasets[0], "covariates": ["disease_cases", "population"]}
     panel = await make_panel()
     launcher = panel.launcher
-    assert launcher.button.disabled
+    assert not launcher.button.disabled and launcher.problem.value == ""
     assert (
-        "naive_model:weekly needs rainfall, which dataset demo (#1) does not have: choose a "
-        "dataset that has it, or another model" in html.unescape(launcher.problem.value)
+        "naive_model:weekly declares rainfall, which dataset demo (#1) does not have: the "
+        "service may refuse the evaluation or run it without it"
+        in html.unescape(launcher.warning.value)
     )
-    assert panel.launch() is None
+    assert panel.launch() is not None
     await panel.wait_idle()
-    assert "POST /v1/analytics/create-backtest" not in fake.paths()
+    assert "POST /v1/analytics/create-backtest" in fake.paths()
+    assert [row.name for row in panel.jobs.rows] == ["naive_model:weekly on demo"]
 
 
 async def test_a_typed_name_is_not_called_already_used_right_after_its_launch(

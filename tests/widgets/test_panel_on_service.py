@@ -375,3 +375,25 @@ async def test_the_service_decides_whether_the_backtest_fits_and_the_panel_says_
     assert launcher.button.disabled and not panel.jobs.rows
     launcher.n_splits.value = 2
     assert launcher.problem.value == "" and not launcher.button.disabled
+
+
+async def test_a_model_whose_covariates_the_dataset_lacks_is_refused_by_the_service_at_once(
+    panel: ChapPanel, unique: str
+) -> None:
+    """The panel only warns (chap-core 2.5.1 runs naive_model without its covariates); our
+    service refuses the request at creation, and the panel shows its sentence, not a job."""
+    with ChapClient(str(panel.client.base_url)) as client:
+        frame = client.dataset_frame("demo")
+        cases_only = frame.drop(columns=["rainfall", "mean_temperature"])
+        dataset = client.create_dataset(f"cases only {unique}", cases_only)
+    await panel.refresh()
+    panel.datasets.select(dataset.id)
+    _pick(panel, "regression_model")
+    launcher = panel.launcher
+    assert "the service may refuse the evaluation" in launcher.warning.value
+    assert not launcher.button.disabled
+    launcher.button.click()
+    await panel.wait_idle()
+    shown = html.unescape(launcher.problem.value)
+    assert "the data lacks 'rainfall', which model 'regression_model' needs" in shown, shown
+    assert launcher.button.disabled and not panel.jobs.rows

@@ -8,7 +8,12 @@ many periods the model trains on (the rule is ``check_backtest_fits`` in our ser
 chap-core has its own). The panel does not guess with a copy of that rule: beyond the dataset's
 length (no backtest fits in fewer periods than it forecasts), it sends the request, and a
 refusal is shown once, beside the button, which stays disabled until one of the refused
-settings changes."""
+settings changes.
+
+The same goes for covariates: a model that declares covariates the dataset lacks is warned about
+(in amber, under the button) but not held back, because chap-core 2.5.1's ``naive_model``
+declares rainfall and mean temperature and runs without them; a service that refuses such a
+request (ours answers 422 at creation) is shown refusing, as any refusal."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
-from chaplab.widgets._markup import message
+from chaplab.widgets._markup import AMBER, message
 from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.tables import UNCUT
 
@@ -93,6 +98,7 @@ class EvaluationLauncher(widgets.VBox):
             layout=widgets.Layout(**UNCUT),
         )
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
+        self.warning = widgets.HTML()
         self._refused: tuple[EvaluationRequest, str] | None = None
         self.name.observe(lambda _: self.check(), names="value")
         for control in self.settings.inputs.values():
@@ -103,6 +109,7 @@ class EvaluationLauncher(widgets.VBox):
             self.name,
             self.settings,
             widgets.HBox([self.button, self.problem], layout=widgets.Layout(align_items="center")),
+            self.warning,
         ]
         self.check()
 
@@ -141,14 +148,6 @@ class EvaluationLauncher(widgets.VBox):
             found.append("select a dataset")
         if self.model is None:
             found.append("select a configured model")
-        elif self.dataset is not None:
-            missing = missing_covariates(self.model, self.dataset)
-            if missing:
-                found.append(
-                    f"{self.model.name} needs {_listed(missing)}, which dataset "
-                    f"{_title(self.dataset)} does not have: choose a dataset that has "
-                    f"{'it' if len(missing) == 1 else 'them'}, or another model"
-                )
         name = self.name.value.strip()
         if not name:
             found.append("name: give the evaluation a name")
@@ -160,6 +159,20 @@ class EvaluationLauncher(widgets.VBox):
                 found.append(reason)
         return found
 
+    def covariates_warning(self) -> str:
+        """A sentence when the selected model declares covariates the selected dataset lacks
+        (empty otherwise): the run may fail or ignore them, whichever the service does."""
+        if self.model is None or self.dataset is None:
+            return ""
+        missing = missing_covariates(self.model, self.dataset)
+        if not missing:
+            return ""
+        return (
+            f"{self.model.name} declares {_listed(missing)}, which dataset "
+            f"{_title(self.dataset)} does not have: the service may refuse the evaluation or "
+            f"run it without {'it' if len(missing) == 1 else 'them'}"
+        )
+
     def refuse(self, request: EvaluationRequest, reason: str) -> None:
         """The service refused ``request`` (``reason``, its answer): say so, and keep the
         button disabled while the inputs ask for the same."""
@@ -170,6 +183,7 @@ class EvaluationLauncher(widgets.VBox):
         """Show the problems, enable the button only without any; returns the problems."""
         found = self.problems()
         self.show_problem("; ".join(self._own_problems()))
+        self.warning.value = message(self.covariates_warning(), AMBER)
         self.valid = not found
         self.button.disabled = not self.valid
         return found
