@@ -4,12 +4,15 @@ finds the job ended elsewhere)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from chaplab.service import worker
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
 from chaplab.service.tables import JobLogRow, create_job
 from chaplab.service.worker import JobLog
@@ -62,3 +65,31 @@ def test_lines_of_a_rolled_back_transaction_are_kept_for_the_next_commit(
     log.record("the result was not stored")
     log.flush()
     assert stored_lines(factory, job_id) == ["computed", "the result was not stored"]
+
+
+def test_lines_logged_from_many_threads_at_once_are_each_committed_once_in_order(
+    factory: sessionmaker[Session], job_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model service's backtest logs from its split threads at once, and a line may start a
+    commit: no line is lost or written twice, and each thread's lines keep their order."""
+    monkeypatch.setattr(worker, "LOG_FLUSH_SECONDS", 0.0)  # every line tries to commit
+    log = JobLog(factory, job_id)
+    threads, lines = 4, 60
+    start = threading.Barrier(threads)
+
+    def split(k: int) -> None:
+        start.wait()
+        for n in range(lines):
+            log(f"split {k} line {n}")
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(split, range(threads)))
+    log.flush()
+    stored = stored_lines(factory, job_id)
+    assert sorted(stored) == sorted(
+        f"split {k} line {n}" for k in range(threads) for n in range(lines)
+    )
+    for k in range(threads):
+        assert [line for line in stored if line.startswith(f"split {k} ")] == [
+            f"split {k} line {n}" for n in range(lines)
+        ]

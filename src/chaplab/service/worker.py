@@ -246,38 +246,64 @@ class JobLog:
     """A job's log (called with a line): lines wait in memory and are committed together, by
     :meth:`flush` once :data:`LOG_FLUSH_SECONDS` have passed since the last commit, or in the
     transaction that ends the job (:meth:`write_to`). Each line keeps the time it was logged.
-    A worker killed (cancelled, or the service gone) loses the lines it had not committed."""
+    A worker killed (cancelled, or the service gone) loses the lines it had not committed.
+
+    Threads may log at once (a model service's backtest logs from its split threads): the
+    waiting lines are guarded by a lock, one thread at a time commits them, and a commit removes
+    only the lines it wrote, never one logged while it ran."""
 
     def __init__(self, factory: sessionmaker[Session], job_id: str) -> None:
         self._factory = factory
         self._job_id = job_id
         self._pending: list[tuple[datetime, str]] = []
+        self._taken = 0
+        """How many of the waiting lines the last :meth:`write_to` added to its session."""
+        self._lock = threading.Lock()
+        self._committing = threading.Lock()
         self._flushed = time.monotonic()
 
     def __call__(self, line: str) -> None:
         self.record(line)
-        if time.monotonic() - self._flushed >= LOG_FLUSH_SECONDS:
-            self.flush()
+        # a line logged while another thread commits waits for the next commit
+        if time.monotonic() - self._flushed >= LOG_FLUSH_SECONDS and self._committing.acquire(
+            blocking=False
+        ):
+            try:
+                self._commit()
+            finally:
+                self._committing.release()
 
     def record(self, line: str) -> None:
         """Keep ``line`` for the next commit."""
-        self._pending.append((utc_now(), line))
+        with self._lock:
+            self._pending.append((utc_now(), line))
 
     def write_to(self, session: Session) -> None:
         """Add the waiting lines to ``session``; they stay waiting until :meth:`written`
         (a transaction rolled back leaves them to the next commit)."""
+        with self._lock:
+            taken = self._pending.copy()
+            self._taken = len(taken)
         session.add_all(
-            JobLogRow(job_id=self._job_id, time=logged, line=line) for logged, line in self._pending
+            JobLogRow(job_id=self._job_id, time=logged, line=line) for logged, line in taken
         )
 
     def written(self) -> None:
         """The transaction :meth:`write_to` added the waiting lines to was committed."""
-        self._pending.clear()
-        self._flushed = time.monotonic()
+        with self._lock:
+            del self._pending[: self._taken]
+            self._taken = 0
+            self._flushed = time.monotonic()
 
     def flush(self) -> None:
         """Commit the waiting lines in a transaction of their own."""
-        if self._pending:
+        with self._committing:
+            self._commit()
+
+    def _commit(self) -> None:
+        with self._lock:
+            waiting = bool(self._pending)
+        if waiting:
             with transaction(self._factory) as session:
                 self.write_to(session)
             self.written()
