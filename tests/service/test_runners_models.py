@@ -33,9 +33,10 @@ pytestmark = pytest.mark.integration
 
 REQUEST_SECONDS = 10
 JOB_SECONDS = 4
-JOB_LIMIT = 600
+JOB_LIMIT = 120
 """How long a test waits for a job: a job facing a failing model service ends by itself (the
-limits above bound each step); on a loaded machine that can take long."""
+limits above bound each step); on a loaded machine that can take long. Well below pytest's
+timeout, so a job that never ends fails its test with a JobTimeoutError naming the job."""
 
 
 @pytest.fixture(scope="module")
