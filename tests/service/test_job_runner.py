@@ -43,7 +43,7 @@ def sleep_until_the_service_is_gone(lifeline: Any) -> None:
     time.sleep(120)
 
 
-def exit_before_writing(database_url: str, job_id: str, lifeline: Any) -> None:
+def exit_before_writing(database_url: str, job_id: str, lifeline: Any, settings: Any) -> None:
     """A worker that dies at once, as one that fails to start would."""
     os._exit(WORKER_EXIT_CODE)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from multiprocessing import forkserver
 from typing import Any
 
 import httpx
@@ -23,7 +24,7 @@ from chaplab.client import (
     JobFailedError,
     NotFoundError,
 )
-from chaplab.service import create_app
+from chaplab.service import create_app, job_runner
 from chaplab.toolkit import BackgroundServer
 
 from .helpers import geojson_for, small_frame
@@ -43,6 +44,10 @@ timeout, so a job that never ends fails its test with a JobTimeoutError naming t
 def own_service(
     new_database_url: Callable[[str], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
+    # the workers' fork server starts before these settings are set, as when an earlier service
+    # in the same process started it: the workers still use this service's settings
+    job_runner.worker_context()
+    forkserver.ensure_running()
     with pytest.MonkeyPatch.context() as environment:
         environment.setenv("CHAPLAB_MODEL_SERVICE_REQUEST_SECONDS", str(REQUEST_SECONDS))
         environment.setenv("CHAPLAB_MODEL_SERVICE_JOB_SECONDS", str(JOB_SECONDS))

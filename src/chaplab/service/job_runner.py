@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from chaplab.service.db import transaction
 from chaplab.service.instance_lock import InstanceLock
 from chaplab.service.tables import ACTIVE_STATUSES, JobLogRow, JobRow, utc_now
-from chaplab.service.worker import read_schema_version, run_job
+from chaplab.service.worker import read_schema_version, run_job, service_settings
 from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
 
 DEFAULT_WORKERS = 2
@@ -155,6 +155,8 @@ class JobRunner:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.database_url = database_url
         self.workers = workers
+        self._settings = service_settings()
+        """The environment's settings when the service was made, which its workers use."""
         self._factory = factory
         self._instance_lock = instance_lock
         self._lock_problem: str | None = None
@@ -356,7 +358,7 @@ class JobRunner:
         for job_id in job_ids:
             process = context.Process(
                 target=run_job,
-                args=(self.database_url, job_id, self._lifeline[0]),
+                args=(self.database_url, job_id, self._lifeline[0], self._settings),
                 name=f"chaplab-job-{job_id[:8]}",
                 daemon=True,
             )

@@ -58,6 +58,8 @@ SERVICE_GONE_EXIT_CODE = 70
 """A worker's exit code when it ended because the service that started it is gone."""
 WORKER_NICENESS = 10
 """How much lower a worker's CPU priority is than the service's (added to its nice value)."""
+SETTINGS_PREFIX = "CHAPLAB_"
+"""The prefix of the environment variables that set the service and its workers up."""
 LOG_FLUSH_SECONDS = 1.0
 """How long a job's log line may wait to be committed with the lines after it."""
 
@@ -309,13 +311,38 @@ class JobLog:
             self.written()
 
 
-def run_job(database_url: str, job_id: str, lifeline: Connection | None = None) -> None:
+def service_settings() -> dict[str, str]:
+    """The service's settings read from the environment (``CHAPLAB_*`` variables), as they
+    are now: the job runner hands them to each worker (see :func:`use_service_settings`)."""
+    return {name: value for name, value in os.environ.items() if name.startswith(SETTINGS_PREFIX)}
+
+
+def use_service_settings(settings: dict[str, str]) -> None:
+    """Make this process's ``CHAPLAB_*`` environment ``settings``. A worker is forked from the
+    fork server, which has the environment of the moment it started: in a process that makes
+    more than one service (tests, notebooks) that may be before this service's settings were
+    set, so a worker would otherwise run with another service's limits or the defaults."""
+    for name in [name for name in os.environ if name.startswith(SETTINGS_PREFIX)]:
+        if name not in settings:
+            del os.environ[name]
+    os.environ.update(settings)
+
+
+def run_job(
+    database_url: str,
+    job_id: str,
+    lifeline: Connection | None = None,
+    settings: dict[str, str] | None = None,
+) -> None:
     """Worker-process entry point: do the job's work and record how it ended. With a
     ``lifeline`` (from the job runner) this is a worker process: it runs at a lower CPU
-    priority than the service and ends when the service does."""
+    priority than the service and ends when the service does. ``settings`` are the service's
+    (:func:`service_settings`), which the work reads from this process's environment."""
     if lifeline is not None:
         lower_priority()
         exit_with_service(lifeline)
+    if settings is not None:
+        use_service_settings(settings)
     engine = make_engine(database_url)
     factory = session_factory(engine)
     log = JobLog(factory, job_id)
