@@ -227,7 +227,7 @@ class ModelService:
             try:
                 self._check_not_stopped(step)
                 record = self._wait(submitted.job_id, step)
-            except ModelServiceError:  # given up on: the service need not run it on
+            except BaseException:  # given up on, or the job cancelled: the service stops it
                 self._cancel(submitted.job_id)
                 raise
         self._log_output(submitted.artifact_id, step, log)

@@ -172,16 +172,20 @@ class RemoteModel:
 
     def _all(self, pool: ThreadPoolExecutor, calls: dict[int, tuple[Any, ...]]) -> dict[int, Any]:
         """Each call ``(function, *arguments)`` run in ``pool``; their results by key. The first
-        to fail cancels the service's jobs the others wait on, and is raised."""
+        to fail, or the job's cancellation, cancels the service's jobs the others wait on, and
+        is raised."""
         futures = {key: pool.submit(*call) for key, call in calls.items()}
-        done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
-        failed = next((future for future in done if future.exception() is not None), None)
-        if failed is not None:
+        try:
+            done, _ = wait(futures.values(), return_when=FIRST_EXCEPTION)
+            failed = next((future for future in done if future.exception() is not None), None)
+            if failed is not None:
+                raise failed.exception()  # type: ignore[misc]
+        except BaseException:  # a split failed, or the job was cancelled (SystemExit)
             self.service.cancel_running()
             for future in futures.values():
                 future.cancel()
             wait(futures.values())
-            raise failed.exception()  # type: ignore[misc]
+            raise
         return {key: future.result() for key, future in futures.items()}
 
     def forecast(self, panel: Panel, n_periods: int, log: Log) -> np.ndarray:
@@ -230,18 +234,20 @@ def remote_model(session: Session, model: ConfiguredModelRow) -> RemoteModel | N
 
 @contextmanager
 def cancelled_with_the_job(service: ModelService) -> Iterator[None]:
-    """While the block runs, a SIGTERM (how the job runner cancels a job) first cancels the
-    service's jobs this process waits on. Only the main thread can handle signals; elsewhere
-    the block runs as it is."""
+    """While the block runs, a SIGTERM (how the job runner cancels a job) raises SystemExit in
+    the main thread, and the code it interrupts cancels the service's jobs this process waits
+    on as it unwinds (:meth:`RemoteModel._all`, :meth:`ModelService.run_job`). The handler
+    itself takes no lock and makes no request: it runs between any two statements of the main
+    thread, also while that thread holds the service's lock, which it would wait for forever.
+    Only the main thread can handle signals; elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def cancel(signum: int, frame: FrameType | None) -> None:
-        service.cancel_running()
+    def stop(signum: int, frame: FrameType | None) -> None:
         raise SystemExit(128 + signum)
 
-    previous = signal.signal(signal.SIGTERM, cancel)
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
