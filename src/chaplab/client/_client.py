@@ -382,7 +382,8 @@ class ChapClient(SyncDriver):
         """All stored evaluations, reference runs included (``reference=True``, after the
         others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
         list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again)."""
+        one by one (a job's evaluation deleted since is not looked for again; a later job that
+        stored an evaluation under the same id is)."""
         return self._drive(self._resources.evaluations.list_evaluations())
 
     def get_evaluation(self, evaluation_id: int) -> Evaluation:
@@ -1347,7 +1348,8 @@ class AsyncChapClient(AsyncDriver):
         """All stored evaluations, reference runs included (``reference=True``, after the
         others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
         list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again)."""
+        one by one (a job's evaluation deleted since is not looked for again; a later job that
+        stored an evaluation under the same id is)."""
         return await self._drive(self._resources.evaluations.list_evaluations())
 
     async def get_evaluation(self, evaluation_id: int) -> Evaluation:
