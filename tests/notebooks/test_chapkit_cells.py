@@ -7,48 +7,19 @@ repository's conftest.py, as ``make test`` and ``make test-peer`` run notebooks/
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import nbformat
-from test_nbval_wiring import REPOSITORY, write_notebook
+from test_nbval_wiring import REPOSITORY, project_pytest_cases, write_notebook
 
 
 def run_notebook_cells(folder: Path, *options: str) -> dict[str, str]:
     """Run pytest on ``folder`` as the repository runs notebooks; each cell's outcome
     (``passed``, ``failed`` or ``skipped: <reason>``)."""
     shutil.copy(REPOSITORY / "conftest.py", folder / "conftest.py")
-    report = folder / "report.xml"
-    env = {**os.environ, "CHAPLAB_DATA_DIR": str(folder / "chaplab-data")}
-    env.pop("CHAP_URL", None)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(folder),
-            "-c",
-            str(REPOSITORY / "pyproject.toml"),
-            "--rootdir",
-            str(folder),
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-q",
-            *options,
-        ],
-        cwd=REPOSITORY,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
     outcomes = {}
-    for case in ElementTree.parse(report).getroot().iter("testcase"):
+    for case in project_pytest_cases(folder, *options):
         skipped = case.find("skipped")
         if skipped is not None:
             outcomes[str(case.get("name"))] = f"skipped: {skipped.get('message')}"

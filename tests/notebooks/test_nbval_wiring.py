@@ -42,8 +42,9 @@ def write_notebook(path: Path, cells: list[NotebookNode]) -> None:
     nbformat.write(notebook, path)
 
 
-def run_project_pytest(folder: Path) -> dict[str, str]:
-    """Run pytest on `folder` with the project's configuration; outcome per notebook test id."""
+def project_pytest_cases(folder: Path, *options: str) -> list[ElementTree.Element]:
+    """Run pytest on `folder` with the project's configuration (and `options`); the test cases
+    of its JUnit report."""
     report = folder / "report.xml"
     env = {**os.environ, "CHAPLAB_DATA_DIR": str(folder / "chaplab-data")}
     env.pop("CHAP_URL", None)
@@ -61,6 +62,7 @@ def run_project_pytest(folder: Path) -> dict[str, str]:
             "no:cacheprovider",
             f"--junitxml={report}",
             "-q",
+            *options,
         ],
         cwd=REPOSITORY,
         env=env,
@@ -68,8 +70,13 @@ def run_project_pytest(folder: Path) -> dict[str, str]:
         text=True,
         timeout=240,
     )
+    return list(ElementTree.parse(report).getroot().iter("testcase"))
+
+
+def run_project_pytest(folder: Path) -> dict[str, str]:
+    """Run pytest on `folder` with the project's configuration; outcome per notebook test id."""
     outcomes = {}
-    for case in ElementTree.parse(report).getroot().iter("testcase"):
+    for case in project_pytest_cases(folder):
         failed = case.find("failure") is not None or case.find("error") is not None
         notebook = case.get("classname", "").rsplit(".", 1)[0]
         outcomes[f"{notebook}::{case.get('name')}"] = "failed" if failed else "passed"
