@@ -130,6 +130,25 @@ def test_specifications_are_listed_with_2_5_1s_filters(
     )
 
 
+def test_evaluations_are_listed_with_2_5_1s_filters(
+    service_url: str, batch_dataset: Dataset, batch: BacktestSpecificationDetail
+) -> None:
+    def listed(**query: int) -> dict[int, dict[str, Any]]:
+        answer = httpx.get(f"{service_url}/v1/crud/backtests", params=query)
+        answer.raise_for_status()
+        return {evaluation["id"]: evaluation for evaluation in answer.json()}
+
+    batch_ids = {evaluation.id for evaluation in batch.backtests}
+    of_batch = listed(specificationId=batch.id)
+    assert batch_ids <= set(of_batch)
+    assert {evaluation["specificationId"] for evaluation in of_batch.values()} == {batch.id}
+    of_dataset = listed(datasetId=batch_dataset.id)
+    assert {evaluation["dataset"]["id"] for evaluation in of_dataset.values()} == {batch_dataset.id}
+    assert set(of_batch) <= set(of_dataset) < set(listed())
+    assert listed(specificationId=batch.id, datasetId=batch_dataset.id) == of_batch
+    assert listed(specificationId=batch.id, datasetId=batch_dataset.id + 10_000) == {}
+
+
 def test_a_baseline_that_cannot_run_on_the_data_is_filed_not_applicable(
     client: ChapClient, unique: str
 ) -> None:

@@ -95,9 +95,18 @@ def get_evaluation(session: Session, backtest_id: int, field: str | None = None)
     return get_or_404(session, EvaluationRow, backtest_id, "backtest", field)
 
 
-def list_backtests(session: Session) -> list[BacktestRead]:
-    """Finished evaluations (an evaluation is stored only when its job succeeds), by id."""
-    rows = list(session.scalars(select(EvaluationRow).order_by(EvaluationRow.id)))
+def list_backtests(
+    session: Session, specification_id: int | None = None, dataset_id: int | None = None
+) -> list[BacktestRead]:
+    """Finished evaluations (an evaluation is stored only when its job succeeds), by id; only
+    those filed under ``specification_id`` and run on ``dataset_id`` when given. An id that
+    matches nothing lists nothing, as 2.5.1 answers."""
+    query = select(EvaluationRow).order_by(EvaluationRow.id)
+    if specification_id is not None:
+        query = query.where(EvaluationRow.specification_id == specification_id)
+    if dataset_id is not None:
+        query = query.where(EvaluationRow.dataset_id == dataset_id)
+    rows = list(session.scalars(query))
     return [backtest_read(row) for row in rows]
 
 

@@ -53,9 +53,15 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
 
 
 @router.get("/v1/crud/backtests")
-def list_backtests(session: DB) -> list[BacktestRead]:
-    """Finished evaluations (an evaluation is stored only when its job succeeds)."""
-    return evaluations.list_backtests(session)
+def list_backtests(
+    session: DB,
+    specification_id: Annotated[int | None, Query(alias="specificationId")] = None,
+    dataset_id: Annotated[int | None, Query(alias="datasetId")] = None,
+) -> list[BacktestRead]:
+    """Finished evaluations (an evaluation is stored only when its job succeeds), those filed
+    under one specification (comparable with each other) or run on one dataset when asked, as
+    2.5.1 filters them."""
+    return evaluations.list_backtests(session, specification_id, dataset_id)
 
 
 @router.get("/v1/crud/backtests/{backtest_id}", summary="Get backtest")
