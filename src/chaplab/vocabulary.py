@@ -1,5 +1,6 @@
 """The words the wire and every layer share: periods, backtest splits, horizons, quantile levels,
-job statuses and types, and how a GeoJSON feature names its org unit.
+job statuses and types, dataset types and their target column, and how a GeoJSON feature names
+its org unit.
 
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
@@ -71,6 +72,32 @@ class JobType(StrEnum):
     """Forecast after data sent inline; stores the data and a prediction."""
     CREATE_DATASET = "create_dataset"
     """Store a validated dataset."""
+
+
+# -- datasets --------------------------------------------------------------------------------
+
+TARGET_COLUMN = "disease_cases"
+"""The feature evaluations forecast and are scored against."""
+EVALUATION_DATASET = "evaluation"
+PREDICTION_DATASET = "prediction"
+DATASET_TYPES = (EVALUATION_DATASET, PREDICTION_DATASET)
+"""What a dataset is for: evaluating models on its history, or forecasting from it (future
+covariates, which may come without cases)."""
+
+
+def missing_target(columns: Iterable[str], dataset_type: str) -> str | None:
+    """Why a dataset with ``columns`` cannot be stored as ``dataset_type``: its lack of the
+    :data:`TARGET_COLUMN`, said with the columns it has; None when it has the target or is a
+    prediction dataset. Checked when a dataset is stored, so a dataset without cases is refused
+    at upload instead of failing at its first evaluation."""
+    found = list(columns)
+    if dataset_type == PREDICTION_DATASET or TARGET_COLUMN in found:
+        return None
+    listed = ", ".join(found) if found else "none"
+    return (
+        f"has no {TARGET_COLUMN!r} column, the cases an evaluation forecasts (columns found: "
+        f"{listed}); store data without cases as type {PREDICTION_DATASET!r}"
+    )
 
 
 # -- GeoJSON org-unit ids -------------------------------------------------------------------

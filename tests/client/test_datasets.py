@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from chaplab.client import (
+    ArgumentError,
     ChapError,
     ConflictError,
     Dataset,
@@ -73,6 +74,44 @@ def test_a_csv_upload_is_a_multipart_form(call: Callable[..., Any]) -> None:
         assert part in body
 
 
+WITHOUT_CASES = pd.DataFrame({"time_period": ["2021-01"], "location": ["OU_A"], "rainfall": [1.0]})
+NO_CASES = (
+    "has no 'disease_cases' column, the cases an evaluation forecasts (columns found: "
+    "time_period, location, rainfall); store data without cases as type 'prediction'"
+)
+
+
+@pytest.mark.parametrize(
+    ("operation", "data", "argument"),
+    [
+        ("create_dataset", WITHOUT_CASES, "frame"),
+        ("make_dataset", WITHOUT_CASES, "frame"),
+        ("upload_dataset_csv", WITHOUT_CASES, "csv"),
+        ("upload_dataset_csv", "time_period,location,rainfall\n202101,OU_A,1\n", "csv"),
+        ("upload_dataset_csv", b"\xef\xbb\xbftime_period,location,rainfall\r\n202101,A,1", "csv"),
+    ],
+)
+def test_evaluation_data_without_cases_is_refused_before_sending(
+    call: Callable[..., Any], operation: str, data: Any, argument: str
+) -> None:
+    """Refused at upload, naming the missing column and those found, instead of being stored
+    and failing at the first evaluation; the same data as prediction data is sent."""
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"id": 7, "name": "up", "orgUnits": ["OU_A"]})
+
+    with pytest.raises(ArgumentError) as refused:
+        call(handler, operation, "up", data)
+    assert str(refused.value) == f"{argument} {NO_CASES}"
+    assert isinstance(refused.value, ValueError)
+    assert [r for r in sent if r.method == "POST"] == []
+    if operation == "upload_dataset_csv":
+        call(handler, operation, "up", data, type="prediction")
+        assert [r.url.path for r in sent if r.method == "POST"] == ["/v1/crud/datasets/csvFile"]
+
+
 def test_a_one_line_csv_string_is_taken_for_a_file_name_and_refused(
     call: Callable[..., Any],
 ) -> None:
@@ -88,7 +127,7 @@ def test_create_dataset(client: Any, fake: FakeService) -> None:
         {
             "time_period": ["2021-01", "2021-02"],
             "location": ["OU_A", "OU_A"],
-            "rainfall": [1.0, 2.0],
+            "disease_cases": [1.0, 2.0],
         }
     )
     geojson = {"type": "FeatureCollection", "features": []}
@@ -102,8 +141,8 @@ def test_create_dataset(client: Any, fake: FakeService) -> None:
         "geojson": geojson,
         "dataSources": [],
         "observations": [
-            {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202101", "value": 1.0},
-            {"featureName": "rainfall", "orgUnit": "OU_A", "period": "202102", "value": 2.0},
+            {"featureName": "disease_cases", "orgUnit": "OU_A", "period": "202101", "value": 1.0},
+            {"featureName": "disease_cases", "orgUnit": "OU_A", "period": "202102", "value": 2.0},
         ],
     }
     with pytest.raises(ValueError, match="type must be"):

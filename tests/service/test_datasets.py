@@ -24,6 +24,7 @@ from .helpers import Evaluated, geojson_for, small_frame
 
 pytestmark = pytest.mark.integration
 UNLISTED_FIELDS = ("observations", "geojson")
+RAIN = {"featureName": "rainfall", "orgUnit": "A", "period": "202101", "value": 1.0}
 
 
 def _csv(frame) -> str:
@@ -87,10 +88,50 @@ def test_a_csv_upload_accepts_a_frame_and_empty_cells(client: ChapClient, unique
 def test_a_malformed_csv_is_refused_naming_the_line_and_column(
     client: ChapClient, content: bytes, message: str
 ) -> None:
+    # sent as prediction data, which needs no disease_cases column: the parser's sentence is
+    # the one that comes back, not the client's refusal of an evaluation dataset without cases
     with pytest.raises(
         UnprocessableEntityError, match=message.replace("(", r"\(").replace(")", r"\)")
     ):
-        client.upload_dataset_csv("bad", content)
+        client.upload_dataset_csv("bad", content, type="prediction")
+
+
+@pytest.mark.parametrize(
+    ("path", "request_kwargs", "field"),
+    [
+        (
+            "/v1/crud/datasets/csvFile",
+            {
+                "data": {"name": "no cases"},
+                "files": {"csvFile": ("data.csv", b"time_period,location,rainfall\n202101,A,1\n")},
+            },
+            "csvFile",
+        ),
+        (
+            "/v1/crud/datasets",
+            {"json": {"name": "no cases", "observations": [RAIN]}},
+            "observations",
+        ),
+        (
+            "/v1/analytics/make-dataset",
+            {"json": {"name": "no cases", "providedData": [RAIN], "dataToBeFetched": []}},
+            "providedData",
+        ),
+    ],
+)
+def test_evaluation_data_without_cases_is_refused_at_upload(
+    service_url: str, path: str, request_kwargs: dict[str, Any], field: str
+) -> None:
+    """Sent past the client (by any HTTP client), an evaluation dataset without cases is a 422
+    naming the field, the missing column and the columns found; nothing is stored."""
+    before = httpx.get(f"{service_url}/v1/crud/datasets").json()
+    answer = httpx.post(f"{service_url}{path}", **request_kwargs)
+    assert answer.status_code == 422, answer.text
+    assert (
+        f"{field}: has no 'disease_cases' column, the cases an evaluation forecasts (columns "
+        "found: time_period, location, rainfall)"
+    ) in answer.text
+    assert httpx.get(f"{service_url}/v1/crud/datasets").json() == before
 
 
 @pytest.mark.parametrize(
@@ -112,7 +153,7 @@ def test_a_malformed_geojson_file_is_refused(
 ) -> None:
     with pytest.raises(UnprocessableEntityError, match=message):
         client.upload_dataset_csv(
-            "bad geo", b"time_period,location,x\n202101,A,1\n", geojson=geojson
+            "bad geo", b"time_period,location,disease_cases\n202101,A,1\n", geojson=geojson
         )
 
 
@@ -225,13 +266,13 @@ def test_the_list_shows_what_reading_each_dataset_shows(
     client, _ = own_service
     frame = small_frame(n_years=2)
     client.create_dataset("with polygons", frame, geojson=geojson_for(sorted(set(frame.location))))
-    client.create_dataset("two features", frame[["time_period", "location", "rainfall"]])
+    client.create_dataset("one feature", frame[["time_period", "location", "disease_cases"]])
     datasets = listed(client)
-    assert [d["name"] for d in datasets] == ["with polygons", "two features"]
+    assert [d["name"] for d in datasets] == ["with polygons", "one feature"]
     for dataset in datasets:
         read = httpx.get(f"{client.base_url}/v1/crud/datasets/{dataset['id']}").json()
         assert dataset == {k: v for k, v in read.items() if k not in UNLISTED_FIELDS}
-    assert datasets[1]["covariates"] == ["rainfall"]
+    assert datasets[1]["covariates"] == ["disease_cases"]
 
 
 def test_the_list_shows_a_dataset_stored_by_a_job_and_drops_a_deleted_one_at_once(
@@ -256,11 +297,11 @@ def test_a_dataset_stored_under_a_reused_id_is_listed_as_itself(
     second = client.create_dataset("second", frame)
     assert [d["name"] for d in listed(client)] == ["first", "second"]
     client.delete_dataset(second.id)
-    client.create_dataset("third", frame[["time_period", "location", "rainfall"]])
+    client.create_dataset("third", frame[["time_period", "location", "disease_cases"]])
     datasets = listed(client)
     assert [d["name"] for d in datasets] == ["first", "third"]
     assert datasets[0]["id"] == first.id
-    assert datasets[1]["covariates"] == ["rainfall"]
+    assert datasets[1]["covariates"] == ["disease_cases"]
 
 
 def test_the_list_reads_neither_feature_values_nor_polygons(

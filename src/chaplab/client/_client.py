@@ -110,7 +110,8 @@ class ChapClient(SyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``; an evaluation dataset needs the target, ``disease_cases`` (refused
+        before anything is sent otherwise). Returns the stored dataset.
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
@@ -130,9 +131,10 @@ class ChapClient(SyncDriver):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
-        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
-        named ``csv_file``)."""
+        An evaluation dataset needs the target column, ``disease_cases``: a CSV without it is
+        refused before anything is sent. Cells that look like spreadsheet formulas are refused
+        by the service. chap-core 2.5.1 needs ``geojson`` and ignores ``name`` and ``type``
+        (its datasets uploaded this way are named ``csv_file``)."""
         return self._drive(self._resources.datasets.upload_dataset_csv(name, csv, geojson, type))
 
     def make_dataset(
@@ -1066,7 +1068,8 @@ class AsyncChapClient(AsyncDriver):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``; an evaluation dataset needs the target, ``disease_cases`` (refused
+        before anything is sent otherwise). Returns the stored dataset.
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
@@ -1088,9 +1091,10 @@ class AsyncChapClient(AsyncDriver):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
-        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
-        named ``csv_file``)."""
+        An evaluation dataset needs the target column, ``disease_cases``: a CSV without it is
+        refused before anything is sent. Cells that look like spreadsheet formulas are refused
+        by the service. chap-core 2.5.1 needs ``geojson`` and ignores ``name`` and ``type``
+        (its datasets uploaded this way are named ``csv_file``)."""
         return await self._drive(
             self._resources.datasets.upload_dataset_csv(name, csv, geojson, type)
         )

@@ -3,6 +3,8 @@ job, read back as models, CSV or frames; and the kinds of data the service's mod
 
 from __future__ import annotations
 
+import csv as csv_module
+import io
 import json
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -15,7 +17,7 @@ import orjson
 from pydantic import Field, field_validator
 
 from chaplab.client._capabilities import Route, RouteCache
-from chaplab.client._errors import NotFoundError
+from chaplab.client._errors import ArgumentError, ArgumentTypeError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs, created_id
 from chaplab.client._plumbing import (
     DATASETS,
@@ -31,12 +33,10 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableList, StoredRecord, WireModel
-from chaplab.vocabulary import JobType
+from chaplab.vocabulary import DATASET_TYPES, JobType, missing_target
 
 if TYPE_CHECKING:
     import pandas as pd
-
-DATASET_TYPES = ("evaluation", "prediction")
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -219,7 +219,8 @@ class Datasets(Resource):
 
         ``frame`` has columns ``time_period``, ``location`` and one column per feature
         (see ``chaplab.frames.frame_to_observations``); ``type`` is ``"evaluation"`` or
-        ``"prediction"``. Returns the stored dataset.
+        ``"prediction"``; an evaluation dataset needs the target, ``disease_cases`` (refused
+        before anything is sent otherwise). Returns the stored dataset.
 
         Sent to ``POST /v1/crud/datasets``; where that route answers a job instead of the
         dataset (chap-core 2.5.1, whose route there keeps only some features), the dataset is
@@ -246,11 +247,14 @@ class Datasets(Resource):
         """Store a dataset uploaded as a CSV file (columns ``time_period``, ``location`` and one
         per feature), with optional org-unit polygons. ``csv`` is CSV text (``str``), bytes, a
         file path or a wide frame; ``geojson`` a FeatureCollection dict, bytes or a file path.
-        Cells that look like spreadsheet formulas are refused by the service. chap-core 2.5.1
-        needs ``geojson`` and ignores ``name`` and ``type`` (its datasets uploaded this way are
-        named ``csv_file``)."""
+        An evaluation dataset needs the target column, ``disease_cases``: a CSV without it is
+        refused before anything is sent. Cells that look like spreadsheet formulas are refused
+        by the service. chap-core 2.5.1 needs ``geojson`` and ignores ``name`` and ``type``
+        (its datasets uploaded this way are named ``csv_file``)."""
         fields = {"name": require_name("name", name), "type": _dataset_type(type)}
-        csv_file = ("data.csv", _csv_bytes(csv), "text/csv")
+        content = _csv_bytes(csv)
+        _require_target("csv", _csv_columns(content), fields["type"])
+        csv_file = ("data.csv", content, "text/csv")
         geojson_file = (
             None
             if geojson is None
@@ -343,9 +347,12 @@ def _dataset_body(
 ) -> dict[str, Any]:
     from chaplab.frames import frame_to_observations
 
+    dataset_type = _dataset_type(type)
+    if hasattr(frame, "columns"):  # frame_to_observations says what else a frame needs
+        _require_target("frame", [str(column) for column in frame.columns], dataset_type)
     return {
         "name": require_name("name", name),
-        "type": _dataset_type(type),
+        "type": dataset_type,
         "geojson": geojson_body(geojson),
         "providedData": frame_to_observations(frame),
         "dataSources": [],
@@ -370,8 +377,22 @@ def _observation_frame(records: Any) -> pd.DataFrame:
 
 def _dataset_type(value: str) -> str:
     if value not in DATASET_TYPES:
-        raise ValueError(f"type must be 'evaluation' or 'prediction', got {value!r}")
+        raise ArgumentError(f"type must be 'evaluation' or 'prediction', got {value!r}")
     return value
+
+
+def _require_target(argument: str, columns: list[str], dataset_type: str) -> None:
+    """Refuse an evaluation dataset without the target column, naming the columns found."""
+    problem = missing_target(columns, dataset_type)
+    if problem is not None:
+        raise ArgumentError(f"{argument} {problem}")
+
+
+def _csv_columns(content: bytes) -> list[str]:
+    """The header of CSV bytes (empty when there is none, which the service then refuses)."""
+    first_line = content.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    header = next(csv_module.reader(io.StringIO(first_line)), [])
+    return [name.strip() for name in header]
 
 
 def _csv_bytes(csv: Any) -> bytes:
@@ -379,7 +400,7 @@ def _csv_bytes(csv: Any) -> bytes:
         return csv
     if isinstance(csv, str):
         if "\n" not in csv:
-            raise ValueError(
+            raise ArgumentError(
                 f"csv is one line ({csv[:60]!r}): pass CSV text with a header and rows, or "
                 "pathlib.Path(...) to upload a file"
             )
@@ -388,7 +409,9 @@ def _csv_bytes(csv: Any) -> bytes:
         return Path(csv).read_bytes()
     if hasattr(csv, "to_csv"):
         return csv.to_csv(index=False).encode("utf-8")  # type: ignore[no-any-return]
-    raise TypeError(f"csv must be CSV text, bytes, a path or a DataFrame, got {type(csv).__name__}")
+    raise ArgumentTypeError(
+        f"csv must be CSV text, bytes, a path or a DataFrame, got {type(csv).__name__}"
+    )
 
 
 def _geojson_bytes(geojson: Any) -> bytes:
@@ -398,4 +421,6 @@ def _geojson_bytes(geojson: Any) -> bytes:
         return Path(geojson).read_bytes()
     if isinstance(geojson, Mapping):
         return json.dumps(geojson).encode("utf-8")
-    raise TypeError(f"geojson must be a dict, bytes or a path, got {type(geojson).__name__}")
+    raise ArgumentTypeError(
+        f"geojson must be a dict, bytes or a path, got {type(geojson).__name__}"
+    )

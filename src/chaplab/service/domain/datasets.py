@@ -44,6 +44,7 @@ from chaplab.service.wire.datasets import (
     MakeDatasetRequest,
 )
 from chaplab.toolkit import ProblemError
+from chaplab.vocabulary import missing_target
 
 CellValue = str | float | None
 KNOWN_FEATURES = {
@@ -128,6 +129,7 @@ def create_dataset(session: Session, request: DatasetCreate) -> DatasetRead:
     content = dataset_content(
         request.observations, request.geojson, request.data_sources, "observations"
     )
+    check_target(content, request.type, "observations")
     return store_dataset(session, request.name, request.type, content)
 
 
@@ -145,10 +147,19 @@ def create_dataset_from_csv(
         except RecursionError:
             raise FieldProblem("geojsonFile", "is nested too deeply to be GeoJSON") from None
     content = dataset_content(parsed.observations, None, [], "csvFile")
+    check_target(content, dataset_type, "csvFile")
     if geojson is not None:
         check_geojson(geojson, content.panel.org_units, "geojsonFile")
         content = DatasetContent(content.panel, geojson, [])
     return store_dataset(session, name, dataset_type, content)
+
+
+def check_target(content: DatasetContent, dataset_type: str, field: str) -> None:
+    """Refuse (422 naming ``field``) an evaluation dataset without the target column, at
+    upload rather than at its first evaluation (chaplab.vocabulary.missing_target)."""
+    problem = missing_target([TIME_PERIOD, LOCATION, *content.panel.features], dataset_type)
+    if problem is not None:
+        raise FieldProblem(field, problem)
 
 
 def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
@@ -157,6 +168,7 @@ def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
     content = dataset_content(
         request.provided_data, request.geojson, request.data_sources, "providedData"
     )
+    check_target(content, request.type, "providedData")
     job = queue_dataset_job(session, request.name, request.type, content.to_payload())
     session.commit()
     return job
