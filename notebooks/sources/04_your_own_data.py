@@ -99,7 +99,8 @@ forecast.pivot_table(
 # ## 6. The forecast after the history
 #
 # The bands are the forecast for the next three months, after the last two years of observed
-# cases (black).
+# cases (black): `history=24` shows those two years, enough to see whether the forecast follows
+# the season. The grey line is where the forecast starts.
 
 # %%
 from chaplab.frames import parse_periods
@@ -107,11 +108,11 @@ from chaplab.plotting import fan_chart
 
 periods = parse_periods(observations["time_period"])
 recent = periods >= periods.max() - 23
-history = pd.DataFrame(
+observed = pd.DataFrame(
     {
         "org_unit": observations["location"][recent],
         "period": periods[recent],
         "value": observations["disease_cases"][recent].astype(float),
     }
 )
-fan_chart(forecast, history, title="Next three months")
+fan_chart(forecast, observed, history=24, title="Dengue cases: the next three months")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
+from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
@@ -99,21 +101,85 @@ def _marks(figure: Figure) -> list[str]:
     ]
 
 
+def _legend_labels(figure: Figure) -> list[str]:
+    return [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+
+
 def test_a_forward_forecast_is_marked_where_it_starts() -> None:
     frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=1)
     prediction = frame.drop(columns=SPLIT_PERIOD)
     figure = fan_chart(prediction, actuals)
-    assert _marks(figure) == ["forecast start"] * 4  # a line and its label per panel
-    texts = [t.get_text().strip() for ax in figure.axes for t in ax.texts]
-    assert texts == ["forecast starts"] * 2
+    assert _marks(figure) == ["forecast start"] * 2  # a line per panel, named in the legend
+    assert "forecast starts" in _legend_labels(figure)
+    assert "split period" not in _legend_labels(figure)
     line = next(line for line in figure.axes[0].lines if line.get_gid() == "forecast start")
     first = prediction["period"].min().start_time.to_datetime64()
     assert figure.axes[0].convert_xunits(line.get_xdata()[0]) == pytest.approx(
         figure.axes[0].convert_xunits(first)
     )
-    assert _marks(fan_chart(frame, actuals)) == []  # a backtest has its split marker instead
+    backtest = fan_chart(frame, actuals)
+    assert _marks(backtest) == []  # a backtest has its split marker instead
+    assert "split period" in _legend_labels(backtest)
     with pytest.raises(ValueError, match="a prediction has no splits"):
         fan_chart(prediction, split_period="202212")
+
+
+def _peaking_before_the_forecast() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A prediction whose history peaks in its last period and, higher still, in the periods
+    just before the panels' windows (three periods of history by default, or eight): the line
+    reaches the top of the panel on both sides."""
+    frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=1, history=12)
+    prediction = frame.drop(columns=SPLIT_PERIOD)
+    first = prediction["period"].min()
+    peaks = {first - 1: 400.0, first - 4: 900.0, first - 9: 900.0}
+    value = actuals["value"].where(~actuals["period"].isin(peaks), actuals["period"].map(peaks))
+    return prediction, actuals.assign(value=value.astype(float))
+
+
+def test_the_forecast_start_label_covers_no_data() -> None:
+    prediction, actuals = _peaking_before_the_forecast()
+    figure = fan_chart(prediction, actuals)
+    figure.draw_without_rendering()
+    assert all(not ax.texts for ax in figure.axes)  # no label inside a panel
+    (legend,) = figure.legends
+    assert "forecast starts" in [text.get_text() for text in legend.get_texts()]
+    box = legend.get_window_extent()
+    for ax in figure.axes:
+        assert not box.overlaps(ax.get_window_extent()), ax.get_title()
+
+
+def _visible_values(ax: Axes) -> np.ndarray:
+    """The y of every drawn line and band inside the panel's x limits, where each line crosses
+    those limits included."""
+    low, high = ax.get_xlim()
+    values = []
+    for line in ax.lines:
+        x = ax.convert_xunits(line.get_xdata())
+        if len(x) < 2:
+            continue  # a vertical mark
+        y = np.asarray(line.get_ydata(), dtype=float)
+        values += [y[(x >= low) & (x <= high)], np.interp([low, high], x, y, np.nan, np.nan)]
+    for band in ax.collections:
+        for path in band.get_paths():
+            x, y = path.vertices.T
+            values.append(y[(x >= low) & (x <= high)])
+    drawn = np.concatenate(values)
+    return drawn[np.isfinite(drawn)]
+
+
+def test_value_limits_hold_the_history_and_the_bands() -> None:
+    prediction, actuals = _peaking_before_the_forecast()
+    for figure in (fan_chart(prediction, actuals), fan_chart(prediction, actuals, history=8)):
+        for ax in figure.axes:
+            bottom, top = ax.get_ylim()
+            drawn = _visible_values(ax)
+            assert drawn.max() > 350  # the peaks are drawn ...
+            assert bottom <= drawn.min() and drawn.max() <= top  # ... inside the panel
+    frame, actuals = evaluation(("OU_A",))
+    for ax in fan_chart(frame, actuals, split_period=ALL_SPLITS).axes:
+        bottom, top = ax.get_ylim()
+        drawn = _visible_values(ax)
+        assert bottom <= drawn.min() and drawn.max() <= top
 
 
 def test_compared_evaluations_stay_distinct_where_they_overlap() -> None:

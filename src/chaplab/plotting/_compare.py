@@ -13,7 +13,7 @@ from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
 from chaplab.plotting._bands import FORECAST, SECOND, Band, derive_bands, median_level
 from chaplab.plotting._chart import Layer, draw_chart
 from chaplab.plotting._checks import check_actuals, check_quantile_bands, check_quantile_frame
-from chaplab.plotting._draw import legend_handles
+from chaplab.plotting._draw import legend_handles, start_mark
 from chaplab.plotting._panels import plan_panels
 
 
@@ -91,9 +91,7 @@ def compare_chart(
         handle
         for label, style in zip(labels, styles, strict=True)
         for handle in legend_handles(bands, median, style, prefix=f"{label} ")
-    ] + legend_handles(
-        [], None, FORECAST, actuals=actuals is not None, splits=SPLIT_PERIOD in shared_a.columns
-    )
+    ] + legend_handles([], None, FORECAST, actuals=actuals is not None, mark=start_mark(shared_a))
     layers = [
         Layer(frame, style, f"{label}: ")
         for frame, style, label in zip((shared_a, shared_b), styles, labels, strict=True)

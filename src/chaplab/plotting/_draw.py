@@ -12,7 +12,6 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.transforms import blended_transform_factory
 
 from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, VALUE, period_label, quantile_column
 from chaplab.plotting._bands import (
@@ -24,18 +23,13 @@ from chaplab.plotting._bands import (
 )
 from chaplab.plotting._layout import style_panel
 from chaplab.plotting._panels import Panel
+from chaplab.plotting._time import to_x
 
 ACTUALS_GID = "actuals"
 MEDIAN_GID = "median"
 BAND_GID = "band"
 SPLIT_GID = "split"
 FORECAST_START_GID = "forecast start"
-FORECAST_START_TEXT = "forecast starts"
-
-
-def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
-    """Periods -> the datetime64 of their start, the x coordinate of every chart."""
-    return pd.PeriodIndex(periods).to_timestamp(how="start").to_numpy()
 
 
 def forecast_rows(table: pd.DataFrame) -> dict[tuple[str, pd.Period | None], pd.DataFrame]:
@@ -110,35 +104,27 @@ def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
     )
 
 
-def draw_split_marker(ax: Axes, split: pd.Period) -> None:
-    """A dashed vertical line at the split period, the split's first forecast period (the model
-    saw the periods before it)."""
-    ax.axvline(
-        to_x(pd.PeriodIndex([split]))[0],
-        color=SPLIT_COLOUR,
-        linestyle="--",
-        linewidth=0.9,
-        gid=f"{SPLIT_GID} {period_label(split)}",
-    )
+SPLIT_MARK = "split period"
+FORECAST_START_MARK = "forecast starts"
+MARK_STYLES: dict[str, dict[str, Any]] = {
+    SPLIT_MARK: {"color": SPLIT_COLOUR, "linestyle": "--", "linewidth": 0.9},
+    FORECAST_START_MARK: {"color": SPLIT_COLOUR, "linestyle": "-", "linewidth": 1.1},
+}
+"""The vertical line where a panel's forecast starts, named in the legend rather than on the
+panel, where a label would cover the actual cases: a backtest's split period (dashed; the model
+saw the periods before it) or a forward forecast's first period (solid)."""
 
 
-def draw_forecast_start(ax: Axes, first: pd.Period) -> None:
-    """A vertical line where a forward forecast starts, labelled at the top of the panel on
-    the history's side, on a light background so that lines behind it do not hide it."""
-    x = to_x(pd.PeriodIndex([first]))[0]
-    ax.axvline(x, color=SPLIT_COLOUR, linewidth=1.1, gid=FORECAST_START_GID)
-    ax.text(
-        x,
-        0.97,
-        f"{FORECAST_START_TEXT} ",
-        transform=blended_transform_factory(ax.transData, ax.transAxes),
-        ha="right",
-        va="top",
-        fontsize="small",
-        color="0.25",
-        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5},
-        gid=FORECAST_START_GID,
-    )
+def start_mark(frame: pd.DataFrame) -> str:
+    """Which mark a frame's panels get: a split period for an evaluation frame, "forecast
+    starts" for a prediction frame (no ``split_period`` column)."""
+    return SPLIT_MARK if SPLIT_PERIOD in frame.columns else FORECAST_START_MARK
+
+
+def draw_start_mark(ax: Axes, first: pd.Period, mark: str) -> None:
+    """The ``mark`` line at the start of the period ``first``, the first forecast period."""
+    gid = f"{SPLIT_GID} {period_label(first)}" if mark == SPLIT_MARK else FORECAST_START_GID
+    ax.axvline(to_x(pd.PeriodIndex([first]))[0], **MARK_STYLES[mark], gid=gid)
 
 
 def finish_panel(
@@ -154,9 +140,9 @@ def finish_panel(
     if actuals is not None:
         draw_actuals(ax, actuals[actuals[ORG_UNIT] == panel.org_unit])
     if panel.split is not None:
-        draw_split_marker(ax, panel.split)
+        draw_start_mark(ax, panel.split, SPLIT_MARK)
     elif forecast_start is not None:
-        draw_forecast_start(ax, forecast_start)
+        draw_start_mark(ax, forecast_start, FORECAST_START_MARK)
     ax.set_ylim(*value_limits)
     style_panel(ax, panel.title)
 
@@ -168,7 +154,7 @@ def legend_handles(
     *,
     prefix: str = "",
     actuals: bool = False,
-    splits: bool = False,
+    mark: str | None = None,
 ) -> list[Artist]:
     """Legend entries matching the artists :func:`draw_forecast` and friends draw."""
     handles: list[Artist] = [
@@ -179,8 +165,6 @@ def legend_handles(
         handles.append(Line2D([], [], **style.median_style(), label=f"{prefix}median"))
     if actuals:
         handles.append(Line2D([], [], color=ACTUAL_COLOUR, linewidth=1.1, label="actual cases"))
-    if splits:
-        handles.append(
-            Line2D([], [], color=SPLIT_COLOUR, linestyle="--", linewidth=0.9, label="split period")
-        )
+    if mark is not None:
+        handles.append(Line2D([], [], **MARK_STYLES[mark], label=mark))
     return handles

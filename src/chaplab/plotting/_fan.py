@@ -8,11 +8,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from chaplab.frames import SPLIT_PERIOD
 from chaplab.plotting._bands import FORECAST, Band, derive_bands, median_level
 from chaplab.plotting._chart import Layer, draw_chart
 from chaplab.plotting._checks import check_actuals, check_quantile_bands, check_quantile_frame
-from chaplab.plotting._draw import legend_handles
+from chaplab.plotting._draw import legend_handles, start_mark
 from chaplab.plotting._panels import plan_panels
 
 
@@ -38,7 +37,8 @@ def fan_chart(
     and ``org_units`` takes names or ids.
     An evaluation is shown one split at a time: the last by default, or ``split_period``
     (``"202306"`` or a Period); ``split_period="all"`` draws every split in a panel of its own.
-    A prediction (no ``split_period`` column) gets a "forecast starts" mark. Each panel spans
+    A prediction (no ``split_period`` column) gets a "forecast starts" line instead of the split
+    period's dashed one; the legend names both, so no label covers the data. Each panel spans
     its forecast window and ``history`` periods before it (by default as many as the window
     has, at least four); an org unit's value limits do not depend on the split shown.
     ``quantile_bands`` are ``(low, high)`` pairs of levels in [0, 1], e.g. ``[(0.05, 0.95)]``;
@@ -61,7 +61,7 @@ def fan_chart(
         median,
         FORECAST,
         actuals=actuals is not None,
-        splits=SPLIT_PERIOD in frame.columns,
+        mark=start_mark(frame),
     )
     return draw_chart(
         [Layer(frame, FORECAST)],

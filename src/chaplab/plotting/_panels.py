@@ -25,6 +25,7 @@ from chaplab.frames import (
     period_label,
     resolve_org_units,
 )
+from chaplab.plotting._time import to_x
 from chaplab.vocabulary import ALL_SPLITS
 
 MIN_HISTORY = 3
@@ -255,7 +256,25 @@ def org_unit_value_limits(
     if actuals is not None and not actuals.empty:
         spans = list(windows)
         first, last = min(w[0] for w in spans), max(w[1] for w in spans)
-        mine = actuals[actuals[ORG_UNIT] == org_unit]
+        mine = actuals[actuals[ORG_UNIT] == org_unit].sort_values(PERIOD)
         inside = (mine[PERIOD] >= first) & (mine[PERIOD] <= last)
         values.append(mine.loc[inside, VALUE].to_numpy(np.float64))
+        values.append(_edge_values(mine, first, last))
     return value_limits(np.concatenate(values))
+
+
+def _edge_values(actuals: pd.DataFrame, first: pd.Period, last: pd.Period) -> np.ndarray:
+    """Where the line of ``actuals`` (sorted by period) crosses the panels' left and right
+    edges, half a period outside ``first`` and ``last``: a peak just outside the window still
+    draws part of its line inside, and the value limits must hold that part too."""
+    if actuals.empty:
+        return np.empty(0)
+    x = _nanoseconds(to_x(actuals[PERIOD]))
+    edges = _nanoseconds(np.array([_middle(first - 1, first), _middle(last, last + 1)]))
+    y = actuals[VALUE].to_numpy(np.float64)
+    return np.interp(edges, x, y, left=np.nan, right=np.nan)
+
+
+def _nanoseconds(times: np.ndarray) -> np.ndarray:
+    """datetime64 values as whole nanoseconds, to interpolate between."""
+    return times.astype("datetime64[ns]").astype(np.int64)

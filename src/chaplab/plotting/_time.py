@@ -30,6 +30,11 @@ UNIT_DAYS = {"W": 7.0, "M": 365.25 / 12, "Y": 365.25}
 MONDAY = np.datetime64("1970-01-05")  # week ticks fall on Mondays, when ISO weeks start
 
 
+def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
+    """Periods -> the datetime64 of their start, the x coordinate of every chart."""
+    return pd.PeriodIndex(periods).to_timestamp(how="start").to_numpy()
+
+
 class TimeLocator(Locator):
     """At most ``MAX_TICKS`` ticks in view (fewer on a narrow axis, and none so close to an end
     that its label would stick out), at the finest step that
