@@ -179,6 +179,7 @@ class FakeService:
     evaluations: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: dict(EVALUATION)})
     configured_models: list[dict[str, Any]] = field(default_factory=lambda: [dict(MODEL_SPEC)])
     datasets: list[dict[str, Any]] = field(default_factory=lambda: [dict(DATASET)])
+    predictions: list[dict[str, Any]] = field(default_factory=list)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self)
@@ -289,6 +290,7 @@ class FakeService:
             ("GET", r"/v1/analytics/actual(?:Cases|-cases)/(\d+)", self._actual_cases),
             ("POST", r"/v1/analytics/make-prediction(?:-with-data-source)?", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
+            ("GET", r"/v1/crud/predictions", lambda r: _ok(self.predictions)),
             (
                 "GET",
                 r"/v1/crud/predictions/(\d+)",

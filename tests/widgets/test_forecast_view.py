@@ -93,6 +93,25 @@ async def test_a_forecast_is_shown_as_chart_table_map_and_outbreak_tiles(
     assert outbreaks["probability"].between(0, 1).all()
 
 
+async def test_forecasting_twice_adds_no_dataset_to_the_list(panel: ChapPanel) -> None:
+    """Each forecast stores the rows it sent as a prediction dataset of its own; the panel's
+    list shows the datasets a person stored, the same before and after two forecasts."""
+    listed = [dataset.id for dataset in panel.dataset_list]
+    await _forecast(panel, "naive_model", n_periods=2)
+    first = panel.forecasts.prediction_id
+    await _forecast(panel, "naive_model", n_periods=2)
+    second = panel.forecasts.prediction_id
+    assert first != second and [row.status for row in panel.jobs.rows] == ["SUCCESS"] * 2
+    stored = {
+        (await panel.client.get_prediction(prediction)).dataset_id for prediction in (first, second)
+    }
+    on_service = {dataset.id: dataset for dataset in await panel.client.list_datasets()}
+    assert len(stored) == 2 and all(on_service[i].type == "prediction" for i in stored)
+    await panel.refresh()
+    assert [dataset.id for dataset in panel.dataset_list] == listed
+    assert [row["id"] for row in panel.datasets.rows] == listed
+
+
 async def test_another_strategy_recomputes_the_probabilities_and_the_map_shows_them(
     panel: ChapPanel,
 ) -> None:

@@ -23,7 +23,7 @@ import ipywidgets as widgets
 from chaplab._connect import reaches
 from chaplab.client import AsyncChapClient, ChapClient, ChapError, ChapHTTPError, Job
 from chaplab.frames import period_label
-from chaplab.vocabulary import FAILURE
+from chaplab.vocabulary import FAILURE, PREDICTION_DATASET
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
@@ -74,6 +74,19 @@ def model_row(model: Any, template_names: dict[int, str]) -> dict[str, Any]:
         "template": template_of(model, template_names),
         "options": options or "defaults",
     }
+
+
+def stored_by_people(datasets: list[Any], predictions: list[Any]) -> list[Any]:
+    """``datasets`` without the copies forecasts stored for themselves: a forecast sends the
+    selected dataset's rows, and the service (ours and chap-core 2.5.1 alike) stores them as a
+    new dataset of type ``prediction`` that the prediction names. Listed, each Forecast forward
+    would add a dataset the person never made."""
+    forecast_data = {prediction.dataset_id for prediction in predictions}
+    return [
+        dataset
+        for dataset in datasets
+        if not (dataset.type == PREDICTION_DATASET and dataset.id in forecast_data)
+    ]
 
 
 def template_of(model: Any, template_names: dict[int, str]) -> Any:
@@ -342,13 +355,15 @@ class ChapPanel(widgets.VBox):
             self._keeper.spawn(self._reload_lists())
 
     async def _read_lists(self) -> tuple[list[Any], list[Any], list[Any]]:
-        """The service's datasets, configured models and evaluations."""
-        datasets, models, evaluations = await asyncio.gather(
+        """The service's datasets a person stored (:func:`stored_by_people`), configured
+        models and evaluations."""
+        datasets, predictions, models, evaluations = await asyncio.gather(
             self.client.list_datasets(),
+            self.client.list_predictions(),
             self.client.list_configured_models(),
             self.client.list_evaluations(),
         )
-        return datasets, models, evaluations
+        return stored_by_people(datasets, predictions), models, evaluations
 
     def _show_lists(self, datasets: list[Any], models: list[Any], evaluations: list[Any]) -> None:
         self.dataset_list = datasets
