@@ -19,6 +19,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpcore  # noqa: F401 - imported here so the workers' fork server preloads it (below)
 import httpx
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -33,8 +34,12 @@ REQUEST_SECONDS = 30.0
 """How long one request to a model service may take (connecting, sending, answering)."""
 JOB_SECONDS = 3600.0
 """How long one train or predict job of a model service may run before the forecast fails."""
-POLL_SECONDS = (0.02, 0.05, 0.1, 0.2, 0.5)
-"""The waits between polls of a job: quick at first, then every half second."""
+POLL_SECONDS = (0.02, 0.5)
+"""The shortest and the longest wait between two polls of a job."""
+POLL_FRACTION = 0.2
+"""Between these, each wait is this fraction of the time since the job was submitted: a job
+that ends is noticed at most a fifth of its time late (a short one at once), and a long one
+is asked about a few times a second, not hammered."""
 MAX_POLL_ERRORS = 3
 """Failed polls of a job in a row after which the service counts as gone."""
 
@@ -109,8 +114,15 @@ class ModelService:
     transport: httpx.BaseTransport | None = None
 
     def __post_init__(self) -> None:
+        # A job's worker makes one of these, and httpx's first client in a process costs it
+        # 50-100 ms of CPU (far more at nice 10 on a busy machine): it imports httpcore (this
+        # module does that once in the fork server the workers come from) and loads the
+        # certificate bundle, which a plain-HTTP service (on loopback, usually) never uses.
         self._http = httpx.Client(
-            base_url=self.url, timeout=self.request_seconds, transport=self.transport
+            base_url=self.url,
+            timeout=self.request_seconds,
+            transport=self.transport,
+            verify=self.url.startswith("https:"),
         )
         self._running: set[str] = set()
         self._lock = threading.Lock()
@@ -253,9 +265,10 @@ class ModelService:
                 self._running.discard(job_id)
 
     def _wait(self, job_id: str, step: str) -> JobRecord:
-        deadline = time.monotonic() + self.job_seconds
+        submitted = time.monotonic()
+        deadline = submitted + self.job_seconds
         errors = 0
-        for poll in _poll_waits():
+        while True:
             try:
                 record = self._parse(
                     JobRecord, self._call(step, "GET", f"/api/v1/jobs/{job_id}"), step
@@ -268,13 +281,14 @@ class ModelService:
                 errors = 0
                 if record.status in ("completed", "failed", "canceled"):
                     return record
-            if time.monotonic() + poll > deadline:
+            now = time.monotonic()
+            pause = min(max(POLL_FRACTION * (now - submitted), POLL_SECONDS[0]), POLL_SECONDS[1])
+            if now + pause > deadline:
                 raise ModelServiceError(
                     f"{self.describe()}: its {step} job {job_id} did not finish within "
                     f"{self.job_seconds:g} s"
                 )
-            time.sleep(poll)
-        raise AssertionError("the poll schedule never ends")
+            time.sleep(pause)
 
     def _log_output(self, artifact_id: str, step: str, log: Log) -> None:
         """The model's stdout and stderr of a run, line by line, as the service kept them on
@@ -369,12 +383,6 @@ class ModelService:
 def _run_info(n_periods: int) -> dict[str, Any]:
     """What a train or predict request says about the run (chap-core's ``RunInfo``)."""
     return {"prediction_periods": n_periods, "additional_continuous_covariates": []}
-
-
-def _poll_waits() -> Iterator[float]:
-    yield from POLL_SECONDS
-    while True:
-        yield POLL_SECONDS[-1]
 
 
 def _error_text(response: httpx.Response) -> str:
