@@ -305,9 +305,14 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
         {"featureName": "rainfall", "orgUnit": "A", "period": period, "value": 1.0}
         for period in period_range("202001", "202112")
     ]
+    # an evaluation dataset without cases is refused at upload; prediction data may lack them
     created = http.post(
         "/v1/crud/datasets",
-        json={"name": f"rain {uuid.uuid4().hex[:8]}", "observations": observations},
+        json={
+            "name": f"rain {uuid.uuid4().hex[:8]}",
+            "type": "prediction",
+            "observations": observations,
+        },
     )
     detail = problem(
         http,
@@ -321,6 +326,23 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
     assert "disease_cases" in detail
 
 
+def with_gaps(cases: Callable[[str, str], float]) -> Callable[[str, str], float | None]:
+    """``cases`` with B's periods ending in 3 or 7 missing."""
+
+    def gappy(unit: str, period: str) -> float | None:
+        return None if unit == "B" and period[-1] in "37" else cases(unit, period)
+
+    return gappy
+
+
+@pytest.mark.parametrize(
+    ("cases", "data", "splits", "horizons"),
+    [
+        (monthly_cases, ("201901", "202306"), ("202104", "202201", "202211"), 18),
+        (weekly_cases, ("2019W01", "2022W52"), ("2021W10", "2022W01", "2022W30"), 70),
+    ],
+    ids=["monthly", "weekly"],
+)
 @pytest.mark.parametrize(
     ("params", "options"),
     [
@@ -329,42 +351,58 @@ def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
             {"type": "percentile", "quantile": 0.8, "baselineYears": 2},
             {"quantile": 0.8, "baseline_years": 2},
         ),
+        (
+            {"type": "percentile", "quantile": 0.3, "baselineYears": None},
+            {"quantile": 0.3, "baseline_years": None},
+        ),
     ],
+    ids=["seasonal", "percentile-2-years", "percentile-every-year"],
 )
-def test_the_service_and_chaplab_scoring_draw_the_same_thresholds(
-    http: httpx.Client, weekly: int, params: dict[str, Any], options: dict[str, Any]
+def test_chaplab_scoring_draws_the_thresholds_the_service_draws_from_the_cases_before_a_split(
+    http: httpx.Client,
+    cases: Callable[[str, str], float],
+    data: tuple[str, str],
+    splits: tuple[str, ...],
+    horizons: int,
+    params: dict[str, Any],
+    options: dict[str, Any],
 ) -> None:
-    asked = period_range("2021W50", "2023W05")
-    answer = values(thresholds(http, {"datasetId": weekly, "periodIds": asked, "params": params}))
-    history = period_range("2020W01", "2022W52")
+    """``endemic_thresholds`` of an evaluation, at every split and horizon (longer than a year
+    included), equals the service's thresholds from a dataset of the cases before that split:
+    both are what was known when the forecast was made."""
+    observed = with_gaps(cases)
+    history = period_range(*data)
     actuals = pd.DataFrame(
         {
             "org_unit": [unit for unit in ("A", "B") for _ in history],
             "period": parse_periods(history * 2),
-            "value": [weekly_cases(unit, period) for unit in ("A", "B") for period in history],
-        }
-    )
-    # The service draws a period's line from the years before it; chaplab.scoring draws a
-    # forecast's from what came before the forecast's first period. So each period here is the
-    # first (and only) period of its own forecast: split there, the two rules are the same.
-    forecast = entries_to_frame(
+            "value": [observed(unit, period) for unit in ("A", "B") for period in history],
+        },
+    ).astype({"value": float})
+    calendar = period_range(data[0], "2025W52" if "W" in data[0] else "202512")
+    forecasts = {
+        split: calendar[calendar.index(split) : calendar.index(split) + horizons]
+        for split in splits
+    }
+    evaluation = entries_to_frame(
         [
-            {
-                "orgUnit": unit,
-                "splitPeriod": period,
-                "period": period,
-                "quantile": 0.5,
-                "value": 1.0,
-            }
+            {"orgUnit": unit, "splitPeriod": split, "period": period, "quantile": 0.5, "value": 1.0}
+            for split, periods in forecasts.items()
             for unit in ("A", "B")
-            for period in asked
+            for period in periods
         ]
     )
-    drawn = endemic_thresholds(forecast, actuals, params["type"], **options)
-    assert len(drawn) == len(answer) and drawn["threshold"].notna().sum() > len(drawn) / 2
-    for row in drawn.itertuples(index=False):
-        served = answer[format_period(row.period), str(row.org_unit)][0]
-        if served is None:
-            assert math.isnan(row.threshold)
-        else:
-            assert row.threshold == pytest.approx(served)
+    drawn = endemic_thresholds(evaluation, actuals, params["type"], **options)
+    assert len(drawn) == len(splits) * 2 * horizons
+    assert drawn["threshold"].notna().sum() > len(drawn) / 2
+    for split, periods in forecasts.items():
+        known = store_dataset(http, history[: history.index(split)], observed)
+        served = values(
+            thresholds(http, {"datasetId": known, "periodIds": periods, "params": params})
+        )
+        for row in drawn[drawn["split_period"] == parse_periods([split])[0]].itertuples():
+            line = served[format_period(row.period), str(row.org_unit)][0]
+            if line is None:
+                assert math.isnan(row.threshold), (split, row.period, row.org_unit)
+            else:
+                assert row.threshold == pytest.approx(line), (split, row.period, row.org_unit)

@@ -34,11 +34,11 @@ from chaplab.frames import (
     parse_periods,
     require_frame_columns,
 )
+from chaplab.thresholds import STRATEGIES, in_baseline, padded_rows, threshold_lines
 
 SAMPLE = "sample"
 THRESHOLD = "threshold"
 OBSERVED = "observed"
-STRATEGIES = ("seasonal", "percentile")
 CRITERION = "Peirce skill score (true skill statistic): hit rate - false alarm rate"
 DEFAULT_CUTOFFS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
 """The cut-offs of a decision table unless others are given: 0.05, 0.10, ..., 0.95."""
@@ -219,8 +219,9 @@ def endemic_thresholds(
 ) -> pd.DataFrame:
     """A threshold per forecast target of ``entries`` from ``actuals`` known before it.
 
-    As the service computes them (``POST /v1/analytics/thresholds``): from the actual cases of
-    the same month (or ISO week; week 53 with week 52) in the years before the period's year,
+    As the service computes them (``POST /v1/analytics/thresholds``; both with
+    :mod:`chaplab.thresholds`): from the actual cases of the same month (or ISO week; week 53
+    with week 52) in the years before the period's year,
     ``seasonal`` is their mean + ``std_multiplier`` standard deviations (``ddof=1``, NaN with
     fewer than two values) and ``percentile`` their ``quantile`` over the ``baseline_years``
     years before (all when None; linear between order statistics, NaN without a value). Only
@@ -257,25 +258,17 @@ def endemic_thresholds(
         _first_forecast=forecast_starts(targets),
     )
     joined = frame.merge(history, on=[ORG_UNIT, "_season"], suffixes=("", "_seen"))
-    first_year = (
-        -np.inf
-        if strategy == "seasonal" or baseline_years is None
-        else (joined["_year"] - baseline_years)
-    )
+    baseline = None if strategy == "seasonal" else baseline_years
     keep = (
-        (joined["_year_seen"] < joined["_year"])
-        & (joined["_year_seen"] >= first_year)
-        & (joined["_period_seen"] < joined["_first_forecast"])
+        in_baseline(joined["_year_seen"].to_numpy(), joined["_year"].to_numpy(), baseline)
+        & (joined["_period_seen"] < joined["_first_forecast"]).to_numpy()
     )
-    seen = joined[keep].groupby("_target")["_value"]
-    if strategy == "seasonal":
-        stats = seen.agg(["mean", "std", "count"])
-        line = stats["mean"] + std_multiplier * stats["std"]
-        line[stats["count"] < 2] = np.nan
-    else:
-        line = seen.quantile(quantile)
+    seen = padded_rows(
+        joined["_target"].to_numpy()[keep], joined["_value"].to_numpy()[keep], len(targets)
+    )
+    parameter = std_multiplier if strategy == "seasonal" else quantile
     out = targets[keys].copy()
-    out[THRESHOLD] = line.reindex(np.arange(len(targets))).to_numpy(np.float64)
+    out[THRESHOLD] = threshold_lines(seen, strategy, [parameter])[:, 0]
     return out
 
 

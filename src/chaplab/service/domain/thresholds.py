@@ -1,20 +1,12 @@
 """Endemic thresholds of a dataset's ``disease_cases``, with chap-core 2.5.1's two strategies,
 each computed for a period from the years before it only.
 
-A period's threshold comes from the values of the same season (calendar month, or ISO week;
-week 53 shares week 52's season, as :func:`chaplab.vocabulary.season_position` says) in the
-years before the period's year: never from the period itself or anything later, so a
-threshold is what could have been known before the period began, and an outbreak in progress
-never raises the line it is judged against. (2.5.1 draws one static line per season from the
-dataset's most recent complete years, so its past periods are judged against a baseline that
-includes them.)
-
-- ``seasonal``: mean + k standard deviations (``ddof=1``) of the same season in every earlier
-  year; null with fewer than two values.
-- ``percentile``: the ``quantile`` of the same season in the ``baselineYears`` years before
-  the period's year (every earlier year when null), interpolated linearly between order
-  statistics (numpy's and pandas' default); null without a value.
-
+A period's threshold comes from the values of the same season in the years before the period's
+year: never from the period itself or anything later, so a threshold is what could have been
+known before the period began, and an outbreak in progress never raises the line it is judged
+against. (2.5.1 draws one static line per season from the dataset's most recent complete years,
+so its past periods are judged against a baseline that includes them.) The rule and both
+strategies' arithmetic are :mod:`chaplab.thresholds`, which ``chaplab.scoring`` uses too.
 Missing values are left out. Each strategy's line parameter may be a list: one line per value.
 """
 
@@ -29,13 +21,13 @@ from chaplab.service.storage import panel_of
 from chaplab.service.tables import DatasetRow
 from chaplab.service.wire.thresholds import (
     PercentileParams,
-    SeasonalParams,
     ThresholdEntry,
     ThresholdParams,
     ThresholdRequest,
     ThresholdResponse,
     ThresholdStrategyInfo,
 )
+from chaplab.thresholds import in_baseline, threshold_lines
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import canonical_period, parse_period, season_position
 
@@ -89,7 +81,7 @@ def compute_thresholds(session: Session, request: ThresholdRequest) -> Threshold
         history = _same_season_before(
             rows, years, seasons, canonical, _baseline_years(request.params)
         )
-        lines = threshold_lines(history, request.params)
+        lines = threshold_lines(history, request.params.type, request.params.lines)
         entries.extend(
             ThresholdEntry(
                 period=requested,
@@ -144,45 +136,7 @@ def _same_season_before(
 ) -> np.ndarray:
     """The columns of ``cases`` of ``period``'s season in the years before its year (the
     ``baseline_years`` last of them, when given)."""
-    year = int(period[:4])
-    first = -np.inf if baseline_years is None else year - baseline_years
-    chosen = (seasons == season_position(period)) & (years < year) & (years >= first)
+    chosen = (seasons == season_position(period)) & in_baseline(
+        years, int(period[:4]), baseline_years
+    )
     return cases[:, chosen]
-
-
-def threshold_lines(history: np.ndarray, params: ThresholdParams) -> np.ndarray:
-    """Threshold lines, shape ``(locations, lines)``, from each location's same-season values
-    (``history``: locations x values, NaN for missing); NaN where there are too few values."""
-    if isinstance(params, SeasonalParams):
-        return _seasonal(history, np.asarray(params.lines, dtype=np.float64))
-    return _percentile(history, np.asarray(params.lines, dtype=np.float64))
-
-
-def _seasonal(history: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
-    """mean + k * std (``ddof=1``) per row; NaN for a row with fewer than two values."""
-    present = ~np.isnan(history)
-    count = present.sum(axis=1)
-    filled = np.where(present, history, 0.0)
-    mean = filled.sum(axis=1) / np.maximum(count, 1)
-    squares = np.where(present, (history - mean[:, None]) ** 2, 0.0).sum(axis=1)
-    std = np.sqrt(squares / np.maximum(count - 1, 1))
-    lines: np.ndarray = mean[:, None] + multipliers[None, :] * std[:, None]
-    lines[count < 2] = np.nan
-    return lines
-
-
-def _percentile(history: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
-    """The quantiles of each row's values (linear between order statistics); NaN for a row
-    without a value."""
-    ordered = np.sort(history, axis=1)  # NaN last
-    count = (~np.isnan(history)).sum(axis=1)
-    if ordered.shape[1] == 0:
-        return np.full((len(history), len(quantiles)), np.nan)
-    position = quantiles[None, :] * np.maximum(count - 1, 0)[:, None]
-    lower = np.floor(position).astype(np.int64)
-    upper = np.minimum(lower + 1, np.maximum(count - 1, 0)[:, None])
-    low = np.take_along_axis(ordered, lower, axis=1)
-    high = np.take_along_axis(ordered, upper, axis=1)
-    lines: np.ndarray = low + (high - low) * (position - lower)
-    lines[count == 0] = np.nan
-    return lines
