@@ -10,6 +10,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -43,8 +44,9 @@ def sleep_until_the_service_is_gone(lifeline: Any) -> None:
     time.sleep(120)
 
 
-def exit_before_writing(database_url: str, job_id: str, lifeline: Any, settings: Any) -> None:
-    """A worker that dies at once, as one that fails to start would."""
+def exit_before_writing(database_url: str, jobs: Any, lifeline: Any, settings: Any) -> None:
+    """A worker that dies as soon as it is given a job, as one that crashes would."""
+    jobs.recv()
     os._exit(WORKER_EXIT_CODE)
 
 
@@ -97,12 +99,13 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
     engine.dispose()
 
 
-@pytest.fixture
-def small_service(new_database_url: Callable[[str], str]) -> Iterator[tuple[ChapClient, int]]:
-    """A service of its own with one small dataset; yields a client and the dataset id."""
+@contextmanager
+def small_service(database_url: str) -> Iterator[tuple[ChapClient, int]]:
+    """A service of its own with one small dataset; yields a client and the dataset id. Its
+    workers start with the service: a test changes how they run before it starts."""
     with (
         BackgroundServer(
-            create_app(new_database_url("workers"), workers=1, seed_demo=False), "127.0.0.1"
+            create_app(database_url, workers=1, seed_demo=False), "127.0.0.1"
         ) as server,
         ChapClient(server.url) as client,
     ):
@@ -113,20 +116,21 @@ def small_service(new_database_url: Callable[[str], str]) -> Iterator[tuple[Chap
 
 
 def test_a_worker_that_dies_before_writing_fails_its_job(
-    small_service: tuple[ChapClient, int], monkeypatch: pytest.MonkeyPatch
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client, dataset_id = small_service
-    monkeypatch.setattr(job_runner, "run_job", exit_before_writing)
-    with pytest.raises(JobFailedError) as failed:
+    monkeypatch.setattr(job_runner, "serve_jobs", exit_before_writing)
+    with (
+        small_service(new_database_url("workers")) as (client, dataset_id),
+        pytest.raises(JobFailedError) as failed,
+    ):
         client.run_evaluation("dies", MODEL, dataset_id, 1, 2, timeout=120)
     assert failed.value.status == "FAILURE"
     assert f"exit code {WORKER_EXIT_CODE} without recording a result" in (failed.value.error or "")
 
 
 def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(
-    small_service: tuple[ChapClient, int], monkeypatch: pytest.MonkeyPatch
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client, dataset_id = small_service
     context = job_runner.worker_context()
 
     class NoProcesses:
@@ -142,11 +146,12 @@ def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(
             return type("Unstartable", (), {"start": staticmethod(refuse)})()
 
     monkeypatch.setattr(job_runner, "worker_context", lambda: NoProcesses)
-    with pytest.raises(JobFailedError) as failed:
-        client.run_evaluation("cannot start", MODEL, dataset_id, 1, 2, timeout=120)
-    assert "could not start" in (failed.value.error or "")
-    monkeypatch.undo()
-    finished = client.run_evaluation("starts", MODEL, dataset_id, 1, 2, timeout=120)
+    with small_service(new_database_url("workers")) as (client, dataset_id):
+        with pytest.raises(JobFailedError) as failed:
+            client.run_evaluation("cannot start", MODEL, dataset_id, 1, 2, timeout=120)
+        assert "could not start" in (failed.value.error or "")
+        monkeypatch.undo()
+        finished = client.run_evaluation("starts", MODEL, dataset_id, 1, 2, timeout=120)
     assert finished.name == "starts"
 
 

@@ -1,28 +1,41 @@
-"""The job runner: one OS process per job, at most ``workers`` at once, watched from the API.
+"""The job runner: warm worker processes, started ahead of time and reused across jobs,
+watched from the API.
 
 Jobs are rows first (PENDING, committed before the creating request is answered), so nothing
-lives only in memory. The runner's asyncio task starts queued jobs in processes of a
-``forkserver`` context whose server has the forecasting code preloaded (a new worker is a cheap
-fork), marks them STARTED, and marks FAILURE any job whose process could not start or ended
-without recording a final status. A job is cancelled by terminating its process. A worker
-first lowers its own CPU priority (``worker.lower_priority``), so the API stays responsive while
-jobs keep every core busy.
+lives only in memory. A worker process (:func:`chaplab.service.worker.serve_jobs`) is forked
+from the server of a ``forkserver`` context, which has the forecasting code preloaded; it lowers
+its own CPU priority (``worker.lower_priority``, so the API stays responsive while jobs keep
+every core busy), opens its database engine once and then runs the job ids the runner sends it
+over a pipe, one at a time, answering each id when the job has ended. Its engine keeps its
+connections and compiled statements, so a small job costs neither a fork nor SQLAlchemy's
+first-use work. The runner claims queued jobs (marks them STARTED) only for its lanes' free
+room, hands each to an idle worker, and marks FAILURE any job whose worker could not start or
+ended without recording a final status. A worker is replaced after it crashed, after a cancel
+(a job is cancelled by terminating its worker: it stops at once) and after
+:data:`JOBS_PER_WORKER` jobs.
+
+Jobs run in lanes (:class:`Lane`). The CPU lane has ``workers`` processes, all started ahead
+of time. A job whose model runs on a model service (queued in the model-service lane, see
+:mod:`chaplab.service.job_types`) mostly waits on HTTP: it runs in a lane of its own, at most
+:data:`MODEL_SERVICE_JOBS_AT_ONCE` at once (``$CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE``), whose
+workers start when such a job is queued, so it never holds one of the CPU workers.
 
 The runner sleeps until it is woken: by a queued or cancelled job (:meth:`JobRunner.wake`), by
-a worker process ending (its sentinel becomes readable on the event loop) or, as a safeguard,
-after :data:`WATCH_INTERVAL_SECONDS`. Each change it makes to a job's status (started, ended,
-failed, cancelled) sets the event :meth:`JobRunner.next_change` handed out, so a request
-waiting on a job (``Prefer: wait``) answers as soon as the job ends, not at its next check.
+a worker answering that its job ended or a worker process ending (its pipe or sentinel becomes
+readable on the event loop) or, as a safeguard, after :data:`WATCH_INTERVAL_SECONDS`. Each
+change it makes to a job's status (started, ended, failed, cancelled) sets the event
+:meth:`JobRunner.next_change` handed out, so a request waiting on a job (``Prefer: wait``)
+answers as soon as the job ends, not at its next check.
 
 Workers die with the service. The fork server ends by itself when the service's end of its
 pipe closes; the workers are its children, not the service's, so each also gets the read end of
 a *lifeline* pipe whose only write end the service holds and never writes to. However the
 service ends (SIGKILL included), the kernel closes that write end, the worker's read returns
-end-of-file and the worker exits at once (``worker.exit_with_service``). This works on every
-POSIX system and for any process tree, unlike ``PR_SET_PDEATHSIG``, which follows only the
-immediate parent (the fork server) and only on Linux. A worker that outlives the service anyway
-cannot overwrite what the restarted service decided: its final write is fenced (see
-:mod:`chaplab.service.worker`).
+end-of-file and the worker exits at once (``worker.exit_with_service``), without committing
+what it was writing. This works on every POSIX system and for any process tree, unlike
+``PR_SET_PDEATHSIG``, which follows only the immediate parent (the fork server) and only on
+Linux. A worker that outlives the service anyway cannot overwrite what the restarted service
+decided: its final write is fenced (see :mod:`chaplab.service.worker`).
 """
 
 from __future__ import annotations
@@ -34,6 +47,7 @@ import multiprocessing
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -43,11 +57,19 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import transaction
 from chaplab.service.instance_lock import InstanceLock
+from chaplab.service.job_types import LANE, MODEL_SERVICE_LANE
 from chaplab.service.tables import ACTIVE_STATUSES, JobLogRow, JobRow, utc_now
-from chaplab.service.worker import read_schema_version, run_job, service_settings
+from chaplab.service.worker import read_schema_version, serve_jobs, service_settings
 from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED
 
 DEFAULT_WORKERS = 2
+MODEL_SERVICE_JOBS_AT_ONCE = 8
+"""How many jobs whose model runs on a model service run at once, unless
+``$CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE`` says otherwise; they do not count against ``workers``."""
+MODEL_SERVICE_JOBS_VARIABLE = "CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE"
+JOBS_PER_WORKER = 100
+"""How many jobs a worker process runs before it is replaced by a fresh one (which bounds
+what a long-lived process could accumulate)."""
 RESTART_ERROR = "interrupted: the service restarted while this job was running"
 CANCELLED = "cancelled on request"
 WATCH_INTERVAL_SECONDS = 1.0
@@ -66,6 +88,44 @@ _PRELOAD = [
 logger = logging.getLogger("chaplab.service.job_runner")
 
 
+@dataclass(frozen=True)
+class Lane:
+    """Jobs that run on workers of their own: at most ``limit`` at once, with ``ready`` idle
+    workers started ahead of time (more start when jobs wait; idle ones beyond ``ready``
+    are retired). ``marker`` is the value of the jobs' payload :data:`LANE` (None: absent)."""
+
+    name: str
+    marker: str | None
+    limit: int
+    ready: int
+
+
+@dataclass(eq=False)
+class Worker:
+    """A worker process of a lane, the runner's end of its job pipe and the job it runs."""
+
+    lane: Lane
+    process: BaseProcess
+    jobs: Connection
+    job_id: str | None = None
+    served: int = 0
+    retired: bool = False
+    """Given no more jobs: its pipe is closed (it then exits) or it was terminated."""
+
+
+def model_service_jobs_at_once(settings: dict[str, str]) -> int:
+    """The model-service lane's limit from the service's ``settings``; a clear ValueError for
+    a value that is not a whole number of at least 1."""
+    value = settings.get(MODEL_SERVICE_JOBS_VARIABLE, "").strip()
+    if not value:
+        return MODEL_SERVICE_JOBS_AT_ONCE
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(
+            f"{MODEL_SERVICE_JOBS_VARIABLE} must be a whole number of at least 1, got {value!r}"
+        )
+    return int(value)
+
+
 def worker_context() -> multiprocessing.context.ForkServerContext:
     """The forkserver context with the worker code preloaded in its server."""
     context = multiprocessing.get_context("forkserver")
@@ -73,16 +133,20 @@ def worker_context() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-def claim_queued_jobs(factory: sessionmaker[Session], limit: int) -> list[str]:
-    """Mark STARTED the ``limit`` oldest PENDING jobs and return their ids, oldest first.
+def claim_queued_jobs(
+    factory: sessionmaker[Session], limit: int, lane: str | None = None
+) -> list[str]:
+    """Mark STARTED the ``limit`` oldest PENDING jobs of the ``lane`` (their payload's
+    :data:`LANE`; None: jobs without one) and return their ids, oldest first.
 
     One statement claims them, so two runners looking at once never claim the same job. On
     PostgreSQL the rows are picked ``FOR UPDATE SKIP LOCKED`` (a job another claim holds is
     passed over) in a materialized CTE (evaluated once: a subquery with LIMIT may be run again
     for every row and claim more than ``limit``); SQLite runs one write at a time."""
+    marker = JobRow.payload[LANE].as_string()
     queued = (
         select(JobRow.id)
-        .where(JobRow.status == PENDING)
+        .where(JobRow.status == PENDING, marker.is_(None) if lane is None else marker == lane)
         .order_by(JobRow.created, JobRow.id)
         .limit(limit)
         .with_for_update(skip_locked=True)
@@ -140,7 +204,7 @@ def ended_without_result(exit_code: int | None) -> str:
 
 
 class JobRunner:
-    """Starts queued jobs in worker processes and watches them until they end."""
+    """Runs queued jobs on warm worker processes and watches them until they end."""
 
     def __init__(
         self,
@@ -149,19 +213,29 @@ class JobRunner:
         workers: int,
         instance_lock: InstanceLock | None = None,
     ) -> None:
-        """``instance_lock`` is the database's lock the service holds: jobs are started only
-        while it is held (see :meth:`InstanceLock.check`)."""
+        """``workers`` is the CPU lane's size; ``instance_lock`` is the database's lock the
+        service holds: jobs are started only while it is held (see :meth:`InstanceLock.check`)."""
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.database_url = database_url
         self.workers = workers
         self._settings = service_settings()
         """The environment's settings when the service was made, which its workers use."""
+        self.lanes = (
+            Lane("cpu", None, workers, ready=workers),
+            Lane(
+                "model-service",
+                MODEL_SERVICE_LANE,
+                model_service_jobs_at_once(self._settings),
+                ready=0,
+            ),
+        )
         self._factory = factory
         self._instance_lock = instance_lock
         self._lock_problem: str | None = None
         self._lock_checked = -LOCK_CHECK_INTERVAL_SECONDS
-        self._processes: dict[str, BaseProcess] = {}
+        self._workers: list[Worker] = []
+        """Every worker not yet reaped, retired ones included; guarded by ``_lock``."""
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -172,7 +246,8 @@ class JobRunner:
 
     def start(self) -> None:
         """Begin watching (call from the service's event loop); the fork server, which imports
-        the forecasting code once, starts in the background so the first job starts fast."""
+        the forecasting code once, starts in the background and the first round starts the
+        CPU lane's workers."""
         self._lifeline = worker_context().Pipe(duplex=False)
         threading.Thread(
             target=forkserver.ensure_running, name="chaplab-forkserver", daemon=True
@@ -182,18 +257,19 @@ class JobRunner:
         self._task = self._loop.create_task(self._watch(), name="chaplab-job-runner")
 
     async def stop(self) -> None:
-        """Stop watching and end running workers; their jobs are failed at the next start."""
+        """Stop watching and end the workers; jobs they ran are failed at the next start."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         with self._lock:
-            processes = list(self._processes.values())
-            self._processes.clear()
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(timeout=5)
+            workers = list(self._workers)
+            self._workers.clear()
+        for worker in workers:
+            worker.process.terminate()
+        for worker in workers:
+            worker.process.join(timeout=5)
+            worker.jobs.close()
         if self._lifeline is not None:
             for end in self._lifeline:
                 end.close()
@@ -202,7 +278,8 @@ class JobRunner:
     def wake(self) -> None:
         """A job was queued: start it as soon as a worker is free (thread-safe)."""
         if self._loop is not None and self._wake is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the runner stopped
+                self._loop.call_soon_threadsafe(self._wake.set)
 
     def next_change(self) -> asyncio.Event:
         """An event set when the runner next changes a job's status (a job started, ended,
@@ -225,12 +302,16 @@ class JobRunner:
                 self._loop.call_soon_threadsafe(self._announce)
 
     def cancel(self, job_id: str) -> str:
-        """Revoke a queued or running job (its process is terminated); returns the final status."""
+        """Revoke a queued or running job (its worker process is terminated and replaced);
+        returns the final status."""
         with self._lock:
-            process = self._processes.pop(job_id, None)
-        if process is not None:
-            process.terminate()
-            process.join(timeout=5)
+            worker = next((w for w in self._workers if w.job_id == job_id), None)
+            if worker is not None:  # its end is the cancel's, not a failure to record
+                worker.job_id, worker.retired = None, True
+        if worker is not None:
+            worker.process.terminate()
+            worker.process.join(timeout=5)
+            self.wake()  # reap it and start its replacement
         with transaction(self._factory) as session:
             revoked = session.execute(
                 update(JobRow)
@@ -242,6 +323,19 @@ class JobRunner:
             status = session.get_one(JobRow, job_id).status
         self._announce_from_thread()
         return status
+
+    def worker_pids(self) -> dict[str, list[int]]:
+        """The process ids of each lane's live workers, by lane name (for tests and
+        diagnostics)."""
+        with self._lock:
+            return {
+                lane.name: [
+                    w.process.pid
+                    for w in self._workers
+                    if w.lane is lane and w.process.pid is not None and not w.retired
+                ]
+                for lane in self.lanes
+            }
 
     def problem(self) -> str | None:
         """Why the runner cannot start jobs now (not started, stopped, the service no longer
@@ -294,46 +388,137 @@ class JobRunner:
                 self._round_error = f"{type(error).__name__}: {error}"
                 logger.exception("job runner: a round of starting and reaping workers failed")
             with self._lock:
-                running = list(self._processes.values())
-            await self._sleep(running)
+                watched = list(self._workers)
+            await self._sleep(watched)
 
-    async def _sleep(self, running: list[BaseProcess]) -> None:
-        """Until :meth:`wake`, one of the ``running`` processes ends (its sentinel becomes
-        readable) or :data:`WATCH_INTERVAL_SECONDS` pass. The list holds the processes, so
-        their sentinels stay open while they are watched."""
+    async def _sleep(self, watched: list[Worker]) -> None:
+        """Until :meth:`wake`, a worker answers that its job ended (its pipe becomes readable),
+        a worker process ends (its sentinel does) or :data:`WATCH_INTERVAL_SECONDS` pass. The
+        list holds the workers, so their pipes and sentinels stay open while they are watched
+        (they are closed only between rounds, by :meth:`_step`)."""
         assert self._loop is not None and self._wake is not None
-        sentinels = [process.sentinel for process in running]
-        for sentinel in sentinels:
-            self._loop.add_reader(sentinel, self._wake.set)
+        descriptors = [w.process.sentinel for w in watched]
+        descriptors += [w.jobs.fileno() for w in watched if w.job_id is not None]
+        for descriptor in descriptors:
+            self._loop.add_reader(descriptor, self._wake.set)
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
         finally:
-            for sentinel in sentinels:
-                self._loop.remove_reader(sentinel)
+            for descriptor in descriptors:
+                self._loop.remove_reader(descriptor)
         self._wake.clear()
 
     def _step(self) -> None:
-        """Reap ended workers, then start queued jobs while workers are free and the service
-        holds its database's lock."""
-        with self._lock:
-            ended = {job_id: p for job_id, p in self._processes.items() if not p.is_alive()}
-            for job_id in ended:
-                del self._processes[job_id]
-            free = self.workers - len(self._processes)
-        for process in ended.values():
-            process.join()
-        if ended:  # the final status their workers committed is visible now
+        """Take the answers of workers whose jobs ended, reap ended workers (failing the jobs
+        they left), then, while the service holds its database's lock, start each lane's
+        workers and hand them queued jobs."""
+        ended_jobs, lost_jobs = self._reap()
+        if ended_jobs:  # the final status their workers committed is visible now
             self._announce_from_thread()
         failed = [
             job_id
-            for job_id, process in ended.items()
-            if fail_if_active(self._factory, job_id, ended_without_result(process.exitcode))
+            for job_id, exit_code in lost_jobs
+            if fail_if_active(self._factory, job_id, ended_without_result(exit_code))
         ]
         if failed:
             self._announce_from_thread()
-        if self._holds_database_lock() and free > 0:
-            self._start_queued(free)
+        if self._holds_database_lock():
+            started = [job_id for lane in self.lanes for job_id in self._fill(lane)]
+            if started:
+                self._announce_from_thread()
+
+    def _reap(self) -> tuple[int, list[tuple[str, int | None]]]:
+        """Free the workers that answered their job ended, retire those that served
+        :data:`JOBS_PER_WORKER` jobs or idle beyond their lane's ``ready``, and remove the
+        ended ones; how many jobs ended and the jobs (with exit codes) of workers that ended
+        without answering."""
+        ended_jobs = 0
+        with self._lock:
+            for worker in self._workers:
+                with contextlib.suppress(EOFError, OSError):  # an ended worker is reaped below
+                    while worker.job_id is not None and not worker.retired and worker.jobs.poll():
+                        if worker.jobs.recv() == worker.job_id:
+                            worker.job_id = None
+                            worker.served += 1
+                            ended_jobs += 1
+            ended = [w for w in self._workers if not w.process.is_alive()]
+            for worker in ended:
+                self._workers.remove(worker)
+            for lane in self.lanes:
+                idle = self._idle(lane)
+                spare = len(idle) - lane.ready
+                for worker in idle:
+                    if worker.served >= JOBS_PER_WORKER or spare > 0:
+                        worker.retired = True
+                        worker.jobs.close()  # it receives end-of-file and exits
+                        spare -= 1
+        lost_jobs = []
+        for worker in ended:
+            worker.process.join()
+            worker.jobs.close()
+            if worker.job_id is not None:
+                lost_jobs.append((worker.job_id, worker.process.exitcode))
+        return ended_jobs, lost_jobs
+
+    def _idle(self, lane: Lane) -> list[Worker]:
+        """The lane's workers ready for a job (call holding ``_lock``)."""
+        return [w for w in self._workers if w.lane is lane and w.job_id is None and not w.retired]
+
+    def _fill(self, lane: Lane) -> list[str]:
+        """Start the lane's ``ready`` workers, claim as many queued jobs as it has room for and
+        hand each to an idle worker (started for it when none is); the ids of the jobs handed."""
+        with self._lock:
+            live = [w for w in self._workers if w.lane is lane and not w.retired]
+            busy = sum(w.job_id is not None for w in live)
+            missing = min(lane.ready, lane.limit) - len(live)
+        for _ in range(missing):
+            try:
+                self._start_worker(lane)
+            except Exception:  # noqa: BLE001 - retried next round; a job that finds no worker fails
+                logger.exception("job runner: a %s worker process could not start", lane.name)
+                break
+        handed: list[str] = []
+        if busy >= lane.limit:
+            return handed
+        for job_id in claim_queued_jobs(self._factory, lane.limit - busy, lane.marker):
+            with self._lock:
+                idle = self._idle(lane)
+            try:
+                worker = idle[0] if idle else self._start_worker(lane)
+            except Exception as error:  # noqa: BLE001 - recorded on the job
+                reason = f"the worker process could not start: {type(error).__name__}: {error}"
+                fail_if_active(self._factory, job_id, reason)
+                continue
+            with self._lock:  # a cancel finds the job's worker once it has the job
+                worker.job_id = job_id
+                with contextlib.suppress(OSError):  # it ended: reaped, and the job failed, next
+                    worker.jobs.send(job_id)
+            handed.append(job_id)
+        return handed
+
+    def _start_worker(self, lane: Lane) -> Worker:
+        """Start a worker process of ``lane``, waiting for jobs."""
+        assert self._lifeline is not None, "start() the runner before it starts workers"
+        context = worker_context()
+        ours, theirs = context.Pipe()
+        try:
+            process = context.Process(
+                target=serve_jobs,
+                args=(self.database_url, theirs, self._lifeline[0], self._settings),
+                name=f"chaplab-{lane.name}-worker",
+                daemon=True,
+            )
+            process.start()
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        worker = Worker(lane, process, ours)
+        with self._lock:
+            self._workers.append(worker)
+        return worker
 
     def _holds_database_lock(self) -> bool:
         """Whether the service holds its database's lock, checked at most every
@@ -350,25 +535,3 @@ class JobRunner:
                 logger.warning("job runner: holds the database's lock again; starting jobs")
             self._lock_problem = problem
         return self._lock_problem is None
-
-    def _start_queued(self, free: int) -> None:
-        job_ids = claim_queued_jobs(self._factory, free)
-        assert self._lifeline is not None, "start() the runner before it starts jobs"
-        context = worker_context()
-        for job_id in job_ids:
-            process = context.Process(
-                target=run_job,
-                args=(self.database_url, job_id, self._lifeline[0], self._settings),
-                name=f"chaplab-job-{job_id[:8]}",
-                daemon=True,
-            )
-            with self._lock:  # a cancel waits until the process is started and known
-                try:
-                    process.start()
-                except Exception as error:  # noqa: BLE001 - recorded on the job
-                    reason = f"the worker process could not start: {type(error).__name__}: {error}"
-                    fail_if_active(self._factory, job_id, reason)
-                    continue
-                self._processes[job_id] = process
-        if job_ids:
-            self._announce_from_thread()

@@ -4,6 +4,11 @@ The job types are :class:`chaplab.vocabulary.JobType`. Every creator of a job (t
 queueing functions, the demo seed) queues it through the builder of its type here, so the keys
 the worker reads (:data:`chaplab.service.worker.WORK`, one kind of work per type) are written
 once; :data:`chaplab.service.domain.jobs.RESULT_TABLES` says where each type's result is stored.
+
+A job whose configured model runs on a model service is queued in the model-service lane
+(:data:`LANE` of its payload is :data:`MODEL_SERVICE_LANE`): it mostly waits on HTTP, so the job
+runner starts it outside the CPU workers, which the other jobs keep (see
+:mod:`chaplab.service.job_runner`).
 """
 
 from __future__ import annotations
@@ -12,8 +17,27 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from chaplab.service.tables import BacktestSpecificationRow, JobRow, create_job
+from chaplab.service.registered_templates import newest_service_version
+from chaplab.service.tables import (
+    BacktestSpecificationRow,
+    ConfiguredModelRow,
+    ConfiguredModelWithDataSourceRow,
+    JobRow,
+    create_job,
+)
 from chaplab.vocabulary import JobType
+
+LANE = "lane"
+"""The payload key of the lane a job runs in; a job without it runs on the CPU workers."""
+MODEL_SERVICE_LANE = "model_service"
+"""The lane of jobs whose model runs on a model service."""
+
+
+def lane_of_model(session: Session, configured_model_id: int) -> dict[str, str]:
+    """The payload entry of the lane a job of the configured model runs in: the model-service
+    lane when its template is a model service's, else none (the CPU workers)."""
+    template_id = session.get_one(ConfiguredModelRow, configured_model_id).model_template_id
+    return {LANE: MODEL_SERVICE_LANE} if newest_service_version(session, template_id) else {}
 
 
 def queue_backtest_job(
@@ -37,6 +61,7 @@ def queue_backtest_job(
             "stride": specification.stride,
             "future_weather_provider": specification.future_weather_provider,
             "specification_id": specification.id,
+            **lane_of_model(session, configured_model_id),
         },
     )
 
@@ -51,6 +76,7 @@ def queue_prediction_job(
 ) -> JobRow:
     """Add a job that forecasts ``n_periods`` after ``dataset`` (a dataset's payload form,
     ``DatasetContent.to_payload``), as a run of the prediction setup when one is given."""
+    bundle = session.get_one(ConfiguredModelWithDataSourceRow, configured_model_with_data_source_id)
     return create_job(
         session,
         JobType.MAKE_PREDICTION,
@@ -61,6 +87,7 @@ def queue_prediction_job(
             "n_periods": n_periods,
             "dataset": dataset,
             "prediction_setup_id": prediction_setup_id,
+            **lane_of_model(session, bundle.configured_model_id),
         },
     )
 

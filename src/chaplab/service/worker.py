@@ -11,8 +11,14 @@ When the job was ended meanwhile (cancelled, or failed by a restarted service as
 the UPDATE matches no row and the whole transaction, result rows included, is rolled back.
 
 A job's log lines are committed in batches (:class:`JobLog`): those of a short job together
-with its final status, in that one transaction, and a long job's at most every
-:data:`LOG_FLUSH_SECONDS`, so a small job costs one commit instead of one per line.
+with its final status, in that one transaction, and a long job's about every
+:data:`LOG_FLUSH_SECONDS` (a timer commits a line that waits that long even when no other line
+follows), so a small job costs one commit instead of one per line.
+
+A worker process is warm and serves many jobs (:func:`serve_jobs`, the entry point the job
+runner starts ahead of time): it lowers its priority, ties its life to the service's and opens
+its database engine once, then runs each job id the runner sends it and answers the id when the
+job has ended. Its engine keeps its connections and compiled statements from job to job.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import Any
@@ -264,6 +270,26 @@ class JobLog:
         self._committing = threading.Lock()
         self._flushed = time.monotonic()
 
+    @contextlib.contextmanager
+    def flushed_every_interval(self) -> Iterator[None]:
+        """While the block runs, a timer thread commits the waiting lines every
+        :data:`LOG_FLUSH_SECONDS`, so a long step's line reaches the database within about that
+        long even when no line follows it. The timer has stopped when the block ends (before
+        the job's final transaction takes the remaining lines)."""
+        stop = threading.Event()
+
+        def flush_until_stopped() -> None:
+            while not stop.wait(LOG_FLUSH_SECONDS):
+                self.flush()
+
+        timer = threading.Thread(target=flush_until_stopped, name="chaplab-log-flush", daemon=True)
+        timer.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            timer.join()
+
     def __call__(self, line: str) -> None:
         self.record(line)
         # a line logged while another thread commits waits for the next commit
@@ -334,17 +360,56 @@ def run_job(
     lifeline: Connection | None = None,
     settings: dict[str, str] | None = None,
 ) -> None:
-    """Worker-process entry point: do the job's work and record how it ended. With a
-    ``lifeline`` (from the job runner) this is a worker process: it runs at a lower CPU
-    priority than the service and ends when the service does. ``settings`` are the service's
-    (:func:`service_settings`), which the work reads from this process's environment."""
+    """Do one job's work in this process and record how it ended, with an engine of its own
+    (the demo seed and tests call it directly). With a ``lifeline`` this process becomes a
+    worker process (see :func:`become_worker`)."""
     if lifeline is not None:
-        lower_priority()
-        exit_with_service(lifeline)
-    if settings is not None:
+        become_worker(lifeline, settings)
+    elif settings is not None:
         use_service_settings(settings)
     engine = make_engine(database_url)
+    try:
+        do_job(session_factory(engine), job_id)
+    finally:
+        engine.dispose()
+
+
+def serve_jobs(
+    database_url: str,
+    jobs: Connection,
+    lifeline: Connection,
+    settings: dict[str, str],
+) -> None:
+    """Warm worker-process entry point: become a worker, open the engine once, then run every
+    job id received on ``jobs`` and send the id back once the job has ended. Returns when the
+    runner closes its end of ``jobs`` (it retires the worker); a cancel kills the process."""
+    become_worker(lifeline, settings)
+    engine = make_engine(database_url)
     factory = session_factory(engine)
+    try:
+        while True:
+            try:
+                job_id = jobs.recv()
+            except EOFError:
+                return
+            do_job(factory, job_id)
+            jobs.send(job_id)
+    finally:
+        engine.dispose()
+
+
+def become_worker(lifeline: Connection, settings: dict[str, str] | None) -> None:
+    """Make this process a job worker: at a lower CPU priority than the service, ending when
+    the service does (``lifeline``), with the service's ``settings``
+    (:func:`service_settings`), which the work reads from this process's environment."""
+    lower_priority()
+    exit_with_service(lifeline)
+    if settings is not None:
+        use_service_settings(settings)
+
+
+def do_job(factory: sessionmaker[Session], job_id: str) -> None:
+    """Do the job's work and record how it ended (a job no longer STARTED is left alone)."""
     log = JobLog(factory, job_id)
     attempt: datetime | None = None
     try:
@@ -356,7 +421,8 @@ def run_job(
             return
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         log(f"worker process {os.getpid()} started at niceness {niceness}")
-        write = WORK[JobType(job_type)](factory, payload, log)
+        with log.flushed_every_interval():
+            write = WORK[JobType(job_type)](factory, payload, log)
         with transaction(factory) as session:  # the waiting log lines land with the SUCCESS
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))
@@ -378,8 +444,6 @@ def run_job(
             except JobEndedElsewhere:
                 pass
         log.flush()  # lines no final write took (the job was not read, or ended elsewhere)
-    finally:
-        engine.dispose()
 
 
 def finish(
