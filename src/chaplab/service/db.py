@@ -153,6 +153,20 @@ def prepare_database(engine: Engine) -> bool:
     return False
 
 
+def _column_names(session: Session, table: str) -> set[str]:
+    """The columns ``table`` has in the database (not in its model)."""
+    return {column["name"] for column in inspect(session.connection()).get_columns(table)}
+
+
+def _add_column(session: Session, table: str, column: str, definition: str) -> bool:
+    """Add ``column`` (SQL type and constraints: ``definition``) to ``table`` unless the table
+    has it already; whether it was added."""
+    if column in _column_names(session, table):
+        return False
+    session.connection().exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+    return True
+
+
 def _add_further_tables(session: Session) -> None:
     """Version 1 -> 2: the tables of registered templates, model runners and debug entries."""
     Base.metadata.create_all(
@@ -177,13 +191,12 @@ def _add_version_4_tables(session: Session) -> None:
     """Version 3 -> 4: prediction setups with their forecast history, jobs' requests, alert
     policies and alerts; evaluations say their future-weather provider (the earlier ones all
     used climatology)."""
-    connection = session.connection()
-    columns = {column["name"] for column in inspect(connection).get_columns("evaluations")}
-    if "future_weather_provider" not in columns:
-        connection.exec_driver_sql(
-            "ALTER TABLE evaluations ADD COLUMN future_weather_provider VARCHAR(100) "
-            "DEFAULT 'climatology' NOT NULL"
-        )
+    _add_column(
+        session,
+        "evaluations",
+        "future_weather_provider",
+        "VARCHAR(100) DEFAULT 'climatology' NOT NULL",
+    )
     Base.metadata.create_all(
         session.connection(),
         tables=[
@@ -226,8 +239,7 @@ def _register_services_by_their_own_id(session: Session) -> None:
     last ping: a service that pings it is told it is unknown and registers again under its
     own id, as servicekit does."""
     connection = session.connection()
-    columns = {column["name"] for column in inspect(connection).get_columns("model_runners")}
-    if "expires_at" not in columns:
+    if "expires_at" not in _column_names(session, "model_runners"):
         old = Table("model_runners", MetaData(), autoload_with=connection)
         runners = [
             {
@@ -257,14 +269,13 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
     none, as reading it filed it before; a row without splits has none. (Jobs a version-6
     service left queued are failed as interrupted when the service starts, so none runs with a
     payload that names no specification.)"""
-    connection = session.connection()
-    columns = {column["name"] for column in inspect(connection).get_columns("evaluations")}
-    if "specification_id" not in columns:
-        connection.exec_driver_sql(
-            "ALTER TABLE evaluations ADD COLUMN specification_id INTEGER "
-            "REFERENCES backtest_specifications (id) ON DELETE SET NULL"
-        )
-        connection.exec_driver_sql(
+    if _add_column(
+        session,
+        "evaluations",
+        "specification_id",
+        "INTEGER REFERENCES backtest_specifications (id) ON DELETE SET NULL",
+    ):
+        session.connection().exec_driver_sql(
             "CREATE INDEX ix_evaluations_specification_id ON evaluations (specification_id)"
         )
     evaluations = EvaluationRow.__table__
