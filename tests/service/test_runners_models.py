@@ -23,6 +23,7 @@ from chaplab.client import (
     Dataset,
     JobFailedError,
     NotFoundError,
+    UnprocessableEntityError,
 )
 from chaplab.service import create_app, job_runner
 from chaplab.toolkit import BackgroundServer
@@ -188,6 +189,26 @@ def test_a_forecast_runs_on_the_service(chap: ChapClient, stand_in: tuple[StandI
     means = expected_means(data, "999999", 3.0)
     assert np.allclose(frame.value, [(1 + means[place]) / 2 for place in frame.org_unit])
     assert len(frame) == 2 * len(means)
+
+
+def test_a_horizon_beyond_the_services_bounds_is_refused_at_submission(
+    chap: ChapClient, dataset: Dataset, stand_in: tuple[StandIn, str]
+) -> None:
+    model, _ = stand_in  # it forecasts 1 to 6 periods at a time
+    n_periods = 7
+    name = configured(chap, model.service_id)
+    jobs = {job.id for job in chap.list_jobs()}
+    with pytest.raises(UnprocessableEntityError) as evaluation:
+        chap.create_evaluation("too far", name, dataset.id, n_periods, 2)
+    with pytest.raises(UnprocessableEntityError) as prediction:
+        chap.make_prediction_for_model("too far", name, small_frame(n_years=2), n_periods)
+    for refused in (evaluation, prediction):  # the client names the field as its argument
+        assert (
+            f"n_periods: model {model.service_id!r} forecasts from 1 to 6 periods at a time, "
+            f"n_periods is {n_periods}"
+        ) in str(refused.value)
+    assert {job.id for job in chap.list_jobs()} == jobs  # nothing queued
+    assert model.jobs == {} and model.sent_configs == []  # nor sent to the service
 
 
 def failure(chap: ChapClient, name: str, dataset: Dataset) -> str:

@@ -82,7 +82,14 @@ def service_spec(name: str, version: ServiceTemplateRow) -> ModelTemplateSpec:
         allow_free_additional_continuous_covariates=bool(
             info.get("allow_free_additional_continuous_covariates")
         ),
+        min_prediction_periods=_bound(info.get("min_prediction_periods")),
+        max_prediction_periods=_bound(info.get("max_prediction_periods")),
     )
+
+
+def _bound(value: Any) -> int | None:
+    """A prediction-length bound from a service's info: a whole number, else none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _one_period(options: dict[str, Any], season: int) -> int:

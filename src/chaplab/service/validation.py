@@ -89,8 +89,10 @@ def check_backtest_history(
 ) -> None:
     """The dataset has enough periods to train before the first split and to score every split.
 
-    The problem names ``nPeriods`` when one split's horizon alone does not fit, otherwise the
-    count of splits (``nSplits``, or ``stride`` when the splits would fit one period apart)."""
+    The problem names ``nPeriods`` when it is outside the model's prediction-length bounds or
+    one split's horizon alone does not fit, otherwise the count of splits (``nSplits``, or
+    ``stride`` when the splits would fit one period apart)."""
+    check_horizon(template, n_periods)
     training = template.history_needed(options, panel.period_type)
     try:
         check_history(training, panel, n_periods, n_splits, stride)
@@ -107,11 +109,31 @@ def _too_long(training: int, panel: Panel, n_periods: int, n_splits: int) -> str
     return "stride"
 
 
+def check_horizon(template: ModelTemplateSpec, n_periods: int) -> None:
+    """``n_periods`` is within the model's prediction-length bounds (a model service declares
+    them and would refuse the job's first forecast otherwise)."""
+    low, high = template.min_prediction_periods, template.max_prediction_periods
+    if (low is None or n_periods >= low) and (high is None or n_periods <= high):
+        return
+    if low is not None and high is not None:
+        bounds = f"from {low} to {high} periods"
+    elif low is not None:
+        bounds = f"at least {low} periods"
+    else:
+        bounds = f"at most {high} periods"
+    raise FieldProblem(
+        "nPeriods",
+        f"model {template.name!r} forecasts {bounds} at a time, nPeriods is {n_periods}",
+    )
+
+
 def check_prediction_history(
     template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, n_periods: int
 ) -> None:
-    """The provided data is long enough to fit the model on, and the ``n_periods`` periods after
-    it are periods (they end by the year 9999)."""
+    """``n_periods`` is within the model's prediction-length bounds, the provided data is long
+    enough to fit the model on, and the ``n_periods`` periods after it are periods (they end
+    by the year 9999)."""
+    check_horizon(template, n_periods)
     training = template.history_needed(options, panel.period_type)
     if panel.n_periods < training:
         raise FieldProblem(

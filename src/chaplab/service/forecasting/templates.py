@@ -48,6 +48,11 @@ class ModelTemplateSpec:
     """The option listing the template's own covariates in place of ``required_covariates``."""
     allow_free_additional_continuous_covariates: bool = False
     """Whether the forecast reads a configured model's additional covariates (chap-core's flag)."""
+    min_prediction_periods: int | None = None
+    """The fewest periods one forecast of the model may have (None: no bound)."""
+    max_prediction_periods: int | None = None
+    """The most periods one forecast of the model may have (None: no bound): a model service
+    declares both and refuses a horizon outside them."""
 
     def own_covariates(self, options: dict[str, Any] | None) -> list[str]:
         """The template's covariates under ``options``: ``required_covariates``, or the value of
