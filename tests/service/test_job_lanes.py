@@ -1,6 +1,7 @@
 """Jobs whose model runs on a model service run in a lane of their own: while they wait on the
 service they hold none of the CPU workers, so a built-in job submitted after them finishes
-first, and the lane runs at most ``$CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE`` of them at once."""
+first, and the lane runs at most ``$CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE`` of them at once. The
+log lines of a job that waits reach its log meanwhile."""
 
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ def test_a_built_in_job_finishes_while_model_service_jobs_wait_and_the_lane_is_b
         waiting = client.create_evaluation("waits on the service", remote, dataset.id, 2, 2)
         assert held.submitted.wait(JOB_LIMIT), "the model service was never asked to train"
         queued = client.create_evaluation("waits for the lane", remote, dataset.id, 2, 2)
+        deadline = time.monotonic() + JOB_LIMIT  # its lines arrive while it waits, not at its end
+        while "splits go to" not in client.job_logs(waiting.id):
+            assert time.monotonic() < deadline, "the waiting job's log lines were not committed"
+            time.sleep(0.1)
 
         built_in = client.run_evaluation("built in", naive, dataset.id, 2, 2, timeout=JOB_LIMIT)
 

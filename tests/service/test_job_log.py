@@ -1,10 +1,12 @@
-"""A job's log lines are committed in batches (worker.JobLog): none is lost or reordered, and
-a transaction rolled back leaves its lines to the next commit (as when a job's final write
-finds the job ended elsewhere)."""
+"""A job's log lines are committed in batches (worker.JobLog): none is lost or reordered, a
+transaction rolled back leaves its lines to the next commit (as when a job's final write
+finds the job ended elsewhere), and a line reaches the database while the job works on even
+when no line follows it."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -93,3 +95,20 @@ def test_lines_logged_from_many_threads_at_once_are_each_committed_once_in_order
         assert [line for line in stored if line.startswith(f"split {k} ")] == [
             f"split {k} line {n}" for n in range(lines)
         ]
+
+
+def test_a_line_no_other_follows_is_committed_while_the_job_works_on(
+    factory: sessionmaker[Session], job_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long step (a model service training) logs once and then nothing for a long time:
+    the timer commits the line meanwhile, not only the job's end."""
+    monkeypatch.setattr(worker, "LOG_FLUSH_SECONDS", 0.1)
+    log = JobLog(factory, job_id)
+    with log.flushed_every_interval():
+        log("training on the model service")
+        deadline = time.monotonic() + 60
+        while stored_lines(factory, job_id) != ["training on the model service"]:
+            assert time.monotonic() < deadline, "the line waited for a line that never came"
+            time.sleep(0.05)
+    log.flush()  # the timer has stopped: nothing is written twice
+    assert stored_lines(factory, job_id) == ["training on the model service"]
