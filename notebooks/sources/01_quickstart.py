@@ -5,8 +5,9 @@
 #
 # 1. connect to the service,
 # 2. look at the datasets and the configured models it holds,
-# 3. run an **evaluation**: the model forecasts periods that have already happened, from several
-#    starting points, and is scored against what really happened,
+# 3. configure a model for the data and run an **evaluation**: the model forecasts periods that
+#    have already happened, from several starting points, and is scored against what really
+#    happened,
 # 4. load the forecasts as a table and draw them as a **fan chart**.
 #
 # The data are real: the monthly dengue cases notified in the five microregions of the Brazilian
@@ -77,20 +78,46 @@ pd.DataFrame(
 ).set_index("id")
 
 # %% [markdown]
-# ## 4. Run an evaluation
+# ## 4. Configure a model for this data
 #
-# Pick the Acre dataset and the `naive_model` (both chaplab's service and chap-core offer it).
+# `regression_model` forecasts each month's cases from the cases of the months before and from
+# the climate: a negative binomial regression on lagged cases and lagged covariates, with its
+# own level for each microregion. By default it reads rainfall and mean temperature; this data
+# has temperatures and a drought index instead, so the configured model reads the dataset's
+# own covariates (`covariates: []` drops the defaults, `additional_continuous_covariates` adds
+# every covariate of the dataset but the cases and the population).
+#
+# `regression_model` is a template of chaplab's service. A chap-core server runs its
+# `seasonal_median` baseline without further set-up (each month forecast from the same month
+# of earlier years), so the notebook takes that one there.
+
+# %%
+templates = {template.name for template in client.list_model_templates()}
+if "regression_model" in templates:
+    climate = [c for c in dataset.covariates if c not in ("disease_cases", "population")]
+    configured = client.create_configured_model(
+        "quickstart",
+        "regression_model",
+        {"covariates": []},
+        additional_continuous_covariates=climate,
+    )
+    model, described = configured.name, "regression on past cases and climate"
+else:
+    model, described = "seasonal_median", "seasonal median"
+print(f"{model}: {described}")
+
+# %% [markdown]
+# ## 5. Run an evaluation
+#
 # The evaluation forecasts `n_periods=3` months ahead from `n_splits=3` starting points (the
-# *split periods*) near the end of the data.
+# *split periods*) near the end of the data, each time from the months before only.
 #
 # The service runs the evaluation as a background **job** and answers at once with the job's id.
 # `wait_for_job` follows the job until it ends; it raises `JobFailedError`, with the service's
 # error message, if the job fails.
 
 # %%
-job = client.create_evaluation(
-    "quickstart: naive model", "naive_model", dataset.id, n_periods=3, n_splits=3
-)
+job = client.create_evaluation("quickstart", model, dataset.id, n_periods=3, n_splits=3)
 print("job", job.id, job.status)
 
 finished = client.wait_for_job(job.id)
@@ -115,7 +142,7 @@ print(
 pd.Series(evaluation.aggregate_metrics, name="value").round(3).to_frame()
 
 # %% [markdown]
-# ## 5. The forecasts as a table
+# ## 6. The forecasts as a table
 #
 # `evaluation_frame` loads the forecast quantiles as a tidy pandas table: one row per org unit
 # (with its name), split period, forecast period and quantile. `actual_cases` loads what really
@@ -127,22 +154,22 @@ actuals = client.actual_cases(evaluation.id)
 frame.head(10)
 
 # %% [markdown]
-# ## 6. A fan chart
+# ## 7. A fan chart
 #
 # For each microregion: the shaded bands are the forecast intervals (10-90% and 25-75%), the line
-# in them the median forecast, the black line the cases that really happened, and each dashed line
-# a split period, where a forecast starts. The two microregions with the most cases and the last
-# two years keep the chart readable; leave out `org_units` to see every microregion.
+# in them the median forecast, the black line the cases that really happened, and the dashed line
+# the split period, where the forecast starts. The chart shows the last of the three splits and
+# the two years of cases before it (`history=24`); the two microregions with the most cases in
+# those months (`top=2`) keep it readable. `split_period="all"` draws every split in a panel of
+# its own; leave out `top` to see every microregion.
 
 # %%
 from chaplab.plotting import fan_chart
 
-most_cases = actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index
-last_two_years = actuals[actuals["period"] >= frame["period"].min() - 24]
 fan_chart(
     frame,
-    last_two_years,
-    org_units=list(most_cases),
-    history=24,  # the two years before the forecasts, as the text says
-    title="Dengue in Acre: naive model forecasts",
+    actuals,
+    top=2,
+    history=24,
+    title=f"Dengue in Acre, three months ahead: {described}",
 )

@@ -77,9 +77,7 @@ def test_one_split_at_a_time_by_default_the_last_with_a_note() -> None:
     for ax in figure.axes:
         assert [m.get_gid() for m in _by_gid(ax, "split")] == ["split 2023-02"]
         assert [b.get_gid() for b in _by_gid(ax, "band 0.1-0.9")] == ["band 0.1-0.9 2023-02"]
-    assert figure.get_suptitle() == (
-        "naive; split 2023-02, the last of 3 (split_period='all' shows each)"
-    )
+    assert figure.get_suptitle() == "naive; split 2023-02, the last of 3 splits"
 
 
 def test_all_splits_are_small_multiples_not_overlays() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.image import imread
 from matplotlib.transforms import Bbox
 
 from chaplab.plotting import compare_chart, fan_chart
@@ -93,3 +96,23 @@ def test_bands_with_a_missing_value_are_drawn_around_the_gap() -> None:
     ax = fan_chart(frame.drop(index=gap)).axes[0]
     bands = [c for c in ax.collections if c.get_gid().startswith("band 0.1-0.9")]
     assert len(bands) == 1 and len(bands[0].get_paths()) == 2  # before and after the gap
+
+
+def test_a_title_wider_than_the_figure_takes_more_lines_and_stays_inside() -> None:
+    frame, actuals = evaluation(("OU_A", "OU_B", "OU_C"))
+    title = "Dengue in Acre, three months ahead: regression on past cases and climate"
+    one_line = fan_chart(frame, actuals, top=2, title="Dengue")
+    figure = fan_chart(frame, actuals, top=2, title=title)
+    (text,) = [t for t in figure.texts if t.get_text().startswith("Dengue")]
+    assert text.get_text() == (
+        f"{title}\nsplit 2023-02, the last of 3 splits; the 2 of 3 org units with the most cases"
+    )
+    assert figure.get_figwidth() == one_line.get_figwidth()
+    assert figure.get_figheight() > one_line.get_figheight()  # the panels keep their height
+    panels, legend, whole = _boxes(figure)
+    box = text.get_window_extent(figure.canvas.get_renderer())
+    assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and box.y1 <= whole.y1
+    assert box.y0 > max(panel.y1 for panel in panels)
+    saved = io.BytesIO()
+    figure.savefig(saved, format="png", bbox_inches="tight", pad_inches=0, dpi=figure.dpi)
+    assert imread(io.BytesIO(saved.getvalue())).shape[1] <= whole.width + 1

@@ -8,12 +8,15 @@ pass, which was most of the time a 12-panel chart took to save.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib import rcParams
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from chaplab.frames import format_number
@@ -34,6 +37,8 @@ LEFT = 1.05  # the y label and y tick labels of up to six digits with a separato
 BOTTOM = 0.5  # the time tick labels
 PANEL_TITLE = 0.3  # a panel's title above it
 TITLE = 0.35  # the figure's title above the panels' titles
+TITLE_LINE = 0.25  # each further line of a title too wide for one
+MIN_TITLE_LINE = 20  # characters a title's line holds at least
 COLUMN_GAP = 0.85  # y tick labels such as 600,000 and half a time label beside them
 ROW_GAP = 0.4  # a panel's title (a panel above one with the same window has no time labels)
 TIME_LABELS = 0.25  # more between rows when a panel above another labels its time axis
@@ -134,26 +139,40 @@ def finish_figure(
 ) -> None:
     """Add the legend and the y label (once, outside the panels, on our own figure; on the
     caller's axes otherwise) and the title with its notes (which split, what was cut)."""
-    text = "; ".join(part for part in (title, *notes) if part)
+    parts = [part for part in (title, *notes) if part]
     if owns_figure:
-        _place_outside(figure, axes, handles, text, ylabel)
+        _place_outside(figure, axes, handles, parts, ylabel)
         return
     axes[0].legend(handles=handles, fontsize="small")
     for ax in axes:
         ax.set_ylabel(ylabel or "")
-    if text:
-        figure.suptitle(text)
+    if parts:
+        figure.suptitle("; ".join(parts))
 
 
 def _place_outside(
-    figure: Figure, axes: list[Axes], handles: list[Artist], title: str, ylabel: str | None
+    figure: Figure,
+    axes: list[Axes],
+    handles: list[Artist],
+    title_parts: Sequence[str],
+    ylabel: str | None,
 ) -> None:
-    """Fixed margins around our own grid: the title above it, the y label left of it and the
-    legend right of it, top-aligned with the panels."""
-    height = figure.get_size_inches()[1]
-    top = 1 - (PANEL_TITLE + (TITLE if title else 0.0)) / height
-    right = _legend_beside(figure, handles, top)
-    width = figure.get_size_inches()[0]
+    """Fixed margins around our own grid: the title above it (on more lines, and the figure
+    taller, when it is wider than the figure), the y label left of it and the legend right of
+    it, top-aligned with the panels."""
+    legend, right = _legend_beside(figure, handles)
+    width, height = figure.get_size_inches()
+    lines = 0
+    if title_parts:
+        title = figure.suptitle(_wrap(figure, title_parts, width - 2 * EDGE), va="top")
+        lines = title.get_text().count("\n") + 1
+        height += (lines - 1) * TITLE_LINE
+        figure.set_size_inches(width, height)
+        title.set_y(1 - EDGE / height)
+    top = 1 - (PANEL_TITLE + (TITLE + (lines - 1) * TITLE_LINE if lines else 0.0)) / height
+    # In figure coordinates, which saving with bbox_inches="tight" (as Jupyter's inline
+    # backend does) keeps, rather than in fractions of the figure's box, which it changes.
+    legend.set_bbox_to_anchor((1 - EDGE / width, top), transform=figure.transFigure)
     bottom = BOTTOM / height
     rows, columns = axes[0].get_subplotspec().get_gridspec().get_geometry()
     row_gap = ROW_GAP + (TIME_LABELS if _inner_time_labels(axes, columns) else 0.0)
@@ -169,8 +188,27 @@ def _place_outside(
     )
     if ylabel:
         figure.supylabel(ylabel, x=EDGE / width, y=(top + bottom) / 2, fontsize="medium")
-    if title:
-        figure.suptitle(title, y=1 - EDGE / height)
+
+
+def _wrap(figure: Figure, parts: Sequence[str], width: float) -> str:
+    """The title's parts joined by "; " on as few lines as ``width`` inches hold: a line breaks
+    between two parts where it can, else between words. A title wider than the figure was cut
+    at both edges of the picture, or made a saved picture wider than its panels."""
+    text = "; ".join(parts)
+    measured = figure.text(0, 0, text, size=rcParams["figure.titlesize"])
+    inches = measured.get_window_extent().width / figure.dpi
+    measured.remove()
+    if inches <= width:
+        return text
+    per_line = max(int(len(text) * width / inches), MIN_TITLE_LINE)
+    lines: list[str] = []
+    for part in parts:
+        joined = f"{lines[-1]}; {part}" if lines else part
+        if lines and len(joined) <= per_line:
+            lines[-1] = joined
+        else:
+            lines.extend(textwrap.wrap(part, per_line))
+    return "\n".join(lines)
 
 
 def _inner_time_labels(axes: list[Axes], columns: int) -> bool:
@@ -180,9 +218,10 @@ def _inner_time_labels(axes: list[Axes], columns: int) -> bool:
     )
 
 
-def _legend_beside(figure: Figure, handles: list[Artist], top: float) -> float:
-    """The legend at the figure's right edge, its top at ``top``; returns where the panels end
-    (a figure fraction). The figure grows when the legend needs more than ``LEGEND_WIDTH``."""
+def _legend_beside(figure: Figure, handles: list[Artist]) -> tuple[Legend, float]:
+    """The legend at the figure's right edge, and where the panels end (a figure fraction).
+    The figure grows when the legend needs more than ``LEGEND_WIDTH``; the caller anchors the
+    legend's top."""
     legend = figure.legend(
         handles=handles, loc="upper right", fontsize="small", frameon=False, borderaxespad=0
     )
@@ -191,5 +230,4 @@ def _legend_beside(figure: Figure, handles: list[Artist], top: float) -> float:
     if needed > LEGEND_WIDTH:
         width += needed - LEGEND_WIDTH
         figure.set_size_inches(width, height)
-    legend.set_bbox_to_anchor((1 - EDGE / width, top))
-    return 1 - needed / width
+    return legend, 1 - needed / width

@@ -184,7 +184,8 @@ def _org_units(
 
 
 def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.Period | None], str]:
-    """The splits to draw and a note saying which one, when the default chose it."""
+    """The splits to draw and a note for the title saying which one, in words, when the default
+    chose it (how to see the others is the docstring's: ``split_period="all"``)."""
     every = isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS
     if SPLIT_PERIOD not in frame.columns:
         if split_period is not None and not every:
@@ -200,10 +201,7 @@ def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.P
         last = present[-1]
         if len(present) == 1:
             return [last], ""
-        return [last], (
-            f"split {period_label(last)}, the last of {len(present)} "
-            f"(split_period='{ALL_SPLITS}' shows each)"
-        )
+        return [last], f"split {period_label(last)}, the last of {len(present)} splits"
     wanted = parse_periods([split_period])[0]
     if wanted not in present:
         available = ", ".join(period_label(split) for split in present)
