@@ -128,6 +128,42 @@ async def test_picking_two_models_opens_their_comparison(compared: ChapPanel) ->
     assert bytes(view.comparison.value) == b"" and view.comparison_title.value == ""
 
 
+async def test_the_leaderboards_copy_code_scores_and_draws_what_the_view_shows(
+    compared: ChapPanel,
+) -> None:
+    """ "copy code" under the leaderboard copies its own code (not the evaluations' view):
+    pasted into a cell, it ranks the same evaluations against the same baseline and draws the
+    same leaderboard, diagnostics and comparison chart."""
+    import matplotlib.pyplot as plt
+
+    from chaplab.widgets._render import png_bytes
+
+    view = compared.compare
+    view.baseline.value = "naive_model"
+    view.leaderboard.select("naive_model", "persistence")
+    await compared.wait_idle()
+    code = view.code.code
+    assert view.code in view.children and view.code is not compared.code
+    assert view.code.copy_button.code == code
+    assert "'naive_model', level=0.9" in code and "labels=('naive_model', 'persistence')" in code
+    namespace: dict[str, object] = {}
+    exec(code, namespace)  # what a person pastes into a cell
+    assert view.scored is not None
+    pd.testing.assert_frame_equal(namespace["skill"], view.scored.skill("naive_model"))
+    drawn = {
+        "figure": view.images["leaderboard_chart"],
+        "components": view.images["wis_components_chart"],
+        "coverage": view.images["coverage_chart"],
+        "pit": view.images["pit_chart"],
+        "comparison": view.comparison,
+    }
+    for name, image in drawn.items():
+        figure = namespace[name]
+        assert png_bytes(figure) == bytes(image.value), f"the pasted {name} is the view's"
+        plt.close(figure)
+    namespace["client"].close()
+
+
 async def test_a_local_backtest_joins_the_leaderboard(compared: ChapPanel) -> None:
     def train(config: object, data: pd.DataFrame, geo: object) -> pd.Series:
         return data.groupby("location")["disease_cases"].mean()

@@ -32,7 +32,8 @@ from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
-from chaplab.widgets.results import ChartView
+from chaplab.widgets.results import HISTORY_PERIODS, ChartView
+from chaplab.widgets.snippets import CodeView, LeaderboardShown, access_of, leaderboard_code
 from chaplab.widgets.tables import Column, SortableTable, fit_choices
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ class CompareModelsView(widgets.VBox):
         self.local_forecasts: dict[str, pd.DataFrame] = {}
         """Frames added with :meth:`add_forecasts`, ranked beside every batch's models."""
         self._served: dict[str, pd.DataFrame] = {}
+        self._runs: dict[str, int] = {}  # the scored models of the service: their evaluations
         self.dataset = widgets.Dropdown(
             description="dataset", style=_STYLE, layout=widgets.Layout(width="380px")
         )
@@ -213,6 +215,7 @@ class CompareModelsView(widgets.VBox):
         }
         self.comparison = image_widget()
         self.comparison_title = widgets.HTML()
+        self.code = CodeView()  # the leaderboard's own: it scores and draws what is ranked
         self.dataset.observe(
             lambda _: self.settings.set_dataset(self._datasets.get(self.dataset.value)),
             names="value",
@@ -397,7 +400,7 @@ class CompareModelsView(widgets.VBox):
             for name, evaluation in runs.items()
         }
         actuals = await self._client.actual_cases(next(iter(runs.values())))
-        self._served = forecasts
+        self._served, self._runs = forecasts, dict(runs)
         await self._score({**forecasts, **self.local_forecasts}, actuals)
 
     async def load_batches(self) -> None:
@@ -548,6 +551,29 @@ class CompareModelsView(widgets.VBox):
         self.leaderboard.set_rows([leaderboard_row(record) for record in skill.to_dict("records")])
         rendered = await render_chart(ScoringChart("leaderboard_chart", skill))
         self.images["leaderboard_chart"].value = rendered.png
+        self.show_code()
+
+    def show_code(self) -> None:
+        """Write the code of what the view ranks and draws (its **copy code**), shown under
+        the leaderboard once a batch is scored."""
+        if self.scored is None or not self._runs or self.baseline.value is None:
+            return
+        chosen = list(self.leaderboard.selected)
+        self.code.set_code(
+            leaderboard_code(
+                access_of(self._client),
+                LeaderboardShown(
+                    runs=list(self._runs.items()),
+                    baseline=self.baseline.value,
+                    level=SKILL_LEVEL,
+                    compared=(chosen[0], chosen[1]) if len(chosen) >= 2 else None,
+                    local=[name for name in self.scored.models if name not in self._runs],
+                    history_periods=HISTORY_PERIODS,
+                ),
+            )
+        )
+        if self.code not in self.children:
+            self.children = [*self.children, self.code]
 
     def _baseline_changed(self) -> None:
         if self.scored is not None and self.baseline.value is not None and not self._running:
@@ -557,6 +583,7 @@ class CompareModelsView(widgets.VBox):
         """Draw the comparison chart of the two selected models (what selecting them does);
         None when fewer than two are selected."""
         chosen = list(self.leaderboard.selected)
+        self.show_code()
         if self.scored is None or len(chosen) < 2:
             self.comparison.value, self.comparison_title.value = b"", ""
             return None

@@ -31,13 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from chaplab._connect import reaches
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.results import MAX_PANELS, top_note
-from chaplab.widgets.snippets import CodeView, ForecastShown, ViewState, forecast_code
+from chaplab.widgets.snippets import CodeView, ForecastShown, access_of, forecast_code
 from chaplab.widgets.tables import Pager
 
 if TYPE_CHECKING:
@@ -313,7 +312,7 @@ class ForecastView(widgets.VBox):
         self.show_table(await asyncio.to_thread(forecast_table_rows, frame, None))
         self.code.set_code(
             forecast_code(
-                self._access(),
+                access_of(self._client),
                 ForecastShown(
                     prediction_id,
                     history.dataset_id,
@@ -330,16 +329,6 @@ class ForecastView(widgets.VBox):
         await self._map_tab()
         await self._outbreaks_tab(self._offer_strategies())
         await self._outbreaks_tab(self.update_outbreaks())
-
-    def _access(self) -> ViewState:
-        """How the copied code reaches the service: as this view's client does."""
-        client = self._client
-        return ViewState(
-            base_url=client.base_url,
-            proxy_prefix=client.proxy_prefix,
-            key_in_use=client.has_api_key,
-            by_connect=reaches(client.base_url, client.proxy_prefix),
-        )
 
     async def draw_map(self) -> None:
         """Draw the map of the chosen value, or say why there is none."""

@@ -15,7 +15,7 @@ import anywidget
 import ipywidgets as widgets
 import traitlets
 
-from chaplab._connect import API_KEY_VARIABLE
+from chaplab._connect import API_KEY_VARIABLE, reaches
 from chaplab.widgets.tables import UNCUT
 
 
@@ -130,6 +130,74 @@ def forecast_code(state: ViewState, forecast: ForecastShown) -> str:
         f"title={forecast.name!r})",
     ]
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class LeaderboardShown:
+    """What the compare-models view shows: the ranked evaluations (model name, evaluation id),
+    the baseline and interval level of the ranking, the two models opened in the comparison
+    chart, and the names of the kernel's own frames ranked beside them (``add_forecasts``)."""
+
+    runs: Sequence[tuple[str, int]]
+    baseline: str
+    level: float
+    compared: tuple[str, str] | None = None
+    local: Sequence[str] = ()
+    history_periods: int | None = None
+
+
+def leaderboard_code(state: ViewState, shown: LeaderboardShown) -> str:
+    """Python code that scores the evaluations of ``shown`` and draws the leaderboard, the
+    scoring diagnostics and the comparison chart as the compare-models view does (``state``
+    says how to reach the service)."""
+    access = _imports(ViewState(**{**state.__dict__, "evaluations": ()}))
+    charts = ["coverage_chart", "leaderboard_chart", "pit_chart", "wis_components_chart"]
+    if shown.compared is not None:
+        charts.insert(0, "compare_chart")
+    lines = [
+        *access,
+        "from chaplab import scoring",
+        f"from chaplab.plotting import {', '.join(charts)}",
+        "",
+        _client_line(state),
+        "runs = {  # model: its evaluation",
+        *(f"    {name!r}: {evaluation}," for name, evaluation in shown.runs),
+        "}",
+        "forecasts = {name: client.evaluation_frame(run) for name, run in runs.items()}",
+    ]
+    if shown.local:
+        names = ", ".join(repr(name) for name in shown.local)
+        lines.append(
+            f"# the view also ranks frames made in its kernel ({names}): add them to forecasts"
+        )
+    lines += [
+        f"actuals = client.actual_cases({shown.runs[0][1]})",
+        'scores = scoring.score(forecasts, actuals, unmatched="drop")',
+        f"skill = scoring.relative_skill(scores, {shown.baseline!r}, level={shown.level}, seed=0)",
+        "figure = leaderboard_chart(skill)",
+        "components = wis_components_chart(scoring.summarise(scores))",
+        'coverage = coverage_chart(scoring.coverage(forecasts, actuals, unmatched="drop"))',
+        'pit = pit_chart(scoring.pit_histogram(forecasts, actuals, unmatched="drop"))',
+    ]
+    if shown.compared is not None:
+        first, second = shown.compared
+        lines += [
+            f"frame = forecasts[{first!r}]",
+            *_history_lines(shown.history_periods),
+            f"comparison = compare_chart(frame, forecasts[{second!r}], recent, "
+            f"labels=({first!r}, {second!r}))",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def access_of(client: Any) -> ViewState:
+    """How copied code reaches the service ``client`` speaks to, as that client does."""
+    return ViewState(
+        base_url=client.base_url,
+        proxy_prefix=client.proxy_prefix,
+        key_in_use=client.has_api_key,
+        by_connect=reaches(client.base_url, client.proxy_prefix),
+    )
 
 
 def _history_lines(history_periods: int | None) -> list[str]:
