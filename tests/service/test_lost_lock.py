@@ -52,6 +52,16 @@ def session_on(database: str, application_name: str = "chaplab-test") -> Iterato
         engine.dispose()
 
 
+@contextmanager
+def service_on(database: str) -> Iterator[tuple[str, ChapClient]]:
+    """A service on ``database`` with one job worker, and a client of it: its URL and client."""
+    with (
+        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
+        ChapClient(server.url) as chap,
+    ):
+        yield server.url, chap
+
+
 def lock_holder(database: str) -> str | None:
     """The application name of the session holding the service lock of ``database``."""
     with session_on(database) as connection:
@@ -94,10 +104,7 @@ def test_a_restarted_server_gives_the_lock_back_and_jobs_run_again(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     database = new_database_url("restarted")
-    with (
-        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
-        ChapClient(server.url) as chap,
-    ):
+    with service_on(database) as (service_url, chap):
         assert ours(lock_holder(database))
         with caplog.at_level(logging.WARNING):
             postgres_server.restart()  # every session ends, the service's lock with it
@@ -106,7 +113,7 @@ def test_a_restarted_server_gives_the_lock_back_and_jobs_run_again(
         assert "took the lock of" in caplog.text
         job = chap.wait_for_job(queue_dataset_job(chap, "after the restart"), timeout=120)
         assert job.status == SUCCESS
-        assert readiness(server.url).status_code == 200
+        assert readiness(service_url).status_code == 200
 
 
 def test_a_lock_another_service_took_stops_the_jobs_until_it_is_free(
@@ -116,12 +123,11 @@ def test_a_lock_another_service_took_stops_the_jobs_until_it_is_free(
 ) -> None:
     database = new_database_url("taken")
     with (
-        BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server,
-        ChapClient(server.url) as chap,
+        service_on(database) as (service_url, chap),
         session_on(database, OTHER_SERVICE) as other,
         caplog.at_level(logging.WARNING),
     ):
-        assert readiness(server.url).status_code == 200
+        assert readiness(service_url).status_code == 200
         holder = other.scalar(
             text(
                 "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
@@ -133,8 +139,8 @@ def test_a_lock_another_service_took_stops_the_jobs_until_it_is_free(
         other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": holder})
         other.execute(text("SELECT pg_advisory_lock(:key)"), {"key": ADVISORY_LOCK_KEY})
         assert lock_holder(database) == OTHER_SERVICE
-        wait_for(lambda: readiness(server.url).status_code == 503, "readiness to fail")
-        answer = readiness(server.url).json()
+        wait_for(lambda: readiness(service_url).status_code == 503, "readiness to fail")
+        answer = readiness(service_url).json()
         assert answer["checks"]["db"] == "ok"
         assert "no jobs are started" in answer["checks"]["job_runner"]
         assert "another chaplab service holds it (pid 4242" in answer["checks"]["job_runner"]
@@ -145,5 +151,5 @@ def test_a_lock_another_service_took_stops_the_jobs_until_it_is_free(
         other.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_LOCK_KEY})
         assert chap.wait_for_job(job_id, timeout=120).status == SUCCESS
         assert ours(lock_holder(database))
-        assert readiness(server.url).status_code == 200
+        assert readiness(service_url).status_code == 200
         assert "holds the database's lock again" in caplog.text
