@@ -73,3 +73,17 @@ def without(*routes: str) -> dict[str, Any]:
         method, path = route.split(" ", 1)
         document["paths"].get(path, {}).pop(method.lower(), None)
     return document
+
+
+def backtest_read(backtest_id: int, name: str, model: str) -> dict[str, Any]:
+    """A ``BacktestRead`` as chap-core 2.5.1 answers it, of ``model`` on dataset 1 ("demo")."""
+    return {
+        "id": backtest_id,
+        "datasetId": 1,
+        "modelId": model,
+        "name": name,
+        "specificationId": 1,
+        "aggregateMetrics": {"crps": 10.6},
+        "configuredModel": None,
+        "dataset": {"id": 1, "name": "demo"},
+    }

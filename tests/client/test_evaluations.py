@@ -18,7 +18,7 @@ from chaplab.client import (
     NotFoundError,
 )
 
-from .chap_core_mock import ChapCoreMock, without
+from .chap_core_mock import ChapCoreMock, backtest_read, without
 from .fake_service import FakeService, last_body
 
 
@@ -203,16 +203,7 @@ def test_a_bulk_delete_that_answers_only_a_count(call: Callable[..., Any]) -> No
         call(handler, "delete_evaluations", [3, 9])
 
 
-BACKTEST = {
-    "id": 12,
-    "datasetId": 1,
-    "modelId": "naive_model",
-    "name": "E naive",
-    "specificationId": 1,
-    "aggregateMetrics": {"crps": 10.6},
-    "configuredModel": None,
-    "dataset": {"id": 1, "name": "demo"},
-}
+BACKTEST = backtest_read(12, "E naive", "naive_model")
 ACTUALS = {
     "featureId": "disease_cases",
     "dhis2Id": "disease_cases",

@@ -22,7 +22,7 @@ from chaplab.client import (
 )
 from chaplab.client._plots import PNG_SIGNATURE
 
-from .chap_core_mock import ChapCoreMock, without
+from .chap_core_mock import ChapCoreMock, backtest_read, without
 
 CHARTS = Path(__file__).parent / "chap_core_charts"
 NAMES = {"OU_North": "North", "OU_South": "South"}
@@ -41,16 +41,7 @@ SQUARES = {
         for x, (org_unit, name) in enumerate(NAMES.items())
     ],
 }
-BACKTEST = {
-    "id": 12,
-    "datasetId": 1,
-    "modelId": "naive_model",
-    "name": "E naive",
-    "specificationId": 1,
-    "aggregateMetrics": {"crps": 10.6},
-    "configuredModel": None,
-    "dataset": {"id": 1, "name": "demo"},
-}
+BACKTEST = backtest_read(12, "E naive", "naive_model")
 NAMED_DATASET = {
     "id": 1,
     "name": "demo",

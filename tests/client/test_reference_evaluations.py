@@ -10,21 +10,7 @@ import httpx
 
 from chaplab.client import ChapClient
 
-from .chap_core_mock import ChapCoreMock
-
-
-def backtest(backtest_id: int, name: str, model: str) -> dict[str, Any]:
-    """A ``BacktestRead`` as chap-core 2.5.1 answers it."""
-    return {
-        "id": backtest_id,
-        "datasetId": 1,
-        "modelId": model,
-        "name": name,
-        "specificationId": 1,
-        "aggregateMetrics": {"crps": 10.6},
-        "configuredModel": None,
-        "dataset": {"id": 1, "name": "demo"},
-    }
+from .chap_core_mock import ChapCoreMock, backtest_read
 
 
 def job(job_type: str, result: str | None, status: str = "SUCCESS") -> dict[str, Any]:
@@ -46,7 +32,7 @@ def chap_core_with_references() -> ChapCoreMock:
     return ChapCoreMock(
         {
             "GET /v1/crud/backtests": lambda r: httpx.Response(
-                200, json=[backtest(12, "naive", "naive_model")]
+                200, json=[backtest_read(12, "naive", "naive_model")]
             ),
             "GET /v1/jobs": lambda r: httpx.Response(
                 200,
@@ -60,13 +46,13 @@ def chap_core_with_references() -> ChapCoreMock:
                 ],
             ),
             "GET /v1/crud/backtests/13": lambda r: httpx.Response(
-                200, json=backtest(13, "my median", "seasonal_median")
+                200, json=backtest_read(13, "my median", "seasonal_median")
             ),
             "GET /v1/crud/backtests/14": lambda r: httpx.Response(
                 404, json={"detail": "Backtest not found"}
             ),
             "GET /v1/crud/backtests/15": lambda r: httpx.Response(
-                200, json=backtest(15, "baseline", "global_median")
+                200, json=backtest_read(15, "baseline", "global_median")
             ),
         }
     )
@@ -104,7 +90,7 @@ def test_a_later_evaluation_under_a_deleted_ones_id_is_listed() -> None:
             200, json=[later, job("create_backtest", "12"), job("create_backtest", "14")]
         )
         mock.answers["GET /v1/crud/backtests/14"] = lambda r: httpx.Response(
-            200, json=backtest(14, "peer seasonal median", "seasonal_median")
+            200, json=backtest_read(14, "peer seasonal median", "seasonal_median")
         )
         evaluations = client.list_evaluations()
     assert [(e.id, e.name, e.reference) for e in evaluations] == [
