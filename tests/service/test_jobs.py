@@ -7,6 +7,7 @@ import re
 import time
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 
@@ -131,6 +132,19 @@ def test_a_finished_job_entry_is_deleted_and_its_result_stays(
     for call in (client.delete_job, client.job_logs, client.cancel_job, client.job_database_result):
         with pytest.raises(NotFoundError):
             call(done.id)
+
+
+def test_the_job_list_gives_the_jobs_of_ids_only(
+    client: ChapClient, evaluated: Evaluated, service_url: str
+) -> None:
+    """As chap-core 2.5.1 filters ``GET /v1/jobs?ids=...``; a client waiting on one job reads
+    that job alone."""
+    everything = [job.id for job in client.list_jobs()]  # the dataset's and the evaluation's
+    assert len(everything) >= 2
+    for wanted in ([everything[-1]], [everything[-1], everything[0]]):
+        listed = httpx.get(f"{service_url}/v1/jobs", params={"ids": wanted}, timeout=30).json()
+        assert [job["id"] for job in listed] == [i for i in everything if i in wanted]
+    assert httpx.get(f"{service_url}/v1/jobs", params={"ids": "no-such-job"}).json() == []
 
 
 def test_job_results_give_the_created_rows(

@@ -44,10 +44,16 @@ def get_job(session: Session, job_id: str) -> JobRow:
     return get_or_404(session, JobRow, job_id, "job")
 
 
-def list_jobs(session: Session, prediction_setup_id: int | None = None) -> list[JobDescription]:
+def list_jobs(
+    session: Session, prediction_setup_id: int | None = None, ids: Sequence[str] = ()
+) -> list[JobDescription]:
     """Every job on record, newest first; with ``prediction_setup_id``, the runs of that
-    prediction setup only."""
-    jobs = session.scalars(select(JobRow).order_by(JobRow.created.desc()))
+    prediction setup only; with ``ids``, those jobs only (a client waiting on one job reads
+    it alone, not every job's row)."""
+    query = select(JobRow).order_by(JobRow.created.desc())
+    if ids:
+        query = query.where(JobRow.id.in_(ids))
+    jobs = session.scalars(query)
     described = [describe(job) for job in jobs]
     if prediction_setup_id is None:
         return described

@@ -44,9 +44,11 @@ def list_jobs(
     prediction_setup_id: Annotated[
         int | None, Query(alias="predictionSetupId", description="the runs of one setup only")
     ] = None,
+    ids: Annotated[list[str] | None, Query(description="these jobs only")] = None,
 ) -> list[JobDescription]:
-    """Every job on record, newest first (or the runs of one prediction setup)."""
-    return jobs.list_jobs(session, prediction_setup_id)
+    """Every job on record, newest first (or the runs of one prediction setup, or the jobs of
+    ``ids``, as chap-core 2.5.1 filters them)."""
+    return jobs.list_jobs(session, prediction_setup_id, ids or ())
 
 
 @router.get("/{job_id}", response_model=str)
