@@ -173,7 +173,7 @@ def test_a_csv_upload_names_its_parts_as_the_server_documents_them(
         handler,
         "upload_dataset_csv",
         "up",
-        "time_period,location,x\n2021-01,A,1\n",
+        "time_period,location,disease_cases\n2021-01,A,1\n",
         geojson={"type": "FeatureCollection", "features": []},
     )
     assert (dataset.id, dataset.name) == (2, "csv_file")
@@ -210,15 +210,15 @@ def test_a_dataset_route_that_answers_a_job_is_passed_over_for_the_builder(
             "GET /v1/jobs/job-1": httpx.Response(200, json="SUCCESS"),
             "GET /v1/jobs/job-1/database_result": httpx.Response(200, json={"id": 5}),
             "GET /v1/crud/datasets": httpx.Response(
-                200, json=[{"id": 5, "name": "mine", "covariates": ["rainfall"]}]
+                200, json=[{"id": 5, "name": "mine", "covariates": ["disease_cases"]}]
             ),
         }
     )
-    frame = pd.DataFrame({"time_period": ["2021-01"], "location": ["A"], "rainfall": [1.0]})
+    frame = pd.DataFrame({"time_period": ["2021-01"], "location": ["A"], "disease_cases": [1.0]})
     dataset = call(
         handler, "create_dataset", "mine", frame, {"type": "FeatureCollection", "features": []}
     )
-    assert (dataset.id, dataset.covariates) == (5, ["rainfall"])
+    assert (dataset.id, dataset.covariates) == (5, ["disease_cases"])
     assert "POST /v1/crud/datasets" not in seen and "POST /v1/analytics/make-dataset" in seen
     # the job's result names the dataset's id, or else its database result does
     assert ("GET /v1/jobs/job-1/database_result" in seen) is (result != "5")
