@@ -2,7 +2,11 @@
 generated from the template's ``userOptions`` (see :mod:`chaplab.widgets.forms`).
 
 The picker offers templates by name, as the tables write them, with the display name and
-description under it. A message about the last create goes as soon as the form is edited."""
+description under it. A template a model service runs (``uses_chapkit``) is offered with its
+display name, author and the author's assessed status (gray to green), which say whose model it
+is and how far to trust it, and says under it whether its service is registered now; its options
+come from the service's config schema like any other template's. A message about the last
+create goes as soon as the form is edited."""
 
 from __future__ import annotations
 
@@ -75,7 +79,7 @@ class NewModelForm(widgets.VBox):
         """Offer ``templates``; the current choice stays when still offered, else the first."""
         self.templates = {template.id: template for template in templates}
         current = self.template.value
-        self.template.options = [(template.name, template.id) for template in templates]
+        self.template.options = [(_label(template), template.id) for template in templates]
         chosen = current if current in self.templates else next(iter(self.templates), None)
         if self.template.value != chosen:
             self.template.value = chosen  # the observer builds the options
@@ -140,10 +144,57 @@ class NewModelForm(widgets.VBox):
         self.check()
 
 
+ASSESSED_COLOURS = {
+    "gray": "#777777",
+    "red": RED,
+    "orange": "#c25e00",
+    "yellow": "#b39200",
+    "green": GREEN,
+}
+"""The colour of each status a model's author can give it (chap-core's ``AssessedStatus``)."""
+
+HEALTH = {
+    "live": "its model service is registered now",
+    "revision_mismatch": "its model service now runs another revision than the one stored",
+    None: "its model service is not registered now: jobs of it fail until it registers again",
+}
+"""What a model service's template says about its service (``health_status``)."""
+
+
+def _from_a_service(template: Any) -> bool:
+    return bool(getattr(template, "uses_chapkit", False))
+
+
+def _label(template: Any) -> str:
+    """The template's entry in the picker: its name; for a model service's, with its display
+    name, author and assessed status, which say whose model it is and how far to trust it."""
+    if not _from_a_service(template):
+        return str(template.name)
+    status = template.author_assessed_status
+    return (
+        f"{template.name} ({template.display_name or template.name}, by "
+        f"{template.author or 'an unknown author'}; "
+        f"{f'assessed {status}' if status else 'not assessed'})"
+    )
+
+
 def _about(template: Any) -> str:
-    """The template's display name and description, in small print under the picker."""
+    """The template's display name and description, in small print under the picker; for a
+    model service's, also its author, assessed status and whether its service is registered."""
     if template is None:
         return ""
-    parts = [part for part in (template.display_name, template.description) if part]
-    text = html.escape(": ".join(parts))
-    return f'<small style="color:#555">{text}</small>' if text else ""
+    if not _from_a_service(template):
+        parts = [part for part in (template.display_name, template.description) if part]
+        text = html.escape(": ".join(parts))
+        return f'<small style="color:#555">{text}</small>' if text else ""
+    status = template.author_assessed_status or "gray"
+    colour = ASSESSED_COLOURS.get(status, ASSESSED_COLOURS["gray"])
+    parts = [
+        f"<b>{html.escape(template.display_name or template.name)}</b> by "
+        f"{html.escape(template.author or 'an unknown author')}",
+        f'<span style="color:{colour}">●</span> assessed {html.escape(status)} by its '
+        f"author; {HEALTH.get(template.health_status, HEALTH[None])}",
+    ]
+    if template.description:
+        parts.append(html.escape(template.description))
+    return f'<small style="color:#555">{" · ".join(parts)}</small>'

@@ -1,0 +1,76 @@
+"""The panel's new-model form with a template a model service runs: listed with its display
+name, author and assessed status, configured from the service's config schema like any other.
+
+The model service is the stand-in of tests/service (real chapkit services run in tests/peer),
+registered with a service of this module's own, so no other test's template list changes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+
+import pytest
+
+from chaplab.client import AsyncChapClient
+from chaplab.service import create_app
+from chaplab.toolkit import BackgroundServer
+from chaplab.widgets import ChapPanel
+from service.model_service_stand_in import StandIn, registered_stand_in
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.fixture(scope="module")
+def own_service(new_database_url: Callable[[str], str]) -> Iterator[str]:
+    app = create_app(new_database_url("panel_model_services"), workers=1, seed_demo=False)
+    with BackgroundServer(app, "127.0.0.1") as server:
+        yield server.url
+
+
+@pytest.fixture
+def stand_in(own_service: str, unique: str) -> Iterator[StandIn]:
+    """A stand-in registered with the service; its template is stored as it registers."""
+    model = StandIn(f"panel-mean-{unique}")
+    with registered_stand_in(own_service, model):
+        yield model
+
+
+@pytest.fixture
+async def panel(own_service: str, stand_in: StandIn) -> AsyncIterator[ChapPanel]:
+    client = AsyncChapClient(own_service)
+    chap_panel = ChapPanel(client)
+    await chap_panel.ready()
+    yield chap_panel
+    chap_panel.close()
+    await chap_panel.wait_idle()
+    await client.aclose()
+
+
+async def test_a_services_template_shows_its_name_author_and_status_and_is_configured(
+    panel: ChapPanel, stand_in: StandIn
+) -> None:
+    form = panel.model_form
+    template = next(t for t in panel.template_list if t.name == stand_in.service_id)
+    labels = {value: label for label, value in form.template.options}
+    assert labels[template.id] == (
+        f"{stand_in.service_id} (Scaled mean, by The chaplab tests; assessed yellow)"
+    )
+    built_in = next(t for t in panel.template_list if t.name == "naive_model")
+    assert labels[built_in.id] == "naive_model"  # the tables' name, as before
+    form.template.value = template.id
+    about = form.about.value
+    assert "<b>Scaled mean</b> by The chaplab tests" in about
+    assert "assessed yellow by its author" in about
+    assert "its model service is registered now" in about
+    assert "Each place&#x27;s mean of the history, times scale." in about
+    # its options are the service's config schema's, without the ones the run sets itself
+    assert set(form.options.fields) == {"scale"}
+    assert form.options.fields["scale"].input.value == 1.0
+    form.options.fields["scale"].input.value = 2.5
+    form.name.value = "panel"
+    assert not form.button.disabled
+    form.button.click()
+    await panel.wait_idle()
+    expected = f"{stand_in.service_id}:panel"
+    assert f"created {expected}" in form.message.value
+    (row,) = panel.models.selected_rows
+    assert row["name"] == expected and "scale=2.5" in row["options"]
