@@ -350,7 +350,9 @@ class Jobs(Resource):
             listed = None
 
     def _listed_job_or_none(self, job_id: str) -> Operation[Job | None]:
-        jobs = yield from self.list_jobs()
+        """The job as ``GET /v1/jobs?ids=<id>`` lists it (chap-core 2.5.1 and this service
+        list that job alone; a server that ignores ``ids`` lists every job), or None."""
+        jobs = yield from self._get(list[Job], "/v1/jobs", params=[("ids", job_id)])
         return next((job for job in jobs if job.id == job_id), None)
 
     def _listed_job(self, job_id: str) -> Operation[Job]:
