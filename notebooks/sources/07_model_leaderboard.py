@@ -139,9 +139,13 @@ from chaplab.plotting import coverage_chart
 coverage_chart(scoring.coverage(forecasts, actuals))
 
 # %% [markdown]
-# Where does each model struggle? Its mean WIS by district and month ahead:
+# Where does each model struggle? Its mean WIS by district and month ahead. The scores are keyed
+# by the districts' ids; `with_org_unit_names` adds their names from the dataset's GeoJSON, and
+# the heatmap's rows read them.
 
 # %%
+from chaplab.frames import with_org_unit_names
 from chaplab.plotting import score_heatmap
 
-score_heatmap(scores, "wis")
+districts = client.get_dataset(dataset.id).geojson
+score_heatmap(with_org_unit_names(scores, districts), "wis")

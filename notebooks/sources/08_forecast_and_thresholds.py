@@ -84,15 +84,13 @@ thresholds = client.compute_thresholds(dataset.id, months, {"type": "seasonal"})
 thresholds.params
 
 # %% [markdown]
-# Each entry holds one value per threshold line (here one: two standard deviations), `None`
-# where the history is too short. As a table:
+# Each entry holds one value per threshold line (here one: two standard deviations), missing
+# where the history is too short. `frame()` gives them as a table, one row per district, month
+# and line, with the districts' names:
 
 # %%
-lines = pd.DataFrame(
-    [(entry.location, entry.period, entry.values[0]) for entry in thresholds.entries],
-    columns=["org_unit", "period", "threshold"],
-).astype({"threshold": float})
-lines.head()
+lines = thresholds.frame()
+lines.drop(columns="org_unit").head()  # the ids stay in the table, the names are read
 
 # %% [markdown]
 # ## 4. The probability of an outbreak

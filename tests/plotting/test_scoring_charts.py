@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -10,6 +12,7 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
 from chaplab import scoring
+from chaplab.frames import with_org_unit_names
 from chaplab.plotting import (
     coverage_chart,
     leaderboard_chart,
@@ -155,6 +158,36 @@ def test_the_heatmap_shows_mean_scores_by_org_unit_and_horizon(scores) -> None:
     assert [t.get_text() for t in panels[0].get_yticklabels()] == list(expected.index)
     assert [t.get_text() for t in panels[0].get_xticklabels()] == ["1", "2", "3"]
     assert figure.get_suptitle() == "Mean WIS by org unit and horizon"
+
+
+NAMES = {
+    f"OU{i}": name
+    for i, name in enumerate(("Port Loko", "Bo", "Kenema", "Bombali", "Kono", "Kailahun"))
+}
+
+
+def test_the_heatmap_names_its_rows_and_writes_readable_numbers(scores) -> None:
+    named = with_org_unit_names(scores, NAMES)
+    figure = score_heatmap(named, "wis", models=["good", "biased"])
+    panels = [ax for ax in figure.axes if ax.get_title()]
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == sorted(NAMES.values())
+    kenema = sorted(NAMES.values()).index("Kenema")
+    biased = named[(named["model"] == "biased") & (named["org_unit"] == "OU2")]
+    image = panels[1].images[0].get_array()
+    assert image[kenema].tolist() == biased.groupby("horizon")["wis"].mean().tolist()
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    for ax in panels:
+        cell_width = ax.bbox.width / len(ax.get_xticks())
+        cell_height = ax.bbox.height / len(ax.get_yticks())
+        numbers = [text for text in ax.texts if text.get_text()]
+        assert len(numbers) == 18
+        for text in numbers:
+            assert text.get_fontsize() >= 9  # points: 12 pixels at 100 dpi
+            box = text.get_window_extent(renderer)
+            assert box.width < cell_width and box.height < cell_height
+        # two significant digits of the largest: whole numbers for WIS of 3 to 30
+        assert all(re.fullmatch(r"\d+", text.get_text()) for text in numbers)
 
 
 def test_the_heatmap_cuts_org_units_with_a_note(scores) -> None:

@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
+from chaplab.frames import ORG_UNIT, ORG_UNIT_NAME, frame_labels
 from chaplab.plotting._scoring_style import (
     MODEL,
     metric_label,
@@ -19,10 +20,13 @@ from chaplab.plotting._scoring_style import (
     score_format,
 )
 
-ORG_UNIT = "org_unit"
 HORIZON = "horizon"
 MAX_COLUMNS = 3
-CELL = 0.34  # inches per heatmap cell
+CELL_WIDTH = 0.5  # inches per horizon: a number such as 1,234 in 9 points and a margin
+CELL_HEIGHT = 0.3  # inches per org unit
+CELL_FONT = 9  # points: a number in a cell reads at 100 % zoom (12 pixels at 100 dpi)
+CELL_DIGITS = 2  # significant digits of the largest number written in a cell
+NAME_CHARACTER = 0.08  # inches a character of a row's name takes, at most
 ANNOTATED_CELLS = 120  # write the numbers into panels with at most this many cells
 HEATMAP_GID = "heatmap"
 
@@ -36,10 +40,13 @@ def score_heatmap(
     title: str | None = None,
 ) -> Figure:
     """The mean ``metric`` of each org unit (rows) and horizon (columns), one panel per model,
-    all on one colour scale with one colour bar; small panels have the numbers in the cells.
+    all on one colour scale with one colour bar; small panels have the numbers in the cells
+    (two significant digits: the colours compare, the numbers orient).
 
     ``scores`` is the frame :func:`chaplab.scoring.score` returns (or a summary by org unit and
-    horizon). Only the first ``max_org_units`` org units are drawn, with a note in the title.
+    horizon). Rows are named by the ``org_unit_name`` column where ``scores`` has one
+    (:func:`chaplab.frames.with_org_unit_names`), in name order; else by id. Only the first
+    ``max_org_units`` org units are drawn, with a note in the title.
     """
     require_columns(scores, (MODEL, ORG_UNIT, HORIZON, metric), "scores", "chaplab.scoring.score")
     if max_org_units < 1:
@@ -55,27 +62,31 @@ def score_heatmap(
         )
         for model in chosen
     }
+    labels = frame_labels(scores)
     org_units = list(dict.fromkeys(u for table in tables.values() for u in table.index))
+    if ORG_UNIT_NAME in scores.columns:
+        org_units.sort(key=lambda org_unit: labels.get(str(org_unit), str(org_unit)).casefold())
     shown = org_units[:max_org_units]
+    names = [labels.get(str(org_unit), str(org_unit)) for org_unit in shown]
     horizons = sorted({h for table in tables.values() for h in table.columns})
     tables = {m: t.reindex(index=shown, columns=horizons) for m, t in tables.items()}
     values = np.concatenate([t.to_numpy(np.float64).ravel() for t in tables.values()])
     norm = Normalize(float(np.nanmin(values)), float(np.nanmax(values)))
     columns = min(len(chosen), MAX_COLUMNS)
     rows = math.ceil(len(chosen) / columns)
-    width = columns * (1.6 + CELL * len(horizons)) + 1.2
-    height = rows * (0.7 + CELL * len(shown)) + 0.8
+    names_width = 0.3 + NAME_CHARACTER * max(len(name) for name in names)
+    width = names_width + columns * (0.3 + CELL_WIDTH * len(horizons)) + 1.2
+    height = rows * (0.75 + CELL_HEIGHT * len(shown)) + 0.8
     figure = new_figure(width, height)
     axes = figure.subplots(rows, columns, squeeze=False, sharey=True).ravel()
-    written = score_format(values)
+    written = score_format(values, digits=CELL_DIGITS)
     image = None
     for ax, model in zip(axes, chosen, strict=False):
         grid = tables[model].to_numpy(np.float64)
         image = ax.imshow(grid, cmap="viridis_r", norm=norm, aspect="auto")
         image.set_gid(f"{HEATMAP_GID} {model}")
         ax.set_xticks(range(len(horizons)), [str(h) for h in horizons])
-        ax.set_yticks(range(len(shown)), shown)
-        ax.set_xlabel("horizon (1 = the split period)")
+        ax.set_yticks(range(len(shown)), names)
         ax.set_title(model, fontsize="medium")
         if grid.size <= ANNOTATED_CELLS:
             for (row, column), value in np.ndenumerate(grid):
@@ -87,7 +98,7 @@ def score_heatmap(
                         written(value),
                         ha="center",
                         va="center",
-                        fontsize="x-small",
+                        fontsize=CELL_FONT,
                         color="white" if dark else "black",
                     )
     for unused in axes[len(chosen) :]:
@@ -95,6 +106,7 @@ def score_heatmap(
     figure.colorbar(
         image, ax=list(axes[: len(chosen)]), label=f"mean {metric_label(metric)}", shrink=0.9
     )
+    figure.supxlabel("horizon (1 = the split period)", fontsize="medium")  # once, not per panel
     cut = len(shown) < len(org_units)
     note = f"; first {len(shown)} of {len(org_units)} org units" if cut else ""
     figure.suptitle((title or f"Mean {metric_label(metric)} by org unit and horizon") + note)

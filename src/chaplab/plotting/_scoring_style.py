@@ -40,14 +40,15 @@ def models_of(frame: pd.DataFrame) -> list[str]:
     return [str(name) for name in pd.unique(column)]
 
 
-def score_format(values: Sequence[float] | np.ndarray) -> Callable[[float], str]:
+def score_format(values: Sequence[float] | np.ndarray, digits: int = 3) -> Callable[[float], str]:
     """One number format for all the scores of a chart: as many decimals as give the largest
-    three significant digits (13.5 -> 13.5 and 2.0; 1,234 -> 1,234 and 12), thousands with
-    commas."""
+    ``digits`` significant digits (three: 13.5 -> 13.5 and 2.0; 1,234 -> 1,234 and 12),
+    thousands with commas."""
     finite = np.abs(np.asarray(values, dtype=np.float64))
     finite = finite[np.isfinite(finite)]
     largest = float(finite.max()) if finite.size else 0.0
-    decimals = 2 if largest == 0 else max(0, 2 - math.floor(math.log10(largest)))
+    magnitude = math.floor(math.log10(largest)) if largest > 0 else 0
+    decimals = max(0, digits - 1 - magnitude)
     return lambda value: f"{value:,.{decimals}f}"
 
 
