@@ -11,7 +11,7 @@ before creating it again.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pandas as pd
@@ -19,6 +19,8 @@ import pytest
 
 from chaplab import ChapClient
 from chaplab.client import Dataset, Evaluation, ModelSpec
+from chaplab.widgets import ChapPanel
+from panels import loaded_panel
 
 from .model_service import registered_model_service
 from .peer_data import CONFIGURATION_NAME, DATASET_NAME, observation_table
@@ -139,3 +141,10 @@ def model_service(
     log = tmp_path_factory.mktemp("model-service") / "chapkit.log"
     with registered_model_service(peer_client, peer_url, log) as service_id:
         yield service_id
+
+
+@pytest.fixture
+async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel]:
+    """A loaded panel on the peer, which holds the tests' dataset by then."""
+    async with loaded_panel(peer_url) as chap_panel:
+        yield chap_panel

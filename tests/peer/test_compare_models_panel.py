@@ -5,12 +5,10 @@ from the evaluations' entries, and two of the batch opened in the comparison cha
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 import pytest
 
-from chaplab.client import AsyncChapClient, Dataset, ModelSpec
+from chaplab.client import Dataset, ModelSpec
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
 from chaplab.widgets.compare_models import BASELINES
@@ -21,18 +19,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel]:
-    """A loaded panel on the peer, which holds the tests' dataset by then."""
-    client = AsyncChapClient(peer_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison(

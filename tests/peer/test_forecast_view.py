@@ -5,14 +5,13 @@ dataset of points (which chap-core accepts) gets a sentence instead of a map."""
 from __future__ import annotations
 
 import html
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 
 from chaplab import ChapClient
-from chaplab.client import AsyncChapClient, Dataset, ModelSpec
+from chaplab.client import Dataset, ModelSpec
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
 from chaplab.widgets.forecast import CELL, NO_MAP
@@ -65,17 +64,6 @@ def http_post(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     answer: dict[str, Any] = response.json()
     assert answer["rejected"] == [], answer
     return answer
-
-
-@pytest.fixture
-async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel]:
-    client = AsyncChapClient(peer_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 async def _forecast(panel: ChapPanel, dataset: Dataset, model: ModelSpec) -> None:

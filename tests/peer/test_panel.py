@@ -3,12 +3,10 @@ buttons, await the background tasks, and look at what the panel shows."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from chaplab import ChapClient
-from chaplab.client import AsyncChapClient, Dataset, Evaluation, ModelSpec
+from chaplab.client import Dataset, Evaluation, ModelSpec
 from chaplab.vocabulary import DEFAULT_QUANTILES, SUCCESS
 from chaplab.widgets import ChapPanel
 
@@ -20,18 +18,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel]:
-    """A loaded panel on the peer, which holds the tests' dataset by then."""
-    client = AsyncChapClient(peer_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 def _choose(panel: ChapPanel, dataset: Dataset, model: ModelSpec) -> None:

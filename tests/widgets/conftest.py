@@ -1,4 +1,5 @@
-"""Fixtures: panels on the client engineer's in-memory fake service (``httpx.MockTransport``)."""
+"""Fixtures: panels on the client engineer's in-memory fake service (``httpx.MockTransport``),
+and a loaded panel on the session's embedded service."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from chaplab.client import AsyncChapClient, RetryPolicy
 from chaplab.widgets import ChapPanel
 from client.fake_service import FakeService
+from panels import loaded_panel
 
 BASE_URL = "http://chap.test"
 
@@ -59,3 +61,10 @@ async def make_panel(fake: FakeService) -> AsyncIterator[MakePanel]:
     for panel in panels:
         panel.close()
         await panel.client.aclose()
+
+
+@pytest.fixture
+async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
+    """A loaded panel on the session's embedded service."""
+    async with loaded_panel(service_url) as chap_panel:
+        yield chap_panel

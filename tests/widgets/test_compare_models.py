@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import AsyncIterator
 
 import numpy as np
 import pandas as pd
@@ -23,17 +22,6 @@ from chaplab.widgets.compare_models import BASELINES
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
-
-
-@pytest.fixture
-async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
-    client = AsyncChapClient(service_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 @pytest.fixture

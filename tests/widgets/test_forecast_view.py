@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import AsyncIterator
 from types import SimpleNamespace
 
 import pandas as pd
@@ -14,7 +13,6 @@ import pytest
 from PIL import Image
 
 import chaplab.frames
-from chaplab.client import AsyncChapClient
 from chaplab.service.demo import generate_demo
 from chaplab.widgets import ChapPanel
 from chaplab.widgets.forecast import CELL, NO_MAP, TABS
@@ -23,17 +21,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 NO_REQUESTS = SimpleNamespace(base_url="http://chap.test", proxy_prefix="", has_api_key=False)
 """A client for a view that sends nothing: its copied code only names the service."""
-
-
-@pytest.fixture
-async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
-    client = AsyncChapClient(service_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 async def _forecast(panel: ChapPanel, model: str, n_periods: int = 3) -> None:

@@ -8,29 +8,17 @@ import html
 import os
 import threading
 import time
-from collections.abc import AsyncIterator
 
 import ipywidgets as widgets
 import pandas as pd
 import pytest
 
 import chaplab.frames
-from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.client import ChapClient
 from chaplab.widgets import ChapPanel
 from chaplab.widgets._render import CHART_PROCESS, png_bytes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
-
-
-@pytest.fixture
-async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
-    client = AsyncChapClient(service_url)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
 
 
 def _pick(panel: ChapPanel, template: str) -> None:
