@@ -13,17 +13,28 @@ years before the target's year (:func:`in_baseline`). Of those values:
   statistics (numpy's and pandas' default); NaN without a value.
 
 The callers gather each target's values as a row of a ``(targets, values)`` matrix, NaN for
-missing or left-out values (:func:`padded_rows` builds one from pairs). numpy only, so that
-the client side imports it without the service extra.
+missing or left-out values (:func:`padded_rows` builds one from pairs). numpy and
+``chaplab.vocabulary`` only, so that the client side imports it without the service extra.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from chaplab.vocabulary import season_position
+
 STRATEGIES = ("seasonal", "percentile")
+
+
+def year_and_season(periods: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The year (a week's ISO year) and season position of each wire period (``202203``,
+    ``2022W10``): the year a threshold counts back from and the season it matches."""
+    labels = list(periods)
+    years = np.array([int(period[:4]) for period in labels], dtype=np.int64)
+    seasons = np.array([season_position(period) for period in labels], dtype=np.int64)
+    return years, seasons
 
 
 def in_baseline(

@@ -31,10 +31,17 @@ from chaplab.frames import (
     SPLIT_PERIOD,
     VALUE,
     forecast_starts,
+    format_periods,
     parse_periods,
     require_frame_columns,
 )
-from chaplab.thresholds import STRATEGIES, in_baseline, padded_rows, threshold_lines
+from chaplab.thresholds import (
+    STRATEGIES,
+    in_baseline,
+    padded_rows,
+    threshold_lines,
+    year_and_season,
+)
 
 SAMPLE = "sample"
 THRESHOLD = "threshold"
@@ -299,16 +306,11 @@ def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
 
 
 def _year_and_season(periods: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Calendar year and month - 1 of monthly periods; ISO year and ISO week - 1 of weekly ones
-    (week 53 -> 51), as ``chaplab.vocabulary.season_position`` counts."""
-    index = pd.PeriodIndex(periods)
-    if index.freqstr == "M":
-        return np.asarray(index.year), np.asarray(index.month) - 1
-    calendar = index.start_time.isocalendar()
-    return (
-        calendar["year"].to_numpy(np.int64),
-        np.minimum(calendar["week"].to_numpy(np.int64), 52) - 1,
-    )
+    """The year and season position of each period (:func:`chaplab.thresholds.year_and_season`),
+    worked out once per distinct period."""
+    codes, distinct = pd.factorize(pd.PeriodIndex(periods))
+    years, seasons = year_and_season(format_periods(distinct))
+    return years[codes], seasons[codes]
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from chaplab.service.wire.thresholds import (
     ThresholdResponse,
     ThresholdStrategyInfo,
 )
-from chaplab.thresholds import in_baseline, threshold_lines
+from chaplab.thresholds import in_baseline, threshold_lines, year_and_season
 from chaplab.toolkit import ProblemError
-from chaplab.vocabulary import canonical_period, parse_period, season_position
+from chaplab.vocabulary import canonical_period, parse_period
 
 TARGET = "disease_cases"
 
@@ -74,14 +74,14 @@ def compute_thresholds(session: Session, request: ThresholdRequest) -> Threshold
     ]
     locations = _requested_locations(request.locations, panel.org_units, dataset.id)
     rows = cases[[panel.org_units.index(location) for location in locations]]
-    years = np.array([int(period[:4]) for period in panel.periods])
-    seasons = np.array([season_position(period) for period in panel.periods])
+    years, seasons = year_and_season(panel.periods)
+    baseline_years = _baseline_years(request.params)
     entries: list[ThresholdEntry] = []
-    for requested, canonical in zip(request.period_ids, periods, strict=True):
-        history = _same_season_before(
-            rows, years, seasons, canonical, _baseline_years(request.params)
+    for requested, year, season in zip(request.period_ids, *year_and_season(periods), strict=True):
+        same_season_before = (seasons == season) & in_baseline(years, year, baseline_years)
+        lines = threshold_lines(
+            rows[:, same_season_before], request.params.type, request.params.lines
         )
-        lines = threshold_lines(history, request.params.type, request.params.lines)
         entries.extend(
             ThresholdEntry(
                 period=requested,
@@ -125,18 +125,3 @@ def _requested_locations(
 
 def _baseline_years(params: ThresholdParams) -> int | None:
     return params.baseline_years if isinstance(params, PercentileParams) else None
-
-
-def _same_season_before(
-    cases: np.ndarray,
-    years: np.ndarray,
-    seasons: np.ndarray,
-    period: str,
-    baseline_years: int | None,
-) -> np.ndarray:
-    """The columns of ``cases`` of ``period``'s season in the years before its year (the
-    ``baseline_years`` last of them, when given)."""
-    chosen = (seasons == season_position(period)) & in_baseline(
-        years, int(period[:4]), baseline_years
-    )
-    return cases[:, chosen]
