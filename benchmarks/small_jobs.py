@@ -9,11 +9,23 @@ here, deterministic). On a fresh service on loopback, through the client, median
 - upload: ``make_dataset`` (``POST /v1/analytics/make-dataset``, the route chap-core and the
   client's ``create_dataset`` use for full data) to ``wait_for_job`` returning.
 
-Where the time goes: the same jobs' worker function (``run_job``) run again in the benchmark
-process on a copy of the job (no fork, no runner, no HTTP): its time and its database commits;
-the rest of the submit-to-result time is the job path (the create request, claiming the job,
-starting the worker process, its database connection, noticing the end and answering the
-client's wait).
+Where the time goes (ours, each a median over the same runs):
+
+- the create request (the client's create call returning the job);
+- create request -> worker starts the job: the client's create call beginning to the runner
+  handing the claimed job to a worker (a warm worker waits for it; the benchmark records when
+  the runner's claim returned the job);
+- the worker's own time for the job, as the worker reports it to the runner;
+- worker's last write -> client sees SUCCESS: the runner receiving the worker's answer that
+  the job ended (right after its final commit) to ``wait_for_job`` returning the job with its
+  result;
+- database round trips per job: on the service's side (statements of the API and the runner
+  from submit to result, over every run) and the worker's statements and commits (``do_job``
+  run again in the benchmark process on a copy of the job, with an engine kept from copy to
+  copy as a warm worker keeps its own);
+- for the upload, the request's validation (parsing the body, building and checking the
+  dataset, as ``POST /v1/analytics/make-dataset`` does before it queues the job); its
+  storage is the worker's own work.
 
 Side by side: the same runs on a chap-core 2.5.1 started as ``make test-peer`` starts it, in the
 same run; targets: at most 40 ms (evaluation) and 30 ms (upload) on ours and at least 5x faster
@@ -22,9 +34,14 @@ than chap-core.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
+import os
 import statistics
+import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,9 +53,12 @@ from benchmarks.results import Result, at_most, failed, faster, reported
 from benchmarks.service import BenchService
 from benchmarks.timing import times
 from chaplab.client import ChapClient
-from chaplab.service import worker
-from chaplab.service.db import transaction
-from chaplab.service.tables import JobRow, utc_now
+from chaplab.service import job_runner, worker
+from chaplab.service.db import make_engine, session_factory, transaction
+from chaplab.service.domain.datasets import check_target
+from chaplab.service.storage import dataset_content
+from chaplab.service.tables import JobRequestRow, JobRow, utc_now
+from chaplab.service.wire.datasets import MakeDatasetRequest
 from chaplab.vocabulary import STARTED
 
 MODEL = "naive_model"
@@ -88,56 +108,144 @@ def tiny_geojson() -> dict[str, Any]:
 
 @dataclass
 class Runs:
-    """Submit-to-result seconds of each kind of tiny job, and the id of its last job."""
+    """Per kind of tiny job: submit-to-result and create-request seconds of each run, when
+    each run's job was submitted and when the client had its result (``time.perf_counter``,
+    by job id), and its last job's id."""
 
     seconds: dict[str, list[float]] = field(default_factory=dict)
+    create_seconds: dict[str, list[float]] = field(default_factory=dict)
+    submitted: dict[str, dict[str, float]] = field(default_factory=dict)
+    seen: dict[str, dict[str, float]] = field(default_factory=dict)
     last_job: dict[str, str] = field(default_factory=dict)
 
     def median(self, kind: str) -> float:
         return statistics.median(self.seconds[kind])
 
 
-def job_seconds(client: ChapClient) -> Runs:
+Counting = Callable[[str], contextlib.AbstractContextManager[Any]]
+"""Wraps the runs of one kind of job (e.g. counting the service's statements meanwhile)."""
+
+
+def job_seconds(client: ChapClient, counting: Counting | None = None) -> Runs:
     """The tiny upload and evaluation, :data:`REPEATS` each after one untimed run of each."""
     table, geojson = tiny_table(), tiny_geojson()
     runs = Runs()
+    for kind in KINDS:
+        runs.create_seconds[kind], runs.submitted[kind], runs.seen[kind] = [], {}, {}
+
+    def timed(kind: str, create: Callable[[], Any]) -> None:
+        start = time.perf_counter()
+        job = create()
+        runs.create_seconds[kind].append(time.perf_counter() - start)
+        runs.submitted[kind][job.id] = start
+        done = client.wait_for_job(job.id, timeout=600.0)
+        runs.seen[kind][job.id] = time.perf_counter()
+        assert done.result_id is not None, f"job {job.id} stored no {kind} result"
+        runs.last_job[kind] = job.id
 
     def upload() -> None:
-        job = client.make_dataset("bench tiny", table, geojson)
-        done = client.wait_for_job(job.id, timeout=600.0)
-        assert done.result_id is not None, f"job {job.id} stored no dataset"
-        runs.last_job["upload"] = job.id
+        timed("upload", lambda: client.make_dataset("bench tiny", table, geojson))
 
-    runs.seconds["upload"] = times(upload, REPEATS, warmup=1)
+    with counting("upload") if counting else contextlib.nullcontext():
+        runs.seconds["upload"] = times(upload, REPEATS, warmup=1)
     dataset_id = client.list_datasets()[-1].id
 
     def evaluate() -> None:
-        job = client.create_evaluation(
-            "bench tiny", MODEL, dataset_id, n_periods=N_PERIODS, n_splits=N_SPLITS, stride=1
+        timed(
+            "evaluation",
+            lambda: client.create_evaluation(
+                "bench tiny", MODEL, dataset_id, n_periods=N_PERIODS, n_splits=N_SPLITS, stride=1
+            ),
         )
-        done = client.wait_for_job(job.id, timeout=600.0)
-        assert done.result_id is not None, f"job {job.id} gave no evaluation"
-        runs.last_job["evaluation"] = job.id
 
-    runs.seconds["evaluation"] = times(evaluate, REPEATS, warmup=1)
+    with counting("evaluation") if counting else contextlib.nullcontext():
+        runs.seconds["evaluation"] = times(evaluate, REPEATS, warmup=1)
+    for kind in KINDS:  # the warm-up run is left out, as of the seconds
+        runs.create_seconds[kind] = runs.create_seconds[kind][1:]
+        del runs.submitted[kind][next(iter(runs.submitted[kind]))]
     return runs
 
 
-def replay(service: BenchService, job_id: str) -> tuple[float, int]:
-    """Seconds and database commits of the worker's ``run_job`` on a copy of the job, run in
-    this process (median seconds of :data:`REPEATS`; commits of the last)."""
+@contextlib.contextmanager
+def statements_of(engine: Engine, into: list[int]) -> Iterator[None]:
+    """Count the statements ``engine`` sends to the database while the block runs (appended
+    to ``into`` at its end)."""
+    sent = [0]
+
+    def count(*_arguments: Any) -> None:
+        sent[0] += 1
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+        into.append(sent[0])
+
+
+@dataclass
+class JobPath:
+    """When (``time.perf_counter``) the job runner claimed each job (it hands it to a worker
+    at once) and when it received the worker's answer that the job ended, with the seconds
+    the worker reports for it, by job id."""
+
+    claimed: dict[str, float] = field(default_factory=dict)
+    answered: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+class _Answers(logging.Handler):
+    """Records the runner's debug line of each worker's answer (job id, seconds of work)."""
+
+    def __init__(self, path: JobPath) -> None:
+        super().__init__(logging.DEBUG)
+        self.path = path
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg.startswith("job %s ended after") and isinstance(record.args, tuple):
+            job_id, milliseconds = record.args[0], record.args[1]
+            assert isinstance(milliseconds, float)
+            self.path.answered[str(job_id)] = (time.perf_counter(), milliseconds / 1000)
+
+
+@contextlib.contextmanager
+def job_path_recorded(path: JobPath) -> Iterator[None]:
+    """While the block runs, record the job runner's claims and its workers' answers."""
+    claim = job_runner.claim_queued_jobs
+
+    def recorded(*arguments: Any) -> list[str]:
+        claimed = claim(*arguments)
+        now = time.perf_counter()
+        path.claimed.update(dict.fromkeys(claimed, now))
+        return claimed
+
+    handler = _Answers(path)
+    level = job_runner.logger.level
+    job_runner.logger.addHandler(handler)
+    job_runner.logger.setLevel(logging.DEBUG)
+    job_runner.claim_queued_jobs = recorded  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        job_runner.claim_queued_jobs = claim
+        job_runner.logger.setLevel(level)
+        job_runner.logger.removeHandler(handler)
+
+
+def replay(service: BenchService, job_id: str) -> dict[str, float]:
+    """Statements and commits of the worker's ``do_job`` on a copy of the job, run in this
+    process on an engine that ran one copy before, as a warm worker's has."""
     factory = service.app.state.service.factory
     database_url = str(factory.kw["bind"].url.render_as_string(hide_password=False))
     with factory() as session:
         original = session.get_one(JobRow, job_id)
         job_type, payload = original.type, dict(original.payload)
-    service_engine = factory.kw["bind"]
+    engine = make_engine(database_url)
+    worker_factory = session_factory(engine)
+    sent: list[int] = []
     commits: list[int] = []
 
     def count_commit(connection: Connection) -> None:
-        """A commit of the worker's own engine (the service's, in this process too, is not)."""
-        if connection.engine is not service_engine:
-            commits.append(1)
+        commits.append(1)
 
     def run_copy() -> None:
         copy_id = str(uuid.uuid4())
@@ -153,25 +261,67 @@ def replay(service: BenchService, job_id: str) -> tuple[float, int]:
                 )
             )
         commits.clear()
-        worker.run_job(database_url, copy_id)
+        with statements_of(engine, sent):
+            worker.do_job(worker_factory, copy_id)
 
-    event.listen(Engine, "commit", count_commit)
+    event.listen(engine, "commit", count_commit)
     try:
-        seconds = times(run_copy, REPEATS, warmup=1)
+        times(run_copy, 1, warmup=1)
     finally:
-        event.remove(Engine, "commit", count_commit)
-    return statistics.median(seconds), len(commits)
+        event.remove(engine, "commit", count_commit)
+        engine.dispose()
+    return {"worker_statements": sent[-1], "worker_commits": len(commits)}
+
+
+def validation_seconds(service: BenchService, job_id: str) -> float:
+    """Median seconds of the make-dataset request's validation of the upload's body (kept
+    with its job): parsing it, building and checking the dataset and its job payload."""
+    with service.app.state.service.factory() as session:
+        body = session.get_one(JobRequestRow, job_id).body
+
+    def validate() -> None:
+        request = MakeDatasetRequest.model_validate(body)
+        content = dataset_content(
+            request.provided_data, request.geojson, request.data_sources, "providedData"
+        )
+        check_target(content, request.type, "providedData")
+        content.to_payload()
+
+    return statistics.median(times(validate, REPEATS, warmup=1))
 
 
 def ours() -> dict[str, float]:
-    """Our medians, the worker's own time and commits of each job."""
+    """Our medians, where the time of each job went and the load average meanwhile."""
     with BenchService() as service:
-        runs = job_seconds(service.client)
-        figures = {kind: runs.median(kind) for kind in KINDS}
+        factory = service.app.state.service.factory
+        service_statements: dict[str, list[int]] = {kind: [] for kind in KINDS}
+
+        def counting(kind: str) -> contextlib.AbstractContextManager[None]:
+            return statements_of(factory.kw["bind"], service_statements[kind])
+
+        path = JobPath()
+        with job_path_recorded(path):
+            runs = job_seconds(service.client, counting)
+        figures = {"load": os.getloadavg()[0]}
         for kind in KINDS:
-            seconds, commits = replay(service, runs.last_job[kind])
-            figures[f"{kind}_worker"] = seconds
-            figures[f"{kind}_commits"] = commits
+            submitted, seen = runs.submitted[kind], runs.seen[kind]
+            figures[kind] = runs.median(kind)
+            figures[f"{kind}_create"] = statistics.median(runs.create_seconds[kind])
+            figures[f"{kind}_to_start"] = statistics.median(
+                path.claimed[job_id] - submitted[job_id] for job_id in submitted
+            )
+            figures[f"{kind}_worker"] = statistics.median(
+                path.answered[job_id][1] for job_id in submitted
+            )
+            figures[f"{kind}_to_seen"] = statistics.median(
+                seen[job_id] - path.answered[job_id][0] for job_id in submitted
+            )
+            figures[f"{kind}_statements"] = service_statements[kind][0] / (REPEATS + 1)
+            figures |= {
+                f"{kind}_{name}": value
+                for name, value in replay(service, runs.last_job[kind]).items()
+            }
+        figures["upload_validation"] = validation_seconds(service, runs.last_job["upload"])
     return figures
 
 
@@ -188,26 +338,45 @@ def run() -> list[Result]:
         "evaluation": f"{MODEL}, {N_SPLITS} splits x {N_PERIODS} periods, submit to result",
         "upload": "make-dataset and its job, submit to result",
     }
-    size = f"{N_ORG_UNITS} org units x {N_YEARS} years monthly, median of {REPEATS}"
+    load = f"load average {mine['load']:.1f} (a shared machine)"
+    size = f"{N_ORG_UNITS} org units x {N_YEARS} years monthly, median of {REPEATS}; {load}"
     rows = [
         at_most(f"14 tiny {kind}", mine[kind], LIMITS[kind], "s", note=f"{label}; {size}")
         for kind, label in what.items()
     ]
     for kind in what:
-        rows.append(
-            reported(
-                f"14 tiny {kind}: the worker's run_job alone",
+        stages = {
+            "the create request": (mine[f"{kind}_create"], "the client's create call"),
+            "create request -> worker starts the job": (
+                mine[f"{kind}_to_start"],
+                "the create call's start to the runner handing the claimed job to a worker",
+            ),
+            "the worker's own time": (
                 mine[f"{kind}_worker"],
-                "s",
-                note=f"{mine[f'{kind}_commits']:.0f} commits; in-process on a copy of the job",
+                f"as the warm worker reports it; {mine[f'{kind}_worker_statements']:.0f} "
+                f"statements, {mine[f'{kind}_worker_commits']:.0f} commits",
+            ),
+            "worker's last write -> client sees SUCCESS": (
+                mine[f"{kind}_to_seen"],
+                "the runner receiving the worker's answer to wait_for_job returning the job",
+            ),
+        }
+        if kind == "upload":
+            stages["the request's validation"] = (
+                mine["upload_validation"],
+                "parse, build and check the dataset (part of the create request); its storage "
+                "is the worker's work",
             )
+        rows.extend(
+            reported(f"14 tiny {kind}: {stage}", seconds, "s", note=f"{note}; {load}")
+            for stage, (seconds, note) in stages.items()
         )
         rows.append(
             reported(
-                f"14 tiny {kind}: the job path (start, end noticed, requests)",
-                mine[kind] - mine[f"{kind}_worker"],
-                "s",
-                note="submit to result minus the worker's run_job",
+                f"14 tiny {kind}: database round trips per job, service side",
+                mine[f"{kind}_statements"],
+                "statements",
+                note="API and runner statements from submit to result, over every run",
             )
         )
     rows.extend(side_by_side(mine, what))

@@ -438,7 +438,14 @@ class JobRunner:
             for worker in self._workers:
                 with contextlib.suppress(EOFError, OSError):  # an ended worker is reaped below
                     while worker.job_id is not None and not worker.retired and worker.jobs.poll():
-                        if worker.jobs.recv() == worker.job_id:
+                        job_id, seconds = worker.jobs.recv()
+                        logger.debug(
+                            "job %s ended after %.1f ms in worker process %s",
+                            job_id,
+                            seconds * 1000,
+                            worker.process.pid,
+                        )
+                        if job_id == worker.job_id:
                             worker.job_id = None
                             worker.served += 1
                             ended_jobs += 1

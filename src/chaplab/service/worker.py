@@ -381,8 +381,9 @@ def serve_jobs(
     settings: dict[str, str],
 ) -> None:
     """Warm worker-process entry point: become a worker, open the engine once, then run every
-    job id received on ``jobs`` and send the id back once the job has ended. Returns when the
-    runner closes its end of ``jobs`` (it retires the worker); a cancel kills the process."""
+    job id received on ``jobs`` and send back the id and the seconds the job took here once it
+    has ended. Returns when the runner closes its end of ``jobs`` (it retires the worker); a
+    cancel kills the process."""
     become_worker(lifeline, settings)
     engine = make_engine(database_url)
     factory = session_factory(engine)
@@ -392,8 +393,9 @@ def serve_jobs(
                 job_id = jobs.recv()
             except EOFError:
                 return
+            started = time.perf_counter()
             do_job(factory, job_id)
-            jobs.send(job_id)
+            jobs.send((job_id, time.perf_counter() - started))
     finally:
         engine.dispose()
 
