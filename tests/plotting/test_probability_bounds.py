@@ -74,6 +74,13 @@ def test_tiles_write_the_bound_and_hatch_its_tile(outbreaks: pd.DataFrame) -> No
     assert texts == ["30%", "50%", "< 10%", "> 90%"]
     assert len([patch for patch in ax.patches if patch.get_gid() == "bound"]) == 2
     assert "only a bound is known" in ax.get_title(loc="left")
+    # a bound's text sits on a patch of its tile's colour: the hatching does not cross it
+    backed = sorted(
+        text.get_text()
+        for text in ax.texts
+        if text.get_gid() == "percentage" and text.get_bbox_patch() is not None
+    )
+    assert backed == ["< 10%", "> 90%"]
     plt.close(figure)
 
 

@@ -53,6 +53,23 @@ def test_rows_are_names_columns_are_periods_and_tiles_hold_the_probabilities() -
     assert written[:3] == ["0%", "20%", "40%"] and "95%" in written and len(written) == 8
 
 
+def test_the_percentages_are_readable_and_fit_their_tiles() -> None:
+    figure = probability_tiles(tiles_frame())
+    ax = tiles(figure).axes
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    width, height = ax.bbox.width / 3, ax.bbox.height / 3
+    written = [text for text in ax.texts if text.get_gid() == "percentage"]
+    assert written
+    for text in written:
+        assert text.get_fontsize() >= 9  # points: 11 pixels in the panel (90 dpi)
+        box = text.get_window_extent(renderer)
+        assert box.width < width and box.height < height
+    crowded = {f"OU_{i}": (0.1, 0.2, 0.3) for i in range(60)}  # rows too low for 9 points
+    ax = tiles(probability_tiles(tiles_frame(crowded))).axes
+    assert not [text for text in ax.texts if text.get_gid() == "percentage"]
+
+
 def test_the_colour_scale_is_white_to_red_from_0_to_100_percent() -> None:
     low = tiles(probability_tiles(tiles_frame({"OU_b": (0.0, 0.01, 0.02)})))
     high = tiles(probability_tiles(tiles_frame()))

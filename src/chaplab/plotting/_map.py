@@ -63,6 +63,8 @@ DARK = 0.55
 EDGE_COLOUR = "white"
 MAP_GID = "map"
 LABEL_GID = "label"
+LABEL_FONT = 8  # points: 10 pixels at the panel's 90 dpi, on small multiples ...
+LARGE_LABEL_FONT = 9  # ... and on a single map of a few places
 
 # Figure geometry, in inches.
 SINGLE_WIDTH = 6.0
@@ -516,7 +518,7 @@ def _write_names(
             shape.label_point,
             ha="center",
             va="center",
-            fontsize="x-small" if small else "small",
+            fontsize=LABEL_FONT if small else LARGE_LABEL_FONT,
             color="white" if dark else "black",
             path_effects=None if dark else halo,
             gid=f"{LABEL_GID} {unit}",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.colors import Normalize
+from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
@@ -33,6 +33,8 @@ GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
 NAMED_ROW = 0.12  # rows lower than this are too low for names
 COLUMN = 0.62  # inches per period
 WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells
+WRITTEN_ROW = 0.2  # inches: rows lower than this are too low for a percentage in CELL_FONT
+CELL_FONT = 9  # points: a percentage reads at 100 % zoom (11 pixels at the panel's 90 dpi)
 DARK_FROM = 0.6  # cells from this probability on have white text
 NO_VALUE_COLOUR = "0.88"
 BOUND_GID = "bound"
@@ -126,8 +128,8 @@ def probability_tiles(
         ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    if cells.size <= WRITTEN_CELLS and named:
-        _write_percentages(ax, cells, written.to_numpy(object))
+    if cells.size <= WRITTEN_CELLS and named and (not owns or row_height >= WRITTEN_ROW):
+        _write_percentages(ax, cells, written.to_numpy(object), bounds.to_numpy(bool), colours)
     bound_cells = bounds.to_numpy(bool)
     if bound_cells.any():
         _hatch(ax, bound_cells)
@@ -206,7 +208,11 @@ def _hatch(ax: Axes, bounds: np.ndarray) -> None:
         )
 
 
-def _write_percentages(ax: Axes, cells: np.ndarray, texts: np.ndarray) -> None:
+def _write_percentages(
+    ax: Axes, cells: np.ndarray, texts: np.ndarray, bounds: np.ndarray, colours: Colormap
+) -> None:
+    """Each tile's percentage in ``CELL_FONT``; on a hatched tile (a bound) on a patch of the
+    tile's colour, so that the hatching does not cross the text."""
     for (row, column), probability in np.ndenumerate(cells):
         if np.isfinite(probability):
             ax.text(
@@ -215,7 +221,13 @@ def _write_percentages(ax: Axes, cells: np.ndarray, texts: np.ndarray) -> None:
                 texts[row, column],
                 ha="center",
                 va="center",
-                fontsize="x-small",
+                fontsize=CELL_FONT,
                 color="white" if probability >= DARK_FROM else "black",
+                bbox=(
+                    {"facecolor": colours(probability), "edgecolor": "none", "pad": 1.0}
+                    if bounds[row, column]
+                    else None
+                ),
+                zorder=3,
                 gid="percentage",
             )

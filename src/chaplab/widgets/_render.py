@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 DPI = 90
+"""Dots per inch of a chart as shown: 9-point text is 11 pixels high at 100 % zoom."""
+PIXEL_RATIO = 2
+"""Pixels drawn per pixel shown. The PNG is drawn at ``DPI * PIXEL_RATIO`` and shown at its
+width / ``PIXEL_RATIO`` (never wider than the panel), so it is sharp on screens of two device
+pixels per CSS pixel (most laptops) and at 200 % zoom; a PNG of ``DPI`` shown there, or stretched
+to a box's width, was scaled up and blurred."""
+PNG_WIDTH = slice(16, 20)
+"""Where a PNG holds its width: the first four bytes of its IHDR chunk's data, big-endian."""
 
 
 class Chart(Protocol):
@@ -44,23 +52,37 @@ class Rendered:
 
 
 def image_widget() -> widgets.Image:
-    """An empty PNG Image widget that scales down to the panel's width, hidden while it holds
-    no picture (an empty ``<img>`` shows the browser's broken-image icon)."""
+    """An empty PNG Image widget that shows a chart at its size (``DPI``) and scales it down to
+    the panel's width, never up, hidden while it holds no picture (an empty ``<img>`` shows the
+    browser's broken-image icon)."""
     image = widgets.Image(
-        format="png", layout=widgets.Layout(max_width="100%", height="auto", display="none")
+        format="png",
+        layout=widgets.Layout(
+            max_width="100%", height="auto", align_self="flex-start", display="none"
+        ),
     )
     image.observe(_shown_when_drawn, names="value")
     return image
 
 
 def _shown_when_drawn(change: dict[str, Any]) -> None:
-    change["owner"].layout.display = "" if change["new"] else "none"
+    """Show a drawn chart at the width it was drawn for (its pixels / ``PIXEL_RATIO``)."""
+    png = bytes(change["new"])
+    layout = change["owner"].layout
+    layout.display = "" if png else "none"
+    layout.width = f"{shown_width(png)}px" if png else None
+
+
+def shown_width(png: bytes) -> int:
+    """The width, in CSS pixels, at which the panel shows a chart drawn by :func:`png_bytes`."""
+    return round(int.from_bytes(png[PNG_WIDTH], "big") / PIXEL_RATIO)
 
 
 def png_bytes(figure: Figure) -> bytes:
-    """Rasterise a figure that has an Agg canvas to PNG bytes."""
+    """Rasterise a figure that has an Agg canvas to PNG bytes, ``PIXEL_RATIO`` pixels per
+    pixel shown."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI)
+    figure.savefig(buffer, format="png", dpi=DPI * PIXEL_RATIO)
     return buffer.getvalue()
 
 

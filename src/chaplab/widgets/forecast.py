@@ -11,7 +11,7 @@ evaluation's; when it succeeds the forecast is loaded and shown in four tabs:
   outbreak probability, 20 rows a page (``PAGE_SIZE``: 558 places are 28 pages of a month);
 - **map**: the median forecast or the outbreak probability per place, one map per period (a
   dataset without polygons gets a sentence saying so, never invented shapes);
-- **outbreak probability**: tiles of P(cases > threshold) per place and period.
+- **P(outbreak)**: tiles of the outbreak probability, P(cases > threshold), per place and period.
 
 Thresholds come from the server (``compute_thresholds``, ``POST /v1/analytics/thresholds``) for
 the forecast's periods, by the strategy the analyst picks (``list_threshold_strategies``); the
@@ -49,7 +49,8 @@ HISTORY = 12
 POLYGON_TYPES = ("Polygon", "MultiPolygon")
 MEDIAN_MAP = "median forecast"
 PROBABILITY_MAP = "outbreak probability"
-TABS = ("chart", "table", "map", "outbreak probability")
+TABS = ("chart", "table", "map", "P(outbreak)")
+"""The tabs' titles: short enough for a tab (144 px) to show whole."""
 CELL = ' style="padding:1px 10px;text-align:right"'
 NO_MAP = (
     "No map: this dataset's org units have no polygons (a server may store points or no "
