@@ -6,6 +6,7 @@ where transactions run side by side)."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -153,6 +154,26 @@ def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(
         monkeypatch.undo()
         finished = client.run_evaluation("starts", MODEL, dataset_id, 1, 2, timeout=120)
     assert finished.name == "starts"
+
+
+def worker_pid(client: ChapClient, job_id: str) -> int:
+    """The process id of the worker that ran the job, from its first log line."""
+    found = re.search(r"worker process (\d+) started", client.job_logs(job_id))
+    assert found is not None, f"job {job_id} logged no worker"
+    return int(found.group(1))
+
+
+def test_a_warm_worker_runs_job_after_job_and_is_replaced_after_its_last_one(
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(A cancelled job's worker is killed: tests/service/test_jobs.py.)"""
+    monkeypatch.setattr(job_runner, "JOBS_PER_WORKER", 2)
+    with small_service(new_database_url("warm")) as (client, dataset_id):
+        pids = []
+        for n in range(3):
+            job = client.create_evaluation(f"run {n}", MODEL, dataset_id, 1, 2)
+            pids.append(worker_pid(client, client.wait_for_job(job.id, timeout=120).id))
+    assert pids[0] == pids[1] != pids[2]  # a fresh worker after the first one's second job
 
 
 @pytest.fixture

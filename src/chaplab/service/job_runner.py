@@ -324,19 +324,6 @@ class JobRunner:
         self._announce_from_thread()
         return status
 
-    def worker_pids(self) -> dict[str, list[int]]:
-        """The process ids of each lane's live workers, by lane name (for tests and
-        diagnostics)."""
-        with self._lock:
-            return {
-                lane.name: [
-                    w.process.pid
-                    for w in self._workers
-                    if w.lane is lane and w.process.pid is not None and not w.retired
-                ]
-                for lane in self.lanes
-            }
-
     def problem(self) -> str | None:
         """Why the runner cannot start jobs now (not started, stopped, the service no longer
         holds its database's lock, or its last round of starting and reaping workers failed), or
