@@ -237,6 +237,9 @@ class JobRunner:
         self._workers: list[Worker] = []
         """Every worker not yet reaped, retired ones included; guarded by ``_lock``."""
         self._lock = threading.Lock()
+        self._round = threading.Lock()
+        """Held by a round of :meth:`_step` and by :meth:`stop`."""
+        self._stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._changed: asyncio.Event | None = None
@@ -257,23 +260,27 @@ class JobRunner:
         self._task = self._loop.create_task(self._watch(), name="chaplab-job-runner")
 
     async def stop(self) -> None:
-        """Stop watching and end the workers; jobs they ran are failed at the next start."""
+        """Stop watching and end the workers; jobs they ran are failed at the next start. A
+        round still running in its thread (the watching task's cancel does not stop it) is
+        waited for, and none starts a worker or claims a job afterwards."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        with self._lock:
-            workers = list(self._workers)
-            self._workers.clear()
-        for worker in workers:
-            worker.process.terminate()
-        for worker in workers:
-            worker.process.join(timeout=5)
-            worker.jobs.close()
-        if self._lifeline is not None:
-            for end in self._lifeline:
-                end.close()
-            self._lifeline = None
+        with self._round:
+            self._stopped = True
+            with self._lock:
+                workers = list(self._workers)
+                self._workers.clear()
+            for worker in workers:
+                worker.process.terminate()
+            for worker in workers:
+                worker.process.join(timeout=5)
+                worker.jobs.close()
+            if self._lifeline is not None:
+                for end in self._lifeline:
+                    end.close()
+                self._lifeline = None
 
     def wake(self) -> None:
         """A job was queued: start it as soon as a worker is free (thread-safe)."""
@@ -399,7 +406,12 @@ class JobRunner:
     def _step(self) -> None:
         """Take the answers of workers whose jobs ended, reap ended workers (failing the jobs
         they left), then, while the service holds its database's lock, start each lane's
-        workers and hand them queued jobs."""
+        workers and hand them queued jobs (nothing once the runner has stopped)."""
+        with self._round:
+            if not self._stopped:
+                self._round_of_work()
+
+    def _round_of_work(self) -> None:
         ended_jobs, lost_jobs = self._reap()
         if ended_jobs:  # the final status their workers committed is visible now
             self._announce_from_thread()
