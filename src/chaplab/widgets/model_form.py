@@ -47,7 +47,8 @@ class NewModelForm(widgets.VBox):
             options=[],
             description="template",
             style=_STYLE,
-            layout=widgets.Layout(width="480px"),
+            # as wide as the form allows: a model service's entry names its author and status
+            layout=widgets.Layout(width="auto", min_width="480px", max_width="900px"),
         )
         self.about = widgets.HTML()
         self.name = widgets.Text(
