@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from chaplab.client import (
+    ArgumentTypeError,
     ChapDecodeError,
     ConflictError,
     Job,
@@ -377,3 +378,52 @@ def test_a_server_that_keeps_no_requests_names_get_job(call: Callable[..., Any])
     with pytest.raises(UnsupportedRouteError, match=r"get_job\(job_id\)"):
         call(mock.handler, "job_request", "job-1")
     assert mock.seen == []
+
+
+@pytest.mark.parametrize(
+    ("job", "result", "created", "asked"),
+    [
+        ("j1", "12", 12, ["GET /v1/jobs"]),
+        (
+            "j1",
+            "stored backtest",
+            34,
+            ["GET /v1/jobs", "GET /v1/jobs/j1/database_result", "GET /v1/jobs"],
+        ),
+        (Job(id="j1", status="SUCCESS", result="12"), "12", 12, []),
+        (
+            Job(id="j1", status="SUCCESS", result=None),
+            None,
+            34,
+            ["GET /v1/jobs/j1/database_result", "GET /v1/jobs"],
+        ),
+    ],
+)
+def test_the_id_a_job_created_is_its_result_or_its_database_result(
+    call: Callable[..., Any], job: Job | str, result: str | None, created: int, asked: list[str]
+) -> None:
+    """One operation for the row a job created, given the job or its id: the result where it
+    is the id, else the database result (chap-core 2.5.1 answers only ``{"id": N}``)."""
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.url.path == "/v1/jobs":
+            return httpx.Response(
+                200,
+                json=[
+                    {"id": "j1", "type": "create_backtest", "status": "SUCCESS", "result": result}
+                ],
+            )
+        return httpx.Response(200, json={"id": 34})
+
+    assert call(handler, "job_created_id", job) == created
+    assert seen == asked
+
+
+def test_the_id_a_job_created_needs_a_job_or_its_id(call: Callable[..., Any]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"sent {request.url}")
+
+    with pytest.raises(ArgumentTypeError, match="job must be a Job or a job id string, got int 3"):
+        call(handler, "job_created_id", 3)

@@ -3,12 +3,18 @@ requests in chap-core 2.5.1's shape, its answers read, bad arguments refused bef
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
+
+from chaplab.client import AsyncChapClient, ChapClient, JobTimeoutError
+
+from .conftest import BASE_URL
+from .fake_service import FakeClock
 
 TEMPLATE = {"name": "seasonal_median", "version": "1", "id": 4, "role": "baseline"}
 BASELINE = {
@@ -155,3 +161,60 @@ def test_a_specification_id_and_the_flag_are_checked(call: Callable[..., Any]) -
         call(handler, "get_backtest_specification", "2")
     with pytest.raises(TypeError, match="include_comparison_models must be a bool"):
         call(handler, "get_backtest_specification", 2, "yes")
+
+
+def _baselines_pending_for(reads: int) -> tuple[Callable[..., Any], list[str]]:
+    """A handler whose leaderboard has ``persistence`` pending for its first ``reads`` reads
+    (done as evaluation 14 after), and the paths it was asked for."""
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        done = len(seen) > reads
+        persistence = {"configuredModel": {**BASELINE, "id": 3, "name": "persistence"}}
+        persistence |= {"status": "done", "backtestId": 14} if done else {"status": "pending"}
+        return httpx.Response(200, json={**LEADERBOARD, "baselines": [BASELINE_RUN, persistence]})
+
+    return handler, seen
+
+
+BASELINE_RUN = LEADERBOARD["baselines"][0]
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_waiting_for_the_baselines_says_which_are_pending_until_all_are_done(
+    driver: str,
+) -> None:
+    handler, seen = _baselines_pending_for(reads=2)
+    clock, heard = FakeClock(), []
+    detail = _run(driver, handler, clock, "wait_for_baselines", 2, on_pending=heard.append)
+    assert detail.baseline_runs() == {"seasonal_median": 13, "persistence": 14}
+    assert heard == [["persistence"], ["persistence"]]
+    assert seen == ["/v1/crud/backtest-specifications/2"] * 3 and clock.sleeps == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_waiting_for_the_baselines_ends_at_the_timeout_naming_one_pending(driver: str) -> None:
+    handler, _ = _baselines_pending_for(reads=100)
+    clock = FakeClock()
+    with pytest.raises(JobTimeoutError, match="baseline persistence"):
+        _run(driver, handler, clock, "wait_for_baselines", 2, timeout=3.0)
+    assert clock.now - 1000.0 == 3.0
+
+
+def _run(
+    driver: str, handler: Callable[..., Any], clock: FakeClock, name: str, *args: Any, **kwargs: Any
+) -> Any:
+    """Call a client method on a mock transport with the fake clock, on either driver."""
+    transport = httpx.MockTransport(handler)
+    if driver == "sync":
+        with ChapClient(BASE_URL, transport=transport, clock=clock, sleep=clock.sleep) as client:
+            return getattr(client, name)(*args, **kwargs)
+
+    async def main() -> Any:
+        async with AsyncChapClient(
+            BASE_URL, transport=transport, clock=clock, sleep=clock.asleep
+        ) as client:
+            return await getattr(client, name)(*args, **kwargs)
+
+    return asyncio.run(main())

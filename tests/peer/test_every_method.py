@@ -529,8 +529,14 @@ def test_specifications(client: ChapClient, peer_dataset: Dataset) -> None:
         "create_backtests(name, models, dataset_id)",
         lambda: client.create_backtests("peer every batch", [MODEL], peer_dataset.id, 3, 2),
     )
-    for job in batch.jobs:
-        client.wait_for_job(job.job_id)
+    ended = [client.wait_for_job(job.job_id) for job in batch.jobs]
+    created = attempt("job_created_id(job)", lambda: client.job_created_id(ended[0]))
+    assert created in [evaluation.id for evaluation in client.list_evaluations()]
+    waited = attempt(
+        "wait_for_baselines(specification_id)",
+        lambda: client.wait_for_baselines(batch.specification_id, timeout=600),
+    )
+    assert all(ref.status != "pending" for ref in waited.baselines)
     detail = attempt(
         "run_backtests(name, models, dataset_id)",
         lambda: client.run_backtests("peer every run", [MODEL], peer_dataset.id, 3, 2, timeout=600),

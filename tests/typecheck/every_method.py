@@ -148,6 +148,9 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
         list[BacktestSpecification],
     )
     assert_type(client.get_backtest_specification(1, True), BacktestSpecificationDetail)
+    assert_type(
+        client.wait_for_baselines(1, timeout=60.0, on_pending=print), BacktestSpecificationDetail
+    )
     assert_type(client.compatible_evaluations(1), list[Evaluation])
     assert_type(client.metrics_csv(), str)
     assert_type(client.make_prediction(request), Job)
@@ -168,6 +171,8 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.cancel_job("job-1"), JobCancellation)
     client.delete_job("job-1")
     assert_type(client.job_database_result("job-1"), JobResult)
+    assert_type(client.job_created_id("job-1"), int)
+    assert_type(client.job_created_id(client.get_job("job-1")), int)
     assert_type(client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
     assert_type(client.list_evaluation_plots(), list[str])
     assert_type(client.evaluation_plot("forecasts", 1), ServerPlot)
@@ -318,6 +323,7 @@ async def every_async_method(
         await client.get_backtest_specification(1, include_comparison_models=True),
         BacktestSpecificationDetail,
     )
+    assert_type(await client.wait_for_baselines(1), BacktestSpecificationDetail)
     assert_type(await client.compatible_evaluations(1), list[Evaluation])
     assert_type(await client.metrics_csv(), str)
     assert_type(await client.make_prediction(request), Job)
@@ -338,6 +344,7 @@ async def every_async_method(
     assert_type(await client.cancel_job("job-1"), JobCancellation)
     await client.delete_job("job-1")
     assert_type(await client.job_database_result("job-1"), JobResult)
+    assert_type(await client.job_created_id("job-1"), int)
     assert_type(await client.wait_for_job("job-1", timeout=30.0, poll_interval=0.5), Job)
     assert_type(await client.list_evaluation_plots(), list[str])
     assert_type(await client.evaluation_plot("forecasts", 1), ServerPlot)

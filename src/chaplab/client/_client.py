@@ -557,6 +557,23 @@ class ChapClient(SyncDriver):
             )
         )
 
+    def wait_for_baselines(
+        self,
+        specification_id: int,
+        timeout: float | None = None,
+        on_pending: Callable[[list[str]], object] | None = None,
+    ) -> BacktestSpecificationDetail:
+        """Wait until none of a specification's baselines is pending (chap-core 2.5.1 queues
+        them when the specification is first read) and return its leaderboard, whose
+        ``baseline_runs()`` are then every baseline that is done.
+
+        ``on_pending`` hears the names of the pending baselines at each look (a plain
+        function, as ``wait_for_job``'s ``on_status``); ``JobTimeoutError`` after ``timeout``
+        seconds, naming a baseline still pending."""
+        return self._drive(
+            self._resources.specifications.wait_for_baselines(specification_id, timeout, on_pending)
+        )
+
     def list_backtest_parameters(self) -> list[BacktestParameter]:
         """The parameters an evaluation takes, with their defaults and limits."""
         return self._drive(self._resources.backtest_form.list_backtest_parameters())
@@ -898,6 +915,13 @@ class ChapClient(SyncDriver):
         not succeeded. Where the server answers only ``{"id": N}`` (chap-core 2.5.1) the
         ``result_type`` comes from the job's type and ``row`` is empty."""
         return self._drive(self._resources.jobs.job_database_result(job_id))
+
+    def job_created_id(self, job: Job | str) -> int:
+        """The id of the row (evaluation, prediction, dataset) a successful job created, from
+        the job or its id: the job's result where that is the id, else its database result
+        (``job_database_result``; chap-core 2.5.1's results are not always the id).
+        ``ConflictError`` with the reason when the job has not succeeded."""
+        return self._drive(self._resources.jobs.job_created_id(job))
 
     def wait_for_job(
         self,
@@ -1529,6 +1553,23 @@ class AsyncChapClient(AsyncDriver):
             )
         )
 
+    async def wait_for_baselines(
+        self,
+        specification_id: int,
+        timeout: float | None = None,
+        on_pending: Callable[[list[str]], object] | None = None,
+    ) -> BacktestSpecificationDetail:
+        """Wait until none of a specification's baselines is pending (chap-core 2.5.1 queues
+        them when the specification is first read) and return its leaderboard, whose
+        ``baseline_runs()`` are then every baseline that is done.
+
+        ``on_pending`` hears the names of the pending baselines at each look (a plain
+        function, as ``wait_for_job``'s ``on_status``); ``JobTimeoutError`` after ``timeout``
+        seconds, naming a baseline still pending."""
+        return await self._drive(
+            self._resources.specifications.wait_for_baselines(specification_id, timeout, on_pending)
+        )
+
     async def list_backtest_parameters(self) -> list[BacktestParameter]:
         """The parameters an evaluation takes, with their defaults and limits."""
         return await self._drive(self._resources.backtest_form.list_backtest_parameters())
@@ -1876,6 +1917,13 @@ class AsyncChapClient(AsyncDriver):
         not succeeded. Where the server answers only ``{"id": N}`` (chap-core 2.5.1) the
         ``result_type`` comes from the job's type and ``row`` is empty."""
         return await self._drive(self._resources.jobs.job_database_result(job_id))
+
+    async def job_created_id(self, job: Job | str) -> int:
+        """The id of the row (evaluation, prediction, dataset) a successful job created, from
+        the job or its id: the job's result where that is the id, else its database result
+        (``job_database_result``; chap-core 2.5.1's results are not always the id).
+        ``ConflictError`` with the reason when the job has not succeeded."""
+        return await self._drive(self._resources.jobs.job_created_id(job))
 
     async def wait_for_job(
         self,

@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._errors import ArgumentError, ArgumentTypeError, NotFoundError
-from chaplab.client._jobs import Job, JobRef, Jobs, created_id
+from chaplab.client._jobs import Job, JobRef, Jobs
 from chaplab.client._plumbing import (
     DATASETS,
     RequestBuilder,
@@ -301,7 +301,7 @@ class Datasets(Resource):
     def _stored_dataset_of_job(self, job_id: str) -> Operation[Dataset]:
         """The dataset a dataset job stores, once the job has succeeded."""
         job = yield from self._jobs.wait_for_job(job_id)
-        dataset_id = yield from created_id(self._jobs, job)
+        dataset_id = yield from self._jobs.job_created_id(job)
         return (yield from self._listed_dataset(dataset_id))
 
     def _listed_dataset(self, dataset_id: int) -> Operation[Dataset]:

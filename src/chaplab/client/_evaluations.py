@@ -14,7 +14,7 @@ from chaplab import vocabulary
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, OrgUnitNames
 from chaplab.client._errors import ArgumentError, NotFoundError
-from chaplab.client._jobs import Job, JobRef, created_id, job_path
+from chaplab.client._jobs import Job, JobRef, job_path
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     DATASETS,
@@ -243,7 +243,7 @@ class Evaluations(QuantileRecordResource):
         done = yield from self._jobs.wait_for_job(
             job.id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
         )
-        evaluation_id = yield from created_id(self._jobs, done)
+        evaluation_id = yield from self._jobs.job_created_id(done)
         return (yield from self.get_evaluation(evaluation_id))
 
     def create_evaluation_row(

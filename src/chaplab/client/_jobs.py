@@ -15,6 +15,7 @@ from pydantic import Field, field_validator
 from chaplab import vocabulary
 from chaplab.client._capabilities import Route
 from chaplab.client._errors import (
+    ArgumentTypeError,
     ChapDecodeError,
     ChapHTTPError,
     ConflictError,
@@ -244,6 +245,22 @@ class Jobs(Resource):
             payload = {"jobId": job_id, "resultType": kind, **payload}
         return validate(JobResult, payload, response)
 
+    def job_created_id(self, job: Job | str) -> Operation[int]:
+        """The id of the row (evaluation, prediction, dataset) a successful job created, from
+        the job or its id: the job's result where that is the id, else its database result
+        (``job_database_result``; chap-core 2.5.1's results are not always the id).
+        ``ConflictError`` with the reason when the job has not succeeded."""
+        if isinstance(job, str):
+            job = yield from self.get_job(job)
+        elif not isinstance(job, Job):
+            raise ArgumentTypeError(
+                f"job must be a Job or a job id string, got {type(job).__name__} {job!r}"
+            )
+        if job.result_id is not None:
+            return job.result_id
+        created = yield from self.job_database_result(job.id)
+        return created.id
+
     def wait_for_job(
         self,
         job_id: str,
@@ -378,15 +395,6 @@ def require_job_id(job_id: Any) -> str:
     if not isinstance(job_id, str) or not job_id.strip():
         raise TypeError(f"job_id must be the job's id string, got {job_id!r}")
     return job_id
-
-
-def created_id(jobs: Jobs, job: Job) -> Operation[int]:
-    """The id of the row a successful ``job`` created: its result, or the job's database result
-    where the result is no id."""
-    if job.result_id is not None:
-        return job.result_id
-    created = yield from jobs.job_database_result(job.id)
-    return created.id
 
 
 def job_path(job_id: str) -> str:

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset, DataSource, Observation
-from chaplab.client._jobs import Job, JobRef, created_id, job_path
+from chaplab.client._jobs import Job, JobRef, job_path
 from chaplab.client._plumbing import (
     DATASETS,
     decode,
@@ -165,7 +165,7 @@ class Predictions(QuantileRecordResource):
             name, model, frame, n_periods=n_periods, geojson=geojson
         )
         done = yield from self._jobs.wait_for_job(job.id, timeout=timeout, on_status=on_status)
-        prediction_id = yield from created_id(self._jobs, done)
+        prediction_id = yield from self._jobs.job_created_id(done)
         return (yield from self.get_prediction(prediction_id))
 
     def create_prediction_row(

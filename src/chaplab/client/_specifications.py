@@ -11,7 +11,7 @@ from pydantic import Field
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import Dataset
-from chaplab.client._errors import JobTimeoutError
+from chaplab.client._errors import ArgumentError, JobTimeoutError
 from chaplab.client._evaluations import Evaluation
 from chaplab.client._jobs import Jobs
 from chaplab.client._model_catalog import ModelSpec
@@ -245,7 +245,7 @@ class Specifications(Resource):
         each job, as in ``wait_for_job``.
         """
         if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+            raise ArgumentError(f"timeout must be > 0 seconds or None, got {timeout!r}")
         start: float = yield Now()
         batch = yield from self.create_backtests(
             name, models, dataset_id, n_periods, n_splits, stride, n_retrain
@@ -254,12 +254,35 @@ class Specifications(Resource):
             now: float = yield Now()
             left = None if timeout is None else max(timeout - (now - start), 1e-3)
             yield from self._jobs.wait_for_job(job.job_id, timeout=left, on_status=on_status)
+        now = yield Now()
+        left = None if timeout is None else max(timeout - (now - start), 1e-3)
+        return (yield from self.wait_for_baselines(batch.specification_id, timeout=left))
+
+    def wait_for_baselines(
+        self,
+        specification_id: int,
+        timeout: float | None = None,
+        on_pending: Callable[[list[str]], object] | None = None,
+    ) -> Operation[BacktestSpecificationDetail]:
+        """Wait until none of a specification's baselines is pending (chap-core 2.5.1 queues
+        them when the specification is first read) and return its leaderboard, whose
+        ``baseline_runs()`` are then every baseline that is done.
+
+        ``on_pending`` hears the names of the pending baselines at each look (a plain
+        function, as ``wait_for_job``'s ``on_status``); ``JobTimeoutError`` after ``timeout``
+        seconds, naming a baseline still pending."""
+        specification_id = require_id("specification_id", specification_id)
+        if timeout is not None and not timeout > 0:
+            raise ArgumentError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        start: float = yield Now()
         while True:
-            detail = yield from self.get_backtest_specification(batch.specification_id)
+            detail = yield from self.get_backtest_specification(specification_id)
             pending = [ref for ref in detail.baselines if ref.status == "pending"]
             if not pending:
                 return detail
-            now = yield Now()
+            if on_pending is not None:
+                on_pending([ref.configured_model.name for ref in pending])
+            now: float = yield Now()
             if timeout is not None and now - start >= timeout:
                 raise JobTimeoutError(
                     f"baseline {pending[0].configured_model.name}", "PENDING", timeout

@@ -45,7 +45,6 @@ BASELINES = ("persistence", "seasonal_median", "global_median")
 PREFERRED_BASELINE = "seasonal_median"
 """The model relative skill is scaled by, when it was scored."""
 SKILL_LEVEL = 0.9
-BASELINES_POLL_SECONDS = 1.0
 NO_BATCH = "none (run a batch, or choose one run before)"
 """The **earlier batch** choice that shows no batch of the service's."""
 _STYLE = {"description_width": "90px"}
@@ -490,9 +489,7 @@ class CompareModelsView(widgets.VBox):
         None when it did not succeed (the row says why)."""
         try:
             job = await self._client.wait_for_job(row.job_id, on_status=row.show_status)
-            if job.result_id is not None:
-                return int(job.result_id)
-            return int((await self._client.job_database_result(job.id)).id)
+            return int(await self._client.job_created_id(job))
         except asyncio.CancelledError:
             if not row.finished:
                 row.stop_following("the panel stopped following this job")
@@ -505,16 +502,12 @@ class CompareModelsView(widgets.VBox):
         self, specification_id: int, runs: Mapping[str, int]
     ) -> dict[str, int]:
         """The evaluations of the specification's baselines that are done, once none is
-        pending (chap-core queues them when the specification is first read)."""
-        while True:
-            detail = await self._client.get_backtest_specification(specification_id)
-            pending = [
-                ref.configured_model.name for ref in detail.baselines if ref.status == "pending"
-            ]
-            if not pending:
-                break
+        pending (the client's ``wait_for_baselines``; the status line names those waited for)."""
+
+        def waiting(pending: list[str]) -> None:
             self.status.value = message(f"waiting for the baselines: {', '.join(pending)}", GREEN)
-            await asyncio.sleep(BASELINES_POLL_SECONDS)
+
+        detail = await self._client.wait_for_baselines(specification_id, on_pending=waiting)
         # the baselines, not the server's other configurations of their templates: the
         # chosen ones among those ran as the user's own models
         return {name: run for name, run in detail.baseline_runs().items() if name not in runs}

@@ -467,20 +467,18 @@ class ChapPanel(widgets.VBox):
         self.jobs.track(job.id, name, kind="forecast", on_success=succeeded)
 
     async def _forecast_succeeded(self, job: Job, name: str, history: History) -> None:
-        prediction_id = job.result_id
-        if prediction_id is None:
-            prediction_id = (await self.client.job_database_result(job.id)).id
+        prediction_id = await self.client.job_created_id(job)
         frame = await self.client.prediction_frame(prediction_id)
         await self.forecasts.show(name, prediction_id, frame, history)
 
     async def _job_succeeded(self, job: Job) -> None:
         evaluations = await self.client.list_evaluations()
-        result_id = job.result_id
-        if result_id is not None and result_id not in {item.id for item in evaluations}:
+        result_id = await self.client.job_created_id(job)
+        if result_id not in {item.id for item in evaluations}:
             self._unlisted[result_id] = await self.client.get_evaluation(result_id)
         self._show_evaluations(evaluations)
         self._update_taken_names()
-        if result_id is not None and result_id in self.results.evaluations:
+        if result_id in self.results.evaluations:
             self.results.table.select(result_id)
             self.results.table.show_row(result_id)
 
