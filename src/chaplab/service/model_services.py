@@ -209,9 +209,16 @@ class ModelService:
         return stored.id
 
     def delete_config(self, config_id: str) -> None:
-        """Remove a config the forecast stored; a failure is no reason to fail the job."""
-        with suppress(httpx.HTTPError):
-            self._http.delete(f"/api/v1/configs/{config_id}")
+        """Remove a config the forecast stored, in a thread of its own: the job's result does
+        not wait for it (chapkit deletes the artifacts of the config's runs with it, 30-150 ms
+        on a busy machine). The thread is not a daemon, so a worker process that ends waits
+        for it; a failure is no reason to fail the job."""
+
+        def delete() -> None:
+            with suppress(httpx.HTTPError):
+                self._http.delete(f"/api/v1/configs/{config_id}", timeout=5.0)
+
+        threading.Thread(target=delete, name="chaplab-delete-config").start()
 
     def cancel_running(self) -> None:
         """Cancel every job of this service that a forecast here waits on (``DELETE
@@ -424,7 +431,7 @@ def future_covariates(
     columns = [
         future_values(
             history.feature(name),
-            history.season_positions,
+            history.season_positions(),
             history.season_length,
             positions,
             future.feature(name)[:, :n_periods] if future is not None else None,

@@ -81,7 +81,8 @@ class RemoteModel:
 
     @contextmanager
     def config(self) -> Iterator[str]:
-        """The configured model's options stored on the service for the block; removed after."""
+        """The configured model's options stored on the service for the block; removed after
+        (in the background, see :meth:`ModelService.delete_config`)."""
         config_id = self.service.create_config(
             f"{self.name}-{uuid.uuid4().hex[:8]}", self.options, self.additional_covariates
         )
@@ -163,7 +164,9 @@ class RemoteModel:
                 f"{self.service.describe()} predicted different numbers of samples per split "
                 f"({sorted(counts)}); every split needs the same"
             )
-        by_history = {windows[k].history_end: samples for k, samples in predicted.items()}
+        by_history: dict[int, np.ndarray] = {
+            windows[k].history_end: samples for k, samples in predicted.items()
+        }
 
         def forecast(task: ForecastTask) -> np.ndarray:
             return by_history[task.history.n_periods]
