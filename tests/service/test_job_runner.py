@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -174,6 +175,20 @@ def test_a_warm_worker_runs_job_after_job_and_is_replaced_after_its_last_one(
             job = client.create_evaluation(f"run {n}", MODEL, dataset_id, 1, 2)
             pids.append(worker_pid(client, client.wait_for_job(job.id, timeout=120).id))
     assert pids[0] == pids[1] != pids[2]  # a fresh worker after the first one's second job
+
+
+def test_a_ctrl_c_in_the_services_terminal_leaves_its_workers_alone(
+    new_database_url: Callable[[str], str],
+) -> None:
+    """A terminal's Ctrl-C reaches the whole process group; a worker ends with the service
+    (its lifeline), not on its own, so a service that outlives the Ctrl-C (``chaplab lab``
+    leaves that to JupyterLab) keeps its workers and their jobs."""
+    with small_service(new_database_url("ctrl-c")) as (client, dataset_id):
+        first = client.create_evaluation("before", MODEL, dataset_id, 1, 2)
+        pid = worker_pid(client, client.wait_for_job(first.id, timeout=120).id)
+        os.kill(pid, signal.SIGINT)
+        second = client.create_evaluation("after", MODEL, dataset_id, 1, 2)
+        assert worker_pid(client, client.wait_for_job(second.id, timeout=120).id) == pid
 
 
 @pytest.fixture

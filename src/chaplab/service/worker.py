@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 import time
 import traceback
@@ -403,7 +404,12 @@ def serve_jobs(
 def become_worker(lifeline: Connection, settings: dict[str, str] | None) -> None:
     """Make this process a job worker: at a lower CPU priority than the service, ending when
     the service does (``lifeline``), with the service's ``settings``
-    (:func:`service_settings`), which the work reads from this process's environment."""
+    (:func:`service_settings`), which the work reads from this process's environment.
+
+    It ignores SIGINT: a Ctrl-C in the service's terminal reaches the whole process group, and
+    a worker waiting for a job would print a KeyboardInterrupt traceback; it ends with the
+    service through its lifeline instead."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     lower_priority()
     exit_with_service(lifeline)
     if settings is not None:
