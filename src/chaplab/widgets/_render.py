@@ -58,7 +58,11 @@ def image_widget() -> widgets.Image:
     image = widgets.Image(
         format="png",
         layout=widgets.Layout(
-            max_width="100%", height="auto", align_self="flex-start", display="none"
+            max_width="100%",
+            height="auto",
+            margin="2px 0",  # no side margin: at the panel's full width it stays inside it
+            align_self="flex-start",
+            display="none",
         ),
     )
     image.observe(_shown_when_drawn, names="value")
