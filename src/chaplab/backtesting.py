@@ -34,6 +34,7 @@ from pandas.api.types import is_numeric_dtype
 
 from chaplab import vocabulary
 from chaplab.climatology import future_values
+from chaplab.errors import ArgumentError
 from chaplab.frames import (
     ORG_UNIT,
     PERIOD,
@@ -126,15 +127,15 @@ def backtest(
     except ValueError as error:
         problem = str(error)
         if problem.startswith("periods: "):
-            raise ValueError(f"data has too few periods: {problem[9:]}") from None
+            raise ArgumentError(f"data has too few periods: {problem[9:]}") from None
         raise
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+        raise ArgumentError(f"n_samples must be a positive integer, got {n_samples!r}")
     if weather not in WEATHERS:
-        raise ValueError(f"weather must be one of {', '.join(WEATHERS)}, got {weather!r}")
+        raise ArgumentError(f"weather must be one of {', '.join(WEATHERS)}, got {weather!r}")
     if isinstance(n_retrain, bool) or not isinstance(n_retrain, int) or n_retrain < 1:
-        raise ValueError(f"n_retrain must be a positive integer, got {n_retrain!r}")
+        raise ArgumentError(f"n_retrain must be a positive integer, got {n_retrain!r}")
     trained_at = sorted(retrain_splits(len(windows), n_retrain))
     streams = np.random.SeedSequence(seed).spawn(len(windows))
     trainings = _Trainings(windows, series, train, config, geojson, streams)
@@ -187,22 +188,22 @@ class _Series:
         )
         require_frame_columns(data, (TIME_PERIOD, LOCATION, TARGET), "data", advice)
         if data.empty:
-            raise ValueError("data is empty: there is nothing to backtest on")
+            raise ArgumentError("data is empty: there is nothing to backtest on")
         codes, raw = pd.factorize(data[TIME_PERIOD])
         try:
             canonical = [vocabulary.canonical_period(str(value)) for value in raw]
         except ValueError as error:
-            raise ValueError(f"data: column {TIME_PERIOD!r}: {error}") from None
+            raise ArgumentError(f"data: column {TIME_PERIOD!r}: {error}") from None
         types = {vocabulary.period_type_of(period) for period in canonical}
         if len(types) > 1:
-            raise ValueError(f"data mixes period types {sorted(types)}; use one")
+            raise ArgumentError(f"data mixes period types {sorted(types)}; use one")
         ordered = vocabulary.sorted_periods(canonical)
         periods = vocabulary.period_range(ordered[0], ordered[-1])
         positions = pd.Index(periods).get_indexer(canonical)[codes]
         keys = pd.MultiIndex.from_arrays([data[LOCATION].astype(str), positions])
         if keys.has_duplicates:
             location, position = keys[keys.duplicated()][0]
-            raise ValueError(
+            raise ArgumentError(
                 f"data has more than one row for location {location!r}, {periods[position]}"
             )
         locations = list(dict.fromkeys(data[LOCATION].astype(str)))
@@ -443,7 +444,7 @@ def _positions(values: pd.Series, forecast_periods: Sequence[str]) -> np.ndarray
 def _levels(quantiles: Sequence[float]) -> np.ndarray:
     levels = np.asarray(quantiles, dtype=np.float64)
     if levels.ndim != 1 or levels.size == 0 or not ((levels > 0) & (levels < 1)).all():
-        raise ValueError(f"quantiles must be levels strictly between 0 and 1, got {quantiles!r}")
+        raise ArgumentError(f"quantiles must be levels strictly between 0 and 1, got {quantiles!r}")
     return np.unique(levels)
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from chaplab.client._capabilities import Route
+from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._thresholds import ThresholdParams
@@ -118,9 +119,9 @@ class Alerts(Resource):
         """Record several alerts at once (all or none: a level its policy lacks refuses the
         whole batch); their ids, in order. Each starts ``pending``."""
         if isinstance(alerts, (str, bytes, Mapping)) or not isinstance(alerts, Sequence):
-            raise TypeError(f"alerts must be a list of NewAlert or dicts, got {alerts!r}")
+            raise ArgumentTypeError(f"alerts must be a list of NewAlert or dicts, got {alerts!r}")
         if not alerts:
-            raise ValueError("alerts must hold at least one alert")
+            raise ArgumentError("alerts must hold at least one alert")
         return (yield from self._create([_new_alert(alert) for alert in alerts], CREATE_ALERTS))
 
     def _create(self, alerts: list[NewAlert], route: Route) -> Operation[list[int]]:
@@ -179,7 +180,9 @@ class Alerts(Resource):
             params["orgUnit"] = require_name("org_unit", org_unit)
         if approved is not None:
             if approved not in APPROVALS:
-                raise ValueError(f"approved must be one of {APPROVALS} or None, got {approved!r}")
+                raise ArgumentError(
+                    f"approved must be one of {APPROVALS} or None, got {approved!r}"
+                )
             params["approved"] = approved
         return (yield from self._call_route(list[Alert], route, params=params))
 
@@ -224,7 +227,9 @@ class Alerts(Resource):
     ) -> Operation[list[Alert]]:
         ids = [alert_ids] if isinstance(alert_ids, int) else alert_ids
         if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence) or not ids:
-            raise ValueError(f"alert_ids must be an alert id or a list of them, got {alert_ids!r}")
+            raise ArgumentError(
+                f"alert_ids must be an alert id or a list of them, got {alert_ids!r}"
+            )
         body = {
             "alertIds": [require_id("alert_ids", alert_id) for alert_id in ids],
             "approved": decision,
@@ -236,13 +241,15 @@ class Alerts(Resource):
 def _levels(levels: Sequence[AlertLevel | Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The levels in wire form, each checked; at least one."""
     if isinstance(levels, (str, bytes, Mapping)) or not isinstance(levels, Sequence) or not levels:
-        raise ValueError(f"levels must be a non-empty list of AlertLevel or dicts, got {levels!r}")
+        raise ArgumentError(
+            f"levels must be a non-empty list of AlertLevel or dicts, got {levels!r}"
+        )
     checked: list[dict[str, Any]] = []
     for level in levels:
         try:
             model = level if isinstance(level, AlertLevel) else AlertLevel.model_validate(level)
         except ValidationError as error:
-            raise ValueError(f"levels: {level!r} is not an alert level: {error}") from None
+            raise ArgumentError(f"levels: {level!r} is not an alert level: {error}") from None
         checked.append(model.to_wire())
     return checked
 
@@ -253,4 +260,4 @@ def _new_alert(alert: NewAlert | Mapping[str, Any]) -> NewAlert:
     try:
         return NewAlert.model_validate(alert)
     except ValidationError as error:
-        raise ValueError(f"alerts: {alert!r} is not an alert: {error}") from None
+        raise ArgumentError(f"alerts: {alert!r} is not an alert: {error}") from None

@@ -9,12 +9,17 @@ other servers send. Messages name the method, the path and what went wrong, neve
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
+
+# the root and the argument errors live in chaplab.errors, which every layer may raise from
+from chaplab.errors import FULL_TRACEBACKS_VARIABLE as FULL_TRACEBACKS_VARIABLE
+from chaplab.errors import ArgumentError as ArgumentError
+from chaplab.errors import ArgumentTypeError as ArgumentTypeError
+from chaplab.errors import ChapError as ChapError
+from chaplab.errors import full_tracebacks_wanted as full_tracebacks_wanted
 
 if TYPE_CHECKING:
     from chaplab.client._jobs import Job
@@ -24,51 +29,6 @@ SECRET_HEADERS = "chaplab.secret_headers"
 """Request extension naming the headers that carry a secret, besides the usual credentials."""
 _CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
 _REDACTED = "[redacted]"
-
-
-FULL_TRACEBACKS_VARIABLE = "CHAPLAB_FULL_TRACEBACKS"
-"""Environment variable: set to ``1`` for IPython to show a chaplab error's full traceback."""
-
-
-def full_tracebacks_wanted() -> bool:
-    """Whether ``CHAPLAB_FULL_TRACEBACKS`` asks for full tracebacks (read at each error, so
-    ``os.environ["CHAPLAB_FULL_TRACEBACKS"] = "1"`` in a running notebook takes effect)."""
-    return os.environ.get(FULL_TRACEBACKS_VARIABLE, "").strip().lower() in ("1", "true", "yes")
-
-
-class ChapError(Exception):
-    """Base class of every error raised by the chaplab client.
-
-    In IPython and Jupyter the error shows as its class and sentence and a hint, not the
-    traceback through the HTTP library (IPython's ``_render_traceback_`` hook); with
-    ``CHAPLAB_FULL_TRACEBACKS=1`` in the environment the hook is absent and IPython shows the
-    full traceback.
-    """
-
-    @property
-    def _render_traceback_(self) -> Callable[[], list[str]]:
-        if full_tracebacks_wanted():
-            raise AttributeError("_render_traceback_")  # IPython then shows the full traceback
-        return self._short_traceback
-
-    def _short_traceback(self) -> list[str]:
-        """The lines IPython shows for this error."""
-        return [
-            f"{type(self).__name__}: {self}",
-            f"(the full traceback: set {FULL_TRACEBACKS_VARIABLE}=1 in the environment)",
-        ]
-
-
-class ArgumentError(ChapError, ValueError):
-    """An argument chaplab refuses before sending anything (``n_periods must be >= 1, got 0``).
-
-    A ``ValueError`` (``except ValueError`` catches it), shown in IPython like the client's other
-    errors: its class and sentence and the hint, not the traceback through the client."""
-
-
-class ArgumentTypeError(ChapError, TypeError):
-    """An argument of the wrong type (``n_periods must be an int, got str '3'``), refused before
-    sending anything; a ``TypeError``, shown in IPython like :class:`ArgumentError`."""
 
 
 class ChapConnectionError(ChapError):

@@ -368,7 +368,7 @@ class Evaluations(QuantileRecordResource):
         """
         ids = list(dict.fromkeys(require_id("evaluation_ids[]", v) for v in evaluation_ids))
         if not ids:
-            raise ValueError("evaluation_ids must name at least one evaluation")
+            raise ArgumentError("evaluation_ids must name at least one evaluation")
         params = {"ids": ",".join(str(value) for value in ids)}
         path = "/v1/crud/backtests"
         response = yield from self._request("DELETE", path, params=params)

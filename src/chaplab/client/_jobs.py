@@ -393,7 +393,7 @@ class Jobs(Resource):
 def require_job_id(job_id: Any) -> str:
     """A job id argument (a non-empty string), checked."""
     if not isinstance(job_id, str) or not job_id.strip():
-        raise TypeError(f"job_id must be the job's id string, got {job_id!r}")
+        raise ArgumentTypeError(f"job_id must be the job's id string, got {job_id!r}")
     return job_id
 
 

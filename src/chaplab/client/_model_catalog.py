@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource
-from chaplab.client._errors import UnsupportedRouteError
+from chaplab.client._errors import ArgumentError, ArgumentTypeError, UnsupportedRouteError
 from chaplab.client._plumbing import (
     TEMPLATES,
     Resource,
@@ -173,7 +173,7 @@ class ModelCatalog(Resource):
         ``chaplab.schema`` schema (anything with ``to_dict()``) or its JSON dict; its properties
         become the template's ``user_options``."""
         if supported_period_type not in SUPPORTED_PERIOD_TYPES:
-            raise ValueError(
+            raise ArgumentError(
                 f"supported_period_type must be one of {SUPPORTED_PERIOD_TYPES}, "
                 f"got {supported_period_type!r}"
             )
@@ -207,7 +207,7 @@ class ModelCatalog(Resource):
         body: dict[str, Any] = {"serviceId": require_name("service_id", service_id)}
         if role is not None:
             if role not in TEMPLATE_ROLES:
-                raise ValueError(f"role must be one of {TEMPLATE_ROLES} or None, got {role!r}")
+                raise ArgumentError(f"role must be one of {TEMPLATE_ROLES} or None, got {role!r}")
             body["role"] = role
         return (yield from self._call_route(ModelTemplate, FROM_SERVICE, json=body))
 
@@ -324,4 +324,6 @@ def _schema_dict(schema: Any) -> dict[str, Any]:
     to_dict = getattr(schema, "to_dict", None)
     if callable(to_dict):
         return dict(to_dict())
-    raise TypeError(f"config_schema must be a ConfigSchema or a dict, got {type(schema).__name__}")
+    raise ArgumentTypeError(
+        f"config_schema must be a ConfigSchema or a dict, got {type(schema).__name__}"
+    )

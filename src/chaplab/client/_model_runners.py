@@ -10,6 +10,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import Field, field_validator
 
+from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import Resource, decode, parse, require_name, validate
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, SnakeModel
@@ -114,8 +115,10 @@ def _key_header(service_key: str | None) -> dict[str, str] | None:
 def _runner_path(runner_id: object) -> str:
     """``/v2/services/{id}`` with the id checked and quoted."""
     if isinstance(runner_id, bool) or not isinstance(runner_id, (str, int)):
-        raise TypeError(f"runner_id must be the runner's id (text or int), got {runner_id!r}")
+        raise ArgumentTypeError(
+            f"runner_id must be the runner's id (text or int), got {runner_id!r}"
+        )
     text = str(runner_id)
     if not text.strip():
-        raise ValueError("runner_id must not be empty")
+        raise ArgumentError("runner_id must not be empty")
     return f"/v2/services/{quote(text, safe='')}"

@@ -21,6 +21,7 @@ from pydantic import Field
 from chaplab.client import _vega as vega
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import OrgUnitNames
+from chaplab.client._errors import ArgumentError
 from chaplab.client._evaluations import Evaluations
 from chaplab.client._plumbing import (
     DATASETS,
@@ -137,7 +138,7 @@ class ServerPlot:
         (a width left to the page made JupyterLab's renderer loop until the tab crashed)."""
         found, shown = self._grammar, self._shown
         if found is None or shown is None:
-            raise ValueError(
+            raise ArgumentError(
                 f"interactive() needs a Vega or Vega-Lite specification; this chart is "
                 f"{self.mime_type}"
             )
@@ -163,7 +164,7 @@ class ServerPlot:
         """The chart as ``.svg`` (the default), ``.png`` or ``.pdf`` bytes, drawn in the
         kernel; a PNG chart as it came."""
         if suffix not in self._picture_suffixes:
-            raise ValueError(
+            raise ArgumentError(
                 f"suffix must be one of {', '.join(self._picture_suffixes)} for this chart "
                 f"({self.mime_type}), got {suffix!r}"
             )
@@ -196,7 +197,7 @@ class ServerPlot:
         target = Path(path)
         suffix = next((s for s in self.save_suffixes if target.name.endswith(s)), None)
         if suffix is None:
-            raise ValueError(
+            raise ArgumentError(
                 f"path must end in one of {', '.join(self.save_suffixes)} for this chart "
                 f"({self.mime_type}), got {target.name!r}"
             )
@@ -341,7 +342,7 @@ class Plots(Resource):
         (dimension -> value, dimensions and values from ``backtest_plot_facets``)."""
         chart = _chart(visualization_name, evaluation_id)
         if not isinstance(coordinates, Mapping) or not coordinates:
-            raise ValueError(
+            raise ArgumentError(
                 "coordinates must map facet dimensions to values (see backtest_plot_facets), "
                 f"got {coordinates!r}"
             )
@@ -516,5 +517,5 @@ def _breakdowns(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 def _plot_name(field: str, value: object) -> str:
     """A chart or metric name: letters, digits, ``_`` and ``-`` only (never a path)."""
     if not isinstance(value, str) or not _NAME.match(value):
-        raise ValueError(f"{field} must be a name of letters, digits, '_' or '-', got {value!r}")
+        raise ArgumentError(f"{field} must be a name of letters, digits, '_' or '-', got {value!r}")
     return value

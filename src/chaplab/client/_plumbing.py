@@ -74,13 +74,13 @@ def check_api_key(api_key: object) -> None:
     if api_key is None:
         return
     if not isinstance(api_key, str) or not api_key.strip():
-        raise ValueError("api_key must be a non-empty string or None")
+        raise ArgumentError("api_key must be a non-empty string or None")
     if api_key != api_key.strip():
-        raise ValueError(
+        raise ArgumentError(
             "api_key has surrounding whitespace (a trailing newline from a file?); strip it"
         )
     if not all(" " <= char <= "~" for char in api_key):
-        raise ValueError(
+        raise ArgumentError(
             "api_key holds a control or non-ASCII character, which an HTTP header cannot carry"
         )
 
@@ -117,10 +117,10 @@ class RequestBuilder:
         url = httpx.URL(base_url)
         if url.scheme not in ("http", "https") or not url.host:
             shown = public_url(url)
-            raise ValueError(f"base_url must be an http(s) URL with a host, got {shown!r}")
+            raise ArgumentError(f"base_url must be an http(s) URL with a host, got {shown!r}")
         check_api_key(api_key)
         if not api_key_header:
-            raise ValueError("api_key_header must be a header name, got an empty value")
+            raise ArgumentError("api_key_header must be a header name, got an empty value")
         self.base_url = str(url).rstrip("/")
         self.proxy_prefix = normalize_prefix(proxy_prefix)
         self.api_key_header = api_key_header

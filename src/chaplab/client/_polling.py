@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.vocabulary import normalize_status
 
 StatusCallback = Callable[[str], object]
@@ -34,7 +35,7 @@ class PollSchedule:
 
     def __post_init__(self) -> None:
         if self.fixed is not None and self.fixed <= 0:
-            raise ValueError(f"poll_interval must be > 0, got {self.fixed!r}")
+            raise ArgumentError(f"poll_interval must be > 0, got {self.fixed!r}")
 
     def next_interval(self, elapsed: float) -> float:
         """Seconds to sleep before the next status request, ``elapsed`` seconds into the wait."""
@@ -57,7 +58,7 @@ class StatusChanges:
 
     def __init__(self, on_status: StatusCallback | None) -> None:
         if on_status is not None and not callable(on_status):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"on_status must be a callable taking the status string, got {on_status!r}"
             )
         self._on_status = on_status

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError
 from chaplab.client._alerts import AlertPolicy
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource, Observation
+from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._jobs import Job, JobRef
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
@@ -143,7 +144,7 @@ class PredictionSetups(Resource):
         if alert_policy_id is not None:
             body["alertPolicyId"] = require_id("alert_policy_id", alert_policy_id)
         if not body:
-            raise ValueError("update_prediction_setup needs at least one field to change")
+            raise ArgumentError("update_prediction_setup needs at least one field to change")
         return (yield from self._call_route(PredictionSetup, UPDATE, setup_id, json=body))
 
     def delete_prediction_setup(self, setup_id: int) -> Operation[None]:
@@ -168,7 +169,9 @@ class PredictionSetups(Resource):
         setup_id = require_id("setup_id", setup_id)
         name = require_name("name", name)
         if not isinstance(geojson, Mapping):
-            raise TypeError(f"geojson must be a GeoJSON FeatureCollection dict, got {geojson!r}")
+            raise ArgumentTypeError(
+                f"geojson must be a GeoJSON FeatureCollection dict, got {geojson!r}"
+            )
         body = {
             "name": name,
             "providedData": _observations(observations),
@@ -182,7 +185,9 @@ class PredictionSetups(Resource):
 def _targets(targets: Sequence[QuantileTarget | Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Quantile targets in wire form, each checked."""
     if isinstance(targets, (str, bytes, Mapping)) or not isinstance(targets, Sequence):
-        raise TypeError(f"quantile_targets must be a list of QuantileTarget, got {targets!r}")
+        raise ArgumentTypeError(
+            f"quantile_targets must be a list of QuantileTarget, got {targets!r}"
+        )
     wire = []
     for target in targets:
         try:
@@ -192,7 +197,7 @@ def _targets(targets: Sequence[QuantileTarget | Mapping[str, Any]]) -> list[dict
                 else QuantileTarget.model_validate(target)
             )
         except ValidationError as error:
-            raise ValueError(f"quantile_targets: {target!r} is not a target: {error}") from None
+            raise ArgumentError(f"quantile_targets: {target!r} is not a target: {error}") from None
         wire.append(model.to_wire())
     return wire
 
@@ -206,17 +211,17 @@ def _observations(
 
         return frame_to_observations(observations)
     if isinstance(observations, (str, bytes, Mapping)) or not isinstance(observations, Sequence):
-        raise TypeError(
+        raise ArgumentTypeError(
             "observations must be a wide frame or a list of observations, "
             f"got {type(observations).__name__}"
         )
     if not observations:
-        raise ValueError("observations must hold at least one observation")
+        raise ArgumentError("observations must hold at least one observation")
     wire = []
     for item in observations:
         try:
             model = item if isinstance(item, Observation) else Observation.model_validate(item)
         except ValidationError as error:
-            raise ValueError(f"observations: {item!r} is not an observation: {error}") from None
+            raise ArgumentError(f"observations: {item!r} is not an observation: {error}") from None
         wire.append(model.model_dump(mode="json", by_alias=True))
     return wire

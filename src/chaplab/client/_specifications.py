@@ -11,7 +11,7 @@ from pydantic import Field
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import Dataset
-from chaplab.client._errors import ArgumentError, JobTimeoutError
+from chaplab.client._errors import ArgumentError, ArgumentTypeError, JobTimeoutError
 from chaplab.client._evaluations import Evaluation
 from chaplab.client._jobs import Jobs
 from chaplab.client._model_catalog import ModelSpec
@@ -293,7 +293,7 @@ class Specifications(Resource):
 def _model_ids(models: Sequence[int | str | Any]) -> list[int | str]:
     """Configured-model ids and names of ``models`` (ids, names or objects with ``.name``)."""
     if isinstance(models, (str, bytes)) or not isinstance(models, Sequence) or not models:
-        raise ValueError(
+        raise ArgumentError(
             f"models must be a non-empty list of configured-model ids or names, got {models!r}"
         )
     ids: list[int | str] = []
@@ -305,7 +305,7 @@ def _model_ids(models: Sequence[int | str | Any]) -> list[int | str]:
         elif isinstance(getattr(model, "name", None), str):
             ids.append(model.name)
         else:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"models: each must be a configured-model id, name or object with .name, "
                 f"got {model!r}"
             )

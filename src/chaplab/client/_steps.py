@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from chaplab.client._errors import ChapConnectionError, ChapTimeoutError, scrub
+from chaplab.client._errors import ArgumentError, ChapConnectionError, ChapTimeoutError, scrub
 
 logger = logging.getLogger("chaplab.client")
 
@@ -128,9 +128,9 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:
-            raise ValueError(f"RetryPolicy.max_retries must be >= 0, got {self.max_retries}")
+            raise ArgumentError(f"RetryPolicy.max_retries must be >= 0, got {self.max_retries}")
         if self.backoff < 0 or self.max_backoff < 0:
-            raise ValueError("RetryPolicy.backoff and max_backoff must be >= 0")
+            raise ArgumentError("RetryPolicy.backoff and max_backoff must be >= 0")
 
     def delay(self, retry_number: int, response: httpx.Response | None = None) -> float:
         """Seconds to wait before retry ``retry_number`` (1-based)."""

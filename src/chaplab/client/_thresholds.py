@@ -11,6 +11,7 @@ from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError
 
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import OrgUnitNames
+from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import (
     DATASETS,
     RequestBuilder,
@@ -152,7 +153,7 @@ def period_ids(field: str, periods: Sequence[str]) -> list[str]:
     """A non-empty list of period strings, checked."""
     values = [periods] if isinstance(periods, str) else list(periods)
     if not values:
-        raise ValueError(f"{field} must name at least one period")
+        raise ArgumentError(f"{field} must name at least one period")
     return [require_name(field, value) for value in values]
 
 
@@ -166,11 +167,11 @@ def threshold_params(
     if isinstance(params, (SeasonalParams, PercentileParams)):
         return params
     if not isinstance(params, Mapping):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{field} must be SeasonalParams, PercentileParams or a dict with 'type', "
             f"got {type(params).__name__}"
         )
     try:
         return _PARAMS.validate_python(dict(params))
     except ValidationError as error:
-        raise ValueError(f"{field} is not a threshold strategy's parameters: {error}") from None
+        raise ArgumentError(f"{field} is not a threshold strategy's parameters: {error}") from None

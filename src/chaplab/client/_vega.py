@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
+from chaplab.client._errors import ArgumentError
+
 CONTAINER_WIDTH = 640
 """The width (pixels) a chart that asks for its container's width is laid out in."""
 CONTAINER_HEIGHT = 300
@@ -126,7 +128,7 @@ def render(spec: Mapping[str, Any], grammar: Grammar, suffix: str) -> bytes:
     if suffix == ".pdf":
         pdf: bytes = getattr(vl_convert, f"{kind}_to_pdf")(dict(spec))
         return pdf
-    raise ValueError(f"suffix must be '.svg', '.png' or '.pdf', got {suffix!r}")
+    raise ArgumentError(f"suffix must be '.svg', '.png' or '.pdf', got {suffix!r}")
 
 
 def as_vega(spec: Mapping[str, Any], grammar: Grammar) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
+
 
 def require_frame_columns(
     frame: pd.DataFrame, columns: Sequence[str], what: str, advice: str
@@ -14,7 +16,7 @@ def require_frame_columns(
     DataFrame, ValueError naming the columns it lacks followed by ``advice`` (what it needs, or
     which function gives the right frame: ``"; it needs ..."``, ``": pass ..."``)."""
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+        raise ArgumentTypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
     missing = [name for name in columns if name not in frame.columns]
     if missing:
-        raise ValueError(f"{what} lacks column(s) {missing}{advice}")
+        raise ArgumentError(f"{what} lacks column(s) {missing}{advice}")

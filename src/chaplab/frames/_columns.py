@@ -24,6 +24,8 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from chaplab.errors import ArgumentError
+
 Raw = bytes | bytearray | memoryview | str
 
 
@@ -32,14 +34,14 @@ def load_json(payload: Raw) -> Any:
     try:
         return orjson.loads(payload)
     except orjson.JSONDecodeError as error:
-        raise ValueError(f"response is not valid JSON: {error}") from None
+        raise ArgumentError(f"response is not valid JSON: {error}") from None
 
 
 def load_rows(entries: Raw | Sequence[Any], what: str) -> list[Any]:
     """The rows of a response: parse bytes, accept a list as it is."""
     rows = load_json(entries) if isinstance(entries, Raw) else entries
     if not isinstance(rows, (list, tuple)):
-        raise ValueError(f"{what} must be a JSON array (a list), got {type(rows).__name__}")
+        raise ArgumentError(f"{what} must be a JSON array (a list), got {type(rows).__name__}")
     return list(rows)
 
 
@@ -66,7 +68,7 @@ def column(rows: list[Any], spellings: Sequence[str], what: str) -> list[Any]:
         return list(map(getter, rows))
     except (KeyError, AttributeError, TypeError):
         position = next(i for i, row in enumerate(rows) if not _has_key(row, key))
-        raise ValueError(
+        raise ArgumentError(
             f"{what} {position} has no {spellings[0]!r} field"
             + (f" (spelled {key!r} like the first {what})" if key != spellings[0] else "")
         ) from None
@@ -82,7 +84,7 @@ def float_column(values: list[Any], field: str) -> np.ndarray:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
         position = next(i for i, v in enumerate(values) if not _is_number(v))
-        raise ValueError(
+        raise ArgumentError(
             f"{field} at position {position} is {values[position]!r}, not a number"
         ) from None
 
@@ -98,7 +100,7 @@ def category_column(values: list[Any] | np.ndarray, field: str) -> pd.Categorica
     codes, uniques = pd.factorize(np.asarray(values, dtype=object), sort=True)
     if (codes < 0).any():
         position = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(f"{field} at position {position} is missing")
+        raise ArgumentError(f"{field} at position {position} is missing")
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniques.astype(str)))
 
 

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._periods import format_period, format_periods
 
 MISSING = "\u2013"
@@ -48,7 +49,7 @@ def format_number(value: object) -> str:
     if value is None or value is pd.NA:
         return MISSING
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"format_number: {value!r} is not a number")
+        raise ArgumentError(f"format_number: {value!r} is not a number")
     number = float(value)
     if math.isnan(number):
         return MISSING
@@ -88,7 +89,7 @@ def format_probability(probability: object, lower: object = None, upper: object 
     if probability is None or probability is pd.NA:
         return MISSING
     if isinstance(probability, bool) or not isinstance(probability, numbers.Real):
-        raise ValueError(f"format_probability: {probability!r} is not a number")
+        raise ArgumentError(f"format_probability: {probability!r} is not a number")
     return MISSING if math.isnan(float(probability)) else f"{float(probability):.0%}"
 
 

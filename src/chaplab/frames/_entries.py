@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._columns import (
     Coded,
     Raw,
@@ -84,7 +85,7 @@ def actuals_to_frame(payload: Raw | Mapping[str, Any]) -> pd.DataFrame:
     -> a frame with ``org_unit``, ``period`` and ``value``, sorted chronologically."""
     document = load_json(payload) if isinstance(payload, Raw) else payload
     if not isinstance(document, Mapping) or "data" not in document:
-        raise ValueError("actual cases must be an object with a 'data' list of {pe, ou, value}")
+        raise ArgumentError("actual cases must be an object with a 'data' list of {pe, ou, value}")
     rows = load_rows(document["data"], "actual cases 'data'")
     if not rows:
         return empty_tidy(with_split_period=False, with_quantile=False)
@@ -109,7 +110,7 @@ def _periods(values: Sequence[Any], field: str) -> pd.arrays.PeriodArray:
     try:
         return parse_periods(values).array
     except ValueError as error:
-        raise ValueError(f"{field}: {error}") from None
+        raise ArgumentError(f"{field}: {error}") from None
 
 
 def _regular_frame(body: Raw, with_split_period: bool | None) -> pd.DataFrame | None:

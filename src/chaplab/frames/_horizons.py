@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from chaplab import vocabulary
+from chaplab.errors import ArgumentError
 from chaplab.frames._periods import format_period
 from chaplab.frames._tidy import HORIZON, PERIOD, SPLIT_PERIOD
 
@@ -37,7 +38,7 @@ def forecast_horizons(
     ValueError for a period before its forecast's first period (as a server that names a split
     by the last period its model saw would send)."""
     if starts.dtype != periods.dtype:
-        raise ValueError(
+        raise ArgumentError(
             f"split periods ({starts.dtype}) and periods ({periods.dtype}) differ in period type"
         )
     start_ordinals = np.asarray(starts.asi8, dtype=np.int64)
@@ -56,7 +57,7 @@ def forecast_horizons(
         try:
             by_pair.append(vocabulary.forecast_horizon(start, forecast))
         except ValueError as error:
-            raise ValueError(
+            raise ArgumentError(
                 f"{error}; a split period is the first period its split forecasts (a chaplab "
                 "service older than schema version 5 named it by the last period the model "
                 "saw: upgrade that service)"

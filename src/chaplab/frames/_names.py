@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._tidy import ORG_UNIT
 from chaplab.vocabulary import feature_id
 
@@ -42,10 +43,12 @@ def org_unit_names(geojson: Any) -> dict[str, str]:
     parents: dict[str, str | None] = {}
     for position, feature in enumerate(_features(geojson)):
         if not isinstance(feature, Mapping):
-            raise ValueError(f"geojson: feature {position} is not an object")
+            raise ArgumentError(f"geojson: feature {position} is not an object")
         properties = feature.get("properties") or {}
         if not isinstance(properties, Mapping):
-            raise ValueError(f"geojson: feature {position} has properties that are not an object")
+            raise ArgumentError(
+                f"geojson: feature {position} has properties that are not an object"
+            )
         org_unit = feature_id(feature)
         if org_unit is None:
             continue
@@ -132,7 +135,9 @@ def resolve_org_units(
     """
     items = [wanted] if isinstance(wanted, str) else list(wanted)
     if not items:
-        raise ValueError(f"{argument} is empty: name at least one org unit, or pass None for all")
+        raise ArgumentError(
+            f"{argument} is empty: name at least one org unit, or pass None for all"
+        )
     return [_resolve_one(item, labels, f"{argument}: {{}}", where) for item in items]
 
 
@@ -145,11 +150,11 @@ def _resolve_one(item: Any, labels: Mapping[str, str], prefix: str, where: str) 
             return matches[0]
         if matches:
             places = "; ".join(f"{labels[org_unit]!r} (id {org_unit})" for org_unit in matches)
-            raise ValueError(
+            raise ArgumentError(
                 prefix.format(f"{text!r} names {len(matches)} places in {where}: {places}; ")
                 + "give the label or the id of the one you mean"
             )
-    raise ValueError(
+    raise ArgumentError(
         prefix.format(f"{text!r} is not an org unit of {where}{_suggestions(text, labels)}")
     )
 
@@ -193,7 +198,7 @@ def with_org_unit_names(frame: pd.DataFrame, names: Any) -> pd.DataFrame:
     its id as its name. An existing ``org_unit_name`` column is replaced.
     """
     if not isinstance(frame, pd.DataFrame) or ORG_UNIT not in frame.columns:
-        raise ValueError("with_org_unit_names() needs a frame with an 'org_unit' column")
+        raise ArgumentError("with_org_unit_names() needs a frame with an 'org_unit' column")
     labels = _labels(names)
     ids = frame[ORG_UNIT].astype("category")
     present = [str(org_unit) for org_unit in ids.cat.categories]
@@ -213,7 +218,7 @@ def _labels(names: Any) -> dict[str, str]:
     """Id -> label from a GeoJSON or from a mapping of id -> name."""
     if isinstance(names, Mapping) and not _is_feature_collection(names):
         if not all(isinstance(name, str) for name in names.values()):
-            raise ValueError("names must map org-unit ids to name strings, or be a GeoJSON")
+            raise ArgumentError("names must map org-unit ids to name strings, or be a GeoJSON")
         return org_unit_labels({str(key): name for key, name in names.items()})
     return org_unit_names(names)
 
@@ -230,9 +235,9 @@ def _features(geojson: Any) -> list[Any]:
         try:
             geojson = orjson.loads(geojson)
         except orjson.JSONDecodeError as error:
-            raise ValueError(f"geojson is not valid JSON: {error}") from None
+            raise ArgumentError(f"geojson is not valid JSON: {error}") from None
     if not isinstance(geojson, Mapping) or not isinstance(geojson.get("features"), list):
-        raise ValueError(
+        raise ArgumentError(
             "geojson must be a FeatureCollection: an object with a 'features' list, "
             f"got {type(geojson).__name__}"
         )

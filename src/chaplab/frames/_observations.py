@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._names import ORG_UNIT_NAME
 from chaplab.frames._periods import format_periods, parse_periods
 
@@ -22,7 +23,7 @@ def _pick(frame: pd.DataFrame, spellings: tuple[str, ...]) -> str:
     for name in spellings:
         if name in frame.columns:
             return name
-    raise ValueError(
+    raise ArgumentError(
         f"observations need a {spellings[0]!r} column (or {spellings[1]!r}); "
         f"the frame has {list(frame.columns)}"
     )
@@ -43,14 +44,16 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
     labels = (time_column, location_column, ORG_UNIT_NAME, PARENT)
     features = [name for name in frame.columns if name not in labels]
     if not features:
-        raise ValueError("observations need at least one feature column besides time and location")
+        raise ArgumentError(
+            "observations need at least one feature column besides time and location"
+        )
     try:
         periods = format_periods(parse_periods(frame[time_column].to_numpy(dtype=object)))
     except ValueError as error:
-        raise ValueError(f"column {time_column!r}: {error}") from None
+        raise ArgumentError(f"column {time_column!r}: {error}") from None
     locations = frame[location_column].astype(str).to_numpy(dtype=object)
     if frame[location_column].isna().any():
-        raise ValueError(f"column {location_column!r} has missing org units")
+        raise ArgumentError(f"column {location_column!r} has missing org units")
     observations: list[dict[str, Any]] = []
     for feature in features:
         values = _numeric(frame[feature], str(feature))
@@ -77,7 +80,7 @@ def _numeric(series: pd.Series, name: str) -> np.ndarray:
         bad = converted.isna() & series.notna()
         if pd.api.types.is_bool_dtype(series) or bad.any():
             example = series[bad].iloc[0] if bad.any() else series.iloc[0]
-            raise ValueError(
+            raise ArgumentError(
                 f"feature column {name!r} holds non-numeric values such as {example!r}: every "
                 "column besides time, location, org_unit_name and parent is sent as a feature, "
                 "so drop it or convert it to numbers"

@@ -18,14 +18,19 @@ import numpy as np
 import pandas as pd
 
 from chaplab import vocabulary
+from chaplab.errors import ArgumentError
 
 MONTHLY = "M"
 WEEKLY = "W-SUN"
 
 
 def _parse_one(text: str) -> pd.Period:
-    """One wire period string -> a monthly or ISO-weekly Period (ValueError naming the text)."""
-    period_type, ordinal = vocabulary.parse_period(text)
+    """One wire period string -> a monthly or ISO-weekly Period (ArgumentError naming the
+    text)."""
+    try:
+        period_type, ordinal = vocabulary.parse_period(text)
+    except ValueError as error:  # vocabulary's sentence, as chaplab's argument error
+        raise ArgumentError(str(error)) from None
     if period_type == vocabulary.MONTH:
         year, month_index = divmod(ordinal, 12)
         return pd.Period(year=year, month=month_index + 1, freq=MONTHLY)
@@ -36,13 +41,15 @@ def _as_period(value: Any) -> pd.Period:
     """A distinct value (string, integer or Period) -> a monthly or weekly Period."""
     if isinstance(value, pd.Period):
         if value.freqstr not in (MONTHLY, WEEKLY):
-            raise ValueError(f"period {value!s} has frequency {value.freqstr}; expected M or W-SUN")
+            raise ArgumentError(
+                f"period {value!s} has frequency {value.freqstr}; expected M or W-SUN"
+            )
         return value
     if isinstance(value, str):
         return _parse_one(value.strip())
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return _parse_one(str(value))
-    raise ValueError(f"period {value!r} is not a period string such as '202101' or '2021W05'")
+    raise ArgumentError(f"period {value!r} is not a period string such as '202101' or '2021W05'")
 
 
 def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
@@ -53,13 +60,13 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
     if isinstance(values, (pd.PeriodIndex, pd.Series)) and isinstance(values.dtype, pd.PeriodDtype):
         index = pd.PeriodIndex(values)
         if index.freqstr not in (MONTHLY, WEEKLY):
-            raise ValueError(f"periods have frequency {index.freqstr}; expected M or W-SUN")
+            raise ArgumentError(f"periods have frequency {index.freqstr}; expected M or W-SUN")
         return index
     array = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
     codes, uniques = pd.factorize(array.astype(object, copy=False))
     if (codes < 0).any():
         position = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(f"period at position {position} is missing")
+        raise ArgumentError(f"period at position {position} is missing")
     parsed = [_as_period(value) for value in uniques]
     if not parsed:
         return pd.PeriodIndex([], freq=MONTHLY)
@@ -67,7 +74,7 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
     for raw, period in zip(uniques, parsed, strict=True):
         if period.freqstr != freq:
             kind = {MONTHLY: "monthly", WEEKLY: "weekly"}
-            raise ValueError(
+            raise ArgumentError(
                 f"period {raw!r} is {kind[period.freqstr]} but {uniques[0]!r} is {kind[freq]}: "
                 "periods of one frame must share one frequency"
             )

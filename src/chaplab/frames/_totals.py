@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._horizons import with_horizon
 from chaplab.frames._names import ORG_UNIT_NAME
 from chaplab.frames._tidy import HORIZON, ORG_UNIT, VALUE, key_columns, sort_tidy
@@ -21,10 +22,10 @@ def national_total(frame: pd.DataFrame, name: str = NATIONAL) -> pd.DataFrame:
     ``adm0`` entries (quantiles of summed samples): ask the service for ``adm0`` for forecasts.
     """
     if ORG_UNIT not in frame.columns or VALUE not in frame.columns:
-        raise ValueError("national_total() needs 'org_unit' and 'value' columns")
+        raise ArgumentError("national_total() needs 'org_unit' and 'value' columns")
     parts = frame[frame[ORG_UNIT] != name]
     if parts.empty:
-        raise ValueError(f"national_total(): the frame has no org units other than {name!r}")
+        raise ArgumentError(f"national_total(): the frame has no org units other than {name!r}")
     by = [column for column in key_columns(frame) if column != ORG_UNIT]
     total = parts.groupby(by, observed=True, sort=False)[VALUE].sum().reset_index()
     total.insert(0, ORG_UNIT, pd.Categorical([name] * len(total), categories=[name]))

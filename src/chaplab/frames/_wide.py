@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames._horizons import with_horizon
 from chaplab.frames._tidy import PERIOD, QUANTILE, VALUE, key_columns, sort_tidy
 
@@ -31,14 +32,14 @@ def wide(frame: pd.DataFrame) -> pd.DataFrame:
     (``horizon`` follows from them: :func:`tidy` adds it back)."""
     missing = [name for name in (QUANTILE, VALUE) if name not in frame.columns]
     if missing:
-        raise ValueError(f"wide() needs a tidy quantile frame; column(s) {missing} are missing")
+        raise ArgumentError(f"wide() needs a tidy quantile frame; column(s) {missing} are missing")
     index = [name for name in key_columns(frame) if name != QUANTILE]
     if not index:
-        raise ValueError("wide() needs an 'org_unit' or 'period' column to index the rows by")
+        raise ArgumentError("wide() needs an 'org_unit' or 'period' column to index the rows by")
     duplicated = frame.duplicated([*index, QUANTILE])
     if duplicated.any():
         row = frame.loc[duplicated.idxmax(), [*index, QUANTILE]].to_dict()
-        raise ValueError(f"wide(): more than one value for {row}")
+        raise ArgumentError(f"wide(): more than one value for {row}")
     table = frame.pivot(index=index, columns=QUANTILE, values=VALUE)
     table.columns = pd.Index([quantile_column(q) for q in table.columns])
     return table
@@ -50,10 +51,10 @@ def tidy(wide_frame: pd.DataFrame) -> pd.DataFrame:
     levels = {name: _quantile_of(name) for name in wide_frame.columns}
     quantile_columns = [name for name, level in levels.items() if level is not None]
     if not quantile_columns:
-        raise ValueError("tidy() needs quantile columns named like 'q0.1', 'q0.5'")
+        raise ArgumentError("tidy() needs quantile columns named like 'q0.1', 'q0.5'")
     others = [name for name, level in levels.items() if level is None]
     if others:
-        raise ValueError(f"tidy(): column(s) {others} are not quantile columns like 'q0.5'")
+        raise ArgumentError(f"tidy(): column(s) {others} are not quantile columns like 'q0.5'")
     table = wide_frame.reset_index()
     ids = [name for name in table.columns if name not in quantile_columns]
     long = table.melt(id_vars=ids, value_vars=quantile_columns, var_name=QUANTILE, value_name=VALUE)

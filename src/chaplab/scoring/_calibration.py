@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.scoring._rules import (
     interval_coverage,
     pit_bin_masses,
@@ -65,7 +66,7 @@ def _groups(by: str | Sequence[str] | None) -> list[str]:
     allowed = [key for key in KEYS if key not in (MODEL, SCALE, "quantile")]
     unknown = [name for name in wanted if name not in allowed and name != MODEL]
     if unknown:
-        raise ValueError(f"by: {unknown} cannot group targets; choose from {allowed}")
+        raise ArgumentError(f"by: {unknown} cannot group targets; choose from {allowed}")
     return [MODEL] + [name for name in wanted if name != MODEL]
 
 

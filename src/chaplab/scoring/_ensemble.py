@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
@@ -56,9 +57,9 @@ def ensemble(
     member lacks is an error naming it, or, with ``drop=True``, left out of the ensemble.
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise ArgumentError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "median" and weights is not None:
-        raise ValueError("weights apply to method='mean'; method='median' takes none")
+        raise ArgumentError("weights apply to method='mean'; method='median' takes none")
     found = _entries(forecasts, model_column)
     keys = np.stack([found.org_unit, found.split_period, found.period], axis=1)
     targets, target = np.unique(keys, axis=0, return_inverse=True)
@@ -124,7 +125,7 @@ class _Grid:
         for code, name in enumerate(models):
             own = np.unique(level[model == code])
             if not np.array_equal(own, levels):
-                raise ValueError(
+                raise ArgumentError(
                     f"forecasts[{name!r}] has quantile levels {_text(own)} but "
                     f"forecasts[{models[0]!r}] has {_text(levels)}: quantile averaging needs "
                     "the same levels in every member"
@@ -134,7 +135,7 @@ class _Grid:
         flat = (target_code * len(levels) + level_code) * len(models) + model
         if np.unique(flat).size != flat.size:
             duplicate = models[int(model[pd.Index(flat).duplicated()][0])]
-            raise ValueError(
+            raise ArgumentError(
                 f"forecasts[{duplicate!r}] has more than one value for a target and quantile "
                 "level; pass one evaluation frame per model"
             )
@@ -149,7 +150,7 @@ class _Grid:
         partial = present.any(axis=1) & ~present.all(axis=1)
         if partial.any():
             member = int(np.argwhere(partial)[0][1])
-            raise ValueError(
+            raise ArgumentError(
                 f"forecasts[{self.models[member]!r}] lacks some quantile levels of a target "
                 "that it forecasts; every target needs every level"
             )
@@ -161,12 +162,12 @@ class _Grid:
                 for code, name in enumerate(self.models)
                 if not held[:, code].all()
             ]
-            raise ValueError(
+            raise ArgumentError(
                 f"forecasts: member(s) {', '.join(lacking)} lack targets that other members "
                 "forecast; pass drop=True to combine only the targets every member has"
             )
         if not keep.any():
-            raise ValueError("forecasts: the members share no target to combine")
+            raise ArgumentError("forecasts: the members share no target to combine")
         return keep
 
 
@@ -185,19 +186,21 @@ def _weights(
         return np.full((len(targets), len(models)), 1.0 / len(models))
     if isinstance(weights, str):
         if weights != "skill":
-            raise ValueError(f"weights must be a mapping, 'skill' or None, got {weights!r}")
+            raise ArgumentError(f"weights must be a mapping, 'skill' or None, got {weights!r}")
         if actuals is None:
-            raise ValueError("weights='skill' needs actuals= to score the members' earlier splits")
+            raise ArgumentError(
+                "weights='skill' needs actuals= to score the members' earlier splits"
+            )
         return _skill_weights(forecasts, found, targets, actuals, metric, model_column)
     if not isinstance(weights, Mapping):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"weights must be a mapping of model name to weight, 'skill' or None, got "
             f"{type(weights).__name__}"
         )
     unknown = sorted(set(map(str, weights)) - set(models))
     missing = [name for name in models if name not in weights]
     if unknown or missing:
-        raise ValueError(
+        raise ArgumentError(
             f"weights must name every member {models} once: "
             + "; ".join(
                 part
@@ -210,7 +213,7 @@ def _weights(
         )
     given = np.array([float(weights[name]) for name in models])
     if not np.isfinite(given).all() or (given < 0).any() or given.sum() <= 0:
-        raise ValueError(f"weights must be finite, >= 0 and not all 0, got {dict(weights)}")
+        raise ArgumentError(f"weights must be finite, >= 0 and not all 0, got {dict(weights)}")
     return np.tile(given / given.sum(), (len(targets), 1))
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
@@ -87,14 +88,14 @@ def _kind(entries: pd.DataFrame) -> str:
     require_frame_columns(entries, (ORG_UNIT, PERIOD, VALUE), "entries", advice)
     has = [name for name in (QUANTILE, SAMPLE) if name in entries.columns]
     if len(has) != 1:
-        raise ValueError(
+        raise ArgumentError(
             "entries needs exactly one of the columns 'quantile' (a quantile forecast) and "
             f"'sample' (a sample forecast); it has {has or 'neither'}"
         )
     if entries.empty:
-        raise ValueError("entries is empty: there is no forecast to take a probability of")
+        raise ArgumentError("entries is empty: there is no forecast to take a probability of")
     if not np.isfinite(entries[VALUE].to_numpy(np.float64)).all():
-        raise ValueError("entries: every value must be a finite number")
+        raise ArgumentError("entries: every value must be a finite number")
     return has[0]
 
 
@@ -122,7 +123,7 @@ def _matrix(
     )
     if not regular:
         what = "quantile levels" if kind == QUANTILE else "sample labels"
-        raise ValueError(
+        raise ArgumentError(
             f"entries: every forecast target needs the same {what} exactly once, as the first "
             f"target ({', '.join(f'{ordered[key].iloc[0]}' for key in keys)}) has them"
         )
@@ -131,7 +132,7 @@ def _matrix(
     values = np.sort(ordered[VALUE].to_numpy(np.float64).reshape(-1, width), axis=1)
     levels = labels[:width].astype(np.float64) if kind == QUANTILE else labels[:width]
     if kind == QUANTILE and not ((levels > 0) & (levels < 1)).all():
-        raise ValueError(f"entries: quantile levels must lie in (0, 1), got {list(levels)}")
+        raise ArgumentError(f"entries: quantile levels must lie in (0, 1), got {list(levels)}")
     return targets, values, levels
 
 
@@ -143,10 +144,10 @@ def _threshold_of(
         thresholds, bool
     ):
         if not np.isfinite(thresholds):
-            raise ValueError(f"thresholds must be a finite number, got {thresholds}")
+            raise ArgumentError(f"thresholds must be a finite number, got {thresholds}")
         return np.full(len(targets), float(thresholds))
     if not isinstance(thresholds, pd.DataFrame):
-        raise TypeError(
+        raise ArgumentTypeError(
             "thresholds must be a number or a DataFrame with org_unit, period and threshold, "
             f"got {type(thresholds).__name__}"
         )
@@ -162,14 +163,14 @@ def _threshold_of(
             right[name] = _periods(right[name], targets[name].dtype, f"thresholds[{name!r}]")
     if right.duplicated(on).any():
         row = right[right.duplicated(on)].iloc[0]
-        raise ValueError(
+        raise ArgumentError(
             f"thresholds has more than one threshold for {', '.join(f'{n} {row[n]}' for n in on)}"
         )
     left = targets[on].copy()
     left[ORG_UNIT] = left[ORG_UNIT].astype(str)
     found: np.ndarray = left.merge(right, on=on, how="left")[THRESHOLD].to_numpy(np.float64)
     if np.isnan(found).all():
-        raise ValueError(
+        raise ArgumentError(
             "thresholds has no threshold for any forecast target; its org units and periods "
             "must be those of the entries"
         )
@@ -181,7 +182,7 @@ def _periods(column: pd.Series, dtype: object, what: str) -> pd.Series:
     if not isinstance(column.dtype, pd.PeriodDtype):
         column = pd.Series(parse_periods(column.astype(str)), index=column.index)
     if column.dtype != dtype:
-        raise ValueError(f"{what} holds {column.dtype} periods, but the entries hold {dtype}")
+        raise ArgumentError(f"{what} holds {column.dtype} periods, but the entries hold {dtype}")
     return column
 
 
@@ -239,17 +240,17 @@ def endemic_thresholds(
     :func:`exceedance_probability`.
     """
     if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        raise ArgumentError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     if not np.isfinite(std_multiplier):
-        raise ValueError(f"std_multiplier must be a finite number, got {std_multiplier}")
+        raise ArgumentError(f"std_multiplier must be a finite number, got {std_multiplier}")
     if not 0 <= quantile <= 1:
-        raise ValueError(f"quantile must lie in [0, 1], got {quantile}")
+        raise ArgumentError(f"quantile must lie in [0, 1], got {quantile}")
     if baseline_years is not None and (
         isinstance(baseline_years, bool)
         or not isinstance(baseline_years, int)
         or baseline_years < 1
     ):
-        raise ValueError(
+        raise ArgumentError(
             f"baseline_years must be a whole number of at least 1 or None, got {baseline_years!r}"
         )
     _kind(entries)
@@ -298,7 +299,7 @@ def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
     twice = history.duplicated([ORG_UNIT, "_period_seen"])
     if twice.any():
         row = history[twice].iloc[0]
-        raise ValueError(
+        raise ArgumentError(
             f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period "
             f"{row['_period_seen']}"
         )
@@ -347,7 +348,7 @@ def decision_skill(
     actual case or a threshold are left out. ``cutoffs`` default to 0.05, 0.10, ..., 0.95.
     """
     if SPLIT_PERIOD not in getattr(entries, "columns", ()):
-        raise ValueError(
+        raise ArgumentError(
             "entries must be an evaluation frame with a split_period column: decision skill "
             "compares forecasts with what happened"
         )
@@ -367,7 +368,7 @@ def decision_skill(
     scored[OBSERVED] = observed
     scored = scored[~np.isnan(observed) & ~np.isnan(scored[THRESHOLD].to_numpy())]
     if scored.empty:
-        raise ValueError(
+        raise ArgumentError(
             "actuals: no forecast target with a threshold has an actual case to compare with"
         )
     scored = scored.assign(outbreak=scored[OBSERVED] > scored[THRESHOLD]).reset_index(drop=True)
@@ -390,9 +391,9 @@ def decision_skill(
 def _cutoffs(cutoffs: Sequence[float] | None) -> np.ndarray:
     grid = np.asarray(DEFAULT_CUTOFFS if cutoffs is None else list(cutoffs), dtype=np.float64)
     if grid.ndim != 1 or not len(grid):
-        raise ValueError("cutoffs must be a non-empty sequence of probabilities")
+        raise ArgumentError("cutoffs must be a non-empty sequence of probabilities")
     if not ((grid >= 0) & (grid <= 1)).all():
-        raise ValueError(f"cutoffs must lie in [0, 1], got {grid[(grid < 0) | (grid > 1)][0]}")
+        raise ArgumentError(f"cutoffs must lie in [0, 1], got {grid[(grid < 0) | (grid > 1)][0]}")
     return np.unique(grid)
 
 

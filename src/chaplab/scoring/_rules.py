@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chaplab.errors import ArgumentError
+
 LEVEL_DIGITS = 10
 """Levels are compared after rounding to this many digits: 1 - 0.9 is 0.09999999999999998."""
 
@@ -64,7 +66,7 @@ def central_intervals(levels: np.ndarray) -> CentralIntervals:
     half = central_median(rounded)
     if not np.array_equal(rounded, mirrored):
         missing = next(q for q in rounded if np.round(1.0 - q, LEVEL_DIGITS) not in rounded)
-        raise ValueError(
+        raise ArgumentError(
             f"quantile levels {_levels_text(rounded)} are not symmetric: {missing:g} has no "
             f"partner {1 - missing:g}, and the weighted interval score needs pairs q and 1 - q"
         )
@@ -130,11 +132,11 @@ def ascending_levels(
     quantile_values = np.asarray(values, dtype=np.float64)
     tau = np.asarray(levels, dtype=np.float64)
     if y.ndim != 1:
-        raise ValueError(f"observed must be a 1-d array of observations, got shape {y.shape}")
+        raise ArgumentError(f"observed must be a 1-d array of observations, got shape {y.shape}")
     if tau.ndim != 1 or tau.size == 0:
-        raise ValueError(f"levels must be a non-empty 1-d array of quantile levels, got {tau!r}")
+        raise ArgumentError(f"levels must be a non-empty 1-d array of quantile levels, got {tau!r}")
     if quantile_values.shape != (len(y), len(tau)):
-        raise ValueError(
+        raise ArgumentError(
             f"values must have shape (len(observed), len(levels)) = ({len(y)}, {len(tau)}), "
             f"one row per observation and one column per level, got {quantile_values.shape}"
         )
@@ -142,7 +144,7 @@ def ascending_levels(
     tau = tau[order]
     repeated = tau[1:][np.diff(np.round(tau, LEVEL_DIGITS)) == 0]
     if repeated.size:
-        raise ValueError(f"levels must differ from each other, but {repeated[0]:g} repeats")
+        raise ArgumentError(f"levels must differ from each other, but {repeated[0]:g} repeats")
     return y, quantile_values[:, order], tau
 
 
@@ -150,7 +152,7 @@ def central_median(levels: np.ndarray) -> int:
     """The column of level 0.5; ValueError when there is none (WIS and bias need it)."""
     middle = np.flatnonzero(np.round(levels, LEVEL_DIGITS) == 0.5)
     if middle.size == 0:
-        raise ValueError(
+        raise ArgumentError(
             f"quantile levels {_levels_text(levels)} have no median (0.5), which the weighted "
             "interval score and bias need"
         )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, require_frame_columns
 from chaplab.scoring._rules import (
     central_median,
@@ -65,7 +66,7 @@ def _block_scores(targets: Targets, block: Block) -> pd.DataFrame:
     try:
         wis = weighted_interval_score(block.observed, block.values, block.levels)
     except ValueError as error:
-        raise ValueError(f"forecasts of model {block.model!r}: {error}") from None
+        raise ArgumentError(f"forecasts of model {block.model!r}: {error}") from None
     median = block.values[:, central_median(block.levels)]
     covered, nominal = interval_coverage(block.observed, block.values, block.levels)
     frame = targets.keys(block)
@@ -145,12 +146,12 @@ def _by(scores: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
     wanted = [] if by is None else [by] if isinstance(by, str) else list(by)
     for name in wanted:
         if name not in scores.columns:
-            raise ValueError(
+            raise ArgumentError(
                 f"by: scores has no column {name!r}; group by any of "
                 f"{[key for key in KEYS if key in scores.columns]}"
             )
         if name not in KEYS:
-            raise ValueError(f"by: {name!r} is a metric, not a column to group by")
+            raise ArgumentError(f"by: {name!r} is a metric, not a column to group by")
     return [name for name in wanted if name not in (MODEL, SCALE)]
 
 
@@ -161,5 +162,7 @@ def _metrics(scores: pd.DataFrame, metrics: Sequence[str] | None) -> list[str]:
     wanted = [metrics] if isinstance(metrics, str) else list(metrics)
     unknown = [name for name in wanted if name not in available]
     if unknown:
-        raise ValueError(f"metrics: {unknown} are not metric columns of scores; it has {available}")
+        raise ArgumentError(
+            f"metrics: {unknown} are not metric columns of scores; it has {available}"
+        )
     return wanted

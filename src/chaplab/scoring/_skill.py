@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD, require_frame_columns
 from chaplab.scoring._targets import MODEL, SCALE
 
@@ -58,10 +59,10 @@ def relative_skill(
     _check_arguments(scores, baseline, metric, n_bootstrap, level)
     table = _ScoreTable.build(scores, metric)
     if baseline not in table.models:
-        raise ValueError(f"baseline {baseline!r} is not among the scored models {table.models}")
+        raise ArgumentError(f"baseline {baseline!r} is not among the scored models {table.models}")
     base = table.models.index(baseline)
     if table.shared[base].sum() <= 1:
-        raise ValueError(
+        raise ArgumentError(
             f"baseline {baseline!r} shares no forecast target (org unit, split period, period) "
             "with any other model in scores, so no model can be compared with it"
         )
@@ -95,26 +96,28 @@ def _check_arguments(
     columns = (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD)
     require_frame_columns(scores, columns, "scores", ": pass the frame score() returns")
     if scores.empty:
-        raise ValueError("scores is empty: there is no scored target to rank models on")
+        raise ArgumentError("scores is empty: there is no scored target to rank models on")
     if metric not in scores.columns or not pd.api.types.is_numeric_dtype(scores[metric]):
-        raise ValueError(f"metric: scores has no numeric column {metric!r}")
+        raise ArgumentError(f"metric: scores has no numeric column {metric!r}")
     if metric in SIGNED_METRICS or metric.startswith("interval_coverage"):
-        raise ValueError(
+        raise ArgumentError(
             f"metric {metric!r} is not a score where lower is better; choose one such as "
             "'wis' or 'ae_median'"
         )
     if (scores[metric] < 0).any():
-        raise ValueError(f"metric {metric!r} has negative values; relative skill needs scores >= 0")
+        raise ArgumentError(
+            f"metric {metric!r} has negative values; relative skill needs scores >= 0"
+        )
     if SCALE in scores.columns and scores[SCALE].nunique() > 1:
-        raise ValueError(
+        raise ArgumentError(
             f"scores hold the scales {sorted(scores[SCALE].astype(str).unique())}: select one"
         )
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
+        raise ArgumentError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
     if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1 (e.g. 0.9), got {level!r}")
+        raise ArgumentError(f"level must be between 0 and 1 (e.g. 0.9), got {level!r}")
     if not isinstance(baseline, str):
-        raise TypeError(f"baseline must be a model name, got {type(baseline).__name__}")
+        raise ArgumentTypeError(f"baseline must be a model name, got {type(baseline).__name__}")
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ class _ScoreTable:
         n_models = len(model_names)
         flat = target.astype(np.int64) * n_models + model_codes
         if np.bincount(flat, minlength=len(target_keys) * n_models).max() > 1:
-            raise ValueError(
+            raise ArgumentError(
                 "scores has more than one row for a model and target (org unit, split period, "
                 "period): pass one scale of one score() call"
             )

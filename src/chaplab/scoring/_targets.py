@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import (
     HORIZON,
     ORG_UNIT,
@@ -107,9 +108,9 @@ def align(
 ) -> Targets:
     """Check the inputs and build every model's block (see the module's docstring)."""
     if scale not in SCALES:
-        raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+        raise ArgumentError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
     if unmatched not in ("raise", "drop"):
-        raise ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
+        raise ArgumentError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
     entries = _entries(forecasts, model_column)
     observed_lookup = _actuals(actuals, entries)
     order = _sort_order(entries)
@@ -119,7 +120,7 @@ def align(
     ]
     blocks = [block for block in blocks if len(block.observed)]
     if not blocks:
-        raise ValueError("actuals: no forecast target has an observed value to score against")
+        raise ArgumentError("actuals: no forecast target has an observed value to score against")
     if scale == "log":
         blocks = [_log_block(block) for block in blocks]
     return Targets(entries.models, entries.org_units, entries.dtype, scale, blocks)
@@ -144,7 +145,7 @@ def _entries(forecasts: Forecasts, model_column: str) -> _Entries:
     """The entries of a mapping of model name -> frame, or of one frame with a model column."""
     if isinstance(forecasts, pd.DataFrame):
         if model_column not in forecasts.columns:
-            raise ValueError(
+            raise ArgumentError(
                 f"forecasts has no {model_column!r} column (model_column) to tell models apart; "
                 "add one, name another with model_column=, or pass {name: frame, ...}"
             )
@@ -154,23 +155,23 @@ def _entries(forecasts: Forecasts, model_column: str) -> _Entries:
         else:
             codes, names = pd.factorize(column, sort=True)
         if (codes < 0).any():
-            raise ValueError(f"forecasts: column {model_column!r} has missing model names")
+            raise ArgumentError(f"forecasts: column {model_column!r} has missing model names")
         frames = [forecasts]
         models = [str(name) for name in names]
         model = codes.astype(np.int64)
     elif isinstance(forecasts, Mapping):
         if not forecasts:
-            raise ValueError("forecasts is an empty mapping: give at least one model's frame")
+            raise ArgumentError("forecasts is an empty mapping: give at least one model's frame")
         models = [str(name) for name in forecasts]
         frames = list(forecasts.values())
         for name, frame in zip(models, frames, strict=True):
             if not isinstance(frame, pd.DataFrame):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"forecasts[{name!r}] must be a pandas DataFrame, got {type(frame).__name__}"
                 )
         model = np.repeat(np.arange(len(frames)), [len(frame) for frame in frames])
     else:
-        raise TypeError(
+        raise ArgumentTypeError(
             "forecasts must be a DataFrame with a model column or a mapping of model name to "
             f"DataFrame, got {type(forecasts).__name__}"
         )
@@ -188,10 +189,10 @@ def _entries(forecasts: Forecasts, model_column: str) -> _Entries:
     value = np.concatenate([f[VALUE].to_numpy(np.float64) for f in frames])
     if not ((level > 0) & (level < 1)).all():
         bad = level[~((level > 0) & (level < 1))][0]
-        raise ValueError(f"forecasts: quantile level {bad:g} is outside (0, 1)")
+        raise ArgumentError(f"forecasts: quantile level {bad:g} is outside (0, 1)")
     if not np.isfinite(value).all():
         position = int(np.flatnonzero(~np.isfinite(value))[0])
-        raise ValueError(
+        raise ArgumentError(
             f"forecasts: value is {value[position]} for a forecast of model "
             f"{models[model[position]]!r}; every quantile needs a finite value"
         )
@@ -222,18 +223,18 @@ def _check_forecast_frame(frame: pd.DataFrame, what: str) -> None:
     require_frame_columns(frame, FORECAST_COLUMNS, what, advice)
     for name in (SPLIT_PERIOD, PERIOD):
         if not isinstance(frame[name].dtype, pd.PeriodDtype):
-            raise ValueError(
+            raise ArgumentError(
                 f"{what}: column {name!r} must hold pandas Periods, not {frame[name].dtype}"
             )
     if frame.empty:
-        raise ValueError(f"{what} is empty: there is nothing to score")
+        raise ArgumentError(f"{what} is empty: there is nothing to score")
 
 
 def _org_units(frame: pd.DataFrame, what: str) -> pd.Categorical:
     """The org unit column as a categorical of strings (categories renamed, not rows)."""
     column = frame[ORG_UNIT]
     if column.isna().any():
-        raise ValueError(f"{what}: column 'org_unit' has missing values")
+        raise ArgumentError(f"{what}: column 'org_unit' has missing values")
     if isinstance(column.dtype, pd.CategoricalDtype):
         return pd.Categorical.from_codes(
             column.cat.codes.to_numpy(), categories=column.cat.categories.astype(str)
@@ -245,7 +246,7 @@ def _common_dtype(frames: list[pd.DataFrame]) -> pd.PeriodDtype:
     """The one period type of every frame's split periods and periods."""
     found = {f[name].dtype for f in frames for name in (SPLIT_PERIOD, PERIOD)}
     if len(found) > 1:
-        raise ValueError(f"forecasts mix period types {sorted(map(str, found))}; use one")
+        raise ArgumentError(f"forecasts mix period types {sorted(map(str, found))}; use one")
     return found.pop()
 
 
@@ -277,7 +278,7 @@ def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
     require_frame_columns(actuals, ACTUAL_COLUMNS, "actuals", advice)
     period_type = actuals[PERIOD].dtype
     if period_type != entries.dtype:
-        raise ValueError(
+        raise ArgumentError(
             f"actuals: column 'period' is {period_type} but the forecasts' periods are "
             f"{entries.dtype}"
         )
@@ -290,7 +291,7 @@ def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
     if not keys.is_unique:
         duplicate = int(np.flatnonzero(keys.duplicated())[0])
         row = actuals[known].iloc[duplicate]
-        raise ValueError(
+        raise ArgumentError(
             f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period {row[PERIOD]}"
         )
     return _Lookup(keys, actuals[VALUE].to_numpy(np.float64)[known], first, span)
@@ -346,7 +347,7 @@ def _block(
     seen = np.isfinite(observed)
     if not seen.all() and unmatched == "raise":
         first = int(np.flatnonzero(~seen)[0])
-        raise ValueError(
+        raise ArgumentError(
             f"actuals: {int((~seen).sum())} of {len(seen)} forecast targets of model {name!r} "
             f"have no observed value, e.g. org unit {entries.org_units[org_unit[first]]!r}, "
             f"period {_period(period[first], entries.dtype)}; pass "
@@ -380,7 +381,7 @@ def _raise_irregular(
     )
     levels_text = ", ".join(f"{q:g}" for q in own)
     all_text = ", ".join(f"{q:g}" for q in levels)
-    raise ValueError(
+    raise ArgumentError(
         f"forecasts of model {name!r}: {target} has quantile levels [{levels_text}] but the "
         f"model's forecasts have [{all_text}]; each target needs every level exactly once"
     )
@@ -394,7 +395,7 @@ def _log_block(block: Block) -> Block:
     """The block on the log scale: log1p of forecasts and observations."""
     for what, array in (("forecast values", block.values), ("actual cases", block.observed)):
         if (array < 0).any():
-            raise ValueError(
+            raise ArgumentError(
                 f"scale='log' takes log1p of forecasts and actuals, but model {block.model!r} "
                 f"has negative {what} (lowest {array.min():g})"
             )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from chaplab.client import ChapError
+from chaplab.client import ArgumentError, ChapError
 from chaplab.frames import format_number
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
@@ -455,17 +455,17 @@ class CompareModelsView(widgets.VBox):
         """Rank a local forecast frame (``chaplab.backtest``, ``scoring.ensemble``, another
         server's evaluation) as ``name`` beside the batch's models, scored against the batch's
         actual cases: at once when a batch has been scored (``await`` the task for the
-        leaderboard and charts; None otherwise), and in every batch run after. ValueError for a
-        name the batch uses or a frame that is no evaluation frame."""
+        leaderboard and charts; None otherwise), and in every batch run after. ArgumentError (a
+        ValueError) for a name the batch uses or a frame that is no evaluation frame."""
         import pandas as pd
 
         if not isinstance(name, str) or not name.strip():
-            raise ValueError(f"name must be a non-empty model name, got {name!r}")
+            raise ArgumentError(f"name must be a non-empty model name, got {name!r}")
         if name in self._served:
-            raise ValueError(f"name {name!r} is a model of the batch; choose another name")
+            raise ArgumentError(f"name {name!r} is a model of the batch; choose another name")
         needed = ["org_unit", "split_period", "period", "quantile", "value"]
         if not isinstance(frame, pd.DataFrame) or not set(needed) <= set(frame.columns):
-            raise ValueError(
+            raise ArgumentError(
                 f"frame must be an evaluation frame with columns {needed}, as chaplab.backtest "
                 "and evaluation_frame return"
             )

@@ -9,6 +9,7 @@ import re
 import ipywidgets as widgets
 
 from chaplab.client import (
+    ArgumentTypeError,
     AsyncChapClient,
     AuthenticationError,
     ChapClient,
@@ -29,7 +30,7 @@ def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
         return client
     if isinstance(client, ChapClient):
         return client.as_async()
-    raise TypeError(
+    raise ArgumentTypeError(
         f"ChapPanel: client must be an AsyncChapClient or a ChapClient, got {type(client).__name__}"
     )
 
