@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ from .helpers import observations, small_frame
 
 pytestmark = pytest.mark.integration
 WORKER_EXIT_CODE = 3
+STARTS_SETTING = "CHAPLAB_TEST_WORKER_STARTS"
 MODEL = "naive_model:plain"
 CLAIMING_RUNNERS = 4
 QUEUED_JOBS = 60
@@ -128,6 +130,30 @@ def test_a_worker_that_dies_before_writing_fails_its_job(
         client.run_evaluation("dies", MODEL, dataset_id, 1, 2, timeout=120)
     assert failed.value.status == "FAILURE"
     assert f"exit code {WORKER_EXIT_CODE} without recording a result" in (failed.value.error or "")
+
+
+def exit_at_once(database_url: str, jobs: Any, lifeline: Any, settings: Any) -> None:
+    """A worker that ends as soon as it starts, as one of a script without a ``__main__``
+    guard does; it notes its start in the file the service's settings name."""
+    with open(settings[STARTS_SETTING], "a") as starts:
+        starts.write(f"{os.getpid()}\n")
+    os._exit(WORKER_EXIT_CODE)
+
+
+def test_workers_that_die_waiting_are_started_for_jobs_only_not_again_and_again(
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    starts = tmp_path / "starts"
+    starts.touch()
+    monkeypatch.setenv(STARTS_SETTING, str(starts))
+    monkeypatch.setattr(job_runner, "serve_jobs", exit_at_once)
+    with small_service(new_database_url("cold")) as (client, dataset_id):
+        time.sleep(5 * job_runner.WATCH_INTERVAL_SECONDS)  # rounds pass, nothing is queued
+        assert len(starts.read_text().split()) == 1  # the worker started ahead of time
+        with pytest.raises(JobFailedError) as failed:
+            client.run_evaluation("no worker", MODEL, dataset_id, 1, 2, timeout=120)
+    assert f"exit code {WORKER_EXIT_CODE} without recording a result" in (failed.value.error or "")
+    assert len(starts.read_text().split()) == 2  # and the one started for the job
 
 
 def test_a_worker_that_cannot_start_fails_its_job_and_the_runner_goes_on(

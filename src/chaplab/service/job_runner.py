@@ -236,6 +236,11 @@ class JobRunner:
         self._lock_checked = -LOCK_CHECK_INTERVAL_SECONDS
         self._workers: list[Worker] = []
         """Every worker not yet reaped, retired ones included; guarded by ``_lock``."""
+        self._cold: set[Lane] = set()
+        """Lanes whose last worker started ahead of time died waiting for a job (e.g. a script
+        serving the app without a ``__main__`` guard): their workers start only for a job
+        (which then fails saying why) until one of them finishes a job, instead of being
+        started again every round."""
         self._lock = threading.Lock()
         self._round = threading.Lock()
         """Held by a round of :meth:`_step` and by :meth:`stop`."""
@@ -448,9 +453,12 @@ class JobRunner:
                             worker.job_id = None
                             worker.served += 1
                             ended_jobs += 1
+                            self._cold.discard(worker.lane)
             ended = [w for w in self._workers if not w.process.is_alive()]
             for worker in ended:
                 self._workers.remove(worker)
+                if worker.job_id is None and not worker.retired:  # died waiting for a job
+                    self._cold.add(worker.lane)
             for lane in self.lanes:
                 idle = self._idle(lane)
                 spare = len(idle) - lane.ready
@@ -472,12 +480,13 @@ class JobRunner:
         return [w for w in self._workers if w.lane is lane and w.job_id is None and not w.retired]
 
     def _fill(self, lane: Lane) -> list[str]:
-        """Start the lane's ``ready`` workers, claim as many queued jobs as it has room for and
-        hand each to an idle worker (started for it when none is); the ids of the jobs handed."""
+        """Start the lane's ``ready`` workers (unless it is cold), claim as many queued jobs as
+        it has room for and hand each to an idle worker (started for it when none is); the ids
+        of the jobs handed."""
         with self._lock:
             live = [w for w in self._workers if w.lane is lane and not w.retired]
             busy = sum(w.job_id is not None for w in live)
-            missing = min(lane.ready, lane.limit) - len(live)
+            missing = 0 if lane in self._cold else min(lane.ready, lane.limit) - len(live)
         for _ in range(missing):
             try:
                 self._start_worker(lane)
