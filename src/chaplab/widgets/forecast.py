@@ -264,7 +264,9 @@ class ForecastView(widgets.VBox):
         self._table_head = ""
         self._table_rows: list[str] = []
         self.map_value = widgets.ToggleButtons(
-            options=[MEDIAN_MAP, PROBABILITY_MAP], description="map of"
+            options=[MEDIAN_MAP, PROBABILITY_MAP],
+            description="map of",
+            style={"button_width": "auto"},  # each label whole, not cut at a fixed width
         )
         self.map_message = widgets.HTML()
         self.map_image = image_widget()
