@@ -98,16 +98,16 @@ forecast.pivot_table(
 # %% [markdown]
 # ## 6. The forecast after the history
 #
-# The bands are the forecast for the next three months, after the last two years of observed
-# cases (black): `history=24` shows those two years, enough to see whether the forecast follows
-# the season. The grey line is where the forecast starts.
+# The bands are the forecast for the next three months, after the last year of observed cases
+# (black): `history=12` shows that year, a whole season to hold the forecast against, and leaves
+# the forecast room. The grey line is where the forecast starts.
 
 # %%
 from chaplab.frames import parse_periods
 from chaplab.plotting import fan_chart
 
 periods = parse_periods(observations["time_period"])
-recent = periods >= periods.max() - 23
+recent = periods >= periods.max() - 11
 observed = pd.DataFrame(
     {
         "org_unit": observations["location"][recent],
@@ -115,4 +115,4 @@ observed = pd.DataFrame(
         "value": observations["disease_cases"][recent].astype(float),
     }
 )
-fan_chart(forecast, observed, history=24, title="Dengue cases: the next three months")
+fan_chart(forecast, observed, history=12, title="Dengue cases: the next three months")
