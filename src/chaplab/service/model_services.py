@@ -127,6 +127,7 @@ class ModelService:
         self._running: set[str] = set()
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._reading_output: list[threading.Thread] = []
 
     def close(self) -> None:
         self._http.close()
@@ -238,8 +239,10 @@ class ModelService:
     # -- jobs --------------------------------------------------------------------------------
 
     def run_job(self, step: str, path: str, body: dict[str, Any], log: Log) -> str:
-        """Submit a train or predict job, wait for it to complete, pass what the model printed
-        to ``log``; the id of the job's artifact."""
+        """Submit a train or predict job, wait for it to complete; the id of the job's artifact.
+        What the model printed goes to ``log``: before the error of a job that did not
+        complete, else read in the background (a backtest's predictions need not wait for the
+        training's output), by the time :meth:`wait_for_output` returns."""
         self._check_not_stopped(step)
         submitted = self._parse(Submitted, self._call(step, "POST", path, json=body), step)
         with self._tracked(submitted.job_id):
@@ -249,13 +252,29 @@ class ModelService:
             except BaseException:  # given up on, or the job cancelled: the service stops it
                 self._cancel(submitted.job_id)
                 raise
-        self._log_output(submitted.artifact_id, step, log)
         if record.status != "completed":
+            self._log_output(submitted.artifact_id, step, log)
             raise ModelServiceError(
                 f"{self.describe()}: its {step} job {record.id} ended {record.status}: "
                 f"{record.error or 'no error given'}"
             )
+        reading = threading.Thread(
+            target=self._log_output,
+            args=(submitted.artifact_id, step, log),
+            name="chaplab-model-output",
+        )
+        with self._lock:
+            self._reading_output.append(reading)
+        reading.start()
         return submitted.artifact_id
+
+    def wait_for_output(self) -> None:
+        """Wait until what the model printed in the jobs that completed is in the log (before
+        the config, whose runs' artifacts keep it, is deleted)."""
+        with self._lock:
+            reading, self._reading_output = self._reading_output, []
+        for thread in reading:
+            thread.join()
 
     def _check_not_stopped(self, step: str) -> None:
         if self._stopped.is_set():

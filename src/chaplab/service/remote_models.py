@@ -82,13 +82,15 @@ class RemoteModel:
     @contextmanager
     def config(self) -> Iterator[str]:
         """The configured model's options stored on the service for the block; removed after
-        (in the background, see :meth:`ModelService.delete_config`)."""
+        (in the background, see :meth:`ModelService.delete_config`) once what the model printed
+        in its runs is in the job's log."""
         config_id = self.service.create_config(
             f"{self.name}-{uuid.uuid4().hex[:8]}", self.options, self.additional_covariates
         )
         try:
             yield config_id
         finally:
+            self.service.wait_for_output()
             self.service.delete_config(config_id)
 
     @property
