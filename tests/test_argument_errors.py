@@ -66,6 +66,13 @@ CALLS = [
         id="plotting",
     ),
     pytest.param(
+        "plotting.map_chart(pd.DataFrame({'org_unit': ['A'], 'value': [1.0]}), "
+        "{'type': 'FeatureCollection', 'features': []}, 'value', max_panels=0)",
+        ArgumentError,
+        "ArgumentError: max_panels must be a whole number of at least 1, got 0",
+        id="plotting-own",
+    ),
+    pytest.param(
         "chaplab.backtest(_train, _predict, DATA, n_splits=2, n_periods=1, n_samples=0)",
         ArgumentError,
         "ArgumentError: n_samples must be a positive integer, got 0",

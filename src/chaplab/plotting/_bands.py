@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 from matplotlib import colormaps
 
+from chaplab.errors import ArgumentError
+
 Band = tuple[float, float]
 
 LEVEL_TOLERANCE = 1e-9
@@ -45,7 +47,7 @@ def _symmetric(present: list[float], source: str) -> list[Band]:
         if low < 0.5 - LEVEL_TOLERANCE and (high := _find(present, 1 - low)) is not None
     ]
     if not bands:
-        raise ValueError(
+        raise ArgumentError(
             f"no quantile band can be drawn: {source} ({_levels_text(present)}) "
             "include no symmetric pair; a band needs a level q below 0.5 and 1 - q above it "
             "(e.g. 0.1 and 0.9), or choose bands with quantile_bands"
@@ -58,7 +60,7 @@ def _present_band(present: list[float], band: Band, source: str) -> Band:
     found = [_find(present, level) for level in band]
     missing = [level for level, hit in zip(band, found, strict=True) if hit is None]
     if missing:
-        raise ValueError(
+        raise ArgumentError(
             f"quantile_bands: level(s) {_levels_text(missing)} of the band "
             f"({_levels_text(band)}) are not among {source} ({_levels_text(present)})"
         )

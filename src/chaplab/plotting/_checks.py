@@ -10,6 +10,7 @@ from typing import TypeGuard
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, VALUE, require_frame_columns
 from chaplab.plotting._bands import Band
 
@@ -22,7 +23,7 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> N
     advice = f"; it needs {list(columns)} (build it with chaplab.frames.entries_to_frame)"
     require_frame_columns(frame, columns, what, advice)
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
-        raise ValueError(
+        raise ArgumentError(
             f"{what}: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"
         )
 
@@ -31,10 +32,10 @@ def check_quantile_frame(frame: pd.DataFrame, what: str = "frame") -> np.ndarray
     """Check a forecast frame and return its sorted quantile levels (at least two)."""
     require_columns(frame, QUANTILE_COLUMNS, what)
     if frame.empty:
-        raise ValueError(f"{what} is empty: the evaluation has no entries to plot")
+        raise ArgumentError(f"{what} is empty: the evaluation has no entries to plot")
     levels = np.unique(frame[QUANTILE].to_numpy(dtype=np.float64))
     if len(levels) < 2:
-        raise ValueError(
+        raise ArgumentError(
             f"{what} has one quantile only ({levels[0]:g}): no band can be drawn; "
             "ask for at least two quantiles, e.g. 0.1 and 0.9"
         )
@@ -51,13 +52,13 @@ def check_quantile_bands(bands: object) -> list[Band] | None:
     if bands is None:
         return None
     if isinstance(bands, (str, bytes)) or not isinstance(bands, Iterable):
-        raise ValueError(
+        raise ArgumentError(
             "quantile_bands must be a list of (low, high) pairs such as [(0.1, 0.9)], "
             f"got {bands!r}"
         )
     pairs = [_band(item) for item in bands]
     if not pairs:
-        raise ValueError(
+        raise ArgumentError(
             "quantile_bands is empty: give at least one (low, high) pair, or None for the "
             "bands of the quantiles present"
         )
@@ -67,20 +68,20 @@ def check_quantile_bands(bands: object) -> list[Band] | None:
 def _band(item: object) -> Band:
     """One requested band, checked, with its levels in ascending order."""
     if isinstance(item, numbers.Real):
-        raise ValueError(
+        raise ArgumentError(
             "quantile_bands must hold (low, high) pairs such as [(0.1, 0.9)], "
             f"not single levels: {item:g}"
         )
     if not _is_collection(item):
-        raise ValueError(f"quantile_bands: {item!r} is not a (low, high) pair")
+        raise ArgumentError(f"quantile_bands: {item!r} is not a (low, high) pair")
     levels = tuple(item)
     if len(levels) != 2:
-        raise ValueError(f"quantile_bands: {_text(levels)} is not a (low, high) pair")
+        raise ArgumentError(f"quantile_bands: {_text(levels)} is not a (low, high) pair")
     for level in levels:
         _check_level(level, levels)
     low, high = sorted(float(level) for level in levels)
     if low == high:
-        raise ValueError(
+        raise ArgumentError(
             f"quantile_bands: the band {_text(levels)} has no width: give two different levels"
         )
     return low, high
@@ -93,10 +94,10 @@ def _is_collection(item: object) -> TypeGuard[Iterable[object]]:
 def _check_level(level: object, band: tuple[object, ...]) -> None:
     """ValueError unless ``level`` is a quantile level: a number from 0 to 1."""
     if isinstance(level, bool) or not isinstance(level, numbers.Real):
-        raise ValueError(f"quantile_bands: level {level!r} of {_text(band)} is not a number")
+        raise ArgumentError(f"quantile_bands: level {level!r} of {_text(band)} is not a number")
     if not (math.isfinite(level) and 0 <= level <= 1):
         hint = "; levels are fractions (0.9, not 90)" if 1 < level < math.inf else ""
-        raise ValueError(
+        raise ArgumentError(
             f"quantile_bands: level {level:g} of {_text(band)} is outside [0, 1]{hint}"
         )
 
@@ -113,7 +114,7 @@ def check_actuals(actuals: pd.DataFrame | None, frame: pd.DataFrame) -> pd.DataF
         return None
     require_columns(actuals, ACTUAL_COLUMNS, "actuals")
     if not actuals.empty and actuals[PERIOD].dtype != frame[PERIOD].dtype:
-        raise ValueError(
+        raise ArgumentError(
             f"actuals have {actuals[PERIOD].dtype} periods but the forecasts {frame[PERIOD].dtype}"
         )
     return actuals

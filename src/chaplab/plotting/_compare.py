@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
 from chaplab.plotting._bands import FORECAST, SECOND, Band, derive_bands, median_level
 from chaplab.plotting._chart import Layer, draw_chart
@@ -29,7 +30,7 @@ def _shared_rows(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> tuple[pd.DataF
         .merge(frame_b[keys].astype(as_text).drop_duplicates(), on=keys)
     )
     if shared.empty:
-        raise ValueError("the two evaluations share no org unit and period: nothing to compare")
+        raise ArgumentError("the two evaluations share no org unit and period: nothing to compare")
     index = pd.MultiIndex.from_frame(shared)
     return tuple(  # type: ignore[return-value]
         frame[pd.MultiIndex.from_frame(frame[keys].astype(as_text)).isin(index)]
@@ -62,13 +63,13 @@ def compare_chart(
     ``top=N`` for the N org units with the most cases).
     """
     if len(labels) != 2:
-        raise ValueError(f"labels must name the two evaluations, got {list(labels)}")
+        raise ArgumentError(f"labels must name the two evaluations, got {list(labels)}")
     requested = check_quantile_bands(quantile_bands)
     levels_a = check_quantile_frame(frame_a, f"frame_a ({labels[0]})")
     levels_b = check_quantile_frame(frame_b, f"frame_b ({labels[1]})")
     common = np.intersect1d(levels_a, levels_b)
     if len(common) < 2:
-        raise ValueError(
+        raise ArgumentError(
             f"the evaluations share fewer than two quantile levels ({list(levels_a)} vs "
             f"{list(levels_b)}): no common band can be drawn"
         )

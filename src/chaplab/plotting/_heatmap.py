@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, ORG_UNIT_NAME, frame_labels
 from chaplab.plotting._scoring_style import (
     MODEL,
@@ -50,12 +51,12 @@ def score_heatmap(
     """
     require_columns(scores, (MODEL, ORG_UNIT, HORIZON, metric), "scores", "chaplab.scoring.score")
     if max_org_units < 1:
-        raise ValueError(f"max_org_units must be at least 1, got {max_org_units}")
+        raise ArgumentError(f"max_org_units must be at least 1, got {max_org_units}")
     present = models_of(scores)
     chosen = present if models is None else [str(model) for model in models]
     unknown = [model for model in chosen if model not in present]
     if unknown:
-        raise ValueError(f"models: {unknown} are not in scores; it has {present}")
+        raise ArgumentError(f"models: {unknown} are not in scores; it has {present}")
     tables = {
         model: scores[scores[MODEL].astype(str) == model].pivot_table(
             index=ORG_UNIT, columns=HORIZON, values=metric, aggfunc="mean", observed=True

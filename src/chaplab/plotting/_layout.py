@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import format_number
 from chaplab.plotting._figure import ChartFigure
 from chaplab.plotting._panels import MAX_COLUMNS, Panel
@@ -80,7 +81,7 @@ def _given_axes(count: int, ax: Axes | Sequence[Axes]) -> list[Axes]:
     """The first ``count`` of the caller's axes; ValueError when there are fewer."""
     axes = [ax] if isinstance(ax, Axes) else list(ax)
     if len(axes) < count:
-        raise ValueError(
+        raise ArgumentError(
             f"{count} org units need {count} panels but ax gives {len(axes)}: "
             "pass that many axes, fewer org_units, or ax=None for a new figure"
         )

@@ -31,6 +31,7 @@ from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 from matplotlib.transforms import Bbox
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import (
     ORG_UNIT,
     ORG_UNIT_NAME,
@@ -124,7 +125,7 @@ def map_chart(
     note under the map names it. :class:`NoPolygonsError` when no feature has a polygon.
     """
     if isinstance(max_panels, bool) or not isinstance(max_panels, int) or max_panels < 1:
-        raise ValueError(f"max_panels must be a whole number of at least 1, got {max_panels!r}")
+        raise ArgumentError(f"max_panels must be a whole number of at least 1, got {max_panels!r}")
     table, chosen = _values(frame, value, quantile)
     shapes = shapes_of(geojson)
     names = _names(frame, geojson)
@@ -184,7 +185,7 @@ def shapes_of(geojson: Any) -> dict[str, Shape]:
     features = _features(geojson)
     for position, feature in enumerate(features):
         if not isinstance(feature, Mapping):
-            raise ValueError(f"geojson: feature {position} is not an object")
+            raise ArgumentError(f"geojson: feature {position} is not an object")
         org_unit = feature_id(feature)
         if org_unit is None:
             continue
@@ -218,12 +219,12 @@ def _shape(geometry: Mapping[str, Any], where: str) -> Shape:
     coordinates = geometry.get("coordinates")
     polygons = [coordinates] if geometry["type"] == "Polygon" else coordinates
     if not isinstance(polygons, list) or not polygons:
-        raise ValueError(f"{where}: its {geometry['type']} has no coordinates")
+        raise ArgumentError(f"{where}: its {geometry['type']} has no coordinates")
     paths, areas, points = [], [], []
     for polygon in polygons:
         rings = [_ring(ring, where) for ring in polygon]
         if not rings:
-            raise ValueError(f"{where}: a polygon without rings")
+            raise ArgumentError(f"{where}: a polygon without rings")
         outer = rings[0]
         paths.append(_polygon_path(rings))
         areas.append(abs(_signed_area(outer)) - sum(abs(_signed_area(r)) for r in rings[1:]))
@@ -236,9 +237,9 @@ def _ring(ring: Any, where: str) -> np.ndarray:
     try:
         points = np.asarray(ring, dtype=np.float64)[:, :2]
     except (ValueError, IndexError, TypeError):
-        raise ValueError(f"{where}: a ring is not a list of [x, y] positions") from None
+        raise ArgumentError(f"{where}: a ring is not a list of [x, y] positions") from None
     if len(points) < 4 or not np.isfinite(points).all():
-        raise ValueError(f"{where}: a ring needs at least 4 finite positions, closed")
+        raise ArgumentError(f"{where}: a ring needs at least 4 finite positions, closed")
     return points
 
 
@@ -287,32 +288,32 @@ def _values(
 ) -> tuple[pd.DataFrame, float | None]:
     """The rows to draw (one quantile level) and the level chosen (None without levels)."""
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+        raise ArgumentTypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     missing = [name for name in (ORG_UNIT, value) if name not in frame.columns]
     if missing:
-        raise ValueError(
+        raise ArgumentError(
             f"frame lacks column(s) {missing}: a map needs an 'org_unit' column and the value "
             f"column named by value= (got value={value!r}; the frame has {list(frame.columns)})"
         )
     if frame.empty:
-        raise ValueError("frame is empty: there is nothing to map")
+        raise ArgumentError("frame is empty: there is nothing to map")
     if not pd.api.types.is_numeric_dtype(frame[value]):
-        raise ValueError(f"value: column {value!r} is not numeric ({frame[value].dtype})")
+        raise ArgumentError(f"value: column {value!r} is not numeric ({frame[value].dtype})")
     chosen = None
     if QUANTILE in frame.columns:
         levels = sorted(frame[QUANTILE].unique())
         chosen = 0.5 if quantile is None else float(quantile)
         if not np.isclose(levels, chosen).any():
-            raise ValueError(
+            raise ArgumentError(
                 f"quantile: the frame has no level {chosen:g}; it has "
                 f"{', '.join(f'{level:g}' for level in levels)}"
             )
         frame = frame[np.isclose(frame[QUANTILE].to_numpy(np.float64), chosen)]
     elif quantile is not None:
-        raise ValueError("quantile: the frame has no 'quantile' column to choose a level from")
+        raise ArgumentError("quantile: the frame has no 'quantile' column to choose a level from")
     keys = [ORG_UNIT, *([PERIOD] if PERIOD in frame.columns else [])]
     if frame.duplicated(keys).any():
-        raise ValueError(
+        raise ArgumentError(
             f"frame has more than one row per {' and '.join(keys)}: a map shows one value per "
             "place (and period); filter the frame first (a split_period, a model)"
         )
@@ -331,7 +332,7 @@ def _panel_periods(
 ) -> list[pd.Period | None]:
     if PERIOD not in table.columns:
         if periods is not None:
-            raise ValueError("periods: the frame has no 'period' column")
+            raise ArgumentError("periods: the frame has no 'period' column")
         return [None]
     present = sorted(table[PERIOD].unique())
     if periods is None:
@@ -339,12 +340,12 @@ def _panel_periods(
     wanted = [p if isinstance(p, pd.Period) else parse_periods([str(p)])[0] for p in periods]
     unknown = [period_label(p) for p in wanted if p not in present]
     if unknown:
-        raise ValueError(
+        raise ArgumentError(
             f"periods: {', '.join(unknown)} not in the frame; it has "
             f"{', '.join(period_label(p) for p in present)}"
         )
     if not wanted:
-        raise ValueError("periods is empty: name at least one period, or None for all")
+        raise ArgumentError("periods is empty: name at least one period, or None for all")
     return wanted
 
 
@@ -387,7 +388,7 @@ def _norm(
     else:
         values = np.array([v for values in by_panel for v in values.values()], np.float64)
         if not values.size and (vmin is None or vmax is None):
-            raise ValueError(f"frame has no finite {value!r} value to map")
+            raise ArgumentError(f"frame has no finite {value!r} value to map")
         low = float(values.min()) if values.size else 0.0
         high = float(values.max()) if values.size else 1.0
         if low >= 0 and high > 0:
@@ -395,7 +396,7 @@ def _norm(
     low = low if vmin is None else float(vmin)
     high = high if vmax is None else float(vmax)
     if high < low:
-        raise ValueError(f"vmin ({low:g}) is above vmax ({high:g})")
+        raise ArgumentError(f"vmin ({low:g}) is above vmax ({high:g})")
     if high == low:
         high = low + 1.0
     return Normalize(low, high)
@@ -430,7 +431,7 @@ def _figure(
     if ax is not None:
         given = [ax] if isinstance(ax, Axes) else list(ax)
         if len(given) < count:
-            raise ValueError(f"{count} periods need {count} axes but ax gives {len(given)}")
+            raise ArgumentError(f"{count} periods need {count} axes but ax gives {len(given)}")
         return given[0].figure, given[:count], False  # type: ignore[return-value]
     bounds = _bounds(shapes)
     ratio = (bounds.height * _aspect(bounds)) / max(bounds.width, 1e-12)

@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from chaplab.errors import ArgumentError
+
 _IDENTITY = ("id", "name")
 _FIELDS = {"id": ("id",), "name": ("name",), "metrics": ("aggregate_metrics", "aggregateMetrics")}
 
@@ -19,7 +21,7 @@ def _field(evaluation: Any, field: str, position: int) -> Any:
                 return evaluation[spelling]
         elif hasattr(evaluation, spelling):
             return getattr(evaluation, spelling)
-    raise ValueError(f"evaluation {position} has no {_FIELDS[field][0]!r}")
+    raise ArgumentError(f"evaluation {position} has no {_FIELDS[field][0]!r}")
 
 
 def metrics_frame(evaluations: Iterable[Any]) -> pd.DataFrame:
@@ -35,7 +37,7 @@ def metrics_frame(evaluations: Iterable[Any]) -> pd.DataFrame:
     for position, evaluation in enumerate(evaluations):
         metrics = _field(evaluation, "metrics", position) or {}
         if not isinstance(metrics, Mapping):
-            raise ValueError(f"evaluation {position}: aggregate_metrics must be a mapping")
+            raise ArgumentError(f"evaluation {position}: aggregate_metrics must be a mapping")
         row = {field: _field(evaluation, field, position) for field in _IDENTITY}
         for key, value in metrics.items():
             row[_metric_column(str(key))] = _number(value, key, position)
@@ -54,5 +56,5 @@ def _number(value: Any, key: str, position: int) -> float:
     if value is None:
         return float("nan")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"evaluation {position}: metric {key!r} is {value!r}, not a number")
+        raise ArgumentError(f"evaluation {position}: metric {key!r} is {value!r}, not a number")
     return float(value)

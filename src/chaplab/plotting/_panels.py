@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import (
     ORG_UNIT,
     PERIOD,
@@ -86,11 +87,11 @@ def plan_panels(
     """The panels for forecast ``frames`` (one, or two compared: their shared rows); ``top``
     keeps the org units with the most cases (:func:`most_cases`)."""
     if max_panels < 1:
-        raise ValueError(f"max_panels must be at least 1, got {max_panels}")
+        raise ArgumentError(f"max_panels must be at least 1, got {max_panels}")
     if history is not None and (isinstance(history, bool) or not isinstance(history, int)):
-        raise ValueError(f"history must be a whole number of periods, got {history!r}")
+        raise ArgumentError(f"history must be a whole number of periods, got {history!r}")
     if history is not None and history < 0:
-        raise ValueError(f"history must be 0 or more periods, got {history}")
+        raise ArgumentError(f"history must be 0 or more periods, got {history}")
     labels = frame_labels(*frames, actuals)
     available = frame_labels(frames[0])
     chosen = _org_units(org_units, available, labels, where)
@@ -129,7 +130,7 @@ def most_cases(
     or, without actual cases, the highest forecast median summed over the frame; most first, a
     tie in the given order. Hundreds of org units become a chart of the few that matter."""
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValueError(f"top must be a whole number of org units, at least 1, got {top!r}")
+        raise ArgumentError(f"top must be a whole number of org units, at least 1, got {top!r}")
     if actuals is not None and not actuals.empty:
         totals = actuals.groupby(ORG_UNIT, observed=True)[VALUE].sum()
     else:
@@ -189,7 +190,7 @@ def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.P
     every = isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS
     if SPLIT_PERIOD not in frame.columns:
         if split_period is not None and not every:
-            raise ValueError(
+            raise ArgumentError(
                 "split_period was given but the frame has no 'split_period' column "
                 "(a prediction has no splits)"
             )
@@ -205,7 +206,7 @@ def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.P
     wanted = parse_periods([split_period])[0]
     if wanted not in present:
         available = ", ".join(period_label(split) for split in present)
-        raise ValueError(
+        raise ArgumentError(
             f"split period {split_period!r} is not in the frame; it has {available} "
             f"(or split_period='{ALL_SPLITS}')"
         )

@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import require_frame_columns
 from chaplab.plotting._figure import ChartFigure
 
@@ -61,7 +62,7 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, sour
     """TypeError/ValueError naming what is missing and which function gives the right frame."""
     require_frame_columns(frame, columns, what, f": pass the frame {source} returns")
     if frame.empty:
-        raise ValueError(f"{what} is empty: there is nothing to draw")
+        raise ArgumentError(f"{what} is empty: there is nothing to draw")
 
 
 def require_table(
@@ -78,7 +79,7 @@ def require_table(
     require_columns(frame, columns, what, source)
     keys = list(one_row_per)
     if frame.duplicated(keys).any():
-        raise ValueError(f"{what} has more than one row per {' and '.join(keys)}: {hint}")
+        raise ArgumentError(f"{what} has more than one row per {' and '.join(keys)}: {hint}")
 
 
 def new_figure(width: float, height: float) -> Figure:

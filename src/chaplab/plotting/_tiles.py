@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 
+from chaplab.errors import ArgumentError
 from chaplab.frames import (
     ORG_UNIT,
     PERIOD,
@@ -75,19 +76,19 @@ def probability_tiles(
         hint="one probability per org unit and period",
     )
     if not isinstance(frame[PERIOD].dtype, pd.PeriodDtype):
-        raise ValueError(
+        raise ArgumentError(
             f"frame: column 'period' must hold pandas Periods, not {frame[PERIOD].dtype}"
         )
     probabilities = frame[value].to_numpy(np.float64)
     outside = probabilities[np.isfinite(probabilities)]
     outside = outside[(outside < 0) | (outside > 1)]
     if outside.size:
-        raise ValueError(
+        raise ArgumentError(
             f"frame: {value!r} holds {outside.size} value(s) outside 0..1 (such as "
             f"{outside[0]:g}): tiles show probabilities, not percentages or counts"
         )
     if sort not in ("name", "probability"):
-        raise ValueError(f"sort must be 'name' or 'probability', got {sort!r}")
+        raise ArgumentError(f"sort must be 'name' or 'probability', got {sort!r}")
     labels = frame_labels(frame)
     shown = frame.assign(
         **{
