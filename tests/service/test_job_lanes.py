@@ -69,3 +69,12 @@ def test_a_built_in_job_finishes_while_model_service_jobs_wait_and_the_lane_is_b
         assert held.submitted.wait(JOB_LIMIT)
         client.cancel_job(queued.id)
         assert client.job_status(waiting.id) == client.job_status(queued.id) == REVOKED
+
+
+@pytest.mark.parametrize("value", ["many", "0", "-2", "1.5"])
+def test_a_lane_limit_that_is_not_a_whole_number_of_at_least_one_is_refused(
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE", value)
+    with pytest.raises(ValueError, match="CHAPLAB_MODEL_SERVICE_JOBS_AT_ONCE must be a whole"):
+        create_app(new_database_url("bad-lane"), workers=1, seed_demo=False)
