@@ -196,6 +196,9 @@ def _about(template: Any) -> str:
         f'<span style="color:{colour}">●</span> assessed {html.escape(status)} by its '
         f"author; {HEALTH.get(template.health_status, HEALTH[None])}",
     ]
+    low, high = template.min_prediction_periods, template.max_prediction_periods
+    if high is not None:
+        parts.append(f"forecasts {max(low or 1, 1)} to {high} periods at a time")
     if template.description:
         parts.append(html.escape(template.description))
     return f'<small style="color:#555">{" · ".join(parts)}</small>'
