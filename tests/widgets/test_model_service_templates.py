@@ -6,14 +6,16 @@ registered with a service of this module's own, so no other test's template list
 
 from __future__ import annotations
 
+import html
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
-from chaplab.client import AsyncChapClient
+from chaplab.client import AsyncChapClient, ChapClient
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from chaplab.widgets import ChapPanel
+from service.helpers import small_frame
 from service.model_service_stand_in import StandIn, registered_stand_in
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -75,3 +77,22 @@ async def test_a_services_template_shows_its_name_author_and_status_and_is_confi
     assert f"created {expected}" in form.message.value
     (row,) = panel.models.selected_rows
     assert row["name"] == expected and "scale=2.5" in row["options"]
+
+
+async def test_a_horizon_beyond_the_services_bounds_is_refused_by_the_service_at_once(
+    panel: ChapPanel, stand_in: StandIn, own_service: str
+) -> None:
+    with ChapClient(own_service) as client:
+        dataset = client.create_dataset(f"places {stand_in.service_id}", small_frame(n_years=2))
+        template = client.register_template_from_service(stand_in.service_id)
+        model = client.create_configured_model("far", template.id, {})
+    await panel.refresh()
+    panel.datasets.select(dataset.id)
+    panel.models.select(model.id)
+    launcher = panel.launcher
+    launcher.n_periods.value = 7  # it forecasts 1 to 6 periods at a time
+    launcher.button.click()
+    await panel.wait_idle()
+    shown = html.unescape(launcher.problem.value)
+    assert f"model {stand_in.service_id!r} forecasts from 1 to 6 periods at a time" in shown
+    assert not panel.jobs.rows  # refused when submitted, no job
