@@ -173,6 +173,7 @@ def test_labels_do_not_overlap_and_are_skipped_on_crowded_maps() -> None:
     crowded = map_chart(values({f"D{i}": float(i) for i in range(36)}), grid(6), "metric")
     assert labels_of(crowded) == []
     assert "names left out: 36 places" in _note(crowded)
+    assert "=" not in _note(crowded)  # words, no code: labels=True is the docstring's
 
 
 def test_small_multiples_by_period_share_one_colour_scale() -> None:

@@ -147,7 +147,7 @@ def map_chart(
         notes.append("grey: no value")
     show_labels = len(shapes) <= MAX_LABELS if labels is None else labels
     if labels is None and not show_labels:
-        notes.append(f"names left out: {len(shapes)} places (labels=True writes them)")
+        notes.append(f"names left out: {len(shapes)} places, too many to read on a map")
     norm = _norm(value, by_panel, vmin, vmax)
     colours = colormaps[cmap] if isinstance(cmap, str) else cmap or _default_cmap(value)
     legend = _colour_bar_label(value, chosen, label, units)
