@@ -78,10 +78,18 @@ async def _forecast(panel: ChapPanel, dataset: Dataset, model: ModelSpec) -> Non
 async def test_a_forecast_reaches_the_map_and_the_outbreak_tiles(
     panel: ChapPanel, peer_dataset: Dataset, naive_model: ModelSpec
 ) -> None:
+    listed = [dataset.id for dataset in panel.dataset_list]
     await _forecast(panel, peer_dataset, naive_model)
     view = panel.forecasts
     (row,) = panel.jobs.rows
     assert (row.kind, row.status, row.error) == ("forecast", SUCCESS, None)
+    # chap-core stores the rows the forecast sent as a prediction dataset; the list leaves it out
+    assert view.prediction_id is not None
+    stored = (await panel.client.get_prediction(view.prediction_id)).dataset_id
+    on_server = {dataset.id: dataset for dataset in await panel.client.list_datasets()}
+    assert on_server[stored].type == "prediction" and stored not in listed
+    await panel.refresh()
+    assert [dataset.id for dataset in panel.dataset_list] == listed
     assert view.message.value == ""
     months = [f"{FIRST_YEAR + YEARS}-{month:02d}" for month in (1, 2, 3)]
     assert [str(period) for period in sorted(view.frame["period"].unique())] == months
