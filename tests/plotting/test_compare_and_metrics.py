@@ -82,3 +82,24 @@ def test_metrics_frame_rejects_non_numbers_and_missing_fields() -> None:
     assert isinstance(
         metrics_frame([{"id": 1, "name": "x", "aggregate_metrics": None}]), pd.DataFrame
     )
+
+
+def test_a_comparisons_value_axis_covers_what_it_draws_not_every_split() -> None:
+    """One split far above the others (a 20-fold outbreak in the first) does not stretch the
+    axis of the last split's panel: the drawn bands, medians and cases fill it; with every
+    split drawn the axis holds the outbreak too."""
+    frame_a, actuals = evaluation(("OU_A",), n_splits=3)
+    frame_b, _ = evaluation(("OU_A",), n_splits=3)
+    first = frame_a["split_period"] == frame_a["split_period"].min()
+    frame_a.loc[first, "value"] *= 20
+    last_split = frame_a["split_period"].max()
+    drawn = max(
+        frame[frame["split_period"] == last_split]["value"].max() for frame in (frame_a, frame_b)
+    )
+    last = compare_chart(frame_a, frame_b, actuals, labels=("outbreak", "calm"))
+    top = last.axes[0].get_ylim()[1]
+    assert drawn <= top <= 1.1 * max(drawn, actuals["value"].max())
+    every = compare_chart(
+        frame_a, frame_b, actuals, labels=("outbreak", "calm"), split_period="all"
+    )
+    assert every.axes[0].get_ylim()[1] >= frame_a["value"].max()

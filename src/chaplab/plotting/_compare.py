@@ -60,7 +60,9 @@ def compare_chart(
     bands hatched) with a dashed median, so neither hides the other and their colours never
     mix; bands are derived from the quantile levels both frames have. Other arguments as in
     ``fan_chart`` (one split at a time, the last by default; ``split_period="all"`` for each;
-    ``top=N`` for the N org units with the most cases).
+    ``top=N`` for the N org units with the most cases). An org unit's value axis covers
+    what its panels draw (the splits and bands shown, the actual cases of their windows), not
+    every split: one split far above the others left the drawn one a sliver at the bottom.
     """
     if len(labels) != 2:
         raise ArgumentError(f"labels must name the two evaluations, got {list(labels)}")
@@ -97,4 +99,15 @@ def compare_chart(
         Layer(frame, style, f"{label}: ")
         for frame, style, label in zip((shared_a, shared_b), styles, labels, strict=True)
     ]
-    return draw_chart(layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel)
+    return draw_chart(
+        layers,
+        actuals,
+        plan,
+        bands,
+        median,
+        ax,
+        handles,
+        title=title,
+        ylabel=ylabel,
+        limits_of_every_split=False,
+    )

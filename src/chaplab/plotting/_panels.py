@@ -3,8 +3,8 @@
 One split at a time by default (the last one): overlaid splits hide each other. ``split_period=
 "all"`` draws each split in a panel of its own (small multiples). A panel's time window is the
 forecast window of its split with ``history`` periods of actual cases before it, so the forecast
-gets most of the width; an org unit's value limits cover every split, so stepping through the
-splits keeps its axis still.
+gets most of the width; in a fan chart an org unit's value limits cover every split, so stepping
+through the splits keeps its axis still (a comparison's cover what its panels draw).
 """
 
 from __future__ import annotations
