@@ -194,6 +194,23 @@ def test_a_forecast_runs_on_the_service(chap: ChapClient, stand_in: tuple[StandI
     assert len(frame) == 2 * len(means)
 
 
+def test_a_setup_promoted_from_an_evaluation_on_the_service_says_a_service_runs_its_model(
+    chap: ChapClient, own_service: str, dataset: Dataset, stand_in: tuple[StandIn, str]
+) -> None:
+    model, _ = stand_in
+    name = configured(chap, model.service_id)
+    evaluation = chap.run_evaluation("to promote", name, dataset.id, 2, 2, timeout=JOB_LIMIT)
+    setup = chap.create_prediction_setup(evaluation.id, "served setup")
+    data = small_frame(n_years=2)
+    job = chap.run_prediction_setup(
+        setup.id, "served run", data, geojson_for(sorted(set(data.location))), n_periods=2
+    )
+    chap.wait_for_job(job.id, timeout=JOB_LIMIT)
+    answer = httpx.get(f"{own_service}/v1/crud/prediction-setups/{setup.id}").json()
+    [prediction] = answer["predictions"]
+    assert prediction["configuredModel"]["usesChapkit"] is True
+
+
 def test_a_horizon_beyond_the_services_bounds_is_refused_at_submission(
     chap: ChapClient, dataset: Dataset, stand_in: tuple[StandIn, str]
 ) -> None:

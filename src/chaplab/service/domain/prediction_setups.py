@@ -23,6 +23,7 @@ from chaplab.service.domain.models import configuration_digest, configured_model
 from chaplab.service.domain.predictions import queue_prediction_with_model
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
+from chaplab.service.registered_templates import newest_service_version
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
     AlertPolicyRow,
@@ -127,7 +128,7 @@ def _prediction_info(session: Session, row: PredictionRow, setup_id: int) -> Pre
             configuration_digest=configuration_digest(model),
             archived=model.archived,
             is_live=not model.archived,
-            uses_chapkit=False,
+            uses_chapkit=newest_service_version(session, model.model_template_id) is not None,
         ),
         dataset=dataset_read(session.get_one(DatasetRow, row.dataset_id)),
     )
