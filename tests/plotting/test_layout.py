@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import matplotlib.dates as mdates
 import numpy as np
@@ -116,3 +117,19 @@ def test_a_title_wider_than_the_figure_takes_more_lines_and_stays_inside() -> No
     saved = io.BytesIO()
     figure.savefig(saved, format="png", bbox_inches="tight", pad_inches=0, dpi=figure.dpi)
     assert imread(io.BytesIO(saved.getvalue())).shape[1] <= whole.width + 1
+
+
+def test_a_two_year_panel_has_three_time_labels_or_more_none_overlapping() -> None:
+    """Six places of 24 months of history and 3 forecast months, three panels a row (2.5
+    inches each): a label every six months, each whole and apart from its neighbours."""
+    frame, actuals = evaluation([f"OU_{i}" for i in range(6)], n_splits=1, history=30)
+    figure = fan_chart(frame, actuals, history=24)
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    labelled = [ax for ax in figure.axes if ax.xaxis.get_tick_params()["labelbottom"]]
+    assert len(labelled) == 3
+    for ax in labelled:
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        assert len(labels) >= 3, [t.get_text() for t in labels]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes))

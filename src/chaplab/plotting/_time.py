@@ -7,17 +7,21 @@ every panel asks its locator several times per draw; this one answers in microse
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
-from matplotlib import dates
+from matplotlib import dates, rcParams
 from matplotlib.axes import Axes
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
 from matplotlib.ticker import Formatter, Locator
 
 from chaplab.frames import period_label
 
 MAX_TICKS = 6
-TICK_SPACING = 0.6
-"""Inches of axis per time tick: room for a (small) label such as ``2024-W05`` and a gap."""
+LABEL_GAP = 0.06
+"""Inches between two neighbouring time labels at least (more than a space of their type)."""
 LABEL_HALF_WIDTH = 0.25
 """Inches from a tick to the end of its label: ticks closer to the axis' ends are left out, so
 that no label reaches into the next panel."""
@@ -36,13 +40,16 @@ def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
 
 
 class TimeLocator(Locator):
-    """At most ``MAX_TICKS`` ticks in view (fewer on a narrow axis, and none so close to an end
-    that its label would stick out), at the finest step that
-    fits: every 1 or 2 weeks (Mondays), 1, 2, 3 or 6 months (from January) or 1, 2, 5, 10, ...
-    years. For a frequency (``"M"`` or ``"W-SUN"``) ticks fall on that frequency's periods
-    only: whole months and years for monthly data, whole weeks for weekly data."""
+    """At most ``MAX_TICKS`` ticks in view, none so close to an end that its label would stick
+    out, at the finest step whose labels fit between their neighbours on the axis (the widest
+    label of the frequency in the axis' tick type, and ``LABEL_GAP``): every 1 or 2 weeks
+    (Mondays), 1, 2, 3 or 6 months (from January) or 1, 2, 5, 10, ... years. So a panel of two
+    years, 2.5 inches wide, has a label every six months. For a frequency (``"M"`` or
+    ``"W-SUN"``) ticks fall on that frequency's periods only: whole months and years for
+    monthly data, whole weeks for weekly data."""
 
     def __init__(self, frequency: str | None = None) -> None:
+        self.frequency = frequency
         self.steps = FREQUENCY_STEPS.get(frequency or "", STEPS)
 
     def __call__(self) -> np.ndarray:
@@ -51,16 +58,18 @@ class TimeLocator(Locator):
     def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
         low, high = sorted((float(vmin), float(vmax)))
         inches = self._inches()
-        most = MAX_TICKS if inches is None else int(min(MAX_TICKS, max(2, inches // TICK_SPACING)))
         margin = 0.0 if inches is None else LABEL_HALF_WIDTH / inches * (high - low)
-        unit, step = next(
-            ((u, s) for u, s in self.steps if high - low <= most * s * UNIT_DAYS[u]),
-            self.steps[-1],
-        )
-        first, last = (_count(value, unit) for value in (low, high))
-        counts = np.arange(first - first % step, last + step, step)
-        ticks = dates.date2num(_starts(counts, unit))
-        return ticks[(ticks >= low + margin) & (ticks <= high - margin)]
+        room = None if inches is None else self._label_width() + LABEL_GAP
+        chosen = np.empty(0)
+        for unit, step in self.steps:
+            first, last = (_count(value, unit) for value in (low, high))
+            counts = np.arange(first - first % step, last + step, step)
+            ticks = dates.date2num(_starts(counts, unit))
+            chosen = ticks[(ticks >= low + margin) & (ticks <= high - margin)]
+            apart = step * UNIT_DAYS[unit] / max(high - low, 1e-9) * (inches or 0.0)
+            if len(chosen) <= MAX_TICKS and (room is None or apart >= room):
+                break
+        return chosen
 
     def _inches(self) -> float | None:
         """The width of the axis in inches, None for a locator of no axis."""
@@ -68,6 +77,20 @@ class TimeLocator(Locator):
         if axes is None:
             return None
         return float(axes.get_position().width * axes.figure.get_figwidth())
+
+    def _label_width(self) -> float:
+        """Inches of the widest time label of the frequency in the axis' tick label size."""
+        size = self.axis.get_tick_params().get("labelsize", rcParams["xtick.labelsize"])
+        return _label_inches(self.frequency or "M", FontProperties(size=size).get_size_in_points())
+
+
+@functools.lru_cache(maxsize=32)
+def _label_inches(frequency: str, points: float) -> float:
+    """Inches of the widest period label of ``frequency`` (December, week 52) in type of
+    ``points`` (the font matplotlib draws tick labels with)."""
+    widest = period_label(pd.Period("2024-12-23", freq=frequency))
+    path = TextPath((0, 0), widest, prop=FontProperties(size=points))
+    return float(path.get_extents().width) / 72
 
 
 def _count(value: float, unit: str) -> int:
