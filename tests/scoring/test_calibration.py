@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from chaplab.frames import with_org_unit_names
 from chaplab.scoring import coverage, pit_histogram, pit_values
 
 from .cases import LEVELS, START, actuals_frame, forecast_frame, normal_actuals, normal_forecasts
@@ -77,3 +78,16 @@ def test_histogram_by_org_unit() -> None:
     a = table[table["org_unit"] == "A"]
     # A: 0.375 in 0.25-0.5 and the interval 0-0.1: half the mass each
     assert a["mass"].tolist() == [0.5, 0.0, 0.5, 0.0, 0.0, 0.0]
+
+
+def test_coverage_and_histogram_by_org_unit_keep_the_names() -> None:
+    named = with_org_unit_names(forecast_frame(ROWS), {"A": "Bo", "B": "Kenema"})
+    actuals = actuals_frame(OBSERVED)
+    for table in (
+        coverage({"m": named}, actuals, by="org_unit"),
+        pit_histogram({"m": named}, actuals, by="org_unit"),
+        pit_values({"m": named}, actuals),
+    ):
+        pairs = table[["org_unit", "org_unit_name"]].drop_duplicates().astype(str)
+        assert sorted(map(tuple, pairs.to_numpy())) == [("A", "Bo"), ("B", "Kenema")]
+    assert "org_unit_name" not in coverage({"m": named}, actuals, by="horizon").columns

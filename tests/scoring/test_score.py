@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chaplab.frames import entries_to_frame
+from chaplab.frames import entries_to_frame, with_org_unit_names
 from chaplab.scoring import quantile_loss, score, summarise, weighted_interval_score
 
 from .cases import (
@@ -208,3 +208,37 @@ def test_forecasts_given_as_rows_match_the_rules() -> None:
     assert a["bias"] == -1.0
     # B: y equals the median: no over- or under-prediction, no bias
     assert (b["overprediction"], b["underprediction"], b["bias"]) == (0.0, 0.0, 0.0)
+
+
+def _named(frame: pd.DataFrame, count: int) -> pd.DataFrame:
+    """The frame with the names of its org units OU0, OU1, ... ('Place 0', ...)."""
+    return with_org_unit_names(frame, {f"OU{i}": f"Place {i}" for i in range(count)})
+
+
+def test_scores_of_named_forecasts_keep_the_names_in_every_summary_by_org_unit() -> None:
+    forecasts = {"a": _named(normal_forecasts(3), 3), "b": normal_forecasts(3, shift=5.0)}
+    actuals = normal_actuals(3)
+    scores = score(forecasts, actuals)
+    assert scores.columns[:3].tolist() == ["model", "org_unit", "org_unit_name"]
+    pairs = scores[["org_unit", "org_unit_name"]].drop_duplicates().astype(str)
+    assert sorted(map(tuple, pairs.to_numpy())) == [(f"OU{i}", f"Place {i}") for i in range(3)]
+    by_place = summarise(scores, by="org_unit")
+    assert by_place.columns[:4].tolist() == ["model", "scale", "org_unit", "org_unit_name"]
+    assert len(by_place) == 6 and (by_place["n"] == 12).all()  # the same groups as without
+    assert by_place["org_unit_name"].astype(str).tolist()[:3] == ["Place 0", "Place 1", "Place 2"]
+    by_name = summarise(scores, by="org_unit_name")
+    assert by_name["wis"].tolist() == pytest.approx(by_place["wis"].tolist())
+    assert "org_unit_name" not in summarise(scores, by="horizon").columns
+    losses = quantile_loss(forecasts, actuals)
+    by_level = summarise(losses, by=["org_unit", "quantile"])
+    assert set(by_level["org_unit_name"].astype(str)) == {"Place 0", "Place 1", "Place 2"}
+
+
+def test_names_from_the_actual_cases_and_none_without_names() -> None:
+    forecasts = {"a": normal_forecasts(2)}
+    named_actuals = _named(normal_actuals(2), 2)
+    scores = score(forecasts, named_actuals)
+    assert set(scores["org_unit_name"].astype(str)) == {"Place 0", "Place 1"}
+    plain = score(forecasts, normal_actuals(2))
+    assert "org_unit_name" not in plain.columns
+    assert "org_unit_name" not in summarise(plain, by="org_unit").columns

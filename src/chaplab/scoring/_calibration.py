@@ -15,7 +15,14 @@ from chaplab.scoring._rules import (
     quantile_coverage,
 )
 from chaplab.scoring._score import COUNT, KEYS
-from chaplab.scoring._targets import MODEL, SCALE, Forecasts, Unmatched, align
+from chaplab.scoring._targets import (
+    MODEL,
+    SCALE,
+    Forecasts,
+    Unmatched,
+    align,
+    with_org_unit_name,
+)
 
 KIND = "kind"
 INTERVAL = "interval"
@@ -74,6 +81,7 @@ def _shares(
     keys: pd.DataFrame, groups: list[str], hits: np.ndarray, levels: np.ndarray, kind: str
 ) -> pd.DataFrame:
     """The mean of each column of ``hits`` per group, as long rows of (level, share)."""
+    groups = with_org_unit_name(groups, keys.columns)
     table = pd.DataFrame(hits.astype(np.float64), columns=pd.Index(levels, name=NOMINAL))
     grouped = table.groupby([keys[name] for name in groups], observed=True, sort=True)
     shares = grouped.mean().stack().rename(EMPIRICAL).reset_index()

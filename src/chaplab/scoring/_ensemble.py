@@ -28,7 +28,7 @@ from chaplab.frames import (
 )
 from chaplab.scoring._score import score
 from chaplab.scoring._skill import pairwise_skill
-from chaplab.scoring._targets import MODEL, Forecasts, _Entries, _entries
+from chaplab.scoring._targets import MODEL, Forecasts, _Entries, _entries, org_unit_names_of
 
 Method = Literal["mean", "median"]
 Weights = Mapping[str, float] | Literal["skill"] | None
@@ -96,7 +96,7 @@ def ensemble(
         ]
     )
     frame = with_horizon(frame.take(order).reset_index(drop=True))
-    names = _org_unit_names(forecasts, model_column)
+    names = org_unit_names_of(forecasts)
     if names is not None:
         frame.insert(1, ORG_UNIT_NAME, frame[ORG_UNIT].map(names).astype("category"))
     return frame
@@ -245,20 +245,6 @@ def _skill_weights(
             inverse = 1.0 / rated
             result[rows] = inverse / inverse.sum()
     return result
-
-
-def _org_unit_names(forecasts: Forecasts, model_column: str) -> dict[str, str] | None:
-    """Org unit -> name when every member frame has an ``org_unit_name`` column."""
-    frames = [forecasts] if isinstance(forecasts, pd.DataFrame) else list(forecasts.values())
-    if not all(ORG_UNIT_NAME in frame.columns for frame in frames):
-        return None
-    names: dict[str, str] = {}
-    for frame in frames:
-        pairs = frame[[ORG_UNIT, ORG_UNIT_NAME]].drop_duplicates()
-        names.update(
-            zip(pairs[ORG_UNIT].astype(str), pairs[ORG_UNIT_NAME].astype(str), strict=True)
-        )
-    return names
 
 
 def _text(levels: np.ndarray) -> str:

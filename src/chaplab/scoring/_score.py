@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 
 from chaplab.errors import ArgumentError
-from chaplab.frames import ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, require_frame_columns
+from chaplab.frames import (
+    ORG_UNIT,
+    ORG_UNIT_NAME,
+    PERIOD,
+    QUANTILE,
+    SPLIT_PERIOD,
+    require_frame_columns,
+)
 from chaplab.scoring._rules import (
     central_median,
     interval_coverage,
@@ -26,9 +33,10 @@ from chaplab.scoring._targets import (
     Targets,
     Unmatched,
     align,
+    with_org_unit_name,
 )
 
-KEYS = (MODEL, ORG_UNIT, SPLIT_PERIOD, PERIOD, HORIZON, MONTH, SCALE, QUANTILE)
+KEYS = (MODEL, ORG_UNIT, ORG_UNIT_NAME, SPLIT_PERIOD, PERIOD, HORIZON, MONTH, SCALE, QUANTILE)
 """Columns that identify what a score is of; every other numeric column is a metric."""
 COUNT = "n"
 QUANTILE_LOSS = "quantile_loss"
@@ -46,7 +54,8 @@ def score(
 
     ``forecasts`` is a mapping of model name -> evaluation frame, or one frame with a
     ``model_column``; ``actuals`` has ``org_unit``, ``period``, ``value``. Columns: ``model``,
-    ``org_unit``, ``split_period``, ``period``, ``horizon`` (1 at the split period),
+    ``org_unit`` (and ``org_unit_name`` when a forecast frame or ``actuals`` has it),
+    ``split_period``, ``period``, ``horizon`` (1 at the split period),
     ``month`` (calendar month of the period), ``scale``, then the metrics ``wis``,
     ``dispersion``, ``overprediction``, ``underprediction`` (the three add up to ``wis``),
     ``ae_median``, ``bias`` and ``interval_coverage_<level>`` (1 when the central interval
@@ -131,9 +140,11 @@ def summarise(
     ``by`` names columns of ``scores`` such as ``"horizon"``, ``"org_unit"``,
     ``"split_period"``, ``"month"`` or (for :func:`quantile_loss`) ``"quantile"``; ``metrics``
     picks metric columns (default: all). A metric a target lacks (NaN) is left out of its mean.
+    Grouped by ``org_unit``, the summary keeps the scores' ``org_unit_name``.
     """
     require_frame_columns(scores, (MODEL,), "scores", ": pass the frame that score() returns")
-    groups = [MODEL] + ([SCALE] if SCALE in scores.columns else []) + _by(scores, by)
+    by_columns = with_org_unit_name(_by(scores, by), scores.columns)
+    groups = [MODEL] + ([SCALE] if SCALE in scores.columns else []) + by_columns
     chosen = _metrics(scores, metrics)
     grouped = scores.groupby(groups, observed=True, sort=True)
     summary = grouped[chosen].mean()

@@ -9,7 +9,7 @@ is found with one hash lookup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,11 +21,13 @@ from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import (
     HORIZON,
     ORG_UNIT,
+    ORG_UNIT_NAME,
     PERIOD,
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
     forecast_horizons,
+    frame_labels,
     require_frame_columns,
 )
 from chaplab.scoring._rules import LEVEL_DIGITS
@@ -57,22 +59,25 @@ class Block:
 
 @dataclass(frozen=True)
 class Targets:
-    """Every model's block, with what turns codes back into labels."""
+    """Every model's block, with what turns codes back into labels (the org units' names too,
+    when the inputs name them)."""
 
     models: list[str]
     org_units: pd.Index
     dtype: pd.PeriodDtype
     scale: str
     blocks: list[Block]
+    org_unit_names: np.ndarray | None = None
+    """The name of each of ``org_units``, None when no input frame has ``org_unit_name``."""
 
     def keys(self, block: Block) -> pd.DataFrame:
-        """The identifying columns of a block's targets: model, org unit, split period, period,
-        horizon (1 = the split period, ``chaplab.frames.forecast_horizons``), calendar month and
-        scale."""
+        """The identifying columns of a block's targets: model, org unit (and its name, when
+        known), split period, period, horizon (1 = the split period,
+        ``chaplab.frames.forecast_horizons``), calendar month and scale."""
         split = pd.PeriodIndex.from_ordinals(block.split_period, freq=self.dtype.freq)
         period = pd.PeriodIndex.from_ordinals(block.period, freq=self.dtype.freq)
         count = len(period)
-        return pd.DataFrame(
+        keys = pd.DataFrame(
             {
                 MODEL: pd.Categorical.from_codes(
                     np.full(count, self.models.index(block.model)), categories=self.models
@@ -85,6 +90,32 @@ class Targets:
                 SCALE: pd.Categorical([self.scale] * count, categories=list(SCALES)),
             }
         )
+        if self.org_unit_names is not None:
+            names = pd.Categorical(self.org_unit_names[block.org_unit])
+            keys.insert(keys.columns.get_loc(ORG_UNIT) + 1, ORG_UNIT_NAME, names)
+        return keys
+
+
+def org_unit_names_of(
+    forecasts: Forecasts, actuals: pd.DataFrame | None = None
+) -> dict[str, str] | None:
+    """Org unit -> name from the ``org_unit_name`` column of the forecast frames or
+    ``actuals`` (an org unit none names keeps its id), None when none has that column: scores
+    of named forecasts stay named without every caller adding the names back."""
+    frames = [forecasts] if isinstance(forecasts, pd.DataFrame) else list(forecasts.values())
+    given = [f for f in (*frames, actuals) if isinstance(f, pd.DataFrame) and ORG_UNIT in f]
+    if not any(ORG_UNIT_NAME in frame.columns for frame in given):
+        return None
+    return frame_labels(*given)
+
+
+def with_org_unit_name(groups: Sequence[str], columns: pd.Index) -> list[str]:
+    """Grouping columns with ``org_unit_name`` after ``org_unit`` when the frame has it (one
+    name per org unit: the groups stay the same, the summary keeps the names)."""
+    named = list(groups)
+    if ORG_UNIT in named and ORG_UNIT_NAME in columns and ORG_UNIT_NAME not in named:
+        named.insert(named.index(ORG_UNIT) + 1, ORG_UNIT_NAME)
+    return named
 
 
 def calendar_months(ordinals: np.ndarray, dtype: pd.PeriodDtype) -> np.ndarray:
@@ -123,7 +154,9 @@ def align(
         raise ArgumentError("actuals: no forecast target has an observed value to score against")
     if scale == "log":
         blocks = [_log_block(block) for block in blocks]
-    return Targets(entries.models, entries.org_units, entries.dtype, scale, blocks)
+    names = org_unit_names_of(forecasts, actuals)
+    labels = None if names is None else np.array([names.get(o, o) for o in entries.org_units])
+    return Targets(entries.models, entries.org_units, entries.dtype, scale, blocks, labels)
 
 
 @dataclass(frozen=True)
