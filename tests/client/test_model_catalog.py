@@ -57,6 +57,41 @@ def test_model_spec_without_template_id(client: Any, fake: FakeService) -> None:
     assert bare.model_template_id is None
 
 
+def test_a_configured_model_carries_its_templates_role_where_the_server_nests_it() -> None:
+    """chap-core 2.5.1 nests the template, with its role, in an evaluation's or a leaderboard
+    reference's configured model (``ConfiguredModelRead.modelTemplate``)."""
+    nested = ModelSpec.model_validate(
+        {"id": 3, "name": "reference", "modelTemplate": {"id": 7, "role": "baseline"}}
+    )
+    assert (nested.model_template_id, nested.role) == (7, "baseline")
+    plain = ModelSpec.model_validate({"id": 4, "name": "x", "modelTemplate": {"id": 7}})
+    assert plain.role is None
+
+
+def test_a_listed_models_role_is_its_templates() -> None:
+    """Both servers' configured-model lists leave the role out (2.5.1 also the template id):
+    the template is found by id, else by the name a configuration is given."""
+    templates = [
+        ModelTemplate(id=1, name="median", role="baseline", archived=True),
+        ModelTemplate(id=2, name="median", role="baseline"),
+        ModelTemplate(id=3, name="regression"),
+    ]
+    by_id = ModelSpec(id=5, name="anything", model_template_id=2)
+    by_name = ModelSpec(id=6, name="median:weekly")
+    ordinary = ModelSpec(id=7, name="regression")
+    unknown = ModelSpec(id=8, name="medians")
+    assert by_id.template_in(templates) == templates[1]
+    assert by_name.template_in(templates) == templates[1]  # the version not archived
+    assert [model.role_in(templates) for model in (by_id, by_name, ordinary, unknown)] == [
+        "baseline",
+        "baseline",
+        None,
+        None,
+    ]
+    told = ModelSpec(id=9, name="regression", role="comparison")
+    assert told.role_in(templates) == "comparison"  # what the server sent wins
+
+
 def test_create_configured_model_returns_the_stored_name(client: Any, fake: FakeService) -> None:
     model = client.create_configured_model("weekly", 1, {"n_lags": 2})
     assert model.name == "naive_model:weekly"

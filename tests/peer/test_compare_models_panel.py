@@ -11,9 +11,11 @@ import pytest
 from chaplab.client import Dataset, ModelSpec
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
-from chaplab.widgets.compare_models import BASELINES
 
 pytestmark = pytest.mark.anyio
+
+BASELINES = {"persistence", "seasonal_median", "global_median"}
+"""chap-core 2.5.1's built-in templates with the baseline role."""
 
 
 @pytest.fixture
@@ -29,9 +31,13 @@ async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison
     seasonal_median_configuration: ModelSpec,
 ) -> None:
     view = panel.compare
-    assert set(view.models.value) == set(BASELINES)  # the peer's baselines, preselected
+    roles = {template.name: template.role for template in panel.template_list}
+    assert {name for name, role in roles.items() if role == "baseline"} == BASELINES
+    # preselected by role: the baselines and the configuration of one (2.5.1 lists neither
+    # the role nor the template id of a configured model: it is found by its name)
+    assert set(view.models.value) == {*BASELINES, seasonal_median_configuration.name}
     view.dataset.value = peer_dataset.id
-    view.models.value = (*view.models.value, naive_model.name, seasonal_median_configuration.name)
+    view.models.value = (*view.models.value, naive_model.name)
     view.n_periods.value, view.n_splits.value = 3, 2
     task = view.run()
     assert task is not None
@@ -44,7 +50,8 @@ async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison
     rows = view.leaderboard.rows
     assert {row["model"] for row in rows} == models
     assert [row["rank"] for row in rows] == [1, 2, 3, 4, 5]
-    baseline = next(row for row in rows if row["model"] == "seasonal_median")
+    assert view.baseline.value in {*BASELINES, seasonal_median_configuration.name}
+    baseline = next(row for row in rows if row["model"] == view.baseline.value)
     assert baseline["relative_skill"] == "1 (baseline)"
     for image in view.images.values():
         assert bytes(image.value).startswith(b"\x89PNG")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from chaplab import ChapClient
 from chaplab.client import Dataset, ModelSpec
-from chaplab.widgets.compare_models import BASELINES
 
+BASELINES = ("persistence", "seasonal_median", "global_median")
+"""chap-core 2.5.1's built-in templates with the baseline role."""
 UNCHOSEN = "chaplab-unchosen"
 
 

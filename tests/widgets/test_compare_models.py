@@ -13,15 +13,18 @@ import pytest
 
 import chaplab
 from chaplab import scoring
-from chaplab.client import AsyncChapClient
+from chaplab.client import AsyncChapClient, ModelSpec, ModelTemplate
 from chaplab.frames import format_number
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
-from chaplab.widgets.compare_models import BASELINES
+from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets.compare_models import CompareModelsView
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
+BASELINES = ("persistence", "seasonal_median", "global_median")
+"""The embedded service's templates with the baseline role, as it lists them."""
 
 
 @pytest.fixture
@@ -38,12 +41,38 @@ async def compared(panel: ChapPanel) -> ChapPanel:
     return panel
 
 
-async def test_the_baselines_are_preselected_by_name(panel: ChapPanel) -> None:
+async def test_the_baselines_are_preselected_by_their_templates_role(panel: ChapPanel) -> None:
     view = panel.compare
+    roles = {template.name: template.role for template in panel.template_list}
+    assert {name for name, role in roles.items() if role == "baseline"} == set(BASELINES)
     assert set(view.models.value) == set(BASELINES)
     assert set(OUR_MODELS) <= set(view.models.options)  # names, not ids
     assert f"3 of {len(view.models.options)} selected" in view.models_note.value
     assert view.dataset.label == "demo" and not view.button.disabled
+
+
+def test_preselection_follows_the_role_not_the_name() -> None:
+    """A server's own reference model is preselected by its template's role, and a model that
+    only bears a baseline's name is not."""
+    templates = [
+        ModelTemplate(id=1, name="district_mean", role="baseline"),
+        ModelTemplate(id=2, name="seasonal_median"),  # a server that does not call it one
+    ]
+    models = [
+        ModelSpec(id=10, name="district_mean", model_template_id=1),
+        ModelSpec(id=11, name="district_mean:weekly"),  # a configuration, found by its name
+        ModelSpec(id=12, name="seasonal_median", model_template_id=2),
+        ModelSpec(id=13, name="reference", role="baseline"),  # the role sent with the model
+    ]
+    view = CompareModelsView(client=None, keeper=TaskKeeper(on_error=print))
+    view.set_choices([], models, templates)
+    assert view.models.options == (
+        "district_mean",
+        "district_mean:weekly",
+        "reference",
+        "seasonal_median",
+    )
+    assert view.models.value == ("district_mean", "district_mean:weekly", "reference")
 
 
 async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: ChapPanel) -> None:
@@ -72,9 +101,14 @@ async def test_a_batch_of_six_models_is_followed_and_ranked(compared: ChapPanel)
     assert len(rows) == 6
     assert [row["rank"] for row in rows] == [1, 2, 3, 4, 5, 6]
     assert {row["model"] for row in rows} == {*BASELINES, *OUR_MODELS}
-    baseline = next(row for row in rows if row["model"] == "seasonal_median")
+    # relative to the strongest baseline (the lowest mean WIS): ranked below 1 is better than
+    # every baseline
+    assert view.scored is not None
+    mean_wis = view.scored.scores.groupby("model", observed=True)["wis"].mean()
+    strongest = min(BASELINES, key=lambda name: mean_wis[name])
+    assert view.baseline.value == strongest
+    baseline = next(row for row in rows if row["model"] == strongest)
     assert baseline["relative_skill"] == "1 (baseline)"
-    assert view.baseline.value == "seasonal_median"
     assert "6 models scored on 36 forecast targets each" in view.status.value  # 6 × 3 × 2
     for image in view.images.values():
         assert bytes(image.value).startswith(b"\x89PNG")
@@ -86,7 +120,7 @@ async def test_the_leaderboard_is_the_scores_of_the_evaluations_entries(
     view = compared.compare
     assert view.scored is not None
     expected = scoring.relative_skill(
-        scoring.score(view.scored.forecasts, view.scored.actuals), "seasonal_median", seed=0
+        scoring.score(view.scored.forecasts, view.scored.actuals), view.baseline.value, seed=0
     )
     shown = {row["model"]: row for row in view.leaderboard.rows}
     for record in expected.itertuples():

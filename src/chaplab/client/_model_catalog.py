@@ -64,14 +64,19 @@ class ModelTemplate(WireModel):
 class ModelSpec(WireModel):
     """A configured model (``GET /v1/crud/models`` and ``/v1/crud/configured-models``).
 
-    ``id`` is the configured model's id, never a template id. ``model_template_id`` is optional
-    because some servers leave it out; it is taken from a nested ``modelTemplate`` when given.
+    ``id`` is the configured model's id, never a template id. ``model_template_id`` and
+    ``role`` (its template's: ``"baseline"`` for the models every comparison is measured
+    against, ``"comparison"``, or None) are optional because some lists leave them out (both
+    servers' ``list_configured_models``); they are taken from a nested ``modelTemplate`` when
+    given, as evaluations and leaderboards nest it. :meth:`template_in` finds the template
+    where they are missing.
     """
 
     id: int
     name: str
     display_name: str | None = None
     model_template_id: int | None = None
+    role: str | None = None
     supported_period_type: str | None = None
     user_option_values: NullableDict[Any] = Field(default_factory=dict)
     additional_continuous_covariates: NullableList[str] = Field(default_factory=list)
@@ -81,14 +86,41 @@ class ModelSpec(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _template_id_from_nested(cls, data: Any) -> Any:
+    def _template_fields_from_nested(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        if data.get("modelTemplateId", data.get("model_template_id")) is None:
-            nested = data.get("modelTemplate", data.get("model_template"))
-            if isinstance(nested, dict) and isinstance(nested.get("id"), int):
-                return {**data, "modelTemplateId": nested["id"]}
-        return data
+        nested = data.get("modelTemplate", data.get("model_template"))
+        if not isinstance(nested, dict):
+            return data
+        filled = dict(data)
+        if data.get("modelTemplateId", data.get("model_template_id")) is None and isinstance(
+            nested.get("id"), int
+        ):
+            filled["modelTemplateId"] = nested["id"]
+        if data.get("role") is None and isinstance(nested.get("role"), str):
+            filled["role"] = nested["role"]
+        return filled
+
+    def template_in(self, templates: Iterable[ModelTemplate]) -> ModelTemplate | None:
+        """The template of ``templates`` this model configures: by ``model_template_id`` when
+        the server sent it, else by the name both servers give a configuration (its
+        template's name, or ``<template name>:<configuration>``); a version not archived
+        before an archived one. None when none matches."""
+        if self.model_template_id is not None:
+            found = [item for item in templates if item.id == self.model_template_id]
+        else:
+            template_name = self.name.split(":", 1)[0]
+            found = [item for item in templates if item.name == template_name]
+        found.sort(key=lambda item: bool(item.archived))
+        return found[0] if found else None
+
+    def role_in(self, templates: Iterable[ModelTemplate]) -> str | None:
+        """The model's role: the one the server sent with it, else its template's (of
+        ``templates``, :meth:`template_in`)."""
+        if self.role is not None:
+            return self.role
+        template = self.template_in(templates)
+        return template.role if template is not None else None
 
 
 class ConfiguredModelWithDataSource(StoredRecord):

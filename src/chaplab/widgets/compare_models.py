@@ -1,6 +1,7 @@
 """The "compare models" view: several configured models and the baselines on one backtest.
 
-The analyst picks a dataset and configured models (chap-core's baselines preselected), sets the
+The analyst picks a dataset and configured models (those whose template has the ``baseline``
+role preselected, as the server says), sets the
 backtest (the launcher's :class:`~chaplab.widgets.backtest_settings.BacktestSettings`, with the
 service's bounds) once and runs the models as one batch
 (``create_backtests``): every evaluation files under one backtest specification, so they are
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +41,10 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-BASELINES = ("persistence", "seasonal_median", "global_median")
-"""chap-core's baselines, preselected where the server has them."""
-PREFERRED_BASELINE = "seasonal_median"
-"""The model relative skill is scaled by, when it was scored."""
+BASELINE_ROLE = "baseline"
+"""The role of a template whose models every comparison is measured against (chap-core's
+``ModelTemplateRead.role``): its configured models are preselected, and relative skill is
+scaled by one of them."""
 SKILL_LEVEL = 0.9
 NO_BATCH = "none (run a batch, or choose one run before)"
 """The **earlier batch** choice that shows no batch of the service's."""
@@ -105,6 +106,16 @@ class BatchScores:
         """The scored models, in the order they were run."""
         return list(self.forecasts)
 
+    def strongest(self, candidates: Iterable[str]) -> str | None:
+        """Of the scored ``candidates``, the one with the lowest mean WIS (ties by name): the
+        baseline a model must beat to rank below 1 against every baseline. None when no
+        candidate was scored."""
+        scored = [name for name in candidates if name in self.forecasts]
+        if not scored:
+            return None
+        mean_wis = self.scores.groupby("model", observed=True)["wis"].mean()
+        return min(scored, key=lambda name: (mean_wis.get(name, float("inf")), name))
+
     def skill(self, baseline: str) -> pd.DataFrame:
         """Relative WIS of every model, scaled by ``baseline`` (seeded: the same every time)."""
         from chaplab import scoring
@@ -157,6 +168,9 @@ class CompareModelsView(widgets.VBox):
         """Frames added with :meth:`add_forecasts`, ranked beside every batch's models."""
         self._served: dict[str, pd.DataFrame] = {}
         self._runs: dict[str, int] = {}  # the scored models of the service: their evaluations
+        self.baselines: set[str] = set()
+        """The names of the configured models known to have the baseline role: of the choices,
+        and of the batches run or shown."""
         self.dataset = widgets.Dropdown(
             description="dataset", style=_STYLE, layout=widgets.Layout(width="380px")
         )
@@ -261,9 +275,16 @@ class CompareModelsView(widgets.VBox):
 
     # -- choices ------------------------------------------------------------------------
 
-    def set_choices(self, datasets: Sequence[Any], models: Sequence[Any]) -> None:
+    def set_choices(
+        self, datasets: Sequence[Any], models: Sequence[Any], templates: Sequence[Any] = ()
+    ) -> None:
         """Offer ``datasets`` and the configured ``models`` (by name); choices still offered
-        stay, and the baselines are preselected while no model is chosen."""
+        stay, and the models whose template has the baseline role (the role the server sends
+        with a model, else its template's of ``templates``) are preselected while no model is
+        chosen."""
+        self.baselines |= {
+            model.name for model in models if model.role_in(templates) == BASELINE_ROLE
+        }
         self._datasets = {dataset.id: dataset for dataset in datasets}
         kept = self.dataset.value
         self.dataset.options = [
@@ -280,7 +301,7 @@ class CompareModelsView(widgets.VBox):
         self.models.options = names
         fit_choices(self.models, _STYLE["description_width"], "380px")
         self.models.value = tuple(
-            name for name in names if name in chosen or (not chosen and name in BASELINES)
+            name for name in names if name in chosen or (not chosen and name in self.baselines)
         )
         self.check()
 
@@ -440,6 +461,7 @@ class CompareModelsView(widgets.VBox):
             for item in detail.backtests
         }
         runs |= detail.baseline_runs(runs)
+        self._learn_baselines(detail)
         self.job_rows, self.jobs.children = [], []
         if len(runs) < 2:
             self.status.value = message(f"batch {specification_id} has too few models to rank")
@@ -508,18 +530,29 @@ class CompareModelsView(widgets.VBox):
             self.status.value = message(f"waiting for the baselines: {', '.join(pending)}", GREEN)
 
         detail = await self._client.wait_for_baselines(specification_id, on_pending=waiting)
+        self._learn_baselines(detail)
         # the baselines, not the server's other configurations of their templates: the
         # chosen ones among those ran as the user's own models
         return {name: run for name, run in detail.baseline_runs().items() if name not in runs}
+
+    def _learn_baselines(self, detail: Any) -> None:
+        """Note the baselines of a specification's leaderboard: its baselines' runs, and its
+        evaluations of models whose template has the baseline role."""
+        self.baselines |= {ref.configured_model.name for ref in detail.baselines}
+        self.baselines |= {
+            item.configured_model.name
+            for item in detail.backtests
+            if item.configured_model is not None and item.configured_model.role == BASELINE_ROLE
+        }
 
     # -- showing ------------------------------------------------------------------------
 
     async def _show_scores(self, scored: BatchScores) -> None:
         models = scored.models
-        preferred = [name for name in (PREFERRED_BASELINE, *BASELINES) if name in models]
         self.baseline.options = models
         fit_choices(self.baseline, _STYLE["description_width"], "380px")
-        self.baseline.value = (preferred or models)[0]  # draws the leaderboard when it changes
+        # the strongest baseline by default, else the first model; drawn when it changes
+        self.baseline.value = scored.strongest(self.baselines) or models[0]
         self.baseline.disabled = False
         await self.redraw_leaderboard()
         charts = (

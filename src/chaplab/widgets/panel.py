@@ -396,7 +396,7 @@ class ChapPanel(widgets.VBox):
         self.model_list = models
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
-        self.compare.set_choices(self.dataset_list, models)
+        self.compare.set_choices(self.dataset_list, models, self.template_list)
 
     def _show_evaluations(self, evaluations: list[Any]) -> None:
         """Show the server's evaluations and those launched here that it does not list

@@ -43,7 +43,6 @@ from chaplab.service.wire.models import (
     ModelTemplateCreate,
     ModelTemplateFromService,
     ModelTemplateRead,
-    ReferenceTemplate,
 )
 from chaplab.toolkit import ProblemError
 
@@ -63,7 +62,7 @@ def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
         id=row.id,
         user_options=spec.config_schema.properties,
         archived=row.archived,
-        **_service_fields(row),
+        **{"role": "baseline" if row.name in BASELINES else None, **_service_fields(row)},
     )
 
 
@@ -95,6 +94,7 @@ def _service_fields(row: ModelTemplateRow) -> dict[str, Any]:
         "max_prediction_periods": info.get("max_prediction_periods"),
         "requires_geo": bool(info.get("requires_geo")),
         "hpo_search_space": info.get("hpo_search_space"),
+        "role": version.role,
     }
 
 
@@ -116,16 +116,13 @@ def configuration_digest(model: ConfiguredModelRow) -> str:
 
 def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
     """A configured model in 2.5.1's shape (``ConfiguredModelRead``), its template nested."""
-    template = template_read(model.template)
     return ConfiguredModelRead(
         id=model.id,
         name=model.name,
         user_option_values=model.user_option_values,
         additional_continuous_covariates=model.additional_continuous_covariates,
         configuration_digest=configuration_digest(model),
-        model_template=ReferenceTemplate(
-            **template.model_dump(), role="baseline" if is_baseline(model) else None
-        ),
+        model_template=template_read(model.template),
     )
 
 
@@ -366,7 +363,7 @@ def new_bundle(
     )
 
 
-def template_from_service(session: Session, request: ModelTemplateFromService) -> ReferenceTemplate:
+def template_from_service(session: Session, request: ModelTemplateFromService) -> ModelTemplateRead:
     """Store the template the registered model service ``serviceId`` describes (as 2.5.1's
     ``from-service``): 404 when it is not registered, 409 when it reports no source revision,
     another revision than the one stored under its version, or the name of a template that
@@ -379,7 +376,7 @@ def template_from_service(session: Session, request: ModelTemplateFromService) -
     version.role = request.role
     session.commit()
     template = session.get_one(ModelTemplateRow, version.template_id)
-    return ReferenceTemplate(**template_read(template).model_dump(), role=version.role)
+    return template_read(template)
 
 
 def store_service_template(

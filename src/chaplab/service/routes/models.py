@@ -16,7 +16,6 @@ from chaplab.service.wire.models import (
     ModelTemplateCreate,
     ModelTemplateFromService,
     ModelTemplateRead,
-    ReferenceTemplate,
 )
 
 router = APIRouter(prefix="/v1/crud", tags=["models"])
@@ -31,7 +30,7 @@ def list_model_templates(session: DB) -> list[ModelTemplateRead]:
 @router.post("/model-templates/from-service")
 def add_model_template_from_service(
     request: ModelTemplateFromService, session: DB
-) -> ReferenceTemplate:
+) -> ModelTemplateRead:
     """Store the template a registered model service describes, read from its own info and
     config schema. A version is written once: storing it again returns the stored template
     (shown again if it was retired). 404 if the service is not registered, 409 if it reports

@@ -40,12 +40,9 @@ class ModelTemplateRead(WireModel):
     author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] = "red"
     min_prediction_periods: int | None = None
     max_prediction_periods: int | None = None
-
-
-class ReferenceTemplate(ModelTemplateRead):
-    """A template with its role: ``baseline`` for chap-core's baselines, else null."""
-
     role: Literal["baseline", "comparison"] | None = None
+    """``baseline`` for chap-core's baselines, ``comparison`` for a model service's template
+    stored with that role, else null (2.5.1 lists it with every template)."""
 
 
 class ModelTemplateFromService(WireRequest):
@@ -64,7 +61,7 @@ class ConfiguredModelRead(WireModel):
     user_option_values: dict[str, Any]
     additional_continuous_covariates: list[str]
     configuration_digest: str
-    model_template: ReferenceTemplate
+    model_template: ModelTemplateRead
 
 
 class ModelTemplateCreate(WireRequest):
