@@ -391,15 +391,19 @@ class JobRunner:
             await self._sleep(watched)
 
     async def _sleep(self, watched: list[Worker]) -> None:
-        """Until :meth:`wake`, a worker answers that its job ended (its pipe becomes readable),
+        """Until :meth:`wake`, a worker answers that its job ended (its pipe becomes readable:
+        :meth:`_on_answer` announces the end from the event loop, without waiting for a round),
         a worker process ends (its sentinel does) or :data:`WATCH_INTERVAL_SECONDS` pass. The
         list holds the workers, so their pipes and sentinels stay open while they are watched
         (they are closed only between rounds, by :meth:`_step`)."""
         assert self._loop is not None and self._wake is not None
         descriptors = [w.process.sentinel for w in watched]
-        descriptors += [w.jobs.fileno() for w in watched if w.job_id is not None]
         for descriptor in descriptors:
             self._loop.add_reader(descriptor, self._wake.set)
+        for worker in watched:
+            if worker.job_id is not None and not worker.retired:
+                descriptors.append(worker.jobs.fileno())
+                self._loop.add_reader(descriptors[-1], self._on_answer, worker)
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL_SECONDS)
@@ -437,23 +441,8 @@ class JobRunner:
         :data:`JOBS_PER_WORKER` jobs or idle beyond their lane's ``ready``, and remove the
         ended ones; how many jobs ended and the jobs (with exit codes) of workers that ended
         without answering."""
-        ended_jobs = 0
         with self._lock:
-            for worker in self._workers:
-                with contextlib.suppress(EOFError, OSError):  # an ended worker is reaped below
-                    while worker.job_id is not None and not worker.retired and worker.jobs.poll():
-                        job_id, seconds = worker.jobs.recv()
-                        logger.debug(
-                            "job %s ended after %.1f ms in worker process %s",
-                            job_id,
-                            seconds * 1000,
-                            worker.process.pid,
-                        )
-                        if job_id == worker.job_id:
-                            worker.job_id = None
-                            worker.served += 1
-                            ended_jobs += 1
-                            self._cold.discard(worker.lane)
+            ended_jobs = sum(self._take_answer(worker) for worker in self._workers)
             ended = [w for w in self._workers if not w.process.is_alive()]
             for worker in ended:
                 self._workers.remove(worker)
@@ -474,6 +463,38 @@ class JobRunner:
             if worker.job_id is not None:
                 lost_jobs.append((worker.job_id, worker.process.exitcode))
         return ended_jobs, lost_jobs
+
+    def _take_answer(self, worker: Worker) -> bool:
+        """Read the busy ``worker``'s answer that its job ended, if it has sent it, and free
+        the worker; whether it had (call holding ``_lock``)."""
+        if worker.job_id is None or worker.retired:
+            return False
+        with contextlib.suppress(EOFError, OSError):  # an ended worker is reaped by a round
+            if worker.jobs.poll():
+                job_id, seconds = worker.jobs.recv()
+                logger.debug(
+                    "job %s ended after %.1f ms in worker process %s",
+                    job_id,
+                    seconds * 1000,
+                    worker.process.pid,
+                )
+                if job_id == worker.job_id:
+                    worker.job_id = None
+                    worker.served += 1
+                    self._cold.discard(worker.lane)
+                    return True
+        return False
+
+    def _on_answer(self, worker: Worker) -> None:
+        """On the event loop, when a busy worker's pipe becomes readable: take its answer and
+        announce the job's end at once (the final status is committed), then wake the runner
+        for a round that hands the worker its next job."""
+        with self._lock:
+            answered = self._take_answer(worker)
+        if answered:
+            self._announce()
+        assert self._wake is not None
+        self._wake.set()
 
     def _idle(self, lane: Lane) -> list[Worker]:
         """The lane's workers ready for a job (call holding ``_lock``)."""
