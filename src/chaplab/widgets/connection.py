@@ -21,7 +21,7 @@ from chaplab.client import (
     ServerError,
 )
 from chaplab.widgets._markup import message
-from chaplab.widgets.tables import UNCUT
+from chaplab.widgets.tables import uncut_button
 
 
 def as_async_client(client: AsyncChapClient | ChapClient) -> AsyncChapClient:
@@ -73,11 +73,8 @@ class ConnectionBar(widgets.VBox):
         self.key_in_use = key_in_use
         self.version: str | None = None
         self.summary = widgets.HTML()
-        self.refresh_button = widgets.Button(
-            description="Refresh",
-            icon="refresh",
-            tooltip="reload everything from the service",
-            layout=widgets.Layout(**UNCUT),
+        self.refresh_button = uncut_button(
+            "Refresh", "refresh", "reload everything from the service"
         )
         self.message = widgets.HTML()
         self.summary.layout = widgets.Layout(flex="0 1 auto", min_width="0")

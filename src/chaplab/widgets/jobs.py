@@ -36,7 +36,7 @@ from chaplab.vocabulary import (
 from chaplab.widgets._markup import AMBER, GREEN, RED, message
 from chaplab.widgets._tasks import TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import UNCUT
+from chaplab.widgets.tables import UNCUT, uncut_button
 
 _QUEUED = frozenset({PENDING, "QUEUED"})
 _COLOURS = {SUCCESS: GREEN, FAILURE: RED, REVOKED: AMBER}
@@ -101,12 +101,7 @@ class JobLine(widgets.VBox):
             layout=widgets.Layout(flex=f"0 0 {bar_width}", width=bar_width),
         )
         self.status_label = widgets.HTML()
-        self.cancel_button = widgets.Button(
-            description="Cancel",
-            icon="stop",
-            tooltip=f"cancel job {job_id}",
-            layout=widgets.Layout(**UNCUT),
-        )
+        self.cancel_button = uncut_button("Cancel", "stop", f"cancel job {job_id}")
         self.logs_toggle = widgets.ToggleButton(
             description="show logs",
             icon="file-text",

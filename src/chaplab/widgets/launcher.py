@@ -27,7 +27,7 @@ import traitlets
 
 from chaplab.widgets._markup import AMBER, message
 from chaplab.widgets.backtest_settings import BacktestSettings
-from chaplab.widgets.tables import UNCUT
+from chaplab.widgets.tables import uncut_button
 
 _STYLE = {"description_width": "90px"}
 
@@ -90,13 +90,7 @@ class EvaluationLauncher(widgets.VBox):
         self.n_splits = self.settings.n_splits
         self.stride = self.settings.stride
         self.choice = widgets.HTML()
-        self.button = widgets.Button(
-            description="Run evaluation",
-            button_style="primary",
-            icon="play",
-            disabled=True,
-            layout=widgets.Layout(**UNCUT),
-        )
+        self.button = uncut_button("Run evaluation", "play", button_style="primary", disabled=True)
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.warning = widgets.HTML()
         self._refused: tuple[EvaluationRequest, str] | None = None

@@ -21,7 +21,7 @@ from chaplab.schema import ConfigSchema, InvalidSchemaError
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import GREEN, RED, message
 from chaplab.widgets.forms import ConfigForm
-from chaplab.widgets.tables import UNCUT
+from chaplab.widgets.tables import uncut_button
 
 _STYLE = {"description_width": "160px"}
 
@@ -59,12 +59,7 @@ class NewModelForm(widgets.VBox):
             layout=widgets.Layout(width="480px"),
         )
         self.options_box = widgets.VBox()
-        self.button = widgets.Button(
-            description="Create configured model",
-            icon="plus",
-            disabled=True,
-            layout=widgets.Layout(**UNCUT),
-        )
+        self.button = uncut_button("Create configured model", "plus", disabled=True)
         self.message = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.template.observe(lambda _: self._build_options(), names="value")
         self.name.observe(lambda _: self._edited(), names="value")

@@ -34,7 +34,13 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
-from chaplab.widgets.tables import UNCUT, Column, OnDelete, SortableTable, format_cell
+from chaplab.widgets.tables import (
+    Column,
+    OnDelete,
+    SortableTable,
+    format_cell,
+    uncut_button,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -196,11 +202,11 @@ class ResultsView(widgets.VBox):
             disabled=True,
             layout=widgets.Layout(width="420px", max_width="100%"),
         )
-        self.alone_button = widgets.Button(
-            description="show one evaluation",
-            icon="times",
-            tooltip="stop comparing: show the selected evaluation alone",
-            layout=widgets.Layout(display="none", **UNCUT),
+        self.alone_button = uncut_button(
+            "show one evaluation",
+            "times",
+            "stop comparing: show the selected evaluation alone",
+            hidden=True,
         )
         self.compare_note = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.alone_button.on_click(lambda _: self.show_alone())

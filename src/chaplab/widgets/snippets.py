@@ -54,14 +54,8 @@ def view_code(state: ViewState) -> str:
             )
         return "\n".join(lines) + "\n"
     quantiles = ", ".join(repr(float(q)) for q in state.quantiles)
-    chart_options = "".join(
-        f", {name}={value!r}"
-        for name, value in (
-            ("org_units", state.org_unit),
-            ("split_period", state.split_period),
-            ("top", state.top),
-        )
-        if value is not None
+    chart_options = _keywords(
+        org_units=state.org_unit, split_period=state.split_period, top=state.top
     )
     (first_id, first_name), *others = state.evaluations
     lines += [
@@ -70,7 +64,7 @@ def view_code(state: ViewState) -> str:
         *_history_lines(state.history_periods),
     ]
     if not others:
-        lines.append(f"figure = fan_chart(frame, recent{chart_options}, title={first_name!r})")
+        lines.append(_fan_chart_line(first_name, chart_options))
     else:
         second_id, second_name = others[0]
         lines += [
@@ -101,10 +95,8 @@ def forecast_code(state: ViewState, forecast: ForecastShown) -> str:
     """Python code that reads the forecast of ``forecast`` and draws its chart as the forecast
     view does (``state`` says how to reach the service)."""
     access = _imports(ViewState(**{**state.__dict__, "evaluations": ()}))
-    options = "".join(
-        f", {name}={value}"
-        for name, value in (("max_panels", forecast.max_panels), ("top", forecast.top))
-        if value is not None
+    options = _keywords(
+        history=forecast.history_periods, max_panels=forecast.max_panels, top=forecast.top
     )
     lines = [
         "import pandas as pd",
@@ -126,8 +118,7 @@ def forecast_code(state: ViewState, forecast: ForecastShown) -> str:
         f"# the chart shows the {forecast.history_periods} periods before the forecast",
         f'recent = actuals[actuals["period"] >= frame["period"].min() - '
         f"{forecast.history_periods}]",
-        f"figure = fan_chart(frame, recent, history={forecast.history_periods}{options}, "
-        f"title={forecast.name!r})",
+        _fan_chart_line(forecast.name, options),
     ]
     return "\n".join(lines) + "\n"
 
@@ -198,6 +189,17 @@ def access_of(client: Any) -> ViewState:
         key_in_use=client.has_api_key,
         by_connect=reaches(client.base_url, client.proxy_prefix),
     )
+
+
+def _keywords(**values: Any) -> str:
+    """``, name=value`` for each of ``values`` that is not None (written with ``repr``), to
+    follow a call's positional arguments."""
+    return "".join(f", {name}={value!r}" for name, value in values.items() if value is not None)
+
+
+def _fan_chart_line(title: str, keywords: str) -> str:
+    """The line that draws ``frame`` over the ``recent`` actual cases as a view does."""
+    return f"figure = fan_chart(frame, recent{keywords}, title={title!r})"
 
 
 def _history_lines(history_periods: int | None) -> list[str]:

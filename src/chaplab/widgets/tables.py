@@ -48,6 +48,22 @@ UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
 
 
+def uncut_button(
+    description: str,
+    icon: str = "",
+    tooltip: str | None = None,
+    *,
+    hidden: bool = False,
+    **traits: Any,
+) -> widgets.Button:
+    """A button whose label is never cut (:data:`UNCUT`), hidden (``display: none``) until
+    shown when ``hidden``; ``traits`` are its others (``button_style``, ``disabled``)."""
+    layout = widgets.Layout(**UNCUT, **({"display": "none"} if hidden else {}))
+    if tooltip is not None:
+        traits["tooltip"] = tooltip
+    return widgets.Button(description=description, icon=icon, layout=layout, **traits)
+
+
 def fit_choices(
     dropdown: widgets.Dropdown | widgets.SelectMultiple, description_width: str, minimum: str
 ) -> None:
@@ -137,18 +153,8 @@ class Pager(widgets.HBox):
         self.page = 0
         self.total = 0
         self._on_change = on_change
-        self.previous = widgets.Button(
-            description="previous",
-            icon="chevron-left",
-            tooltip=f"the previous {PAGE_SIZE} rows",
-            layout=widgets.Layout(**UNCUT),
-        )
-        self.next = widgets.Button(
-            description="next",
-            icon="chevron-right",
-            tooltip=f"the next {PAGE_SIZE} rows",
-            layout=widgets.Layout(**UNCUT),
-        )
+        self.previous = uncut_button("previous", "chevron-left", f"the previous {PAGE_SIZE} rows")
+        self.next = uncut_button("next", "chevron-right", f"the next {PAGE_SIZE} rows")
         self.label = widgets.Label(layout=widgets.Layout(**UNCUT))
         self.previous.on_click(lambda _: self.go(self.page - 1))
         self.next.on_click(lambda _: self.go(self.page + 1))
@@ -505,13 +511,8 @@ class DeleteConfirmation(widgets.VBox):
         self._on_confirm = on_confirm
         self.row: Row | None = None
         self.question = widgets.HTML()
-        self.yes = widgets.Button(
-            description="Delete",
-            button_style="danger",
-            icon="trash",
-            layout=widgets.Layout(**UNCUT),
-        )
-        self.no = widgets.Button(description="Keep", layout=widgets.Layout(**UNCUT))
+        self.yes = uncut_button("Delete", "trash", button_style="danger")
+        self.no = uncut_button("Keep")
         self.problem = widgets.HTML()
         self.yes.on_click(lambda _: self._confirm())
         self.no.on_click(lambda _: self.dismiss())
