@@ -11,10 +11,11 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
-from chaplab.client import AsyncChapClient, ChapClient
+from chaplab.client import ChapClient
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from chaplab.widgets import ChapPanel
+from panels import loaded_panel
 from service.helpers import small_frame
 from service.model_service_stand_in import StandIn, registered_stand_in
 
@@ -38,13 +39,8 @@ def stand_in(own_service: str, unique: str) -> Iterator[StandIn]:
 
 @pytest.fixture
 async def panel(own_service: str, stand_in: StandIn) -> AsyncIterator[ChapPanel]:
-    client = AsyncChapClient(own_service)
-    chap_panel = ChapPanel(client)
-    await chap_panel.ready()
-    yield chap_panel
-    chap_panel.close()
-    await chap_panel.wait_idle()
-    await client.aclose()
+    async with loaded_panel(own_service) as chap_panel:
+        yield chap_panel
 
 
 async def test_a_services_template_shows_its_name_author_and_status_and_is_configured(
