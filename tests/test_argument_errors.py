@@ -1,5 +1,5 @@
 """An argument refused by any public function a notebook user calls (frames, scoring, plotting,
-local backtests; the client's own are in tests/client/test_errors_for_newcomers.py) reads as one
+local backtests, datasets; the client's own are in tests/client/test_errors_for_newcomers.py) reads as one
 sentence naming the argument: in IPython its class and sentence and the hint, two lines instead
 of a traceback through chaplab; still a ValueError (a TypeError for a wrong type)."""
 
@@ -13,7 +13,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import chaplab
-from chaplab import frames, plotting, scoring
+from chaplab import datasets, frames, plotting, scoring
 from chaplab.errors import ArgumentError, ArgumentTypeError
 
 HINT = "(the full traceback: set CHAPLAB_FULL_TRACEBACKS=1 in the environment)"
@@ -78,7 +78,23 @@ CALLS = [
         "ArgumentError: n_samples must be a positive integer, got 0",
         id="backtest",
     ),
+    pytest.param(
+        "datasets.org_units_of(GEOJSON, 'Sergip')",
+        ArgumentError,
+        "ArgumentError: parent: 'Sergip' is not one of the parents; did you mean 'Sergipe'?",
+        id="datasets",
+    ),
+    pytest.param(
+        "datasets.org_units_of(GEOJSON, 28)",
+        ArgumentTypeError,
+        "ArgumentTypeError: parent must be a name, got int",
+        id="datasets-type",
+    ),
 ]
+GEOJSON = {
+    "type": "FeatureCollection",
+    "features": [{"type": "Feature", "id": "28011", "properties": {"parentName": "Sergipe"}}],
+}
 
 
 @pytest.mark.parametrize(("code", "error", "first_line"), CALLS)
@@ -92,6 +108,8 @@ def test_an_argument_error_is_two_lines_in_ipython(
     monkeypatch.delenv("CHAPLAB_FULL_TRACEBACKS", raising=False)
     namespace = {
         "chaplab": chaplab,
+        "datasets": datasets,
+        "GEOJSON": GEOJSON,
         "frames": frames,
         "plotting": plotting,
         "scoring": scoring,

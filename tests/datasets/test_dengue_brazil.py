@@ -17,6 +17,7 @@ from chaplab.client import ChapClient
 from chaplab.datasets import dengue_brazil, org_units_of, upload_dengue_brazil
 from chaplab.datasets._portuguese import place_name
 from chaplab.datasets.dengue_brazil import WHEEL
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import frame_to_observations, org_unit_names
 
 SLICE = Path(__file__).with_name("dengue_brazil_slice.csv")
@@ -96,17 +97,21 @@ def test_a_state_keeps_only_its_microregions_whatever_the_case_and_accents(cache
 
 
 def test_an_unknown_state_gets_close_names(cache: Path) -> None:
-    with pytest.raises(ValueError, match=r"state: 'Rondonai' .* did you mean 'Rondônia'\?"):
+    """chaplab's argument errors (still ValueError and TypeError), one sentence naming the
+    argument."""
+    with pytest.raises(ArgumentError, match=r"state: 'Rondonai' .* did you mean 'Rondônia'\?"):
         dengue_brazil("Rondonai", cache=cache)
-    with pytest.raises(ValueError, match="they are Amazonas, Paraná, Pernambuco, Rondônia$"):
+    with pytest.raises(ArgumentError, match="they are Amazonas, Paraná, Pernambuco, Rondônia$"):
         dengue_brazil("Atlantis", cache=cache)
+    with pytest.raises(ArgumentTypeError, match="^state must be a name, got int$"):
+        dengue_brazil(41, cache=cache)  # type: ignore[arg-type]
 
 
 def test_the_org_units_of_a_state_are_chosen_from_the_geojson(cache: Path) -> None:
     _, geojson = dengue_brazil(cache=cache)
     assert org_units_of(geojson, "Paraná") == ["41039"]
     assert org_units_of(geojson, "amazonas") == ["13001"]
-    with pytest.raises(ValueError, match=r"parent: 'Pernambuko' .* did you mean 'Pernambuco'"):
+    with pytest.raises(ArgumentError, match=r"parent: 'Pernambuko' .* did you mean 'Pernambuco'"):
         org_units_of(geojson, "Pernambuko")
 
 

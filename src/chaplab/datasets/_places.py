@@ -7,21 +7,23 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.vocabulary import feature_id
 
 
 def match_name(given: str, known: Iterable[str], argument: str, where: str) -> str:
     """The name of ``known`` that ``given`` names, ignoring case and accents (``sao paulo``
-    names ``São Paulo``); ValueError naming ``argument``, with close names, otherwise."""
+    names ``São Paulo``); otherwise ArgumentError (a ValueError) naming ``argument``, with close
+    names, or ArgumentTypeError (a TypeError) for no text."""
     names = sorted(set(known))
     if not isinstance(given, str):
-        raise TypeError(f"{argument} must be a name, got {type(given).__name__}")
+        raise ArgumentTypeError(f"{argument} must be a name, got {type(given).__name__}")
     by_key = {folded(name): name for name in names}
     if folded(given) in by_key:
         return by_key[folded(given)]
     close = difflib.get_close_matches(folded(given), list(by_key), n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(repr(by_key[key]) for key in close)}? " if close else ""
-    raise ValueError(
+    raise ArgumentError(
         f"{argument}: {given!r} is not one of {where}; {hint}they are {', '.join(names)}"
     )
 
