@@ -76,13 +76,13 @@ class ModelSpec(WireModel):
     name: str
     display_name: str | None = None
     model_template_id: int | None = None
-    role: str | None = None
     supported_period_type: str | None = None
     user_option_values: NullableDict[Any] = Field(default_factory=dict)
     additional_continuous_covariates: NullableList[str] = Field(default_factory=list)
     covariates: NullableList[Any] = Field(default_factory=list)
     target: Any = None
     archived: bool | None = None
+    role: str | None = None
 
     @model_validator(mode="before")
     @classmethod
