@@ -48,17 +48,29 @@ STATE: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="module")
-def server_label(peer_url: str) -> Iterator[str]:
+def server_label(peer_url: str, request: pytest.FixtureRequest) -> Iterator[str]:
     """``<title> <version>`` of the server's OpenAPI document; the recorded outcomes are
-    written under that name when the module's tests are done."""
+    written under that name when the module's tests are done, only from a complete run: no
+    test of the module failed and every method was called (a failed or partial run, ``-x``
+    or ``-k``, leaves the file as it was)."""
     info = httpx.get(f"{peer_url}/openapi.json", timeout=30).json()["info"]
     label = f"{info['title']} {info['version']}"
+    failed_before = request.session.testsfailed
     yield label
-    if RECORDED:
-        OUTCOMES.mkdir(exist_ok=True)
-        name = re.sub(r"[^a-z0-9.]+", "-", label.lower()).strip("-")
-        document = {"server": label, "methods": dict(sorted(RECORDED.items()))}
-        (OUTCOMES / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n")
+    if request.session.testsfailed == failed_before and set(operations()) <= set(RECORDED):
+        write_outcomes(label, RECORDED)
+
+
+def write_outcomes(label: str, recorded: dict[str, list[dict[str, str]]]) -> Path:
+    """Write ``recorded`` to ``outcomes/<label>.json`` through a temporary file moved into
+    place, so the file is either the one before or the whole new one."""
+    OUTCOMES.mkdir(exist_ok=True)
+    name = re.sub(r"[^a-z0-9.]+", "-", label.lower()).strip("-")
+    document = {"server": label, "methods": dict(sorted(recorded.items()))}
+    target = OUTCOMES / f"{name}.json"
+    written = OUTCOMES / f".{name}.json.tmp"
+    written.write_text(json.dumps(document, indent=1) + "\n")
+    return written.replace(target)
 
 
 @pytest.fixture
