@@ -55,6 +55,7 @@ class FakeJob:
     started_at: float = 0.0  # PENDING before this time on the fake clock, then STARTED
     listed_lag: float = 0.0  # the job list shows the end this much later (chap-core 2.5.1)
     listed_as: str | None = None  # what the list says until the job ends (a cancel's REVOKED)
+    listed_after: float = 0.0  # the job list leaves it out before this time (chap-core 2.5.1)
 
     def status_at(self, now: float) -> str:
         if now >= self.finish_at:
@@ -308,6 +309,7 @@ class FakeService:
                             else {}
                         )
                         for job in self.jobs.values()
+                        if self.clock.now >= job.listed_after
                     ]
                 ),
             ),

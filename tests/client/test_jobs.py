@@ -20,6 +20,7 @@ from chaplab.client import (
     PollSchedule,
     UnsupportedRouteError,
 )
+from chaplab.client._jobs import LISTING_WAIT, RECHECK_INTERVAL
 
 from .chap_core_mock import ChapCoreMock, without
 from .fake_service import FakeService
@@ -173,12 +174,28 @@ def test_wait_notices_the_end_soon(client: Any, fake: FakeService) -> None:
 
 
 def test_unknown_job_id_is_not_waited_on(client: Any, fake: FakeService) -> None:
-    fake.unknown_job_is_pending = True
     with pytest.raises(NotFoundError, match="'nope' is not on record"):
         client.wait_for_job("nope", timeout=60)
-    assert fake.paths() == ["GET /v1/jobs"]
+    assert fake.paths() == ["GET /v1/jobs", "GET /v1/jobs/nope"]  # the route answers 404
     with pytest.raises(NotFoundError, match="'nope'"):
         client.get_job("nope")
+
+
+def test_a_server_calling_any_id_pending_is_not_waited_on_past_the_listing_wait(
+    client: Any, fake: FakeService
+) -> None:
+    fake.unknown_job_is_pending = True
+    start = fake.clock.now
+    with pytest.raises(NotFoundError, match="'nope' is not on record"):
+        client.wait_for_job("nope", timeout=600)
+    assert fake.clock.now - start == pytest.approx(LISTING_WAIT, abs=RECHECK_INTERVAL)
+
+
+def test_a_job_listed_a_moment_after_it_was_queued_is_waited_on(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", listed_after=fake.clock.now + 0.6)
+    assert client.wait_for_job("j1").succeeded
 
 
 def test_failed_job_carries_status_error_and_logs(client: Any, fake: FakeService) -> None:

@@ -286,7 +286,7 @@ class Jobs(Resource):
             raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
-        first = yield from self._listed_job(job_id)
+        first = yield from self._listed_job_once_queued(job_id)
         listed: Job | None = first
         status = first.status
         if vocabulary.is_terminal_status(status) and not first.succeeded:
@@ -375,13 +375,38 @@ class Jobs(Resource):
     def _listed_job(self, job_id: str) -> Operation[Job]:
         job = yield from self._listed_job_or_none(job_id)
         if job is None:
-            raise NotFoundError(
-                f"job {job_id!r} is not on record (GET /v1/jobs does not list it)",
-                status_code=404,
-                method="GET",
-                url=self._builder.url(job_path(job_id)),
-            )
+            raise self._not_on_record(job_id)
         return job
+
+    def _listed_job_once_queued(self, job_id: str) -> Operation[Job]:
+        """The job as ``GET /v1/jobs`` lists it, for a job that may have been queued a moment
+        ago: chap-core 2.5.1 lists a job a little after answering the request that queued it.
+        A job missing from the list is asked of its status route, which answers 404 for a job
+        the server never had; a job the route knows is looked for in the list again for up to
+        ``LISTING_WAIT`` s (an older chap-core's route calls any id PENDING)."""
+        job = yield from self._listed_job_or_none(job_id)
+        if job is not None:
+            return job
+        try:
+            yield from self.job_status(job_id)
+        except NotFoundError:
+            raise self._not_on_record(job_id) from None
+        start: float = yield Now()
+        while job is None:
+            now: float = yield Now()
+            if now - start >= LISTING_WAIT:
+                raise self._not_on_record(job_id)
+            yield Sleep(RECHECK_INTERVAL)
+            job = yield from self._listed_job_or_none(job_id)
+        return job
+
+    def _not_on_record(self, job_id: str) -> NotFoundError:
+        return NotFoundError(
+            f"job {job_id!r} is not on record (GET /v1/jobs does not list it)",
+            status_code=404,
+            method="GET",
+            url=self._builder.url(job_path(job_id)),
+        )
 
     def _logs_or_none(self, job_id: str) -> Operation[str | None]:
         try:
