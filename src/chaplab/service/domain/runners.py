@@ -71,15 +71,8 @@ def check_service_key(presented: str | None) -> None:
 
 
 def service_detail(row: ModelRunnerRow) -> ServiceDetail:
-    return ServiceDetail(
-        id=row.id,
-        url=row.url,
-        info=row.info,
-        registered_at=row.registered_at,
-        last_updated=row.last_updated,
-        last_ping_at=row.last_ping_at,
-        expires_at=row.expires_at,
-    )
+    """A registered service as the routes answer it: the row's columns, field by field."""
+    return ServiceDetail.model_validate(row, from_attributes=True)
 
 
 def live_service(session: Session, service_id: str, field: str | None = None) -> ModelRunnerRow:
