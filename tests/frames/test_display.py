@@ -7,7 +7,14 @@ import math
 import pandas as pd
 import pytest
 
-from chaplab.frames import format_number, period_label, period_labels, readable, wide
+from chaplab.frames import (
+    format_number,
+    format_numbers,
+    period_label,
+    period_labels,
+    readable,
+    wide,
+)
 
 from .test_names import _frame
 
@@ -54,6 +61,21 @@ def test_many_period_labels_at_once() -> None:
 )
 def test_one_number_format_without_exponents(value, text: str) -> None:
     assert format_number(value) == text
+
+
+@pytest.mark.parametrize(
+    ("values", "texts"),
+    [
+        ([53.8, 458.4], ["54", "458"]),  # one precision: the largest number's
+        ([0.823, 1.2, None], ["0.82", "1.20", "\u2013"]),
+        ([2.0, 14.0], ["2", "14"]),  # whole numbers keep no decimals
+        ([1005.3, 90.7], ["1,005", "91"]),
+        ([-0.0001, 12.34], ["0.0", "12.3"]),
+        ([math.nan, math.inf], ["\u2013", "\u221e"]),
+    ],
+)
+def test_the_numbers_of_a_column_share_one_precision(values: list, texts: list[str]) -> None:
+    assert format_numbers(values) == texts
 
 
 def test_a_readable_table_writes_periods_and_numbers_once_each_way() -> None:

@@ -185,6 +185,33 @@ async def test_the_forecast_table_of_a_country_pages_twenty_rows_at_a_time() -> 
     assert f"<td{CELL}>OU_029</td>" in view.table.value
 
 
+def test_the_forecast_table_writes_its_case_numbers_with_one_precision() -> None:
+    from chaplab.widgets.forecast import forecast_table_rows
+
+    values = {("Bo", 0.1): 53.8, ("Bo", 0.5): 191.2, ("Bo", 0.9): 458.4}
+    values |= {("Kenema", 0.1): 90.7, ("Kenema", 0.5): 316.0, ("Kenema", 0.9): 1005.3}
+    frame = pd.DataFrame(
+        [(place, pd.Period("2025-01", "M"), q, value) for (place, q), value in values.items()],
+        columns=["org_unit", "period", "quantile", "value"],
+    )
+    outbreaks = pd.DataFrame(
+        {
+            "org_unit": ["Bo", "Kenema"],
+            "period": [pd.Period("2025-01", "M")] * 2,
+            "threshold": [145.5, 292.0],
+            "probability": [0.63, 0.54],
+        }
+    )
+    _, rows = forecast_table_rows(frame, outbreaks)
+    cells = [
+        [html.unescape(cell.split(">", 1)[1]) for cell in row.split("</td>")[:-1]] for row in rows
+    ]
+    assert cells == [
+        ["Bo", "2025-01", "191", "54 \u2013 458", "146", "63%"],  # not "53.8 – 458"
+        ["Kenema", "2025-01", "316", "91 \u2013 1,005", "292", "54%"],
+    ]
+
+
 async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases() -> None:
     from chaplab.widgets._tasks import TaskKeeper
     from chaplab.widgets.forecast import ForecastView, History

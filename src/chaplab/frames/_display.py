@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -55,14 +56,51 @@ def format_number(value: object) -> str:
         return MISSING
     if math.isinf(number):
         return "\u221e" if number > 0 else "-\u221e"
-    size = abs(number)
-    if size >= 1000:
+    if abs(number) >= 1000:
         return f"{number:,.0f}"
-    decimals = 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 1 else 3
+    decimals = _decimals([number])
     text = f"{number:.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
+
+
+def format_numbers(values: Iterable[object]) -> list[str]:
+    """The numbers of one table column (or of the numbers one cell puts side by side) as
+    people read them, all with one precision: the decimals :func:`format_number` gives the
+    largest of them, so ``54 – 458`` rather than ``53.8 – 458``, less the trailing zeros all of
+    them have (``0.25``, ``2``); a thousands separator from 1,000 on. None, NA and NaN are
+    ``–``."""
+    texts: list[str | None] = []
+    finite: list[float] = []
+    for value in values:
+        text = format_number(value)  # the same refusals and spellings of what is no number
+        if text in (MISSING, "\u221e", "-\u221e"):
+            texts.append(text)
+            continue
+        texts.append(None)
+        finite.append(float(value))  # type: ignore[arg-type]
+    if not finite:
+        return [text or MISSING for text in texts]
+    decimals = _decimals(finite)
+    written = [_fixed(number, decimals) for number in finite]
+    while decimals and all(text.endswith("0") for text in written):  # zeros every number has
+        decimals -= 1
+        written = [_fixed(number, decimals) for number in finite]
+    numbers_left = iter(written)
+    return [text if text is not None else next(numbers_left) for text in texts]
+
+
+def _decimals(numbers: list[float]) -> int:
+    """The decimals :func:`format_number` writes the largest of ``numbers`` with."""
+    size = max(abs(number) for number in numbers)
+    return 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 1 else 3
+
+
+def _fixed(number: float, decimals: int) -> str:
+    """``number`` with ``decimals`` decimals and thousands separators; no ``-0``."""
+    text = f"{number:,.{decimals}f}"
+    return text.lstrip("-") if text.lstrip("-").strip("0.") == "" else text
 
 
 def is_bound(lower: object, upper: object) -> bool:
@@ -116,7 +154,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
         elif isinstance(column.dtype, pd.PeriodDtype):
             table[name] = period_labels(column)
         elif pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-            table[name] = [format_number(value) for value in column.to_numpy()]
+            table[name] = format_numbers(column.to_numpy())
     table.index = _readable_index(table.index)
     return table
 

@@ -196,9 +196,10 @@ def table_html(head: str, rows: list[str]) -> str:
 def forecast_table_rows(
     frame: pd.DataFrame, outbreaks: pd.DataFrame | None
 ) -> tuple[str, list[str]]:
-    """The header cells and each row's cells of :func:`forecast_table`, places by name."""
+    """The header cells and each row's cells of :func:`forecast_table`, places by name; the
+    case numbers of the whole table (medians, intervals, thresholds) share one precision."""
 
-    from chaplab.frames import format_number, format_probability, frame_labels, period_label
+    from chaplab.frames import format_numbers, format_probability, frame_labels, period_label
 
     levels = frame.pivot_table(
         index=["org_unit", "period"], columns="quantile", values="value", observed=True
@@ -213,13 +214,21 @@ def forecast_table_rows(
     if outbreaks is not None:
         header += ["threshold", "P(outbreak)"]
     levels = levels.assign(_place=[labels.get(str(u), str(u)).casefold() for u, _ in levels.index])
+    levels = levels.sort_values("_place", kind="stable")
+    counted = [0.5, 0.1, 0.9] + (["threshold"] if outbreaks is not None else [])
+    texts = format_numbers(
+        levels[name].iloc[row] if name in levels.columns else None
+        for row in range(len(levels))
+        for name in counted
+    )
     rows = []
-    for (org_unit, period), record in levels.sort_values("_place", kind="stable").iterrows():
+    for row, ((org_unit, period), record) in enumerate(levels.iterrows()):
+        median, lower, upper, *threshold = texts[row * len(counted) : (row + 1) * len(counted)]
         cells = [
             labels.get(str(org_unit), str(org_unit)),
             period_label(period),
-            format_number(record.get(0.5)),
-            f"{format_number(record.get(0.1))} \u2013 {format_number(record.get(0.9))}",
+            median,
+            f"{lower} \u2013 {upper}",
         ]
         if outbreaks is not None:
             probability = format_probability(  # "< 10%" where only a bound is known
@@ -227,7 +236,7 @@ def forecast_table_rows(
                 record.get("probability_lower"),
                 record.get("probability_upper"),
             )
-            cells += [format_number(record.get("threshold")), probability]
+            cells += [*threshold, probability]
         rows.append("".join(f"<td{CELL}>{html.escape(cell)}</td>" for cell in cells))
     head = "".join(f'<th scope="col"{CELL}>{html.escape(name)}</th>' for name in header)
     return head, rows
