@@ -16,7 +16,7 @@ from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from chaplab.widgets import ChapPanel
 from panels import loaded_panel
-from service.helpers import small_frame
+from service.helpers import geojson_for, small_frame
 from service.model_service_stand_in import StandIn, registered_stand_in
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -92,3 +92,39 @@ async def test_a_horizon_beyond_the_services_bounds_is_refused_by_the_service_at
     shown = html.unescape(launcher.problem.value)
     assert f"model {stand_in.service_id!r} forecasts from 1 to 6 periods at a time" in shown
     assert not panel.jobs.rows  # refused when submitted, no job
+
+
+async def test_a_services_model_is_evaluated_and_forecast_from_the_panel(
+    panel: ChapPanel, stand_in: StandIn, own_service: str
+) -> None:
+    with ChapClient(own_service) as client:
+        frame = small_frame(n_years=2)
+        dataset = client.create_dataset(
+            f"served {stand_in.service_id}", frame, geojson=geojson_for(sorted(set(frame.location)))
+        )
+        template = client.register_template_from_service(stand_in.service_id)
+        model = client.create_configured_model("served", template.id, {"scale": 2.0})
+    await panel.refresh()
+    panel.datasets.select(dataset.id)
+    panel.models.select(model.id)
+    panel.launcher.name.value = f"served run {stand_in.service_id}"
+    panel.launcher.n_periods.value = 2
+    panel.launcher.n_splits.value = 2
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    (evaluation_job,) = panel.jobs.rows
+    assert (evaluation_job.status, evaluation_job.error) == ("SUCCESS", None)
+    (shown,) = panel.results.selected
+    assert shown.name == f"served run {stand_in.service_id}"
+    assert panel.frame["split_period"].nunique() == 2
+    assert bytes(panel.results.image.value).startswith(b"\x89PNG")
+    assert [config["scale"] for config in stand_in.sent_configs] == [2.0]
+
+    panel.forecasts.button.click()
+    await panel.wait_idle()
+    forecast_job = next(row for row in panel.jobs.rows if row.kind == "forecast")
+    assert (forecast_job.status, forecast_job.error) == ("SUCCESS", None)
+    forecast = panel.forecasts.frame
+    assert set(forecast["org_unit"]) == set(frame.location)
+    assert forecast["period"].nunique() == 2
+    assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")
