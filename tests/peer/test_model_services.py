@@ -21,6 +21,7 @@ from chaplab import ChapClient
 from chaplab.client import Dataset, JobFailedError
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
+from panels import loaded_panel
 
 from .chapkit_services import PRINTING_MEAN, running, scaled_mean
 from .model_service import chapkit_executable, free_port
@@ -98,6 +99,49 @@ def test_a_chapkit_service_is_stored_configured_evaluated_and_forecast_on_our_se
     forecast = our_client.prediction_frame(prediction.id, quantiles=[0.5])
     expected = means_before(None, 2.0)
     assert np.allclose(forecast.value, [expected[place] for place in forecast.org_unit])
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_panel_evaluates_and_forecasts_a_chapkit_services_model(
+    ours: str, our_client: ChapClient, our_dataset: Dataset, on_ours: str
+) -> None:
+    template = our_client.register_template_from_service(on_ours)
+    model = our_client.create_configured_model("panel", template.id, {"scale": 3.0})
+    async with loaded_panel(ours) as panel:
+        labels = {value: label for label, value in panel.model_form.template.options}
+        assert (
+            labels[template.id] == f"{on_ours} (Scaled mean, by The chaplab tests; assessed yellow)"
+        )
+        panel.datasets.select(our_dataset.id)
+        panel.models.select(model.id)
+        panel.launcher.name.value = "scaled mean from the panel"
+        panel.launcher.n_periods.value = 2
+        panel.launcher.n_splits.value = 2
+        panel.launcher.button.click()
+        await panel.wait_idle()
+        (evaluation_job,) = panel.jobs.rows
+        assert (evaluation_job.status, evaluation_job.error) == ("SUCCESS", None)
+        frame = panel.frame
+        assert frame.split_period.nunique() == 2
+        median = frame[frame["quantile"] == 0.5]
+        expected = means_before(median.split_period.min(), 3.0)
+        assert np.allclose(median.value, [expected[place] for place in median.org_unit])
+        assert bytes(panel.results.image.value).startswith(b"\x89PNG")
+
+        panel.forecasts.button.click()
+        await panel.wait_idle()
+        forecast_job = next(row for row in panel.jobs.rows if row.kind == "forecast")
+        assert (forecast_job.status, forecast_job.error) == ("SUCCESS", None)
+        forecast = panel.forecasts.frame
+        forecast = forecast[forecast["quantile"] == 0.5]
+        expected = means_before(None, 3.0)
+        assert np.allclose(forecast.value, [expected[place] for place in forecast.org_unit])
+        assert bytes(panel.forecasts.image.value).startswith(b"\x89PNG")
 
 
 def test_what_a_model_prints_reaches_the_jobs_log(
