@@ -9,23 +9,34 @@ cannot hold.
 
 from __future__ import annotations
 
-import unicodedata
+import functools
+import re
+
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Unicode's control characters (general category Cc): exactly C0, DEL and C1 (U+0000-U+001F,
+U+007F-U+009F), a set the Unicode stability policy keeps unchanged."""
+
+CHECKED_NAMES = 4096
+"""How many distinct printable names :func:`printable` remembers: an upload repeats its few org
+units and features in every observation."""
 
 
 def control_character_problem(text: str) -> str | None:
     """Why ``text`` cannot be stored (its first control character and where), or None."""
-    for position, character in enumerate(text):
-        if unicodedata.category(character) == "Cc":
-            return (
-                f"contains the control character {character!r} at position {position}; "
-                "names must be printable text"
-            )
-    return None
+    found = CONTROL_CHARACTER.search(text)
+    if found is None:
+        return None
+    return (
+        f"contains the control character {found.group()!r} at position {found.start()}; "
+        "names must be printable text"
+    )
 
 
+@functools.lru_cache(maxsize=CHECKED_NAMES)
 def printable(text: str) -> str:
     """``text`` itself when it has no control character; ValueError saying where otherwise
-    (pydantic turns it into a 422 naming the field)."""
+    (pydantic turns it into a 422 naming the field). A name found printable is remembered, so
+    the org unit repeated in every observation of an upload is checked once."""
     problem = control_character_problem(text)
     if problem is not None:
         raise ValueError(problem)
