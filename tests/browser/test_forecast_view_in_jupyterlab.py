@@ -6,7 +6,8 @@ naive model's row (unless the panel selected it already) and **Forecast forward*
 the forecast, and visits every tab of the forecast view (chart, table, map of both values,
 outbreak-probability tiles). In each it checks that nothing is cut: no tab title elided, no
 text or toggle label wider than its box, no chart image wider than its box or drawn with fewer
-than two pixels per pixel shown, nothing past the panel's right edge. Saves each tab as
+than two pixels per pixel shown, nothing past the panel's right edge; the map's place names
+are shown at 9 px or more. Saves each tab as
 test-output/browser/forecast-<tab>.png (the view) and forecast-<tab>-window.png (the window as
 a person sees it), and the probability map as forecast-map-probability.png.
 """
@@ -22,8 +23,15 @@ from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
 from test_panel_in_jupyterlab import assert_reads_well
 
+from chaplab.plotting._map import LABEL_FONT
+from chaplab.widgets._render import DPI, PIXEL_RATIO
+
 NOTEBOOK = "forecast_view.ipynb"
 WINDOW = {"width": 1400, "height": 900}
+STATUS_AND_TOOLBARS = 200
+"""Pixels of a window's height that JupyterLab's menu, toolbars and status bar take."""
+SMALLEST_NAME = 9.0
+"""The fewest pixels a place's name on a map may be shown at, at 100 % zoom."""
 MODEL = "naive_model"
 CELLS = ["from chaplab.widgets import ChapPanel\npanel = ChapPanel()\nawait panel.ready()\npanel"]
 TABS = ("chart", "table", "map", "P(outbreak)")
@@ -58,6 +66,13 @@ _BADLY_SIZED_IMAGES_JS = """
 """
 
 
+# Runs in the page on a chart image and its pixel ratio: how large it is shown, 1 where each
+# point of the chart is shown at its size at 100 % zoom.
+_SHOWN_SCALE_JS = """
+(img, ratio) => img.getBoundingClientRect().width / (img.naturalWidth / ratio)
+"""
+
+
 @pytest.fixture(scope="module")
 def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
     """JupyterLab on a folder with the panel's notebook, its kernels using a fresh data
@@ -82,10 +97,17 @@ def wait_for_image(page: NotebookPage, image: Locator) -> None:
 
 
 def save(page: NotebookPage, view: Locator, folder: Path, tab: str) -> None:
-    """Save the forecast view and the window showing its tab."""
+    """Save the forecast view whole (in a window as tall as it needs, the same width, so
+    JupyterLab's status bar covers none of it) and the 1400 x 900 window showing its tab."""
     page.wait_until_idle()
     name = FILE_NAMES[tab]
+    box = view.bounding_box()
+    assert box is not None
+    tall = max(WINDOW["height"], round(box["height"]) + STATUS_AND_TOOLBARS)
+    page.page.set_viewport_size({"width": WINDOW["width"], "height": tall})
+    view.scroll_into_view_if_needed()
     view.screenshot(path=str(folder / f"forecast-{name}.png"))
+    page.page.set_viewport_size(WINDOW)
     view.locator(".lm-TabBar").scroll_into_view_if_needed()
     page.page.screenshot(path=str(folder / f"forecast-{name}-window.png"))
 
@@ -140,6 +162,8 @@ def test_every_tab_of_a_forecast_reads_whole_at_1400_px_with_the_file_browser_op
     for label in ("median forecast", "outbreak probability"):
         expect(view.get_by_role("button", name=label, exact=True)).to_be_visible()
     assert_nothing_cut(page, panel, view)
+    shown = map_image.evaluate(_SHOWN_SCALE_JS, PIXEL_RATIO)
+    assert LABEL_FONT * DPI / 72 * shown >= SMALLEST_NAME, f"map shown at {shown:.0%}"
     save(page, view, browser_output_dir, "map")
     median_map = map_image.get_attribute("src")
     view.get_by_role("button", name="outbreak probability", exact=True).click()
