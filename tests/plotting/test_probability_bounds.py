@@ -6,8 +6,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from matplotlib.text import Text
 
-from chaplab.frames import format_probability, readable
+from chaplab.frames import format_probability, readable, with_org_unit_names
 from chaplab.plotting import map_chart, probability_tiles
 from chaplab.scoring import exceedance_probability
 from chaplab.widgets.forecast import forecast_table_rows
@@ -81,6 +82,21 @@ def test_tiles_write_the_bound_and_hatch_its_tile(outbreaks: pd.DataFrame) -> No
         if text.get_gid() == "percentage" and text.get_bbox_patch() is not None
     )
     assert backed == ["< 10%", "> 90%"]
+    plt.close(figure)
+
+
+def test_a_long_title_of_tiles_wraps_inside_the_figure(outbreaks: pd.DataFrame) -> None:
+    """The panel saves the figure as it is (no tight box): three lines of title, a long
+    strategy and long names beside the tiles would run past its right edge."""
+    named = with_org_unit_names(outbreaks, {"A": "Port Loko", "B": "Kailahun"})
+    figure = probability_tiles(named, strategy="Seasonal percentile (WHO)")
+    figure.draw_without_rendering()
+    ax = figure.axes[0]
+    texts = [child for child in ax.get_children() if isinstance(child, Text)]
+    title = next(text for text in texts if text.get_text() == ax.get_title("left"))
+    box = title.get_window_extent(figure.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.x1 and box.y1 <= figure.bbox.y1
+    assert "only a bound is known" in title.get_text()
     plt.close(figure)
 
 

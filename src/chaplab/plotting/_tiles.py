@@ -150,7 +150,7 @@ def probability_tiles(
         order = "likeliest first" if sort == "probability" else "in name order"
         lines.append(f"{grid.shape[0]} org units {order}, too many for names")
     heading = "\n".join(lines)
-    ax.set_title(heading, loc="left", fontsize="medium")
+    ax.set_title(heading, loc="left", fontsize="medium", wrap=True)
     return figure
 
 
