@@ -369,8 +369,8 @@ async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
     assert rows["bt_naive"]["created"] == datetime(2026, 1, 1, 10, 0)
     assert [
         panel.results.table.header(key).description
-        for key in ("created", "n_periods", "n_splits", "stride")
-    ] == ["created", "periods", "splits", "step"]
+        for key in ("created", "n_periods", "n_splits", "stride", "crps", "coverage_10_90")
+    ] == ["created", "periods", "splits", "step", "CRPS", "10\u201390 % coverage"]
     panel.results.table.select(1)
     panel.results.compare(2)
     await panel.results.settled()

@@ -63,7 +63,8 @@ def chart_split(choice: str) -> str | None:
 SPLIT_DEBOUNCE_SECONDS = 0.2
 MAX_PANELS = 12
 HISTORY_PERIODS = 24
-_METRICS_SHOWN = ("crps", "coverage_10_90")  # in the list; a comparison's table has them all
+_METRICS_SHOWN = {"crps": "CRPS", "coverage_10_90": "10\u201390 % coverage"}
+"""The metrics the list shows, by their titles there (a comparison's table has them all)."""
 
 EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (1024 px window)
     Column("name", "name", "130px"),
@@ -74,7 +75,7 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (10
     Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
     Column("n_splits", "splits"),
     Column("stride", "step"),
-    *(Column(metric, metric.replace("_", " "), "80px") for metric in _METRICS_SHOWN),
+    *(Column(metric, title, "80px") for metric, title in _METRICS_SHOWN.items()),
 )
 
 
