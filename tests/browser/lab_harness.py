@@ -309,6 +309,11 @@ _PAST_RIGHT_EDGE_JS = """
 """
 
 
+MENU_TOOLBARS_AND_STATUS_BAR = 200
+"""Pixels of a window's height that JupyterLab's menu, toolbars and status bar take, with room
+to spare."""
+
+
 class NotebookPage:
     """A Playwright page showing one notebook in JupyterLab."""
 
@@ -376,6 +381,24 @@ class NotebookPage:
         self.wait_until_idle()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(path))
+        return path
+
+    def screenshot_whole(self, locator: Locator, path: Path) -> Path:
+        """Save a PNG of ``locator`` whole, once the kernel is idle: the window is made as tall
+        as it needs (its width kept, so the layout is the same) while the picture is taken, so
+        nothing of it is past the notebook's scroll area or under JupyterLab's status bar."""
+        self.wait_until_idle()
+        size = self.page.viewport_size
+        box = locator.bounding_box()
+        assert size is not None and box is not None
+        tall = max(size["height"], round(box["height"]) + MENU_TOOLBARS_AND_STATUS_BAR)
+        self.page.set_viewport_size({"width": size["width"], "height": tall})
+        try:
+            locator.scroll_into_view_if_needed()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            locator.screenshot(path=str(path))
+        finally:
+            self.page.set_viewport_size(size)
         return path
 
     def close(self) -> None:

@@ -28,8 +28,6 @@ from chaplab.widgets._render import DPI, PIXEL_RATIO
 
 NOTEBOOK = "forecast_view.ipynb"
 WINDOW = {"width": 1400, "height": 900}
-STATUS_AND_TOOLBARS = 200
-"""Pixels of a window's height that JupyterLab's menu, toolbars and status bar take."""
 SMALLEST_NAME = 9.0
 """The fewest pixels a place's name on a map may be shown at, at 100 % zoom."""
 MODEL = "naive_model"
@@ -97,17 +95,9 @@ def wait_for_image(page: NotebookPage, image: Locator) -> None:
 
 
 def save(page: NotebookPage, view: Locator, folder: Path, tab: str) -> None:
-    """Save the forecast view whole (in a window as tall as it needs, the same width, so
-    JupyterLab's status bar covers none of it) and the 1400 x 900 window showing its tab."""
-    page.wait_until_idle()
+    """Save the forecast view whole and the 1400 x 900 window showing its tab."""
     name = FILE_NAMES[tab]
-    box = view.bounding_box()
-    assert box is not None
-    tall = max(WINDOW["height"], round(box["height"]) + STATUS_AND_TOOLBARS)
-    page.page.set_viewport_size({"width": WINDOW["width"], "height": tall})
-    view.scroll_into_view_if_needed()
-    view.screenshot(path=str(folder / f"forecast-{name}.png"))
-    page.page.set_viewport_size(WINDOW)
+    page.screenshot_whole(view, folder / f"forecast-{name}.png")
     view.locator(".lm-TabBar").scroll_into_view_if_needed()
     page.page.screenshot(path=str(folder / f"forecast-{name}-window.png"))
 
@@ -173,7 +163,7 @@ def test_every_tab_of_a_forecast_reads_whole_at_1400_px_with_the_file_browser_op
         arg=[map_image.element_handle(), median_map],
     )
     assert_nothing_cut(page, panel, view)
-    view.screenshot(path=str(browser_output_dir / "forecast-map-probability.png"))
+    page.screenshot_whole(view, browser_output_dir / "forecast-map-probability.png")
 
     # P(outbreak): the tiles of the outbreak probability, the threshold strategy chosen
     titles.filter(has_text="P(outbreak)").click()

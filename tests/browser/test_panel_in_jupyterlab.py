@@ -27,7 +27,7 @@ from playwright.sync_api import Locator, expect
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "notebooks" / "02_panel.ipynb"
 BESIDE_NOTEBOOK = REPOSITORY / "notebooks" / "demo_data.py"  # the notebook imports it
-# Tall enough to show the whole panel, chart included, in one screenshot.
+# A tall window: the panel, chart included, in sight at once (screenshots take it whole anyway).
 VIEWPORT = {"width": 1400, "height": 2600}
 WINDOW = {"width": 1400, "height": 900}  # a laptop's window, for what a person sees at once
 
@@ -100,8 +100,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
 
     assert kernel_value(page, "panel.views.views") == 1  # the browser counted its one view
     screenshot = browser_output_dir / "panel.png"
-    page.wait_until_idle()
-    panel.screenshot(path=str(screenshot))
+    page.screenshot_whole(panel, screenshot)
     assert screenshot.stat().st_size > 10_000
     assert_reads_well(page, panel)
 
@@ -125,7 +124,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     )
     expect(panel.get_by_text("allowed: from 1 to 12")).to_be_visible()
     assert_reads_well(page, panel)
-    panel.screenshot(path=str(browser_output_dir / "panel-new-model.png"))
+    page.screenshot_whole(panel, browser_output_dir / "panel-new-model.png")
     panel.get_by_text("New configured model").click()
 
     # a delete asks first; "Keep" deletes nothing
@@ -165,7 +164,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert table_box["y"] >= chart_box["y"] + chart_box["height"] - 1  # under the chart
     assert table_box["x"] + table_box["width"] <= VIEWPORT["width"]
     assert_reads_well(page, panel)
-    panel.screenshot(path=str(browser_output_dir / "panel-compare.png"))
+    page.screenshot_whole(panel, browser_output_dir / "panel-compare.png")
     page.page.set_viewport_size(WINDOW)
     compare_with.scroll_into_view_if_needed()
     page.screenshot(browser_output_dir / "panel-compare-window.png")
@@ -182,7 +181,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     page.page.set_viewport_size({"width": 1024, "height": VIEWPORT["height"]})
     page.wait_until_idle()
     assert_reads_well(page, panel)
-    panel.screenshot(path=str(browser_output_dir / "panel-1024.png"))
+    page.screenshot_whole(panel, browser_output_dir / "panel-1024.png")
 
 
 def second_id(page: NotebookPage) -> int:
