@@ -65,7 +65,7 @@ def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
         expect(job).to_have_count(1)  # the model's job row, titled with its name
         expect(view.get_by_role("button", name=model, exact=True)).to_be_visible()
     expect(view.get_by_text("6 models scored on 72 forecast targets each")).to_be_visible()
-    expect(view.get_by_text("1 (baseline)", exact=True)).to_be_visible()
+    expect(view.get_by_text("1.00 (baseline)", exact=True)).to_be_visible()
 
     charts = view.locator("img.widget-image")
     expect(charts).to_have_count(5)

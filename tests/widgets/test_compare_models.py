@@ -14,7 +14,7 @@ import pytest
 import chaplab
 from chaplab import scoring
 from chaplab.client import AsyncChapClient, ModelSpec, ModelTemplate
-from chaplab.frames import format_number
+from chaplab.frames import format_numbers
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
 from chaplab.widgets._tasks import TaskKeeper
@@ -108,7 +108,7 @@ async def test_a_batch_of_six_models_is_followed_and_ranked(compared: ChapPanel)
     strongest = min(BASELINES, key=lambda name: mean_wis[name])
     assert view.baseline.value == strongest
     baseline = next(row for row in rows if row["model"] == strongest)
-    assert baseline["relative_skill"] == "1 (baseline)"
+    assert baseline["relative_skill"] == "1.00 (baseline)"  # the precision of its column
     assert "6 models scored on 36 forecast targets each" in view.status.value  # 6 × 3 × 2
     for image in view.images.values():
         assert bytes(image.value).startswith(b"\x89PNG")
@@ -123,11 +123,13 @@ async def test_the_leaderboard_is_the_scores_of_the_evaluations_entries(
         scoring.score(view.scored.forecasts, view.scored.actuals), view.baseline.value, seed=0
     )
     shown = {row["model"]: row for row in view.leaderboard.rows}
+    ratios = [*expected["relative_skill"], *expected["lower"], *expected["upper"]]
+    (places,) = {len(text.partition(".")[2]) for text in format_numbers(ratios)}  # one for all
     for record in expected.itertuples():
         row = shown[record.model]
         assert row["rank"] == record.rank
-        assert row["relative_skill"].split(" ")[0] == format_number(record.relative_skill)
-        interval = f"{format_number(record.lower)} \u2013 {format_number(record.upper)}"
+        assert row["relative_skill"].split(" ")[0] == f"{record.relative_skill:.{places}f}"
+        interval = f"{record.lower:.{places}f} \u2013 {record.upper:.{places}f}"
         assert row["interval"] == (None if record.baseline else interval)
 
 
@@ -136,7 +138,9 @@ async def test_another_baseline_reranks_the_models(compared: ChapPanel) -> None:
     view.baseline.value = "naive_model"
     await compared.wait_idle()
     naive = next(row for row in view.leaderboard.rows if row["model"] == "naive_model")
-    assert naive["relative_skill"] == "1 (baseline)"
+    assert naive["relative_skill"].startswith("1.0") and naive["relative_skill"].endswith(
+        " (baseline)"
+    )
 
 
 async def test_picking_two_models_opens_their_comparison(compared: ChapPanel) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from chaplab.client import ArgumentError, ChapError
-from chaplab.frames import format_number
+from chaplab.frames import format_number, format_numbers
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import TaskKeeper
@@ -123,19 +123,27 @@ class BatchScores:
         return scoring.relative_skill(self.scores, baseline, level=SKILL_LEVEL, seed=0)
 
 
-def leaderboard_row(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The table row of one model of a :func:`chaplab.scoring.relative_skill` frame."""
-    lower, upper = format_number(record["lower"]), format_number(record["upper"])
-    baseline = bool(record["baseline"])  # 1 by definition: no interval to show
-    return {
-        "model": record["model"],
-        "rank": int(record["rank"]),
-        "relative_skill": format_number(record["relative_skill"])
-        + (" (baseline)" if baseline else ""),
-        "interval": None if baseline else f"{lower} \u2013 {upper}",
-        "mean_wis": format_number(record["mean_score"]),
-        "targets": format_number(int(record["n_targets"])),
-    }
+def leaderboard_rows(skill: pd.DataFrame) -> list[dict[str, Any]]:
+    """The table rows of the models of a :func:`chaplab.scoring.relative_skill` frame; the
+    relative WIS and its interval share one precision (``1.40`` beside ``1.38``), and so do
+    the mean WIS."""
+    ratios = format_numbers([*skill["relative_skill"], *skill["lower"], *skill["upper"]])
+    relative, lower, upper = (ratios[i * len(skill) : (i + 1) * len(skill)] for i in range(3))
+    mean_wis = format_numbers(skill["mean_score"])
+    rows = []
+    for index, record in enumerate(skill.to_dict("records")):
+        baseline = bool(record["baseline"])  # 1 by definition: no interval to show
+        rows.append(
+            {
+                "model": record["model"],
+                "rank": int(record["rank"]),
+                "relative_skill": relative[index] + (" (baseline)" if baseline else ""),
+                "interval": None if baseline else f"{lower[index]} \u2013 {upper[index]}",
+                "mean_wis": mean_wis[index],
+                "targets": format_number(int(record["n_targets"])),
+            }
+        )
+    return rows
 
 
 @dataclass(frozen=True)
@@ -574,7 +582,7 @@ class CompareModelsView(widgets.VBox):
         if scored is None or baseline is None:
             return
         skill = await asyncio.to_thread(scored.skill, baseline)
-        self.leaderboard.set_rows([leaderboard_row(record) for record in skill.to_dict("records")])
+        self.leaderboard.set_rows(leaderboard_rows(skill))
         rendered = await render_chart(ScoringChart("leaderboard_chart", skill))
         self.images["leaderboard_chart"].value = rendered.png
         self.show_code()
