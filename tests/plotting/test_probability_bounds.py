@@ -66,6 +66,8 @@ def test_the_frame_keeps_the_bounds_and_a_table_shows_them(outbreaks: pd.DataFra
     assert list(bounds) == pytest.approx([0.0, 0.1])
     shown = readable(outbreaks)
     assert list(shown["probability"]) == ["> 90%", "30%", "< 10%", "50%"]
+    assert list(shown["probability_lower"]) == ["90%", "30%", "0%", "50%"]  # not 0.900, 0.300
+    assert list(shown["threshold"]) == ["5", "25", "40", "20"]
 
 
 def test_tiles_write_the_bound_and_hatch_its_tile(outbreaks: pd.DataFrame) -> None:

@@ -144,13 +144,16 @@ def probability_labels(frame: pd.DataFrame, value: str = PROBABILITY) -> list[st
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of a frame to read: periods (columns and index levels) as :func:`period_label`,
     a ``probability`` with its bounds as :func:`format_probability` (``< 10%`` where only a
-    bound is known) and other numbers as :func:`format_number` text. For display only: the
+    bound is known; the bounds' own columns as percentages) and other numbers as
+    :func:`format_numbers` text, one precision per column. For display only: the
     values become text."""
     table = frame.copy()
     for name in table.columns:
         column = table[name]
         if name == PROBABILITY and {PROBABILITY_LOWER, PROBABILITY_UPPER} <= set(table.columns):
             table[name] = probability_labels(frame)
+        elif name in (PROBABILITY_LOWER, PROBABILITY_UPPER):  # the bounds as percentages too
+            table[name] = [format_probability(value) for value in column.to_numpy()]
         elif isinstance(column.dtype, pd.PeriodDtype):
             table[name] = period_labels(column)
         elif pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
