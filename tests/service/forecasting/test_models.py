@@ -51,9 +51,19 @@ def test_regression_beats_naive_on_weekly_data() -> None:
     assert regression.aggregate_metrics["crps"] < naive.aggregate_metrics["crps"]
 
 
+def test_naive_draws_poisson_counts_around_each_places_mean_as_chap_core_does() -> None:
+    panel = demo_dataset().panel  # strongly seasonal: a negative binomial's median would be ~0
+    samples = TEMPLATES["naive_model"].forecast(panel, 3, 2000, {}, np.random.default_rng(1))
+    means = np.nanmean(panel.feature("disease_cases"), axis=1)
+    assert np.allclose(samples.mean(axis=(1, 2)), means, rtol=0.02, atol=0.5)
+    assert np.allclose(samples.var(axis=(1, 2)), means, rtol=0.1, atol=0.5)  # Poisson: var = mean
+    assert np.allclose(np.median(samples, axis=(1, 2)), means, rtol=0.05, atol=1)
+
+
 def test_naive_10_90_interval_covers_about_80_percent_of_its_own_family() -> None:
     panel = negative_binomial_panel(200, "201501", 72, seed=11)
-    result = run_backtest(TEMPLATES["naive_model"], {}, panel, 3, 6, 1, 200, seed=3)
+    options = {"distribution": "negative_binomial"}
+    result = run_backtest(TEMPLATES["naive_model"], options, panel, 3, 6, 1, 200, seed=3)
     assert 0.72 <= result.aggregate_metrics["coverage_10_90"] <= 0.88
     assert 0.42 <= result.aggregate_metrics["coverage_25_75"] <= 0.58
 

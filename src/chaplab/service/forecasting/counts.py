@@ -22,15 +22,15 @@ POISSON = "poisson"
 MAX_INVERSE_DISPERSION = 50.0
 
 
-def distribution_option() -> dict[str, Any]:
-    """The ``distribution`` option every model shares."""
+def distribution_option(default: str = NEGATIVE_BINOMIAL) -> dict[str, Any]:
+    """The ``distribution`` option every model shares, with the model's ``default``."""
     return schema_enum(
         [NEGATIVE_BINOMIAL, POISSON],
         description=(
             "Count distribution of the samples: negative binomial (over-dispersion learnt from "
             "the history) or Poisson"
         ),
-        default=NEGATIVE_BINOMIAL,
+        default=default,
     )
 
 

@@ -1,8 +1,10 @@
-"""``naive_model``: every org unit's mean of the target, with count noise learnt from the history.
+"""``naive_model``: every org unit's mean of the target, with count noise.
 
 The point forecast of every future period is the org unit's mean over its observed history; the
-samples are negative binomial (or Poisson) counts around it, with the over-dispersion estimated
-from the history's spread around that mean.
+samples are Poisson counts around it, as chap-core 2.5.1's ``naive_model`` draws them, so the
+same name means the same model on both servers. ``distribution="negative_binomial"`` draws them
+with the over-dispersion estimated from the history's spread around that mean instead: on a
+strongly seasonal history that spread is large and the median falls towards 0.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import numpy as np
 
 from chaplab.schema import ConfigSchema, create_config_schema
 from chaplab.service.forecasting.counts import (
+    POISSON,
     distribution_option,
     fit_inverse_dispersion,
     row_means,
@@ -20,8 +23,8 @@ from chaplab.service.forecasting.inputs import ForecastTask
 
 CONFIG_SCHEMA: ConfigSchema = create_config_schema(
     title="Naive model",
-    description="Mean of the target per org unit with count noise",
-    properties={"distribution": distribution_option()},
+    description="Mean of the target per org unit with Poisson count noise (as chap-core's)",
+    properties={"distribution": distribution_option(default=POISSON)},
     additional_properties=False,
 )
 
