@@ -92,7 +92,7 @@ prediction = client.run_prediction(
 )
 forecast = client.prediction_frame(prediction.id)
 forecast.pivot_table(
-    index=["org_unit", "period"], columns="quantile", values="value", observed=True
+    index=["org_unit_name", "period"], columns="quantile", values="value", observed=True
 ).round(1)
 
 # %% [markdown]

@@ -89,8 +89,10 @@ thresholds.params
 # and line, with the districts' names:
 
 # %%
+from chaplab.frames import readable
+
 lines = thresholds.frame()
-lines.drop(columns="org_unit").head()  # the ids stay in the table, the names are read
+readable(lines.drop(columns="org_unit")).head()  # the ids stay in the table, the names are read
 
 # %% [markdown]
 # ## 4. The probability of an outbreak
@@ -101,7 +103,6 @@ lines.drop(columns="org_unit").head()  # the ids stay in the table, the names ar
 # hold it, and tables, tiles and maps write it as `< 10%` or `> 90%`, hatched).
 
 # %%
-from chaplab.frames import readable
 from chaplab.scoring import exceedance_probability
 
 outbreaks = exceedance_probability(forecast, lines)
