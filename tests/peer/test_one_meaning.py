@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -116,3 +117,20 @@ def test_scores_have_the_same_forecast_targets(
     assert targets["chap-core"] == targets["ours"]
     assert len(targets["ours"]) == 2 * N_SPLITS * N_PERIODS
     assert {horizon for *_, horizon in targets["ours"]} == {1, 2, 3}
+
+
+def test_naive_models_quantiles_agree_as_the_same_model_drawn_twice(
+    both: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+) -> None:
+    """Both servers' naive_model draws Poisson counts around each place's mean of the history
+    before the split: the medians and the 10-90 % widths differ only by sampling."""
+    levels = {}
+    for server, (frame, _) in both.items():
+        wide = frame.pivot_table(
+            index=["org_unit", "split_period", "period"], columns="quantile", values="value"
+        ).sort_index()
+        levels[server] = (wide[0.5], wide[0.9] - wide[0.1])
+    (peer_median, peer_width), (median, width) = levels["chap-core"], levels["ours"]
+    assert list(peer_median.index) == list(median.index)
+    assert np.allclose(median.to_numpy(), peer_median.to_numpy(), rtol=0.15, atol=3)
+    assert np.allclose(width.to_numpy(), peer_width.to_numpy(), rtol=0.35, atol=3)
