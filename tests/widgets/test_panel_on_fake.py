@@ -313,7 +313,7 @@ async def test_compare_with_draws_both_and_one_click_goes_back(make_panel: MakeP
     await results.settled()
     assert [item.id for item in results.selected] == [2, 1]
     assert "<caption>aggregate metrics</caption>" in results.metrics.value
-    assert "crps" in results.metrics.value
+    assert '<th scope="row">CRPS</th>' in results.metrics.value
     assert results.shown_panels[:2] == ["OU_A", "OU_B"]
     assert "compare_chart(frame, frame_b" in panel.code.code
     assert "vs bt_naive" in repr(panel)
@@ -377,6 +377,16 @@ async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
     metrics = panel.results.metrics.value
     assert "<td>2.13</td><td>1,790</td>" in metrics
     assert "<td>777</td>" in metrics and "e+0" not in metrics
+    assert '<th scope="row">MAE</th>' in metrics  # metrics by their names, not their keys
+
+
+def test_metric_keys_read_as_names() -> None:
+    from chaplab.widgets.results import metric_title
+
+    assert [
+        metric_title(key)
+        for key in ("crps", "coverage_10_90", "winkler_score_25_75", "mean_absolute_error")
+    ] == ["CRPS", "10\u201390 % coverage", "Winkler score 25\u201375 %", "mean absolute error"]
 
 
 async def test_deleting_an_evaluation_asks_then_removes_it(

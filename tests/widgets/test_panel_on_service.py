@@ -151,7 +151,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel)
     panel.results.compare(other)
     await panel.results.settled()
     assert len(panel.results.selected) == 2
-    assert "crps" in panel.results.metrics.value and "coverage_10_90" in panel.results.metrics.value
+    metrics = panel.results.metrics.value
+    assert "CRPS" in metrics and "10\u201390 % coverage" in metrics
     assert panel.results.shown_panels
     label, picked = panel.results.org_unit.options[1]
     names = _names(panel.results.actuals_by_id[seeded])

@@ -63,8 +63,23 @@ def chart_split(choice: str) -> str | None:
 SPLIT_DEBOUNCE_SECONDS = 0.2
 MAX_PANELS = 12
 HISTORY_PERIODS = 24
-_METRICS_SHOWN = {"crps": "CRPS", "coverage_10_90": "10\u201390 % coverage"}
-"""The metrics the list shows, by their titles there (a comparison's table has them all)."""
+_METRICS_SHOWN = ("crps", "coverage_10_90")  # in the list; a comparison's table has them all
+_ACRONYMS = {"crps": "CRPS", "mae": "MAE", "rmse": "RMSE", "wis": "WIS", "mse": "MSE"}
+
+
+def metric_title(metric: str) -> str:
+    """A metric's key as a person reads it: ``crps`` is CRPS, ``coverage_10_90`` is
+    "10–90 % coverage", ``winkler_score_25_75`` is "Winkler score 25–75 %"; other keys with
+    their underscores read as spaces."""
+    words = metric.split("_")
+    if len(words) > 2 and words[-2].isdigit() and words[-1].isdigit():
+        interval = f"{words[-2]}\u2013{words[-1]} %"
+        name = " ".join(words[:-2])
+        if name == "coverage":
+            return f"{interval} coverage"
+        return f"{name[:1].upper()}{name[1:]} {interval}"
+    return _ACRONYMS.get(metric, metric.replace("_", " "))
+
 
 EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (1024 px window)
     Column("name", "name", "130px"),
@@ -75,7 +90,7 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (10
     Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
     Column("n_splits", "splits"),
     Column("stride", "step"),
-    *(Column(metric, title, "80px") for metric, title in _METRICS_SHOWN.items()),
+    *(Column(metric, metric_title(metric), "80px") for metric in _METRICS_SHOWN),
 )
 
 
@@ -536,7 +551,7 @@ def _metrics_table(evaluations: list[Any]) -> str:
     for metric in metrics:
         values = (item.aggregate_metrics.get(metric) for item in evaluations)
         cells = "".join(f"<td>{format_cell(value)}</td>" for value in values)
-        body += f'<tr><th scope="row">{html.escape(metric)}</th>{cells}</tr>'
+        body += f'<tr><th scope="row">{html.escape(metric_title(metric))}</th>{cells}</tr>'
     style = (  # room between the columns, numbers aligned on the right
         "<style>.chaplab-metrics th, .chaplab-metrics td { padding: 2px 12px; text-align: right }"
         " .chaplab-metrics th[scope=row] { text-align: left }</style>"
