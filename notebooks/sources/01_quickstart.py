@@ -56,8 +56,7 @@ pd.DataFrame(
             "id": d.id,
             "name": d.name,
             "type": d.type,
-            "from": d.first_period,
-            "to": d.last_period,
+            "periods": d.span,
             "org units": len(d.org_units),
             "covariates": ", ".join(d.covariates),
         }

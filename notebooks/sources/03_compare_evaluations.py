@@ -17,7 +17,7 @@ import chaplab
 
 client = chaplab.connect()
 dataset = real_dataset(client)
-print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
+print("dataset:", dataset.name, f"({dataset.span})")
 
 # %% [markdown]
 # Pick the two models from what this server offers:

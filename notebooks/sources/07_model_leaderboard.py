@@ -22,7 +22,7 @@ import chaplab
 
 client = chaplab.connect()
 dataset = demo_dataset(client)
-print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
+print("dataset:", dataset.name, f"({dataset.span})")
 
 # %% [markdown]
 # ## 1. One batch, one specification

@@ -20,7 +20,7 @@ import chaplab
 client = chaplab.connect()
 dataset = demo_dataset(client)
 observations, geojson = demo_table()
-print("dataset:", dataset.name, f"({dataset.first_period} to {dataset.last_period})")
+print("dataset:", dataset.name, f"({dataset.span})")
 
 # %% [markdown]
 # ## 1. Forecast the next three months

@@ -205,6 +205,12 @@ def canonical_period(value: str) -> str:
     return format_period(*parse_period(value))
 
 
+def readable_period(canonical: str) -> str:
+    """A canonical period as people read it: ``202407`` -> ``2024-07``, ``2024W05`` ->
+    ``2024-W05``."""
+    return f"{canonical[:4]}-{canonical[4:]}"
+
+
 def period_type_of(value: str) -> str:
     """``"month"`` or ``"week"``."""
     return parse_period(value)[0]

@@ -418,3 +418,20 @@ def test_a_name_is_found_in_chap_core_2_5_1s_dataset_list(call: Callable[..., An
         ),
     ):
         call(mock.handler, "create_evaluation", "bt", "naive_model", "chaplab peer tests")
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "span"),
+    [
+        ("201501", "202412", "2015-01 – 2024-12"),
+        ("2021-01", "2024-12", "2021-01 – 2024-12"),
+        ("2023W52", "2024W05", "2023-W52 – 2024-W05"),
+        (None, "202412", None),
+        ("not a period", "202412", None),
+    ],
+)
+def test_a_datasets_span_reads_as_people_read_periods(
+    first: str | None, last: str, span: str | None
+) -> None:
+    dataset = Dataset(id=1, name="d", first_period=first, last_period=last)
+    assert dataset.span == span

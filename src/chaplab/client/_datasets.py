@@ -16,6 +16,7 @@ import httpx
 import orjson
 from pydantic import Field, field_validator
 
+from chaplab import vocabulary
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._errors import ArgumentError, ArgumentTypeError, NotFoundError
 from chaplab.client._jobs import Job, JobRef, Jobs
@@ -76,6 +77,21 @@ class Dataset(StoredRecord):
     @classmethod
     def _parsed(cls, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) and value.strip() else value
+
+    @property
+    def span(self) -> str | None:
+        """``2015-01 – 2024-12``: the first and last period as people read them; None when
+        the server did not say (or said something that is no period)."""
+        if not self.first_period or not self.last_period:
+            return None
+        try:
+            first, last = (
+                vocabulary.readable_period(vocabulary.canonical_period(period))
+                for period in (self.first_period, self.last_period)
+            )
+        except ValueError:
+            return None
+        return f"{first} – {last}"
 
 
 class DataSourceKind(WireModel):

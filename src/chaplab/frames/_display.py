@@ -17,6 +17,7 @@ import pandas as pd
 
 from chaplab.errors import ArgumentError
 from chaplab.frames._periods import format_period, format_periods
+from chaplab.vocabulary import readable_period
 
 MISSING = "\u2013"
 """How a missing number (None, NaN) is written."""
@@ -28,17 +29,12 @@ PROBABILITY_UPPER = "probability_upper"
 
 def period_label(period: pd.Period | str) -> str:
     """A period as people read it: ``2024-07`` (monthly) or ``2024-W05`` (weekly)."""
-    return _dashed(format_period(period))
+    return readable_period(format_period(period))
 
 
 def period_labels(periods: pd.PeriodIndex | pd.Series) -> np.ndarray:
     """Many periods -> their :func:`period_label` (an object array), each distinct one once."""
-    return np.array([_dashed(text) for text in format_periods(periods)], dtype=object)
-
-
-def _dashed(canonical: str) -> str:
-    """``202407`` -> ``2024-07``, ``2024W05`` -> ``2024-W05``."""
-    return f"{canonical[:4]}-{canonical[4:]}"
+    return np.array([readable_period(text) for text in format_periods(periods)], dtype=object)
 
 
 def format_number(value: object) -> str:
