@@ -57,7 +57,7 @@ async def test_a_services_template_shows_its_name_author_and_status_and_is_confi
     form.template.value = template.id
     about = form.about.value
     assert "<b>Scaled mean</b> by The chaplab tests" in about
-    assert "assessed yellow by its author" in about
+    assert "assessed yellow by its author: ready for more rigorous testing on diverse data" in about
     assert "its model service is registered now" in about
     assert "forecasts 1 to 6 periods at a time" in about  # nPeriods beyond is refused
     assert "Each place&#x27;s mean of the history, times scale." in about

@@ -148,6 +148,14 @@ ASSESSED_COLOURS = {
     "green": GREEN,
 }
 """The colour of each status a model's author can give it (chap-core's ``AssessedStatus``)."""
+ASSESSED_MEANINGS = {
+    "gray": "not meant for use (deprecated or kept for old setups)",
+    "red": "an experimental prototype, not validated",
+    "orange": "promising on limited data; needs careful configuration and evaluation",
+    "yellow": "ready for more rigorous testing on diverse data",
+    "green": "validated and ready for use",
+}
+"""What each status says, in chapkit's and chap-core's words (``AssessedStatus``)."""
 
 HEALTH = {
     "live": "its model service is registered now",
@@ -189,7 +197,8 @@ def _about(template: Any) -> str:
         f"<b>{html.escape(template.display_name or template.name)}</b> by "
         f"{html.escape(template.author or 'an unknown author')}",
         f'<span style="color:{colour}">●</span> assessed {html.escape(status)} by its '
-        f"author; {HEALTH.get(template.health_status, HEALTH[None])}",
+        f"author: {html.escape(ASSESSED_MEANINGS.get(status, 'a status chap-core does not know'))}",
+        HEALTH.get(template.health_status, HEALTH[None]),
     ]
     low, high = template.min_prediction_periods, template.max_prediction_periods
     if high is not None:
