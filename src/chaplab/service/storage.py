@@ -42,8 +42,7 @@ class DatasetContent:
             "periods": self.panel.periods,
             "org_units": self.panel.org_units,
             "features": {
-                name: np.where(np.isnan(values), None, values).tolist()
-                for name, values in self.panel.features.items()
+                name: _nulls_for_nan(values) for name, values in self.panel.features.items()
             },
             "geojson": self.geojson,
             "data_sources": self.data_sources,
@@ -60,6 +59,13 @@ class DatasetContent:
             },
         )
         return cls(panel, payload["geojson"], list(payload["data_sources"]))
+
+
+def _nulls_for_nan(values: np.ndarray) -> list[Any]:
+    """``values`` as nested lists of floats, None where NaN (one array pass, not one per cell)."""
+    cells = values.astype(object)
+    cells[np.isnan(values)] = None
+    return list(cells.tolist())
 
 
 def panel_from_observations(observations: Sequence[Any], field: str = "observations") -> Panel:
