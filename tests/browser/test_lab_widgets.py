@@ -115,6 +115,10 @@ def test_a_wrong_key_shows_one_sentence_and_no_broken_image(
     expect(panel.get_by_role("alert")).to_contain_text("HTTP 401")
     expect(panel.get_by_text("not connected", exact=False)).to_be_visible()
     assert "connecting" not in panel.inner_text()
+    text = panel.inner_text()
+    assert text.count("HTTP 401") == 1 and "refused the API key" in text
+    assert "nothing to show yet" not in text and "select a dataset" not in text
+    assert "could not be loaded" in text
     assert panel.locator("img:visible").count() == 0  # no empty chart: no broken-image icon
     assert page.cut_texts(panel) == []
     assert page.past_right_edge(panel) == []

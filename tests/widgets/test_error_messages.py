@@ -18,7 +18,11 @@ def answered(status: int, detail: str) -> BaseException:
 @pytest.mark.parametrize(
     ("status", "expected"),
     [
-        (401, "The service refused the request (HTTP 401: Invalid API key). Check the API key"),
+        (
+            401,
+            "The service refused the API key (HTTP 401: Invalid API key): pass one as "
+            "api_key=... to chaplab.connect() or the client, or set $CHAP_API_KEY.",
+        ),
         (403, "The API key is not allowed to do this (HTTP 403: Invalid API key)."),
     ],
 )

@@ -145,6 +145,13 @@ async def test_missing_key_shows_a_readable_message(
     assert "not connected" in panel.connection.summary.value
     assert "connecting" not in panel.connection.summary.value
     assert panel.results.image.layout.display == "none"
+    # said once: the lists say they could not be loaded, the launcher asks to select nothing
+    assert "refused the API key" in panel.connection.error_text
+    assert "$CHAP_API_KEY" in panel.connection.error_text
+    for table in (panel.datasets, panel.models, panel.results.table):
+        assert table._empty.value == "could not be loaded: see the message at the top"
+    for form in (panel.launcher, panel.compare):
+        assert form.problem.value == "" and form.button.disabled
     assert repr(panel) == (
         "ChapPanel(http://chap.test, not loaded; jobs: 0 running; problem: "
         f"{panel.connection.error_text})"
@@ -181,6 +188,8 @@ async def test_refresh_after_an_error_clears_the_message(
     await panel.refresh()
     assert panel.connection.error_text == ""
     assert len(panel.datasets.rows) == 1
+    assert panel.results.table._empty.value == "No finished evaluations yet."
+    assert not panel.launcher.button.disabled
 
 
 async def test_failing_job_is_shown_failed_with_its_error_and_logs(

@@ -170,6 +170,7 @@ class CompareModelsView(widgets.VBox):
         self._keeper = keeper
         self._datasets: dict[int, Any] = {}
         self._running = False
+        self.unavailable = False
         self._showing_batches = False
         self.scored: BatchScores | None = None
         self.local_forecasts: dict[str, pd.DataFrame] = {}
@@ -318,7 +319,15 @@ class CompareModelsView(widgets.VBox):
         last (they are said under the settings)."""
         return [*self._own_problems(), *self.settings.problems()]
 
+    def set_unavailable(self, unavailable: bool) -> None:
+        """Whether the service's datasets and models could not be loaded (the connection bar
+        says why): then the button stays disabled without asking to select what is not there."""
+        self.unavailable = unavailable
+        self.check()
+
     def _own_problems(self) -> list[str]:
+        if self.unavailable:
+            return ["the service's datasets and configured models could not be loaded"]
         found: list[str] = []
         if self._running:
             found.append("a batch is running")
@@ -337,7 +346,7 @@ class CompareModelsView(widgets.VBox):
             f"<small>{chosen} of {offered} selected (Ctrl- or Shift-click to choose)</small>"
         )
         found = self.problems()
-        self.show_problem("; ".join(self._own_problems()))
+        self.show_problem("" if self.unavailable else "; ".join(self._own_problems()))
         self.button.disabled = bool(found)
         return found
 

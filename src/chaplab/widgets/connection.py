@@ -41,8 +41,8 @@ def describe_error(error: BaseException) -> str:
         return f"The API key is not allowed to do this (HTTP 403: {error.message})."
     if isinstance(error, AuthenticationError):
         return (
-            f"The service refused the request (HTTP 401: {error.message}). "
-            "Check the API key given to the client (header X-API-Key)."
+            f"The service refused the API key (HTTP 401: {_sentence(error.message)[:-1]}): "
+            "pass one as api_key=... to chaplab.connect() or the client, or set $CHAP_API_KEY."
         )
     if isinstance(error, ChapConnectionError):
         return f"Cannot reach the service: {error}"

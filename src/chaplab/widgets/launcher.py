@@ -94,6 +94,7 @@ class EvaluationLauncher(widgets.VBox):
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.warning = widgets.HTML()
         self._refused: tuple[EvaluationRequest, str] | None = None
+        self.unavailable = False
         self.name.observe(lambda _: self.check(), names="value")
         for control in self.settings.inputs.values():
             control.observe(lambda _: self.check(), names="value")
@@ -136,7 +137,15 @@ class EvaluationLauncher(widgets.VBox):
         come last (they are said under the settings)."""
         return [*self._own_problems(), *self.settings.problems()]
 
+    def set_unavailable(self, unavailable: bool) -> None:
+        """Whether the service's datasets and models could not be loaded (the connection bar
+        says why): then the button stays disabled without asking to select what is not there."""
+        self.unavailable = unavailable
+        self.check()
+
     def _own_problems(self) -> list[str]:
+        if self.unavailable:
+            return ["the service's datasets and configured models could not be loaded"]
         found: list[str] = []
         if self.dataset is None:
             found.append("select a dataset")
@@ -176,7 +185,7 @@ class EvaluationLauncher(widgets.VBox):
     def check(self) -> list[str]:
         """Show the problems, enable the button only without any; returns the problems."""
         found = self.problems()
-        self.show_problem("; ".join(self._own_problems()))
+        self.show_problem("" if self.unavailable else "; ".join(self._own_problems()))
         self.warning.value = message(self.covariates_warning(), AMBER)
         self.valid = not found
         self.button.disabled = not self.valid

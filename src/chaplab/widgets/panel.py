@@ -22,7 +22,6 @@ import ipywidgets as widgets
 
 from chaplab._connect import reaches
 from chaplab.client import AsyncChapClient, ChapClient, ChapError, ChapHTTPError, Job
-from chaplab.frames import period_label
 from chaplab.vocabulary import FAILURE, PREDICTION_DATASET
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
@@ -59,7 +58,7 @@ def dataset_row(dataset: Any) -> dict[str, Any]:
         "name": dataset.name or f"dataset {dataset.id}",
         "type": dataset.type,
         "periods": dataset_period_count(dataset),
-        "span": _span(dataset),
+        "span": dataset.span,
         "org_units": len(dataset.org_units),
         "created": dataset.created,
     }
@@ -333,11 +332,15 @@ class ChapPanel(widgets.VBox):
 
     async def _load_all(self) -> None:
         self._preloader.start()
-        info = await self.client.system_info()
-        self.connection.show_connected(info.chap_core_version)
-        templates, lists = await asyncio.gather(
-            self.client.list_model_templates(), self._read_lists()
-        )
+        try:
+            info = await self.client.system_info()
+            self.connection.show_connected(info.chap_core_version)
+            templates, lists = await asyncio.gather(
+                self.client.list_model_templates(), self._read_lists()
+            )
+        except ChapError:  # said once, by the connection bar; the lists only point to it
+            self._show_lists_unavailable()
+            raise
         await self._load_backtest_parameters()
         self.template_list = templates
         self._show_lists(*lists)
@@ -366,10 +369,24 @@ class ChapPanel(widgets.VBox):
         return stored_by_people(datasets, predictions), models, evaluations
 
     def _show_lists(self, datasets: list[Any], models: list[Any], evaluations: list[Any]) -> None:
+        self.launcher.set_unavailable(False)
+        self.compare.set_unavailable(False)
         self.dataset_list = datasets
         self.datasets.set_rows([dataset_row(dataset) for dataset in datasets])
         self._show_models(models)
         self._show_evaluations(evaluations)
+
+    def _show_lists_unavailable(self) -> None:
+        """The lists could not be read (a refused key, an unreachable service): they say so
+        instead of "nothing to show yet", and the launcher does not ask to select from them."""
+        reason = "could not be loaded: see the message at the top"
+        self.dataset_list, self.model_list = [], []
+        self.datasets.set_unavailable(reason)
+        self.models.set_unavailable(reason)
+        self.results.table.set_unavailable(reason)
+        self.launcher.set_unavailable(True)
+        self.compare.set_unavailable(True)
+        self._choice_changed()
 
     async def _reload_lists(self) -> None:
         """The lists again, when a job of the panel has ended (it may have added a dataset,
@@ -554,17 +571,6 @@ def _loop_running() -> bool:
 def _selected(table: SortableTable, items: list[Any]) -> Any:
     by_id = {item.id: item for item in items}
     return next((by_id[key] for key in table.selected if key in by_id), None)
-
-
-def _span(dataset: Any) -> str | None:
-    """``2000-01 – 2019-12``: a dataset's first and last period; None when either is unknown
-    or no period."""
-    if not dataset.first_period or not dataset.last_period:
-        return None
-    try:
-        return f"{period_label(dataset.first_period)} – {period_label(dataset.last_period)}"
-    except ValueError:
-        return None
 
 
 def _count(number: int, noun: str) -> str:

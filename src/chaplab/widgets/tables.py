@@ -250,6 +250,7 @@ class SortableTable(widgets.VBox):
         self._on_delete = on_delete
         self.noun = noun
         self._caption = widgets.HTML(f"{_WRAP_STYLE}<b>{html.escape(caption)}</b>")
+        self.empty_text = empty_text
         self._empty = widgets.Label(empty_text)
         self._headers = [self._header_button(column) for column in self.columns]
         self._deletes: dict[Any, widgets.Button] = {}
@@ -323,6 +324,7 @@ class SortableTable(widgets.VBox):
         """Show ``rows`` (kept in the current sort order, on the same page as far as there are
         rows); selections of rows still present stay. Rows already shown keep their widgets,
         with their texts updated."""
+        self._empty.value = self.empty_text
         self._rows = list(rows)
         self._by_key = {row[self.key]: row for row in self._rows}
         keys = self._by_key.keys()
@@ -338,6 +340,12 @@ class SortableTable(widgets.VBox):
                 self._show_texts(cells, row)
         self.selected = tuple(key for key in self.selected if key in keys)
         self._apply_sort()
+
+    def set_unavailable(self, reason: str) -> None:
+        """No rows, and ``reason`` (why they could not be loaded) where the table would say
+        it is empty: an empty list and one that failed to load must not read alike."""
+        self.set_rows([])
+        self._empty.value = reason
 
     def select(self, *keys: Any) -> None:
         """Select the rows with ``keys`` (and no others)."""
