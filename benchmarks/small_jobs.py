@@ -25,7 +25,8 @@ Where the time goes (ours, each a median over the same runs):
   copy as a warm worker keeps its own);
 - for the upload, the request's validation (parsing the body, building and checking the
   dataset, as ``POST /v1/analytics/make-dataset`` does before it queues the job); its
-  storage is the worker's own work.
+  storage is the worker's own work; and the client's share of the create call before it
+  sends anything: the frame's observations and their JSON text.
 
 Side by side: the same runs on a chap-core 2.5.1 started as ``make test-peer`` starts it, in the
 same run; targets: at most 40 ms (evaluation) and 30 ms (upload) on ours and at least 5x faster
@@ -35,6 +36,7 @@ than chap-core.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
 import os
@@ -53,6 +55,7 @@ from benchmarks.results import Result, at_most, failed, faster, reported
 from benchmarks.service import BenchService
 from benchmarks.timing import times
 from chaplab.client import ChapClient
+from chaplab.frames import frame_to_observations
 from chaplab.service import job_runner, worker
 from chaplab.service.db import make_engine, session_factory, transaction
 from chaplab.service.domain.datasets import check_target
@@ -290,6 +293,18 @@ def validation_seconds(service: BenchService, job_id: str) -> float:
     return statistics.median(times(validate, REPEATS, warmup=1))
 
 
+def client_body_seconds() -> float:
+    """Median seconds of the client's work on the upload's body before sending it: the
+    frame's observations and the body's JSON text (httpx's encoding)."""
+    table, geojson = tiny_table(), tiny_geojson()
+
+    def encode() -> None:
+        body = {"providedData": frame_to_observations(table), "geojson": geojson}
+        json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+    return statistics.median(times(encode, REPEATS, warmup=1))
+
+
 def ours() -> dict[str, float]:
     """Our medians, where the time of each job went and the load average meanwhile."""
     with BenchService() as service:
@@ -322,6 +337,7 @@ def ours() -> dict[str, float]:
                 for name, value in replay(service, runs.last_job[kind]).items()
             }
         figures["upload_validation"] = validation_seconds(service, runs.last_job["upload"])
+        figures["upload_client_body"] = client_body_seconds()
     return figures
 
 
@@ -366,6 +382,10 @@ def run() -> list[Result]:
                 mine["upload_validation"],
                 "parse, build and check the dataset (part of the create request); its storage "
                 "is the worker's work",
+            )
+            stages["the client's body"] = (
+                mine["upload_client_body"],
+                "the frame's observations and their JSON text (part of the create request)",
             )
         rows.extend(
             reported(f"14 tiny {kind}: {stage}", seconds, "s", note=f"{note}; {load}")
