@@ -46,24 +46,28 @@ def _check_ring(ring: Any, where: str) -> None:
             "(the first repeated at the end)",
         )
     for index, position in enumerate(ring):
-        _check_position(position, f"{where}[{index}]")
+        problem = _position_problem(position)
+        if problem is not None:  # the path is written only for the position at fault
+            raise FieldProblem(f"{where}[{index}]", problem)
     if ring[0] != ring[-1]:
         raise FieldProblem(where, "is not closed: its last position must equal its first")
 
 
-def _check_position(position: Any, where: str) -> None:
+def _position_problem(position: Any) -> str | None:
+    """What is wrong with one position, or None."""
     if not isinstance(position, list) or len(position) not in (2, 3):
-        raise FieldProblem(where, "must be a position [longitude, latitude] (or with altitude)")
+        return "must be a position [longitude, latitude] (or with altitude)"
     for value in position:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise FieldProblem(where, f"{value!r} is not a number")
+            return f"{value!r} is not a number"
         if not math.isfinite(value):
-            raise FieldProblem(where, f"{value!r} is not a finite number")
+            return f"{value!r} is not a finite number"
     longitude, latitude = position[0], position[1]
     if not LONGITUDE_RANGE[0] <= longitude <= LONGITUDE_RANGE[1]:
-        raise FieldProblem(where, f"longitude {longitude} is outside [-180, 180]")
+        return f"longitude {longitude} is outside [-180, 180]"
     if not LATITUDE_RANGE[0] <= latitude <= LATITUDE_RANGE[1]:
-        raise FieldProblem(where, f"latitude {latitude} is outside [-90, 90]")
+        return f"latitude {latitude} is outside [-90, 90]"
+    return None
 
 
 def _check_list(value: Any, where: str, what: str) -> None:
