@@ -171,7 +171,7 @@ async def test_the_leaderboards_copy_code_scores_and_draws_what_the_view_shows(
     code = view.code.code
     assert view.code in view.children and view.code is not compared.code
     assert view.code.copy_button.code == code
-    assert "'naive_model', level=0.9" in code and "labels=('naive_model', 'persistence')" in code
+    assert '"naive_model", level=0.9' in code and 'labels=("naive_model", "persistence")' in code
     namespace: dict[str, object] = {}
     exec(code, namespace)  # what a person pastes into a cell
     assert view.scored is not None

@@ -436,7 +436,7 @@ async def test_org_unit_and_split_redraw_only_the_image(
         panel.results.split.value = split
     await panel.results.settled()
     assert len(fake.requests) == requests_before
-    assert "org_units='OU_B', split_period='202307'" in panel.code.code
+    assert 'org_units="OU_B", split_period="202307"' in panel.code.code
 
 
 async def test_changing_quantiles_reloads_the_frame(make_panel: MakePanel) -> None:

@@ -82,7 +82,7 @@ async def test_all_org_units_draws_the_twelve_places_with_most_cases_and_says_so
     await results.settled()
     assert results.shown_panels == ["OU_04"]  # one chosen place: that place, no note
     assert results.chart_note.value == ""
-    assert "top=" not in panel.code.code and "org_units='OU_04'" in panel.code.code
+    assert "top=" not in panel.code.code and 'org_units="OU_04"' in panel.code.code
 
     results.org_unit.value = "all org units"
     results.split.value = "all splits"  # three splits each: four places fill twelve panels

@@ -3,10 +3,19 @@ still works after the next ``make lab`` (a new port), and asks for a key only wh
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from chaplab._connect import reaches
-from chaplab.widgets.snippets import CodeView, ViewState, view_code
+from chaplab.widgets.snippets import (
+    CodeView,
+    ForecastShown,
+    ViewState,
+    forecast_code,
+    quoted,
+    view_code,
+)
 
 
 def test_a_service_connect_reaches_is_written_as_connect_without_its_port(
@@ -32,7 +41,7 @@ def test_the_key_is_asked_for_unless_connect_finds_it_in_the_environment(
 
 def test_another_service_is_written_with_its_address() -> None:
     code = view_code(ViewState("https://chap.example.org", proxy_prefix="/chap"))
-    assert "client = ChapClient('https://chap.example.org', proxy_prefix='/chap')" in code
+    assert 'client = ChapClient("https://chap.example.org", proxy_prefix="/chap")' in code
 
 
 def test_connect_reaches_the_service_chap_url_names(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,3 +60,32 @@ def test_copy_code_holds_the_code_shown_for_the_browser_to_copy() -> None:
     assert view.text.layout.display == "none"
     view.toggle.value = True  # "show code" reveals it as well
     assert view.text.layout.display == ""
+
+
+def test_copied_code_writes_every_string_in_double_quotes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CHAP_API_KEY", raising=False)
+    state = ViewState(
+        "https://chap.example.org",
+        proxy_prefix="/chap",
+        evaluations=[(3, "naive on laos"), (4, "Lisa's model")],
+        org_unit="O6uvpzGd5pu",
+        split_period="2023-01",
+    )
+    compared = view_code(state)
+    assert 'labels=("naive on laos", "Lisa\'s model")' in compared
+    assert 'org_units="O6uvpzGd5pu", split_period="2023-01"' in compared
+    shown = ForecastShown(prediction_id=5, dataset_id=2, name="naive forecast", history_periods=24)
+    forecast = forecast_code(state, shown)
+    assert 'observations["disease_cases"]' in forecast
+    assert 'title="naive forecast"' in forecast
+    for code in (compared, forecast):
+        assert "'" not in code.replace("Lisa's", "")  # no single-quoted string anywhere
+
+
+@pytest.mark.parametrize(
+    "value", ["plain", "Lisa's", 'say "hi"', "both ' and \"", "a\\b\n", ("x",), ["a", 1], None]
+)
+def test_quoted_is_python_source_for_the_same_value(value: object) -> None:
+    assert ast.literal_eval(quoted(value)) == value
+    if isinstance(value, str) and '"' not in value:
+        assert quoted(value).startswith('"')

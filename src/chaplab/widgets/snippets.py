@@ -48,7 +48,8 @@ def view_code(state: ViewState) -> str:
         if state.launch is not None:
             request = state.launch
             lines.append(
-                f"evaluation = client.run_evaluation({request.name!r}, {request.model_name!r}, "
+                f"evaluation = client.run_evaluation({quoted(request.name)}, "
+                f"{quoted(request.model_name)}, "
                 f"{request.dataset_id}, n_periods={request.n_periods}, "
                 f"n_splits={request.n_splits}, stride={request.stride})"
             )
@@ -70,7 +71,7 @@ def view_code(state: ViewState) -> str:
         lines += [
             f"frame_b = client.evaluation_frame({second_id}, quantiles=[{quantiles}])",
             f"figure = compare_chart(frame, frame_b, recent, "
-            f"labels=({first_name!r}, {second_name!r}){chart_options})",
+            f"labels=({quoted(first_name)}, {quoted(second_name)}){chart_options})",
             f"metrics = metrics_frame([client.get_evaluation({first_id}), "
             f"client.get_evaluation({second_id})])",
         ]
@@ -112,7 +113,7 @@ def forecast_code(state: ViewState, forecast: ForecastShown) -> str:
         "    {",
         '        "org_unit": observations["location"],',
         '        "period": parse_periods(observations["time_period"]),',
-        f'        "value": observations[{forecast.target!r}],',
+        f'        "value": observations[{quoted(forecast.target)}],',
         "    }",
         ")",
         f"# the chart shows the {forecast.history_periods} periods before the forecast",
@@ -152,19 +153,20 @@ def leaderboard_code(state: ViewState, shown: LeaderboardShown) -> str:
         "",
         _client_line(state),
         "runs = {  # model: its evaluation",
-        *(f"    {name!r}: {evaluation}," for name, evaluation in shown.runs),
+        *(f"    {quoted(name)}: {evaluation}," for name, evaluation in shown.runs),
         "}",
         "forecasts = {name: client.evaluation_frame(run) for name, run in runs.items()}",
     ]
     if shown.local:
-        names = ", ".join(repr(name) for name in shown.local)
+        names = ", ".join(quoted(name) for name in shown.local)
         lines.append(
             f"# the view also ranks frames made in its kernel ({names}): add them to forecasts"
         )
     lines += [
         f"actuals = client.actual_cases({shown.runs[0][1]})",
         'scores = scoring.score(forecasts, actuals, unmatched="drop")',
-        f"skill = scoring.relative_skill(scores, {shown.baseline!r}, level={shown.level}, seed=0)",
+        f"skill = scoring.relative_skill(scores, {quoted(shown.baseline)}, "
+        f"level={shown.level}, seed=0)",
         "figure = leaderboard_chart(skill)",
         "components = wis_components_chart(scoring.summarise(scores))",
         'coverage = coverage_chart(scoring.coverage(forecasts, actuals, unmatched="drop"))',
@@ -173,10 +175,10 @@ def leaderboard_code(state: ViewState, shown: LeaderboardShown) -> str:
     if shown.compared is not None:
         first, second = shown.compared
         lines += [
-            f"frame = forecasts[{first!r}]",
+            f"frame = forecasts[{quoted(first)}]",
             *_history_lines(shown.history_periods),
-            f"comparison = compare_chart(frame, forecasts[{second!r}], recent, "
-            f"labels=({first!r}, {second!r}))",
+            f"comparison = compare_chart(frame, forecasts[{quoted(second)}], recent, "
+            f"labels=({quoted(first)}, {quoted(second)}))",
         ]
     return "\n".join(lines) + "\n"
 
@@ -191,15 +193,34 @@ def access_of(client: Any) -> ViewState:
     )
 
 
+def quoted(value: Any) -> str:
+    """``value`` as Python source, as ``repr`` writes it but with strings in double quotes
+    (as ruff format writes them), so the copied code reads in one quote style; a string
+    holding both quote characters keeps ``repr``'s quoting."""
+    if isinstance(value, str):
+        text = repr(value)
+        if text.startswith("'") and '"' not in value:  # then ``value`` holds no ' either
+            return f'"{text[1:-1]}"'
+        return text
+    if isinstance(value, tuple):
+        inner = ", ".join(quoted(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return f"[{', '.join(quoted(item) for item in value)}]"
+    return repr(value)
+
+
 def _keywords(**values: Any) -> str:
-    """``, name=value`` for each of ``values`` that is not None (written with ``repr``), to
+    """``, name=value`` for each of ``values`` that is not None (written with ``quoted``), to
     follow a call's positional arguments."""
-    return "".join(f", {name}={value!r}" for name, value in values.items() if value is not None)
+    return "".join(
+        f", {name}={quoted(value)}" for name, value in values.items() if value is not None
+    )
 
 
 def _fan_chart_line(title: str, keywords: str) -> str:
     """The line that draws ``frame`` over the ``recent`` actual cases as a view does."""
-    return f"figure = fan_chart(frame, recent{keywords}, title={title!r})"
+    return f"figure = fan_chart(frame, recent{keywords}, title={quoted(title)})"
 
 
 def _history_lines(history_periods: int | None) -> list[str]:
@@ -232,9 +253,9 @@ def _client_line(state: ViewState) -> str:
     if state.by_connect:
         key = 'api_key=getpass.getpass("API key: ")' if _asks_for_key(state) else ""
         return f"client = chaplab.connect({key})"
-    arguments = [repr(state.base_url)]
+    arguments = [quoted(state.base_url)]
     if state.proxy_prefix:
-        arguments.append(f"proxy_prefix={state.proxy_prefix!r}")
+        arguments.append(f"proxy_prefix={quoted(state.proxy_prefix)}")
     if state.key_in_use:
         arguments.append('api_key=getpass.getpass("API key: ")')
     return f"client = ChapClient({', '.join(arguments)})"
