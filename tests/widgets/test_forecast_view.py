@@ -236,7 +236,7 @@ async def test_a_forecast_of_a_country_draws_the_twelve_places_with_most_cases()
     await view.show("a country", 1, frame, History(1, pd.DataFrame(), None, actuals))
     most = sorted(places, key=lambda place: -cases[place])[:12]
     assert sorted(view.shown_panels) == sorted(most) and view.shown_panels[0] == most[0]
-    assert "12 of 30 places with most cases" in html.unescape(view.chart_note.value)
+    assert "any of the other 18 places" in html.unescape(view.chart_note.value)
 
     five = frame[frame["org_unit"].isin(places[:5])]
     await view.show("five places", 2, five, History(1, pd.DataFrame(), None, actuals))

@@ -72,8 +72,9 @@ async def test_all_org_units_draws_the_twelve_places_with_most_cases_and_says_so
     assert results.org_unit.value == "all org units"
     assert results.shown_panels == TOP_12  # most first, not OU_00 to OU_11
     assert TOP_12[0] == "OU_17" and "OU_00" not in results.shown_panels
-    note = html.unescape(results.chart_note.value)
-    assert "12 of 30 places with most cases" in note
+    note = html.unescape(results.chart_note.value)  # the chart's title says "12 of 30 ..."
+    assert "pick an org unit to draw any of the other 18 places" in note
+    assert "most cases" not in note  # said once, by the title
     assert "top=12" in panel.code.code  # "copy code" draws the same chart
 
     results.org_unit_search.value = "ou_0"  # the search still narrows the picker
@@ -87,7 +88,7 @@ async def test_all_org_units_draws_the_twelve_places_with_most_cases_and_says_so
     results.org_unit.value = "all org units"
     results.split.value = "all splits"  # three splits each: four places fill twelve panels
     await results.settled()
-    assert "4 of 30 places with most cases" in html.unescape(results.chart_note.value)
+    assert "any of the other 26 places" in html.unescape(results.chart_note.value)
     assert [title.split(",")[0] for title in results.shown_panels] == [
         place for place in TOP_12[:4] for _ in range(3)
     ]

@@ -9,8 +9,10 @@ does) and draws both, with a table of their metrics under the chart; **show one 
 goes back to the one shown.
 
 With "all org units" chosen, the chart draws the ``MAX_PANELS`` places with the most cases in
-the periods it shows (``top=``; with "all splits", as many as fit ``MAX_PANELS`` panels), and
-says so above it: "12 of 558 places with most cases". Choosing one place draws that place.
+the periods it shows (``top=``; with "all splits", as many as fit ``MAX_PANELS`` panels); its
+title says "the 12 of 558 org units with the most cases", and the line above it how to draw
+another ("pick an org unit to draw any of the other 546 places"). Choosing one place draws
+that place.
 
 Only widgets are read and written on the event loop: the frames are built by the async client
 in a worker thread, and the chart, with the pandas work it needs, is drawn in the chart process
@@ -498,12 +500,13 @@ class ResultsView(widgets.VBox):
 
 
 def top_note(top: int | None, places: int) -> str:
-    """ "12 of 558 places with most cases" above a chart that leaves places out; else nothing."""
+    """ "pick an org unit to draw any of the other 546 places" above a chart that leaves places
+    out (its title already says "the 12 of 558 org units with the most cases"); else nothing."""
     if top is None or top >= places:
         return ""
+    other = places - top
     return message(
-        f"{top} of {places} places with most cases (in the periods shown), most first; "
-        "pick an org unit to draw any other",
+        f"pick an org unit to draw any of the other {other} place{'' if other == 1 else 's'}",
         "#555",
     )
 
