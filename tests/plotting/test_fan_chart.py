@@ -175,13 +175,19 @@ def test_unknown_org_unit_and_split_are_named() -> None:
         fan_chart(frame, actuals=pd.DataFrame({"ou": []}))
 
 
-@pytest.mark.parametrize(("places", "geometry"), [(9, (3, 3)), (12, (4, 3)), (13, (4, 4))])
-def test_twelve_places_take_three_columns_so_their_text_stays_readable(
+@pytest.mark.parametrize(("places", "geometry"), [(9, (3, 3)), (12, (4, 3)), (13, (5, 3))])
+def test_panels_take_at_most_three_columns_so_their_text_stays_readable(
     places: int, geometry: tuple[int, int]
 ) -> None:
     """Twelve panels in four columns make a 15-inch figure an output shrinks to 7 px text."""
     frame, actuals = evaluation(tuple(f"OU_{i:02d}" for i in range(places)), n_splits=1)
     figure = fan_chart(frame, actuals, max_panels=places)
     assert figure.axes[0].get_subplotspec().get_gridspec().get_geometry() == geometry
-    if places == 12:
-        assert figure.get_size_inches()[0] < 12  # 11.8 inches, not four columns' 15.2
+    assert figure.get_size_inches()[0] < 12  # 11.8 inches, not four columns' 15.2
+
+
+def test_an_org_units_splits_take_at_most_three_columns() -> None:
+    """Four splits of one place: two rows of two, not a row of four 15 inches wide."""
+    four, _ = evaluation(("OU_A",), n_splits=4)
+    grid = fan_chart(four, split_period="all").axes[0].get_subplotspec().get_gridspec()
+    assert grid.get_geometry() == (2, 2)

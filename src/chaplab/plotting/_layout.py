@@ -89,10 +89,9 @@ def _given_axes(count: int, ax: Axes | Sequence[Axes]) -> list[Axes]:
 
 
 def _columns(count: int) -> int:
-    """Grid columns: 1 panel alone, up to 4 in two columns, up to 12 in three, else four. The
-    twelve places a panel or notebook draws of a country take three columns (11.8 inches), not
-    four (15.2): an output about 1,000 px wide shrinks four columns' text to about 7 px."""
-    return 1 if count == 1 else 2 if count <= 4 else 3 if count <= 12 else MAX_COLUMNS
+    """Grid columns: 1 panel alone, up to 4 in two columns, else ``MAX_COLUMNS`` (three: a
+    country's twelve places make an 11.8-inch figure, not four columns' 15.2 inches)."""
+    return 1 if count == 1 else 2 if count <= 4 else MAX_COLUMNS
 
 
 def _fix_axis_labels(ax: Axes, time_labels: bool) -> None:

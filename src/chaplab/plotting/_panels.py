@@ -31,8 +31,10 @@ from chaplab.vocabulary import ALL_SPLITS
 
 MIN_HISTORY = 3
 """Periods of history shown before a forecast window at least, by default."""
-MAX_COLUMNS = 4
-"""A grid of panels has at most this many columns."""
+MAX_COLUMNS = 3
+"""A grid of panels has at most this many columns (as the maps, heatmaps and calibration charts):
+four columns make a figure of 15 inches whose text an output about 1,000 px wide shrinks to
+about 7 px."""
 
 Window = tuple[pd.Period, pd.Period]
 
@@ -161,8 +163,8 @@ def _in_windows(actuals: pd.DataFrame | None, windows: Sequence[Window]) -> pd.D
 
 
 def _split_columns(splits: int) -> int:
-    """Columns for an org unit's splits: all of them up to four, else four or three, whichever
-    leaves fewer empty cells in its last row (six splits: two rows of three)."""
+    """Columns for an org unit's splits: all of them up to three, else three or two, whichever
+    leaves fewer empty cells in its last row (four splits: two rows of two)."""
     if splits <= MAX_COLUMNS:
         return splits
     return min((MAX_COLUMNS, MAX_COLUMNS - 1), key=lambda columns: -splits % columns)
