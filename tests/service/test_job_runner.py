@@ -277,3 +277,29 @@ def test_runners_claiming_at_once_never_claim_a_job_twice(
     with factory() as session:
         left = session.scalars(select(JobRow.id).where(JobRow.status == PENDING)).all()
     assert left == []
+
+
+def test_a_restart_fails_the_job_it_cut_off_and_runs_the_queued_one(
+    new_database_url: Callable[[str], str],
+) -> None:
+    url = new_database_url("restart_queue")
+    engine = make_engine(url)
+    prepare_database(engine)
+    factory = session_factory(engine)
+    wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    payload = dataset_content(wire, None, [], "observations").to_payload()
+    with transaction(factory) as session:  # as a killed service left them
+        cut_off = queue_dataset_job(session, "cut off", "evaluation", payload)
+        cut_off.status, cut_off.start_time = STARTED, utc_now()
+        queued = queue_dataset_job(session, "queued", "evaluation", payload)
+        assert queued.status == PENDING
+    engine.dispose()
+    with (
+        BackgroundServer(create_app(url, workers=1, seed_demo=False)) as server,
+        ChapClient(server.url) as client,
+    ):
+        assert client.wait_for_job(queued.id, timeout=120).succeeded
+        with pytest.raises(JobFailedError) as failed:
+            client.wait_for_job(cut_off.id, timeout=120)
+        assert failed.value.error == job_runner.RESTART_ERROR
+        assert [dataset.name for dataset in client.list_datasets()] == ["queued"]

@@ -164,11 +164,13 @@ def claim_queued_jobs(
 
 
 def fail_interrupted_jobs(factory: sessionmaker[Session]) -> int:
-    """Mark FAILURE every job a stopped service left PENDING or STARTED; returns how many."""
+    """Mark FAILURE every job a stopped service left STARTED (its work was cut off); returns
+    how many. A PENDING job never started: it stays queued and runs, as a job queued with
+    chap-core 2.5.1 outlives a restart of its server."""
     with transaction(factory) as session:
         outcome = session.execute(
             update(JobRow)
-            .where(JobRow.status.in_(ACTIVE_STATUSES))
+            .where(JobRow.status == STARTED)
             .values(status=FAILURE, error=RESTART_ERROR, end_time=utc_now())
         )
         return int(outcome.rowcount or 0)
