@@ -1,7 +1,8 @@
 """An argument refused by any public function a notebook user calls (frames, scoring, plotting,
-local backtests, datasets; the client's own are in tests/client/test_errors_for_newcomers.py) reads as one
-sentence naming the argument: in IPython its class and sentence and the hint, two lines instead
-of a traceback through chaplab; still a ValueError (a TypeError for a wrong type)."""
+local backtests, datasets; the client's own are in tests/client/test_errors_for_newcomers.py)
+reads as one sentence naming the argument: in IPython its class and sentence and the hint, two
+lines instead of a traceback through chaplab; still a ValueError (a TypeError for a wrong
+type)."""
 
 from __future__ import annotations
 
