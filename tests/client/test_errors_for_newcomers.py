@@ -41,6 +41,22 @@ def test_counts_out_of_range_are_value_errors_naming_the_argument(
     assert fake.paths() == []  # refused before anything was sent
 
 
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda c: c.wait_for_job("j1", timeout=0), ArgumentError, "got 0$"),
+        (lambda c: c.wait_for_baselines(1, timeout=-5), ArgumentError, "got -5$"),
+        (lambda c: c.run_backtests("b", ["m"], 1, timeout="60"), ArgumentTypeError, "str '60'$"),
+    ],
+)
+def test_a_bad_timeout_is_refused_naming_it_before_anything_is_sent(
+    make_client: Any, fake: FakeService, call: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=rf"^timeout must be .*{message}"):
+        call(make_client())
+    assert fake.paths() == []
+
+
 def test_ipython_shows_an_argument_error_in_two_lines(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fake: FakeService
 ) -> None:

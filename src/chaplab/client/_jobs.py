@@ -24,7 +24,14 @@ from chaplab.client._errors import (
     NotFoundError,
     error_from_response,
 )
-from chaplab.client._plumbing import Resource, checked, decode, decode_failure, validate
+from chaplab.client._plumbing import (
+    Resource,
+    checked,
+    decode,
+    decode_failure,
+    require_timeout,
+    validate,
+)
 from chaplab.client._polling import PollSchedule, StatusChanges
 from chaplab.client._steps import Now, Operation, Sleep
 from chaplab.client._wire import NullableDict, SnakeModel, WireModel
@@ -282,8 +289,7 @@ class Jobs(Resource):
         it must be quick; an exception it raises ends the wait and propagates.
         """
         job_id = require_job_id(job_id)
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        timeout = require_timeout(timeout)
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
         first = yield from self._listed_job_once_queued(job_id)

@@ -473,6 +473,19 @@ def require_bool(field: str, value: Any) -> bool:
     return value
 
 
+def require_timeout(value: Any) -> float | None:
+    """A ``timeout`` in seconds (> 0) or None (no limit), checked."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentTypeError(
+            f"timeout must be seconds (a number) or None, got {type(value).__name__} {value!r}"
+        )
+    if not value > 0:
+        raise ArgumentError(f"timeout must be > 0 seconds or None, got {value!r}")
+    return float(value)
+
+
 def optional_counts(**counts: int | None) -> dict[str, int]:
     """The given counts (``n_periods``, ``n_splits``, ``stride``: each >= 1) by wire name."""
     wire_names = {"n_periods": "nPeriods", "n_splits": "nSplits", "stride": "stride"}

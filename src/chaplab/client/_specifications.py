@@ -23,6 +23,7 @@ from chaplab.client._plumbing import (
     require_bool,
     require_id,
     require_name,
+    require_timeout,
 )
 from chaplab.client._steps import Now, Operation, RetryPolicy, Sleep
 from chaplab.client._wire import NullableDict, NullableList, WireModel
@@ -244,8 +245,7 @@ class Specifications(Resource):
         ``timeout`` seconds (the jobs keep running); ``on_status`` hears of each new status of
         each job, as in ``wait_for_job``.
         """
-        if timeout is not None and not timeout > 0:
-            raise ArgumentError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        timeout = require_timeout(timeout)
         start: float = yield Now()
         batch = yield from self.create_backtests(
             name, models, dataset_id, n_periods, n_splits, stride, n_retrain
@@ -272,8 +272,7 @@ class Specifications(Resource):
         function, as ``wait_for_job``'s ``on_status``); ``JobTimeoutError`` after ``timeout``
         seconds, naming a baseline still pending."""
         specification_id = require_id("specification_id", specification_id)
-        if timeout is not None and not timeout > 0:
-            raise ArgumentError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        timeout = require_timeout(timeout)
         start: float = yield Now()
         while True:
             detail = yield from self.get_backtest_specification(specification_id)
