@@ -252,6 +252,7 @@ TAKES_A_DATASET: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "create_backtests": (("b", ["naive_model"], DATASET), {}),
     "run_backtests": (("b", ["naive_model"], DATASET), {}),
     "list_backtest_specifications": ((), {"dataset_id": DATASET, "n_splits": 2}),
+    "list_evaluations": ((), {"dataset_id": DATASET}),
     "create_prediction_row": (("p", DATASET, 3), {}),
     "compute_thresholds": ((DATASET, ["202301"]), {}),
     "dataset_plot": (("cases", DATASET), {}),

@@ -97,3 +97,23 @@ def test_a_later_evaluation_under_a_deleted_ones_id_is_listed() -> None:
         (12, "naive", False),
         (14, "peer seasonal median", True),
     ]
+
+
+def test_the_filters_reach_the_server_and_hold_for_the_references() -> None:
+    """chap-core filters its own list by specificationId and datasetId; the references the
+    client adds are filtered by the same fields."""
+    mock = chap_core_with_references()
+    mock.answers["GET /v1/crud/backtests/15"] = lambda r: httpx.Response(
+        200, json=backtest_read(15, "baseline", "global_median") | {"specificationId": 2}
+    )
+    with ChapClient("http://chap.test", transport=httpx.MockTransport(mock.handler)) as client:
+        filed = client.list_evaluations(specification_id=1)
+        elsewhere = client.list_evaluations(dataset_id=7)
+    assert [(e.id, e.reference) for e in filed] == [(12, False), (13, True)]
+    assert [e.id for e in elsewhere] == [12]  # the mock lists 12 whatever the filter
+    queries = [
+        dict(request.url.params)
+        for request in mock.seen
+        if request.url.path == "/v1/crud/backtests"
+    ]
+    assert queries == [{"specificationId": "1"}, {"datasetId": "7"}]

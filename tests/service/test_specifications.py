@@ -131,7 +131,10 @@ def test_specifications_are_listed_with_2_5_1s_filters(
 
 
 def test_evaluations_are_listed_with_2_5_1s_filters(
-    service_url: str, batch_dataset: Dataset, batch: BacktestSpecificationDetail
+    service_url: str,
+    client: ChapClient,
+    batch_dataset: Dataset,
+    batch: BacktestSpecificationDetail,
 ) -> None:
     def listed(**query: int) -> dict[int, dict[str, Any]]:
         answer = httpx.get(f"{service_url}/v1/crud/backtests", params=query)
@@ -147,6 +150,10 @@ def test_evaluations_are_listed_with_2_5_1s_filters(
     assert set(of_batch) <= set(of_dataset) < set(listed())
     assert listed(specificationId=batch.id, datasetId=batch_dataset.id) == of_batch
     assert listed(specificationId=batch.id, datasetId=batch_dataset.id + 10_000) == {}
+    from_client = client.list_evaluations(specification_id=batch.id)
+    assert {evaluation.id for evaluation in from_client} == set(of_batch)
+    assert {evaluation.specification_id for evaluation in from_client} == {batch.id}
+    assert {e.id for e in client.list_evaluations(dataset_id=batch_dataset.id)} == set(of_dataset)
 
 
 def test_a_baseline_that_cannot_run_on_the_data_is_filed_not_applicable(

@@ -380,13 +380,20 @@ class ChapClient(SyncDriver):
             )
         )
 
-    def list_evaluations(self) -> list[Evaluation]:
+    def list_evaluations(
+        self, dataset_id: int | str | None = None, specification_id: int | None = None
+    ) -> list[Evaluation]:
         """All stored evaluations, reference runs included (``reference=True``, after the
-        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
-        list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again; a later job that
-        stored an evaluation under the same id is)."""
-        return self._drive(self._resources.evaluations.list_evaluations())
+        others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
+        ``specification_id`` (the evaluations comparable with each other) when given, as the
+        server filters them.
+        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
+        there they are found from the ids its successful evaluation jobs stored, read one by
+        one (a job's evaluation deleted since is not looked for again; a later job that stored
+        an evaluation under the same id is)."""
+        return self._drive(
+            self._resources.evaluations.list_evaluations(dataset_id, specification_id)
+        )
 
     def get_evaluation(self, evaluation_id: int) -> Evaluation:
         """One evaluation (its metrics, split periods, org units, ...)."""
@@ -1372,13 +1379,20 @@ class AsyncChapClient(AsyncDriver):
             )
         )
 
-    async def list_evaluations(self) -> list[Evaluation]:
+    async def list_evaluations(
+        self, dataset_id: int | str | None = None, specification_id: int | None = None
+    ) -> list[Evaluation]:
         """All stored evaluations, reference runs included (``reference=True``, after the
-        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
-        list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again; a later job that
-        stored an evaluation under the same id is)."""
-        return await self._drive(self._resources.evaluations.list_evaluations())
+        others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
+        ``specification_id`` (the evaluations comparable with each other) when given, as the
+        server filters them.
+        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
+        there they are found from the ids its successful evaluation jobs stored, read one by
+        one (a job's evaluation deleted since is not looked for again; a later job that stored
+        an evaluation under the same id is)."""
+        return await self._drive(
+            self._resources.evaluations.list_evaluations(dataset_id, specification_id)
+        )
 
     async def get_evaluation(self, evaluation_id: int) -> Evaluation:
         """One evaluation (its metrics, split periods, org units, ...)."""

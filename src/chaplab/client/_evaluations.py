@@ -63,6 +63,8 @@ class Evaluation(StoredRecord):
 
     dataset_id: int | None = None
     model_id: str | None = None
+    specification_id: int | None = None
+    """The backtest specification it is filed under: evaluations under one are comparable."""
     org_units: NullableList[str] = Field(default_factory=list)
     split_periods: NullableList[str] = Field(default_factory=list)
     max_horizon_distance: int | None = None
@@ -291,13 +293,24 @@ class Evaluations(QuantileRecordResource):
             report = report.model_copy(update={"dry_run": bool(dry_run)})
         return report
 
-    def list_evaluations(self) -> Operation[list[Evaluation]]:
+    def list_evaluations(
+        self, dataset_id: int | str | None = None, specification_id: int | None = None
+    ) -> Operation[list[Evaluation]]:
         """All stored evaluations, reference runs included (``reference=True``, after the
-        others): chap-core (2.5.1) leaves the evaluations of its baseline models out of its
-        list; there they are found from the ids its successful evaluation jobs stored, read
-        one by one (a job's evaluation deleted since is not looked for again; a later job that
-        stored an evaluation under the same id is)."""
-        listed = yield from self._get(list[Evaluation], "/v1/crud/backtests")
+        others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
+        ``specification_id`` (the evaluations comparable with each other) when given, as the
+        server filters them.
+        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
+        there they are found from the ids its successful evaluation jobs stored, read one by
+        one (a job's evaluation deleted since is not looked for again; a later job that stored
+        an evaluation under the same id is)."""
+        params: dict[str, int] = {}
+        if dataset_id is not None:
+            dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
+            params["datasetId"] = dataset_id
+        if specification_id is not None:
+            params["specificationId"] = require_id("specification_id", specification_id)
+        listed = yield from self._get(list[Evaluation], "/v1/crud/backtests", params=params)
         routes = yield from self._server_routes()
         if not (routes.version or "").startswith(CHAP_CORE_TITLE):
             return listed  # our service lists every evaluation
@@ -320,7 +333,10 @@ class Evaluations(QuantileRecordResource):
             except NotFoundError:
                 self._gone_jobs.update(job_ids)  # deleted since its jobs ran
                 continue
-            references.append(found.model_copy(update={"reference": True}))
+            if (dataset_id is None or found.dataset_id == dataset_id) and (
+                specification_id is None or found.specification_id == specification_id
+            ):
+                references.append(found.model_copy(update={"reference": True}))
         return listed + references
 
     def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
