@@ -140,7 +140,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     expect(panel.get_by_text("copied: paste it into a cell")).to_be_visible()
     copied = page.page.evaluate("() => navigator.clipboard.readText()")
     assert copied.startswith("import chaplab\n") and "client = chaplab.connect()" in copied
-    assert f"title={evaluation_name!r}" in copied
+    assert f'title="{evaluation_name}"' in copied
 
     # a second evaluation of the dataset: pressing the first shows it instead (no comparison)
     page.kernel_output("panel.launcher.n_splits.value = 2\npanel.launch()\nawait panel.wait_idle()")
