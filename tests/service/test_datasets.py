@@ -18,9 +18,10 @@ from sqlalchemy import event
 
 from chaplab.client import ChapClient, ConflictError, NotFoundError, UnprocessableEntityError
 from chaplab.service import create_app
+from chaplab.service.domain import datasets as domain_datasets
 from chaplab.toolkit import BackgroundServer
 
-from .helpers import Evaluated, geojson_for, small_frame
+from .helpers import Evaluated, geojson_for, observations, small_frame
 
 pytestmark = pytest.mark.integration
 UNLISTED_FIELDS = ("observations", "geojson")
@@ -327,3 +328,35 @@ def test_the_list_reads_neither_feature_values_nor_polygons(
     assert len(reads) == 1
     assert "geojson" not in reads[0]
     assert "dataset_features.values" not in reads[0]
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+def test_a_small_make_dataset_is_stored_while_answering_a_large_one_by_a_worker(
+    service_url: str, monkeypatch: pytest.MonkeyPatch, unique: str, at_once: bool
+) -> None:
+    """A make-dataset request of few values answers a job that has already succeeded (its
+    dataset stored in the request's one commit); above the limit a worker stores it. Either
+    way the job, its result, its log and the dataset read the same."""
+    frame = small_frame(n_years=2)
+    if not at_once:  # the same data, now above the limit
+        monkeypatch.setattr(domain_datasets, "AT_ONCE_VALUES", 10)
+    body = {
+        "name": f"made {unique}",
+        "geojson": geojson_for(sorted(set(frame.location))),
+        "providedData": observations(frame),
+        "dataToBeFetched": [],
+    }
+    job_id = httpx.post(f"{service_url}/v1/analytics/make-dataset", json=body).json()["id"]
+    [answered] = httpx.get(f"{service_url}/v1/jobs", params={"ids": job_id}).json()
+    if at_once:
+        assert answered["status"] == "SUCCESS" and answered["result"] is not None
+    with ChapClient(service_url) as client:
+        job = client.wait_for_job(job_id, timeout=120)
+        dataset = client.get_dataset(int(job.result or 0))
+        logs = client.job_logs(job_id)
+    assert dataset.name == f"made {unique}" and sorted(dataset.org_units) == sorted(
+        set(frame.location)
+    )
+    assert "storing 4 features x 2 org units x 24 periods" in logs
+    assert f"finished: created row {dataset.id}" in logs
+    assert ("while answering the request" in logs) is at_once

@@ -14,6 +14,7 @@ import pytest
 from chaplab.client import ChapClient
 from chaplab.service import create_app, job_runner, worker
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
+from chaplab.service.domain import datasets as domain_datasets
 from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
 from chaplab.service.tables import JobRow, utc_now
@@ -65,9 +66,11 @@ def test_the_os_reports_a_worker_at_a_lower_priority_than_the_service() -> None:
 
 @pytest.mark.skipif(own_niceness() >= 19, reason="the tests already run at the lowest priority")
 def test_a_job_runs_at_a_lower_priority_than_the_service(
-    new_database_url: Callable[[str], str],
+    new_database_url: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The service runs in this process; its job's worker logs the nice value it ran at."""
+    """The service runs in this process; its job's worker logs the nice value it ran at (the
+    dataset is above the size the request stores at once, so a worker stores it)."""
+    monkeypatch.setattr(domain_datasets, "AT_ONCE_VALUES", 0)
     app = create_app(new_database_url("priority"), workers=1, seed_demo=False)
     with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as client:
         job = client.wait_for_job(client.make_dataset("niced", small_frame(n_years=2)).id, 60)

@@ -35,6 +35,18 @@ class DatasetContent:
     geojson: dict[str, Any] | None
     data_sources: list[dict[str, str]]
 
+    def size(self) -> str:
+        """``3 features x 6 org units x 120 periods``, for a job's log."""
+        panel = self.panel
+        return (
+            f"{len(panel.features)} features x {panel.n_org_units} org units "
+            f"x {panel.n_periods} periods"
+        )
+
+    def value_count(self) -> int:
+        """How many values it holds (features x org units x periods)."""
+        return len(self.panel.features) * self.panel.n_org_units * self.panel.n_periods
+
     def to_payload(self) -> dict[str, Any]:
         """JSON form for a job's payload (NaN written as null)."""
         return {

@@ -241,6 +241,11 @@ def create_job(session: Session, job_type: JobType, name: str, payload: dict[str
     return job
 
 
+def finished_line(result_id: object) -> str:
+    """The last log line of a job that created a row (its result)."""
+    return f"finished: created row {result_id}"
+
+
 class JobLogRow(Base):
     """One captured log line of a job."""
 

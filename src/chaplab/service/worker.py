@@ -56,6 +56,7 @@ from chaplab.service.tables import (
     PredictionSetupForecastRow,
     PredictionSetupRow,
     SchemaVersion,
+    finished_line,
     utc_now,
 )
 from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, JobType
@@ -205,10 +206,7 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
         session.flush()
         return row.id
 
-    log(
-        f"storing {len(content.panel.features)} features x {content.panel.n_org_units} org units "
-        f"x {content.panel.n_periods} periods"
-    )
+    log(f"storing {content.size()}")
     return write
 
 
@@ -435,7 +433,7 @@ def do_job(factory: sessionmaker[Session], job_id: str) -> None:
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))
             log.write_to(session)
-            session.add(JobLogRow(job_id=job_id, line=f"finished: created row {result_id}"))
+            session.add(JobLogRow(job_id=job_id, line=finished_line(result_id)))
         log.written()
     except JobEndedElsewhere:
         log.record("the job had already ended when its work was done: the result was not stored")

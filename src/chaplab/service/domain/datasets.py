@@ -30,9 +30,12 @@ from chaplab.service.tables import (
     DatasetFeatureRow,
     DatasetRow,
     EvaluationRow,
+    JobLogRow,
     JobRow,
     ModelTemplateRow,
     PredictionRow,
+    finished_line,
+    utc_now,
 )
 from chaplab.service.text import display_name
 from chaplab.service.validation import check_nothing_to_fetch
@@ -44,7 +47,7 @@ from chaplab.service.wire.datasets import (
     MakeDatasetRequest,
 )
 from chaplab.toolkit import ProblemError
-from chaplab.vocabulary import missing_target
+from chaplab.vocabulary import SUCCESS, missing_target
 
 CellValue = str | float | None
 KNOWN_FEATURES = {
@@ -162,16 +165,40 @@ def check_target(content: DatasetContent, dataset_type: str, field: str) -> None
         raise FieldProblem(field, problem)
 
 
+AT_ONCE_VALUES = 20_000
+"""A make-dataset request of at most this many values (features x org units x periods) is
+stored while the request is answered: its job is committed SUCCESS with the dataset, in the
+request's one commit, so a small upload needs no worker and no second commit. A larger one is
+stored by a worker, at its lower CPU priority, so a big upload never holds the API."""
+
+
 def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
-    """Validate a dataset from provided data and polygons, then commit a job that stores it."""
+    """Validate a dataset from provided data and polygons, then commit a job that stores it
+    (a small one stored at once, see :data:`AT_ONCE_VALUES`)."""
     check_nothing_to_fetch(request.data_to_be_fetched)
     content = dataset_content(
         request.provided_data, request.geojson, request.data_sources, "providedData"
     )
     check_target(content, request.type, "providedData")
     job = queue_dataset_job(session, request.name, request.type, content.to_payload())
+    if content.value_count() <= AT_ONCE_VALUES:
+        _store_at_once(session, job, request.type, content)
     session.commit()
     return job
+
+
+def _store_at_once(
+    session: Session, job: JobRow, dataset_type: str, content: DatasetContent
+) -> None:
+    """Store the job's dataset in ``session`` and end the job SUCCESS with its id, as its
+    worker would have, with the same log line."""
+    row = new_dataset_row(job.name, dataset_type, content)
+    session.add(row)
+    session.flush()
+    now = utc_now()
+    job.logs.append(JobLogRow(line=f"storing {content.size()} while answering the request"))
+    job.logs.append(JobLogRow(line=finished_line(row.id)))
+    job.status, job.start_time, job.end_time, job.result = SUCCESS, now, now, str(row.id)
 
 
 def delete_dataset(session: Session, dataset_id: int) -> None:
