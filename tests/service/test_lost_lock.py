@@ -21,6 +21,7 @@ from sqlalchemy.pool import NullPool
 
 from chaplab.client import ChapClient
 from chaplab.service import create_app
+from chaplab.service.domain import datasets as domain_datasets
 from chaplab.service.instance_lock import ADVISORY_LOCK_KEY
 from chaplab.service.job_runner import LOCK_CHECK_INTERVAL_SECONDS
 from chaplab.toolkit import BackgroundServer
@@ -91,6 +92,13 @@ def readiness(service_url: str) -> httpx.Response:
 
 def ours(holder: str | None) -> bool:
     return holder is not None and holder.startswith(f"chaplab-service {os.getpid()}")
+
+
+@pytest.fixture(autouse=True)
+def datasets_stored_by_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every make-dataset is stored by a worker, as a large one is: these tests need jobs the
+    job runner starts (a small one is otherwise stored while its request is answered)."""
+    monkeypatch.setattr(domain_datasets, "AT_ONCE_VALUES", 0)
 
 
 def queue_dataset_job(chap: ChapClient, name: str) -> str:
