@@ -109,7 +109,7 @@ def test_an_evaluation_chart_is_drawn_facet_by_facet(
 def test_a_specification_lists_its_comparison_models_when_asked(
     peer_client: ChapClient, peer_dataset: Dataset, naive_evaluation: Evaluation
 ) -> None:
-    specification_id = naive_evaluation.model_extra["specificationId"]  # type: ignore[index]
+    specification_id = naive_evaluation.specification_id
     listed = peer_client.list_backtest_specifications(
         dataset_id=peer_dataset.id,
         n_periods=3,

@@ -126,8 +126,8 @@ async def test_two_evaluations_are_compared_with_their_metrics(
         "peer naive",
         f"panel comparison {unique}",
     ]
-    assert "crps" in panel.results.metrics.value
-    assert "coverage_10_90" in panel.results.metrics.value
+    metrics = panel.results.metrics.value
+    assert "CRPS" in metrics and "10\u201390 % coverage" in metrics  # titled, not wire keys
     assert sorted(panel.results.shown_panels) == sorted(ORG_UNITS.values())
     assert bytes(panel.results.image.value).startswith(b"\x89PNG")
     panel.results.org_unit.value = "OU_South"
