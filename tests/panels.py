@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from chaplab.client import AsyncChapClient
 from chaplab.widgets import ChapPanel
+from chaplab.widgets.jobs import JobLine
 
 
 @asynccontextmanager
@@ -20,3 +21,18 @@ async def loaded_panel(url: str) -> AsyncIterator[ChapPanel]:
     chap_panel.close()
     await chap_panel.wait_idle()
     await client.aclose()
+
+
+async def launched_evaluation(
+    panel: ChapPanel, name: str, n_splits: int, n_periods: int | None = None
+) -> JobLine:
+    """Run an evaluation of the selected dataset and model from the panel's launcher, as a
+    person would (name and settings typed, Run pressed), and wait for the panel to be idle;
+    the newest job line (the evaluation's)."""
+    panel.launcher.name.value = name
+    if n_periods is not None:
+        panel.launcher.n_periods.value = n_periods
+    panel.launcher.n_splits.value = n_splits
+    panel.launcher.button.click()
+    await panel.wait_idle()
+    return panel.jobs.rows[0]

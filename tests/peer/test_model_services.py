@@ -21,7 +21,7 @@ from chaplab import ChapClient
 from chaplab.client import Dataset, JobFailedError
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
-from panels import loaded_panel
+from panels import launched_evaluation, loaded_panel
 
 from .chapkit_services import PRINTING_MEAN, running, scaled_mean
 from .model_service import chapkit_executable, free_port
@@ -119,12 +119,10 @@ async def test_the_panel_evaluates_and_forecasts_a_chapkit_services_model(
         )
         panel.datasets.select(our_dataset.id)
         panel.models.select(model.id)
-        panel.launcher.name.value = "scaled mean from the panel"
-        panel.launcher.n_periods.value = 2
-        panel.launcher.n_splits.value = 2
-        panel.launcher.button.click()
-        await panel.wait_idle()
-        (evaluation_job,) = panel.jobs.rows
+        evaluation_job = await launched_evaluation(
+            panel, "scaled mean from the panel", n_splits=2, n_periods=2
+        )
+        assert len(panel.jobs.rows) == 1
         assert (evaluation_job.status, evaluation_job.error) == ("SUCCESS", None)
         frame = panel.frame
         assert frame.split_period.nunique() == 2

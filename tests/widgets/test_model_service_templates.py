@@ -15,7 +15,7 @@ from chaplab.client import ChapClient
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from chaplab.widgets import ChapPanel
-from panels import loaded_panel
+from panels import launched_evaluation, loaded_panel
 from service.helpers import geojson_for, small_frame
 from service.model_service_stand_in import StandIn, registered_stand_in
 
@@ -107,12 +107,10 @@ async def test_a_services_model_is_evaluated_and_forecast_from_the_panel(
     await panel.refresh()
     panel.datasets.select(dataset.id)
     panel.models.select(model.id)
-    panel.launcher.name.value = f"served run {stand_in.service_id}"
-    panel.launcher.n_periods.value = 2
-    panel.launcher.n_splits.value = 2
-    panel.launcher.button.click()
-    await panel.wait_idle()
-    (evaluation_job,) = panel.jobs.rows
+    evaluation_job = await launched_evaluation(
+        panel, f"served run {stand_in.service_id}", n_splits=2, n_periods=2
+    )
+    assert len(panel.jobs.rows) == 1
     assert (evaluation_job.status, evaluation_job.error) == ("SUCCESS", None)
     (shown,) = panel.results.selected
     assert shown.name == f"served run {stand_in.service_id}"

@@ -17,6 +17,7 @@ import chaplab.frames
 from chaplab.client import ChapClient
 from chaplab.widgets import ChapPanel
 from chaplab.widgets._render import CHART_PROCESS, png_bytes
+from panels import launched_evaluation
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -111,11 +112,8 @@ async def test_the_form_says_when_a_create_found_the_existing_model_and_clears_a
 
 
 async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, unique: str) -> None:
-    panel.launcher.name.value = f"panel run {unique}"
-    panel.launcher.n_splits.value = 2
-    panel.launcher.button.click()
-    await panel.wait_idle()
-    (row,) = panel.jobs.rows
+    row = await launched_evaluation(panel, f"panel run {unique}", n_splits=2)
+    assert len(panel.jobs.rows) == 1
     assert (row.status, row.error) == ("SUCCESS", None)
     (shown,) = panel.results.selected
     assert shown.name == f"panel run {unique}"
