@@ -1,6 +1,10 @@
 """Crash and restart: ``chaplab serve`` on a file database is killed with SIGKILL while an
 evaluation runs and while datasets are being uploaded, then started again on the same file.
 
+An evaluation that must still run at the kill is one whose model runs on a model service that
+never finishes its jobs (the stand-in's ``hold`` mode): built-in evaluations of any size the
+tests can afford end in well under a second on a fast machine.
+
 Checks: every row a client had read is back unchanged; no job worker outlives the killed
 service; the interrupted job is FAILURE with an error naming the restart and no evaluation is
 stored for it; no half-written evaluation or dataset is listed; new jobs run; a client waiting
@@ -28,6 +32,7 @@ from chaplab.client import (
     JobFailedError,
     RetryPolicy,
 )
+from service.model_service_stand_in import StandIn, registered_stand_in
 
 from .crash_data import (
     dataset_body,
@@ -39,7 +44,8 @@ from .crash_data import (
 from .serve_process import ServeProcess, free_port
 from .settings import BOUNDS
 
-RUNNING_EVALUATION = dict(n_periods=3, n_splits=60)  # runs for seconds on the enlarged dataset
+RUNNING_EVALUATION = dict(n_periods=3, n_splits=100)  # runs for a second on the enlarged dataset
+ENLARGED_COPIES = 24
 # A worker ends at once when its lifeline closes; on a loaded machine the fork server may still
 # be importing the job code when the service is killed, and only then fork the worker that ends.
 ORPHAN_GRACE_SECONDS = 20.0
@@ -79,6 +85,15 @@ def service(tmp_path: Path, new_database_url: Callable[[str], str]) -> Iterator[
     with ServeProcess(new_database_url("crash"), tmp_path, port=free_port()) as running:
         running.start()
         yield running
+
+
+@pytest.fixture
+def held_model(service: ServeProcess) -> Iterator[str]:
+    """A configured model whose model service takes its jobs and never finishes them."""
+    stand_in = StandIn("held-by-the-crash-test", mode="hold")
+    with registered_stand_in(service.url, stand_in), ChapClient(service.url) as client:
+        template = client.register_template_from_service(stand_in.service_id)
+        yield client.create_configured_model("held", template.id).name
 
 
 def send_partially(url: str, body: bytes, fraction: float) -> socket.socket:
@@ -125,14 +140,12 @@ def prepare_content(client: ChapClient, url: str) -> dict[str, Any]:
 
 
 def crash_round(
-    service: ServeProcess, client: ChapClient, upload: dict[str, Any], round_: int
+    service: ServeProcess, client: ChapClient, upload: dict[str, Any], held: str, round_: int
 ) -> None:
     """One kill and restart, with the checks of the module docstring."""
     before = snapshot(client)
-    big = client.list_datasets()[-1]
-    job = client.create_evaluation(
-        f"interrupted {round_}", "regression_model:crash", big.id, **RUNNING_EVALUATION
-    )
+    stored = client.list_datasets()[-1]
+    job = client.create_evaluation(f"interrupted {round_}", held, stored.id, 2, 2)
     wait_until_started(client, job.id)
     impatient = Waiter(service.url, job.id, IMPATIENT)
     patient = Waiter(service.url, job.id, PATIENT)
@@ -195,12 +208,12 @@ def assert_no_orphans(service: ServeProcess, group: int) -> None:
 
 
 def test_kill_during_an_evaluation_and_uploads_loses_nothing_committed(
-    service: ServeProcess,
+    service: ServeProcess, held_model: str
 ) -> None:
     client = ChapClient(service.url, timeout=120, retry=PATIENT)
     upload = prepare_content(client, service.url)
     for round_ in range(1, BOUNDS.crash_rounds + 1):
-        crash_round(service, client, upload, round_)
+        crash_round(service, client, upload, held_model, round_)
     finished = client.run_evaluation(
         "after the restarts",
         "seasonal_naive:crash",
@@ -221,7 +234,9 @@ def test_a_job_interrupted_by_a_kill_ends_as_failure_naming_the_restart(
     client = ChapClient(service.url, timeout=120, retry=PATIENT)
     demo = observations_of(service.url, 1)
     response = httpx.post(
-        f"{service.url}/v1/crud/datasets", timeout=120, json=dataset_body(demo, "enlarged", 4)
+        f"{service.url}/v1/crud/datasets",
+        timeout=120,
+        json=dataset_body(demo, "enlarged", ENLARGED_COPIES),
     )
     assert response.status_code == 200, response.text
     client.create_configured_model("crash", 3, {"n_lags": 2})
