@@ -42,7 +42,7 @@ def test_an_evaluation_frame_counts_each_split_from_its_split_period() -> None:
         "quantile",
         "value",
     ]
-    assert frame[HORIZON].dtype == np.int32
+    assert frame[HORIZON].dtype == np.int16
     rows = frame[frame["org_unit"] == "A"].drop_duplicates(["split_period", "period"])
     assert [
         (str(s), str(p), h) for s, p, h in rows[["split_period", "period", HORIZON]].values

@@ -2,7 +2,7 @@
 
 An evaluation frame has one row per (org_unit, split_period, period, quantile) with columns
 ``org_unit`` (categorical), ``split_period`` and ``period`` (``Period[M]`` or ISO-weekly
-``Period[W-SUN]``), ``horizon`` (int32, 1 = the split period), ``quantile`` and ``value``
+``Period[W-SUN]``), ``horizon`` (int16, 1 = the split period), ``quantile`` and ``value``
 (float64), sorted chronologically. Prediction frames are the same without ``split_period`` (their
 horizon 1 is their first period); actual cases have ``org_unit``, ``period``, ``value``. What a
 split period and a horizon are: docs/wire-contract.md, "Split periods and horizons".

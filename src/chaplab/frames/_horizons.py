@@ -16,8 +16,9 @@ from chaplab.errors import ArgumentError
 from chaplab.frames._periods import format_period
 from chaplab.frames._tidy import HORIZON, PERIOD, SPLIT_PERIOD
 
-HORIZON_DTYPE = np.int32
-"""Horizons are small whole numbers; four bytes keep a frame under forty bytes a row."""
+HORIZON_DTYPE = np.int16
+"""Horizons are small whole numbers (at most 32,767 periods ahead); two bytes keep a frame with
+org unit names under forty bytes a row."""
 
 
 def forecast_starts(frame: pd.DataFrame) -> pd.arrays.PeriodArray:
@@ -34,7 +35,7 @@ def forecast_starts(frame: pd.DataFrame) -> pd.arrays.PeriodArray:
 def forecast_horizons(
     starts: pd.arrays.PeriodArray | pd.PeriodIndex, periods: pd.arrays.PeriodArray | pd.PeriodIndex
 ) -> np.ndarray:
-    """The horizon (int32) of each period in a forecast starting at the matching ``starts``;
+    """The horizon (int16) of each period in a forecast starting at the matching ``starts``;
     ValueError for a period before its forecast's first period (as a server that names a split
     by the last period its model saw would send)."""
     if starts.dtype != periods.dtype:
