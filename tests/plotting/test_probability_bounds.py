@@ -75,7 +75,8 @@ def test_tiles_write_the_bound_and_hatch_its_tile(outbreaks: pd.DataFrame) -> No
     ax = figure.axes[0]
     texts = sorted(text.get_text() for text in ax.texts if text.get_gid() == "percentage")
     assert texts == ["30%", "50%", "< 10%", "> 90%"]
-    assert len([patch for patch in ax.patches if patch.get_gid() == "bound"]) == 2
+    hatched = [c for c in ax.collections if c.get_gid() == "bound"]
+    assert [len(c.get_paths()) for c in hatched] == [2] and hatched[0].get_hatch() == "///"
     assert "only a bound is known" in ax.get_title(loc="left")
     # a bound's text sits on a patch of its tile's colour: the hatching does not cross it
     backed = sorted(

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.collections import PatchCollection
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -193,19 +194,19 @@ def _pivot(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def _hatch(ax: Axes, bounds: np.ndarray) -> None:
-    """Diagonal lines over the tiles whose probability is only a bound."""
-    for row, column in zip(*np.nonzero(bounds), strict=True):
-        ax.add_patch(
-            Rectangle(
-                (column - 0.5, row - 0.5),
-                1,
-                1,
-                fill=False,
-                hatch="///",
-                edgecolor="0.45",
-                linewidth=0,
-                gid=BOUND_GID,
-            )
+    """Diagonal lines over the tiles whose probability is only a bound, as one collection (a
+    patch per tile costs a second for a country's 1,500 tiles)."""
+    rows, columns = np.nonzero(bounds)
+    if len(rows):
+        tiles = [
+            Rectangle((column - 0.5, row - 0.5), 1, 1)
+            for row, column in zip(rows, columns, strict=True)
+        ]
+        ax.add_collection(
+            PatchCollection(
+                tiles, facecolor="none", edgecolor="0.45", hatch="///", linewidth=0, gid=BOUND_GID
+            ),
+            autolim=False,
         )
 
 
