@@ -1,4 +1,4 @@
-"""Background work on the kernel's event loop: kept-alive tasks and a debouncer.
+"""Background work on the kernel's event loop: kept-alive tasks, a debouncer and a coalescer.
 
 Every network call runs in an asyncio task on the loop the kernel (or the test) is running;
 the tasks are held in a set so they are not garbage-collected half-way, and a task that fails
@@ -86,3 +86,29 @@ class Debouncer:
     async def _later(self) -> None:
         await asyncio.sleep(self.delay)
         await self._action()
+
+
+class Coalescer:
+    """Run ``action`` at once, unless a run is under way: then once more after it, however
+    often it was triggered meanwhile. Ten jobs ending together reload the panel's lists twice,
+    not ten times, and every change is still shown (the last run starts after the last
+    trigger)."""
+
+    def __init__(self, action: Callable[[], Awaitable[None]], keeper: TaskKeeper) -> None:
+        self._action = action
+        self._keeper = keeper
+        self._running: asyncio.Task[Any] | None = None
+        self._again = False
+
+    def trigger(self) -> None:
+        """Run now, or once more after the run under way."""
+        if self._running is not None and not self._running.done():
+            self._again = True
+            return
+        self._running = self._keeper.spawn(self._run())
+
+    async def _run(self) -> None:
+        self._again = True
+        while self._again:
+            self._again = False
+            await self._action()

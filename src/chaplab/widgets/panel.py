@@ -27,7 +27,7 @@ from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._shown import ViewCounter
-from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets._tasks import Coalescer, TaskKeeper
 from chaplab.widgets.backtest_settings import dataset_period_count
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
@@ -119,6 +119,7 @@ class ChapPanel(widgets.VBox):
         self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
         self._keeper = TaskKeeper(on_error=self.connection.show_error)
         self._preloader = Preloader(self._keeper)
+        self._lists_reload = Coalescer(self._reload_lists, self._keeper)
         self.datasets = SortableTable(
             DATASET_COLUMNS,
             caption="Datasets",
@@ -139,7 +140,7 @@ class ChapPanel(widgets.VBox):
             self.client,
             self._keeper,
             on_success=self._job_succeeded,
-            on_end=lambda: self._keeper.spawn(self._reload_lists()),
+            on_end=self._lists_reload.trigger,
         )
         self.results = ResultsView(
             self.client,
@@ -355,7 +356,7 @@ class ChapPanel(widgets.VBox):
         """A view of the panel was rendered after its first: read the lists again, so a panel
         displayed in a later cell shows the datasets and evaluations made meanwhile."""
         if change["new"] > 1 and self._loaded:
-            self._keeper.spawn(self._reload_lists())
+            self._lists_reload.trigger()
 
     async def _read_lists(self) -> tuple[list[Any], list[Any], list[Any]]:
         """The service's datasets a person stored (:func:`stored_by_people`), configured

@@ -33,6 +33,8 @@ from typing import Any
 
 import ipywidgets as widgets
 import traitlets
+from ipywidgets.widgets.widget_bool import ToggleButtonStyle
+from ipywidgets.widgets.widget_string import HTMLStyle, LabelStyle
 
 from chaplab.frames import format_number
 from chaplab.widgets._closing import close_all
@@ -254,6 +256,7 @@ class SortableTable(widgets.VBox):
         self._empty = widgets.Label(empty_text)
         self._headers = [self._header_button(column) for column in self.columns]
         self._deletes: dict[Any, widgets.Button] = {}
+        self._looks = RowLooks(self.columns[0])
         self._corner: list[widgets.Widget] | None = None
         self.confirmation = DeleteConfirmation(self._confirmed)
         self.pager = Pager(self._show_page)
@@ -400,7 +403,8 @@ class SortableTable(widgets.VBox):
             tooltip=f"select {name}",
             value=key in self.selected,
             button_style="info" if key in self.selected else "",
-            layout=_button_layout(self.columns[0]),
+            layout=self._looks.toggle_layout,
+            style=self._looks.toggle_style,
         )
         if self.columns[0].max_width is not None:
             toggle.add_class(WRAP_CLASS)
@@ -408,11 +412,17 @@ class SortableTable(widgets.VBox):
         self._toggles[key] = toggle
         cells: list[widgets.Widget] = [
             toggle,
-            *(_cell(column, text) for column, text in zip(self.columns[1:], others, strict=True)),
+            *(
+                self._looks.cell(column, text)
+                for column, text in zip(self.columns[1:], others, strict=True)
+            ),
         ]
         if self._on_delete is not None:
             delete = widgets.Button(
-                icon="trash", tooltip=f"delete {name}", layout=widgets.Layout(width="36px")
+                icon="trash",
+                tooltip=f"delete {name}",
+                layout=self._looks.delete_layout,
+                style=self._looks.delete_style,
             )
             delete.on_click(lambda _: self._ask_to_delete(key))
             self._deletes[key] = delete
@@ -493,11 +503,27 @@ def _button_layout(column: Column, **more: str) -> widgets.Layout:
     return widgets.Layout(flex="0 0 auto", width="auto", max_width=column.max_width, **more)
 
 
-def _cell(column: Column, text: str) -> widgets.Widget:
-    """A label, or for a column with a ``max_width`` an HTML cell that wraps."""
-    if column.max_width is None:
-        return widgets.Label(text)
-    return widgets.HTML(_cell_value(column, text))
+class RowLooks:
+    """The layouts and styles every row of a table shares. A widget given none makes its own
+    two (a layout and a style, each a widget of its own): sharing them makes a row's widgets a
+    third as many, and a list of new evaluations appears without holding up the kernel."""
+
+    def __init__(self, name_column: Column) -> None:
+        self.toggle_layout = _button_layout(name_column)
+        self.toggle_style = ToggleButtonStyle()
+        self.delete_layout = widgets.Layout(width="36px")
+        self.delete_style = widgets.ButtonStyle()
+        self.cell_layout = widgets.Layout()
+        self.label_style = LabelStyle()
+        self.html_style = HTMLStyle()
+
+    def cell(self, column: Column, text: str) -> widgets.Widget:
+        """A label, or for a column with a ``max_width`` an HTML cell that wraps."""
+        if column.max_width is None:
+            return widgets.Label(text, layout=self.cell_layout, style=self.label_style)
+        return widgets.HTML(
+            _cell_value(column, text), layout=self.cell_layout, style=self.html_style
+        )
 
 
 def _cell_value(column: Column, text: str) -> str:
