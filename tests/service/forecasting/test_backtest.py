@@ -102,3 +102,12 @@ def test_progress_is_reported_up_to_completion() -> None:
     fractions = [fraction for fraction, _ in reports]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert reports[0][1] == "split 1/3 (202209): trained up to 202208"
+
+
+def test_a_split_s_history_is_a_copy_a_model_may_change_without_touching_the_dataset() -> None:
+    panel = negative_binomial_panel(2, "202101", 24)
+    history = panel.head(12)
+    assert history.periods == panel.periods[:12] and history.org_units == panel.org_units
+    history.features["disease_cases"][:] = -1.0  # a model filling its history in place
+    assert (panel.features["disease_cases"] >= 0).all()
+    assert panel.window(12, 24).periods == panel.periods[12:]

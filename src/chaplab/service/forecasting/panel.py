@@ -91,13 +91,21 @@ class Panel:
         return self.window(0, n_periods)
 
     def window(self, start: int, stop: int) -> Panel:
-        """The periods with index ``start`` up to (excluding) ``stop``."""
-        return Panel(
-            period_type=self.period_type,
-            periods=self.periods[start:stop],
-            org_units=self.org_units,
-            features={name: values[:, start:stop] for name, values in self.features.items()},
-        )
+        """The periods with index ``start`` up to (excluding) ``stop``: a slice of a checked
+        panel, so it is not checked again (a backtest takes one per split); its feature arrays
+        are copies, as a constructed panel's are."""
+        sliced = object.__new__(Panel)
+        for name, value in (
+            ("period_type", self.period_type),
+            ("periods", self.periods[start:stop]),
+            ("org_units", list(self.org_units)),
+            (
+                "features",
+                {key: array[:, start:stop].copy() for key, array in self.features.items()},
+            ),
+        ):
+            object.__setattr__(sliced, name, value)
+        return sliced
 
     def periods_after(self, count: int) -> list[str]:
         """The ``count`` periods following the panel's last period."""
