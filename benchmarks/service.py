@@ -3,7 +3,7 @@
 The service (``create_app`` on a SQLite file in a temporary folder, with its demo content) runs
 in a ``BackgroundServer`` thread of the benchmark process; its jobs run in worker processes, as
 always. Big synthetic datasets are stored through the service's own storage layer
-(``new_dataset_row``), because sending a million observations as JSON would measure the upload,
+(``add_dataset_row``), because sending a million observations as JSON would measure the upload,
 which no figure is about.
 """
 
@@ -19,7 +19,7 @@ from chaplab.client import ChapClient
 from chaplab.service import create_app
 from chaplab.service.db import transaction
 from chaplab.service.demo import generate_demo
-from chaplab.service.storage import DatasetContent, new_dataset_row
+from chaplab.service.storage import DatasetContent, add_dataset_row
 from chaplab.toolkit import BackgroundServer
 
 _SHARED: list[BenchService] = []
@@ -70,10 +70,8 @@ class BenchService:
         demo = generate_demo(n_org_units=n_org_units, n_years=n_years)
         factory = self.app.state.service.factory
         with transaction(factory) as session:
-            row = new_dataset_row(name, "evaluation", DatasetContent(demo.panel, demo.geojson, []))
-            session.add(row)
-            session.flush()
-            return int(row.id)
+            content = DatasetContent(demo.panel, demo.geojson, [])
+            return int(add_dataset_row(session, name, "evaluation", content).id)
 
     def evaluate(
         self, name: str, model: str, dataset_id: int, n_periods: int, n_splits: int

@@ -12,7 +12,7 @@ from chaplab.service.demo import demo_dataset
 from chaplab.service.domain.specifications import resolve_specification
 from chaplab.service.forecasting import TEMPLATES
 from chaplab.service.job_types import queue_backtest_job
-from chaplab.service.storage import DatasetContent, new_dataset_row
+from chaplab.service.storage import DatasetContent, add_dataset_row
 from chaplab.service.tables import (
     ConfiguredModelRow,
     DatasetRow,
@@ -42,14 +42,13 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
     demo = demo_dataset()
     panel = demo.panel
     with transaction(factory) as session:
-        evaluation_data = new_dataset_row(
-            DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, [])
+        evaluation_data = add_dataset_row(
+            session, DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, [])
         )
         recent = panel.window(panel.n_periods - PREDICTION_PERIODS, panel.n_periods)
-        prediction_data = new_dataset_row(
-            f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, [])
+        add_dataset_row(
+            session, f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, [])
         )
-        session.add_all([evaluation_data, prediction_data])
         for template in list(session.scalars(select(ModelTemplateRow))):
             session.add(
                 ConfiguredModelRow(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sqlalchemy.orm import Session
 
 from chaplab import vocabulary as period_math
 from chaplab.service.errors import FieldProblem
@@ -210,10 +211,13 @@ def dataset_content(
     return DatasetContent(panel, geojson, sources)
 
 
-def new_dataset_row(name: str, dataset_type: str, content: DatasetContent) -> DatasetRow:
-    """A dataset row (not yet added to a session) holding ``content``."""
+def add_dataset_row(
+    session: Session, name: str, dataset_type: str, content: DatasetContent
+) -> DatasetRow:
+    """Add a dataset row holding ``content`` to ``session`` and flush it, so its id is known;
+    the caller's transaction commits it (or rolls it back with everything else)."""
     panel = content.panel
-    return DatasetRow(
+    row = DatasetRow(
         name=name,
         type=dataset_type,
         period_type=panel.period_type,
@@ -226,6 +230,9 @@ def new_dataset_row(name: str, dataset_type: str, content: DatasetContent) -> Da
             for name, values in panel.features.items()
         ],
     )
+    session.add(row)
+    session.flush()
+    return row
 
 
 def panel_of(row: DatasetRow) -> Panel:

@@ -44,7 +44,7 @@ from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.metrics import finite_metrics
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.remote_models import remote_model, retrains_of
-from chaplab.service.storage import DatasetContent, new_dataset_row, panel_of, samples_to_bytes
+from chaplab.service.storage import DatasetContent, add_dataset_row, panel_of, samples_to_bytes
 from chaplab.service.tables import (
     ConfiguredModelRow,
     ConfiguredModelWithDataSourceRow,
@@ -171,9 +171,7 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         )
 
     def write(session: Session) -> int:
-        dataset = new_dataset_row(payload["name"], "prediction", content)
-        session.add(dataset)
-        session.flush()
+        dataset = add_dataset_row(session, payload["name"], "prediction", content)
         row = PredictionRow(
             name=payload["name"],
             dataset_id=dataset.id,
@@ -201,10 +199,7 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
     content = DatasetContent.from_payload(payload["dataset"])
 
     def write(session: Session) -> int:
-        row = new_dataset_row(payload["name"], payload["type"], content)
-        session.add(row)
-        session.flush()
-        return row.id
+        return add_dataset_row(session, payload["name"], payload["type"], content).id
 
     log(f"storing {content.size()}")
     return write

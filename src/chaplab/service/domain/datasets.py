@@ -20,9 +20,9 @@ from chaplab.service.registered_templates import template_spec
 from chaplab.service.spreadsheet import LOCATION, TIME_PERIOD, parse_dataset_csv
 from chaplab.service.storage import (
     DatasetContent,
+    add_dataset_row,
     check_geojson,
     dataset_content,
-    new_dataset_row,
     observations_of,
     panel_of,
 )
@@ -121,8 +121,7 @@ def store_dataset(
     session: Session, name: str, dataset_type: str, content: DatasetContent
 ) -> DatasetRead:
     """Store validated content as a dataset and commit."""
-    row = new_dataset_row(name, dataset_type, content)
-    session.add(row)
+    row = add_dataset_row(session, name, dataset_type, content)
     session.commit()
     return dataset_read(row)
 
@@ -192,9 +191,7 @@ def _store_at_once(
 ) -> None:
     """Store the job's dataset in ``session`` and end the job SUCCESS with its id, as its
     worker would have, with the same log line."""
-    row = new_dataset_row(job.name, dataset_type, content)
-    session.add(row)
-    session.flush()
+    row = add_dataset_row(session, job.name, dataset_type, content)
     now = utc_now()
     job.logs.append(JobLogRow(line=f"storing {content.size()} while answering the request"))
     job.logs.append(JobLogRow(line=finished_line(row.id)))

@@ -39,8 +39,8 @@ from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import (
     ROW_ONLY_SAMPLES,
     DatasetContent,
+    add_dataset_row,
     check_geojson,
-    new_dataset_row,
     panel_from_observations,
     panel_of,
     samples_from_bytes,
@@ -242,11 +242,9 @@ def import_and_queue(
     if dry_run:
         return report
     sources = [source.model_dump(by_alias=True) for source in request.data_sources]
-    dataset = new_dataset_row(
-        request.name, "evaluation", DatasetContent(usable, request.geojson, sources)
+    dataset = add_dataset_row(
+        session, request.name, "evaluation", DatasetContent(usable, request.geojson, sources)
     )
-    session.add(dataset)
-    session.flush()
     job = queue_evaluation(session, request, model, dataset)
     return report.model_copy(update={"id": job.id, "dataset_id": dataset.id})
 
