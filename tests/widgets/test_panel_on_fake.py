@@ -740,3 +740,15 @@ async def test_the_lists_are_read_again_when_the_panel_is_shown_again(
     await panel.wait_idle()
     assert "made meanwhile" in {row["name"] for row in panel.datasets.rows}
     assert "render" in panel.views._esm and "views" in panel.views._esm
+
+
+async def test_the_lists_say_loading_until_the_first_load_ends(fake: FakeService) -> None:
+    client = AsyncChapClient(BASE_URL, transport=httpx.MockTransport(fake))
+    panel = ChapPanel(client)
+    said = [table._empty.value for table in (panel.datasets, panel.models, panel.results.table)]
+    assert said == ["loading…"] * 3  # not "nothing to show yet" while nothing was read
+    await panel.ready()
+    assert panel.results.table._empty.value == "No finished evaluations yet."
+    assert len(panel.datasets.rows) == 1
+    panel.close()
+    await client.aclose()

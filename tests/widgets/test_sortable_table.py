@@ -262,3 +262,14 @@ def test_ids_are_shown_as_ids_and_counts_as_numbers() -> None:
     grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
     texts = [getattr(cell, "description", None) or cell.value for cell in grid.children[3:]]
     assert texts == ["model", "1001", "1,001"]
+
+
+def test_a_table_says_it_is_loading_until_its_rows_or_a_reason_arrive() -> None:
+    loading = SortableTable([Column("name", "Name")], empty_text="No datasets yet.")
+    loading.show_loading()
+    assert loading._empty.value == "loading…"
+    loading.set_rows([])
+    assert loading._empty.value == "No datasets yet."  # loaded: empty for real
+    loading.show_loading()
+    loading.set_unavailable("could not be loaded")
+    assert loading._empty.value == "could not be loaded"

@@ -180,6 +180,8 @@ class ChapPanel(widgets.VBox):
             self.forecasts,
         ]
         self._show_code()
+        for table in (self.datasets, self.models, self.results.table):
+            table.show_loading()
         if _loop_running():  # else (a plain script) ready() or refresh() starts the first load
             self._first_load = self.refresh()
 

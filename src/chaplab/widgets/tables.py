@@ -46,6 +46,9 @@ OnDelete = Callable[[Row], None]
 PAGE_SIZE = 20
 """Rows a table shows at a time."""
 
+LOADING_TEXT = "loading…"
+"""What a table says while its rows are being read for the first time."""
+
 UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
 
@@ -343,6 +346,13 @@ class SortableTable(widgets.VBox):
                 self._show_texts(cells, row)
         self.selected = tuple(key for key in self.selected if key in keys)
         self._apply_sort()
+
+    def show_loading(self) -> None:
+        """Say the rows are being loaded, until they are shown (:meth:`set_rows`) or could not
+        be loaded (:meth:`set_unavailable`): before its first load a panel's list must not
+        read as empty."""
+        if not self._rows:
+            self._empty.value = LOADING_TEXT
 
     def set_unavailable(self, reason: str) -> None:
         """No rows, and ``reason`` (why they could not be loaded) where the table would say
