@@ -145,6 +145,17 @@ def test_quantile_bands_can_be_chosen() -> None:
         fan_chart(frame, quantile_bands=[(0.05, 0.95)])
 
 
+def test_levels_not_drawn_do_not_stretch_the_axis() -> None:
+    frame, _ = evaluation(("OU_A",), n_splits=2)
+    outer = frame[frame["quantile"] == 0.9].assign(quantile=0.99, value=50_000.0)
+    wider = pd.concat([frame, outer], ignore_index=True)
+    top = fan_chart(wider, quantile_bands=[(0.1, 0.9)]).axes[0].get_ylim()[1]
+    assert top < 2 * frame["value"].max()  # the 0.99 level is in the frame, not in the chart
+    lowest = frame[frame["quantile"] == 0.1].assign(quantile=0.01, value=0.0)
+    drawn = pd.concat([wider, lowest], ignore_index=True)  # 0.01-0.99: a band of its own
+    assert fan_chart(drawn).axes[0].get_ylim()[1] >= 50_000.0
+
+
 def test_negative_values_are_not_cut_at_zero() -> None:
     frame, _ = evaluation(("OU_A",), n_splits=1)
     ax = fan_chart(frame.assign(value=frame["value"] - 100)).axes[0]

@@ -42,17 +42,18 @@ def draw_chart(
 ) -> Figure:
     """The planned panels with every layer's forecasts drawn in order (later layers on top).
 
-    An org unit's value limits cover every split and quantile of the layers
+    An org unit's value limits cover every split of the layers at the quantile levels drawn
     (``limits_of_every_split``: stepping through the splits keeps the axis still), or else only
     what its panels draw: the splits and quantile levels shown and the actual cases of their
-    windows."""
+    windows. Levels not drawn never stretch the axis."""
     org_units = list(dict.fromkeys(panel.org_unit for panel in plan.panels))
     splits = list(dict.fromkeys(panel.split for panel in plan.panels))
     needed = drawn_levels(bands, median)
     shown = [_shown(layer.frame, org_units, splits, needed) for layer in layers]
     tables = [forecast_rows(wide(frame)) for frame in shown]
     if limits_of_every_split:
-        covered, windows = [layer.frame for layer in layers], list(plan.windows.values())
+        covered = [layer.frame[layer.frame[QUANTILE].isin(needed)] for layer in layers]
+        windows = list(plan.windows.values())
     else:
         covered, windows = shown, [plan.windows[split] for split in splits]
     limits = {
