@@ -133,3 +133,32 @@ def test_a_two_year_panel_has_three_time_labels_or_more_none_overlapping() -> No
         assert len(labels) >= 3, [t.get_text() for t in labels]
         boxes = [t.get_window_extent(renderer) for t in labels]
         assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes))
+
+
+def test_weekly_ticks_fall_on_the_weeks_counted_from_each_year_s_first() -> None:
+    """Two years of weekly history: labels at W01 and W27 of each year (not at weeks counted
+    from some Monday in 1970, such as W18 and W44), none overlapping; three in one wide panel,
+    two in each of six 2.5-inch panels (a third would not fit beside them)."""
+    for places, at_least in ((1, 3), (6, 2)):
+        frame, actuals = evaluation([f"OU_{i}" for i in range(places)], 1, history=110, weekly=True)
+        figure = fan_chart(frame, actuals, history=104)
+        figure.draw_without_rendering()
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+        for ax in [ax for ax in figure.axes if ax.xaxis.get_tick_params()["labelbottom"]]:
+            labels = [t for t in ax.get_xticklabels() if t.get_text()]
+            assert len(labels) >= at_least, [t.get_text() for t in labels]
+            assert {t.get_text()[-3:] for t in labels} <= {"W01", "W27"}
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes))
+
+
+def test_a_long_iso_year_s_week_53_is_a_tick_only_when_every_week_is() -> None:
+    low, high = mdates.date2num(np.array(["2020-12-14", "2021-01-12"], dtype="datetime64[D]"))
+    weekly = TimeLocator("W-SUN").tick_values(low, high)
+    mondays = [pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in weekly]
+    assert pd.Timestamp("2020-12-28") in mondays  # 2020-W53, a step of one week
+    every_other = TimeLocator("W-SUN")
+    every_other.steps = (("W", 2),)
+    pairs = every_other.tick_values(low, high)
+    days = {pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in pairs}
+    assert pd.Timestamp("2020-12-28") not in days and pd.Timestamp("2021-01-04") in days

@@ -29,7 +29,8 @@ YEARS = tuple(("Y", s) for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
 STEPS = (("W", 1), ("W", 2), *(("M", s) for s in (1, 2, 3, 6)), *YEARS)
 MONTHLY_STEPS = (*(("M", s) for s in (1, 2, 3, 6)), *YEARS)
 WEEKLY_STEPS = tuple(("W", s) for s in (1, 2, 4, 8, 13, 26, 52, 104, 260, 520, 1040, 2600))
-FREQUENCY_STEPS = {"M": MONTHLY_STEPS, "W-SUN": WEEKLY_STEPS}
+WEEKLY = "W-SUN"
+FREQUENCY_STEPS = {"M": MONTHLY_STEPS, WEEKLY: WEEKLY_STEPS}
 UNIT_DAYS = {"W": 7.0, "M": 365.25 / 12, "Y": 365.25}
 MONDAY = np.datetime64("1970-01-05")  # week ticks fall on Mondays, when ISO weeks start
 
@@ -46,7 +47,9 @@ class TimeLocator(Locator):
     (Mondays), 1, 2, 3 or 6 months (from January) or 1, 2, 5, 10, ... years. So a panel of two
     years, 2.5 inches wide, has a label every six months. For a frequency (``"M"`` or
     ``"W-SUN"``) ticks fall on that frequency's periods only: whole months and years for
-    monthly data, whole weeks for weekly data."""
+    monthly data; for weekly data the ISO weeks counted from each year's first (``W01``,
+    ``W14``, ``W27``, ``W40`` every 13 weeks; ``W01`` or ``W27`` of every year, or of every
+    other, whichever leaves more labels in view)."""
 
     def __init__(self, frequency: str | None = None) -> None:
         self.frequency = frequency
@@ -62,10 +65,19 @@ class TimeLocator(Locator):
         room = None if inches is None else self._label_width() + LABEL_GAP
         chosen = np.empty(0)
         for unit, step in self.steps:
-            first, last = (_count(value, unit) for value in (low, high))
-            counts = np.arange(first - first % step, last + step, step)
-            ticks = dates.date2num(_starts(counts, unit))
-            chosen = ticks[(ticks >= low + margin) & (ticks <= high - margin)]
+            if self.frequency == WEEKLY:
+                # a yearly step on W01, or on W27 when that leaves more labels in view
+                in_view = [
+                    _in_view(
+                        dates.date2num(_iso_week_starts(low, high, step, week)), low, high, margin
+                    )
+                    for week in ((1, 27) if step >= 52 else (1,))
+                ]
+                chosen = max(in_view, key=len)
+            else:
+                first, last = (_count(value, unit) for value in (low, high))
+                counts = np.arange(first - first % step, last + step, step)
+                chosen = _in_view(dates.date2num(_starts(counts, unit)), low, high, margin)
             apart = step * UNIT_DAYS[unit] / max(high - low, 1e-9) * (inches or 0.0)
             if len(chosen) <= MAX_TICKS and (room is None or apart >= room):
                 break
@@ -106,6 +118,33 @@ def _starts(counts: np.ndarray, unit: str) -> np.ndarray:
     if unit == "W":
         return MONDAY + counts * np.timedelta64(7, "D")
     return counts.astype(f"datetime64[{unit}]").astype("datetime64[D]")
+
+
+def _in_view(ticks: np.ndarray, low: float, high: float, margin: float) -> np.ndarray:
+    """The ticks at least ``margin`` inside the view from ``low`` to ``high``."""
+    return ticks[(ticks >= low + margin) & (ticks <= high - margin)]
+
+
+def _iso_week_starts(low: float, high: float, step: int, week: int = 1) -> np.ndarray:
+    """The Mondays of the ISO weeks 1, 1 + ``step``, 1 + 2 ``step``, ... of every ISO year
+    from the date number ``low`` to ``high``; for a step of a year or more (52, 104, ...) week
+    ``week`` of every year, or of the years a whole number of steps from year 0."""
+    first, last = (dates.num2date(value).year for value in (low, high))
+    years = np.arange(first - 1, last + 2)
+    years = years[years % max(step // 52, 1) == 0]
+    week_ones = _first_iso_mondays(years)
+    weeks_in_year = (_first_iso_mondays(years + 1) - week_ones).astype(np.int64) // 7
+    offsets = np.arange(0, 53, step) if step < 52 else np.full(1, week - 1)
+    mondays = week_ones[:, None] + (offsets * 7).astype("timedelta64[D]")[None, :]
+    # week 53 of a long year only at a step of 1: at any other it would sit beside next W01
+    last_week = weeks_in_year if step == 1 else np.minimum(weeks_in_year, 52)
+    return mondays[offsets[None, :] < last_week[:, None]]
+
+
+def _first_iso_mondays(years: np.ndarray) -> np.ndarray:
+    """The Monday starting ISO week 1 of each of ``years``: the week of January 4."""
+    january_4 = (years - 1970).astype("datetime64[Y]").astype("datetime64[D]") + 3
+    return january_4 - ((january_4 - MONDAY).astype(np.int64) % 7).astype("timedelta64[D]")
 
 
 class PeriodFormatter(Formatter):
