@@ -35,4 +35,5 @@ def quantiles_from_sorted(
     fraction = position - below
     lower_values = samples[..., below].astype(np.float64)
     upper_values = samples[..., above].astype(np.float64)
-    return lower_values + (upper_values - lower_values) * fraction
+    interpolated: np.ndarray = lower_values + (upper_values - lower_values) * fraction
+    return interpolated

@@ -15,7 +15,7 @@ fails, to name it in the error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -58,6 +58,7 @@ def column(rows: list[Any], spellings: Sequence[str], what: str) -> list[Any]:
     ``spellings`` lists the wire name(s) first and the snake_case attribute name last.
     """
     first = rows[0]
+    getter: Callable[[Any], Any]
     if isinstance(first, dict):
         key = next((name for name in spellings if name in first), spellings[0])
         getter = itemgetter(key)
@@ -273,7 +274,8 @@ def _cut(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Rows of words with the bytes past each row's length set to zero."""
     width = words.shape[1] * 8
     kept = np.arange(width) < np.arange(width + 1)[:, None]  # bytes kept, by text length
-    return words & (kept * np.uint8(0xFF)).view(np.uint64)[lengths]
+    cut: np.ndarray = words & (kept * np.uint8(0xFF)).view(np.uint64)[lengths]
+    return cut
 
 
 def _codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -294,6 +296,7 @@ def _codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _factorized_rows(words: np.ndarray) -> np.ndarray:
     """Codes of the rows of a (rows, words) uint64 matrix, one hash pass per word."""
+    codes: np.ndarray
     codes, _ = pd.factorize(words[:, 0])
     for column in words.T[1:]:
         more, distinct = pd.factorize(column)

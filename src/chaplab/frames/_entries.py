@@ -106,7 +106,7 @@ def _build(rows: list[Any], fields: Mapping[str, Sequence[str]], what: str) -> p
     return sort_tidy(pd.DataFrame(columns, copy=False))
 
 
-def _periods(values: Sequence[Any], field: str) -> pd.arrays.PeriodArray:
+def _periods(values: Sequence[Any] | np.ndarray, field: str) -> pd.arrays.PeriodArray:
     try:
         return parse_periods(values).array
     except ValueError as error:

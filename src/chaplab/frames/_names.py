@@ -241,7 +241,8 @@ def _features(geojson: Any) -> list[Any]:
             "geojson must be a FeatureCollection: an object with a 'features' list, "
             f"got {type(geojson).__name__}"
         )
-    return geojson["features"]
+    features: list[Any] = geojson["features"]
+    return features
 
 
 def _first_text(properties: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

@@ -86,4 +86,5 @@ def _numeric(series: pd.Series, name: str) -> np.ndarray:
                 "so drop it or convert it to numbers"
             )
         series = converted
-    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    values: np.ndarray = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    return values

@@ -97,7 +97,8 @@ def format_periods(periods: pd.PeriodIndex | pd.Series) -> np.ndarray:
     once."""
     codes, uniques = pd.factorize(pd.PeriodIndex(periods))
     texts = np.array([format_period(period) for period in uniques], dtype=object)
-    return texts[codes]
+    formatted: np.ndarray = texts[codes]
+    return formatted
 
 
 def period_kind(periods: pd.PeriodIndex | pd.Series) -> str:

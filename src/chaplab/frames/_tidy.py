@@ -27,11 +27,14 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
 
 def _sort_key(series: pd.Series) -> np.ndarray:
     """An integer or float array whose order is the column's order: codes, ordinals or values."""
+    key: np.ndarray
     if isinstance(series.dtype, pd.CategoricalDtype):
-        return series.cat.codes.to_numpy()
-    if isinstance(series.dtype, pd.PeriodDtype):
-        return series.array.asi8
-    return series.to_numpy()
+        key = series.cat.codes.to_numpy()
+    elif isinstance(series.dtype, pd.PeriodDtype):
+        key = series.array.asi8
+    else:
+        key = series.to_numpy()
+    return key
 
 
 def sort_tidy(frame: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import numbers
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, overload
 
 from chaplab.schema._encoding import encode_json
 from chaplab.schema._errors import InvalidSchemaError
@@ -102,7 +102,7 @@ def check_order(where: str, low_name: str, low: Any, high_name: str, high: Any) 
         )
 
 
-def check_property(where: str, prop: Any) -> dict[str, Any]:
+def check_property(where: str, prop: object) -> dict[str, Any]:
     """A property schema: a dict that is valid draft-07, has a JSON form, and whose default
     fits it; returned as a copy whose numbers are built-in ``int`` and ``float``."""
     if not isinstance(prop, Mapping):
@@ -134,6 +134,10 @@ def check_property(where: str, prop: Any) -> dict[str, Any]:
     return prop
 
 
+@overload
+def plain_json_copy(value: Mapping[str, Any]) -> dict[str, Any]: ...
+@overload
+def plain_json_copy(value: object) -> Any: ...
 def plain_json_copy(value: Any) -> Any:
     """A deep copy of ``value`` in which every numpy value (``numpy.int64(5)``, ``numpy.bool_``,
     an array) is its built-in counterpart (``int``, ``bool``, a list), as JSON writers and

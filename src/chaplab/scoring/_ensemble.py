@@ -155,7 +155,7 @@ class _Grid:
                 "that it forecasts; every target needs every level"
             )
         held = present.all(axis=1)  # (targets, members)
-        keep = held.all(axis=1)
+        keep: np.ndarray = held.all(axis=1)
         if not drop and not keep.all():
             lacking = [
                 f"{name!r} ({int((~held[:, code]).sum())} of {len(keep)})"

@@ -36,7 +36,10 @@ def interval_score(
     """The interval score of the central ``1 - alpha`` interval ``[lower, upper]``:
     ``(u - l) + 2/alpha * max(l - y, 0) + 2/alpha * max(y - u, 0)``."""
     y, low, high, a = (np.asarray(x, dtype=np.float64) for x in (observed, lower, upper, alpha))
-    return (high - low) + 2.0 / a * (np.maximum(low - y, 0.0) + np.maximum(y - high, 0.0))
+    score: np.ndarray = (high - low) + 2.0 / a * (
+        np.maximum(low - y, 0.0) + np.maximum(y - high, 0.0)
+    )
+    return score
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,8 @@ class PitBounds:
 
     @property
     def value(self) -> np.ndarray:
-        return (self.lower + self.upper) / 2.0
+        midpoint: np.ndarray = (self.lower + self.upper) / 2.0
+        return midpoint
 
 
 def pit_bounds(observed: np.ndarray, values: np.ndarray, levels: np.ndarray) -> PitBounds:
@@ -242,7 +246,7 @@ def pit_bin_masses(bounds: PitBounds, levels: np.ndarray) -> np.ndarray:
     low, high = bounds.lower[:, None], bounds.upper[:, None]
     span = high - low
     overlap = np.clip(np.minimum(high, edges[1:]) - np.maximum(low, edges[:-1]), 0.0, None)
-    masses = overlap / np.where(span > 0, span, 1.0)
+    masses: np.ndarray = overlap / np.where(span > 0, span, 1.0)
     points = span[:, 0] <= 0
     if points.any():
         at = bounds.lower[points]

@@ -9,6 +9,7 @@ import pandas as pd
 
 from chaplab.errors import ArgumentError
 from chaplab.frames import (
+    HORIZON,
     ORG_UNIT,
     ORG_UNIT_NAME,
     PERIOD,
@@ -24,7 +25,6 @@ from chaplab.scoring._rules import (
     weighted_interval_score,
 )
 from chaplab.scoring._targets import (
-    HORIZON,
     MODEL,
     MONTH,
     SCALE,

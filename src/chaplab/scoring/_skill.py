@@ -132,7 +132,8 @@ class _ScoreTable:
 
     @property
     def present(self) -> np.ndarray:
-        return np.isfinite(self.values)
+        present: np.ndarray = np.isfinite(self.values)
+        return present
 
     @property
     def shared(self) -> np.ndarray:
@@ -182,12 +183,15 @@ class _ScoreTable:
 def _codes(column: pd.Series) -> np.ndarray:
     """Small non-negative integers that tell the column's values apart: categorical codes,
     period ordinals from the smallest, or factorize codes."""
+    codes: np.ndarray
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy().astype(np.int64)
-    if isinstance(column.dtype, pd.PeriodDtype):
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+    elif isinstance(column.dtype, pd.PeriodDtype):
         ordinals = np.asarray(column.array.asi8, dtype=np.int64)
-        return ordinals - ordinals.min()
-    return pd.factorize(column)[0].astype(np.int64)
+        codes = ordinals - ordinals.min()
+    else:
+        codes = pd.factorize(column)[0].astype(np.int64)
+    return codes
 
 
 def pairwise_skill(scores: pd.DataFrame, metric: str = "wis") -> dict[str, float]:
@@ -204,7 +208,7 @@ def _geometric(sums: np.ndarray, shared: np.ndarray) -> np.ndarray:
         theta = sums / np.swapaxes(sums, 1, 2)
         logs = np.where(shared, np.log(theta), np.nan)
         logs[:, np.arange(len(shared)), np.arange(len(shared))] = 0.0
-        geometric = np.exp(np.nanmean(logs, axis=2))
+        geometric: np.ndarray = np.exp(np.nanmean(logs, axis=2))
     alone = shared.sum(axis=1) <= 1  # shares targets with no other model: no comparison
     geometric[:, alone] = np.nan
     return geometric
@@ -214,7 +218,8 @@ def _skill(sums: np.ndarray, shared: np.ndarray, base: int) -> np.ndarray:
     """Relative skill from summed scores ``(replicates, models, models)``."""
     geometric = _geometric(sums, shared)
     with np.errstate(all="ignore"):
-        return geometric / geometric[:, base : base + 1]
+        skill: np.ndarray = geometric / geometric[:, base : base + 1]
+    return skill
 
 
 def _bootstrap(

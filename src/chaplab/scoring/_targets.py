@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ SCALES = ("natural", "log")
 FORECAST_COLUMNS = (ORG_UNIT, SPLIT_PERIOD, PERIOD, QUANTILE, VALUE)
 ACTUAL_COLUMNS = (ORG_UNIT, PERIOD, VALUE)
 
-Forecasts = pd.DataFrame | Mapping[str, pd.DataFrame]
+Forecasts: TypeAlias = pd.DataFrame | Mapping[str, pd.DataFrame]
 Unmatched = Literal["raise", "drop"]
 
 
@@ -123,10 +123,13 @@ def calendar_months(ordinals: np.ndarray, dtype: pd.PeriodDtype) -> np.ndarray:
     week's year."""
     codes, distinct = pd.factorize(ordinals)
     periods = pd.PeriodIndex.from_ordinals(distinct, freq=dtype.freq)
+    months: np.ndarray
     if periods.freqstr == "M":
-        return np.asarray(periods.month, dtype=np.int64)[codes]
-    thursdays = periods.to_timestamp(how="start") + pd.Timedelta(days=3)
-    return np.asarray(thursdays.month, dtype=np.int64)[codes]
+        months = np.asarray(periods.month, dtype=np.int64)[codes]
+    else:
+        thursdays = periods.to_timestamp(how="start") + pd.Timedelta(days=3)
+        months = np.asarray(thursdays.month, dtype=np.int64)[codes]
+    return months
 
 
 def align(
