@@ -13,9 +13,9 @@ from chaplab.plotting._fan import fan_chart
 from chaplab.plotting._heatmap import score_heatmap
 from chaplab.plotting._map import NoPolygonsError, map_chart
 from chaplab.plotting._metrics import metrics_frame
-from chaplab.plotting._panels import ALL_SPLITS
 from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
 from chaplab.plotting._tiles import probability_tiles
+from chaplab.vocabulary import ALL_SPLITS
 
 __all__ = [
     "ALL_SPLITS",

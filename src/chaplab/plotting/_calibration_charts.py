@@ -81,6 +81,7 @@ def pit_chart(histogram: pd.DataFrame, *, title: str | None = None) -> Figure:
 
 def _has_panel_below(ax: Axes, count: int, columns: int) -> bool:
     spec = ax.get_subplotspec()
+    assert spec is not None, "the chart's axes are a grid's"
     return (spec.rowspan.start + 1) * columns + spec.colspan.start < count
 
 

@@ -78,7 +78,7 @@ def draw_chart(
         notes=plan.notes,
         owns_figure=owns_figure,
     )
-    return figure
+    return figure.get_figure(root=True)  # the Figure, also of the caller's axes in a subfigure
 
 
 def _shown(

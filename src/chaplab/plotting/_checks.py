@@ -77,9 +77,7 @@ def _band(item: object) -> Band:
     levels = tuple(item)
     if len(levels) != 2:
         raise ArgumentError(f"quantile_bands: {_text(levels)} is not a (low, high) pair")
-    for level in levels:
-        _check_level(level, levels)
-    low, high = sorted(float(level) for level in levels)
+    low, high = sorted(_checked_level(level, levels) for level in levels)
     if low == high:
         raise ArgumentError(
             f"quantile_bands: the band {_text(levels)} has no width: give two different levels"
@@ -91,15 +89,17 @@ def _is_collection(item: object) -> TypeGuard[Iterable[object]]:
     return isinstance(item, Iterable) and not isinstance(item, (str, bytes))
 
 
-def _check_level(level: object, band: tuple[object, ...]) -> None:
-    """ValueError unless ``level`` is a quantile level: a number from 0 to 1."""
+def _checked_level(level: object, band: tuple[object, ...]) -> float:
+    """``level`` as a float; ValueError unless it is a quantile level: a number from 0 to 1."""
     if isinstance(level, bool) or not isinstance(level, numbers.Real):
         raise ArgumentError(f"quantile_bands: level {level!r} of {_text(band)} is not a number")
-    if not (math.isfinite(level) and 0 <= level <= 1):
-        hint = "; levels are fractions (0.9, not 90)" if 1 < level < math.inf else ""
+    value = float(level)
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        hint = "; levels are fractions (0.9, not 90)" if 1 < value < math.inf else ""
         raise ArgumentError(
             f"quantile_bands: level {level:g} of {_text(band)} is outside [0, 1]{hint}"
         )
+    return value
 
 
 def _text(band: tuple[object, ...]) -> str:

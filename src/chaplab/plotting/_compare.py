@@ -11,7 +11,14 @@ from matplotlib.figure import Figure
 
 from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, PERIOD, SPLIT_PERIOD
-from chaplab.plotting._bands import FORECAST, SECOND, Band, derive_bands, median_level
+from chaplab.plotting._bands import (
+    FORECAST,
+    SECOND,
+    Band,
+    Style,
+    derive_bands,
+    median_level,
+)
 from chaplab.plotting._chart import Layer, draw_chart
 from chaplab.plotting._checks import check_actuals, check_quantile_bands, check_quantile_frame
 from chaplab.plotting._draw import legend_handles, start_mark
@@ -32,7 +39,7 @@ def _shared_rows(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> tuple[pd.DataF
     if shared.empty:
         raise ArgumentError("the two evaluations share no org unit and period: nothing to compare")
     index = pd.MultiIndex.from_frame(shared)
-    return tuple(  # type: ignore[return-value]
+    return tuple(
         frame[pd.MultiIndex.from_frame(frame[keys].astype(as_text)).isin(index)]
         for frame in (frame_a, frame_b)
     )
@@ -89,7 +96,7 @@ def compare_chart(
         where="the periods both evaluations share",
         top=top,
     )
-    styles = (FORECAST, SECOND)
+    styles: tuple[Style, Style] = (FORECAST, SECOND)
     handles = [
         handle
         for label, style in zip(labels, styles, strict=True)

@@ -86,7 +86,7 @@ def fill_band(ax: Axes, x: np.ndarray, low: np.ndarray, high: np.ndarray, **styl
     if not (np.isfinite(low).all() and np.isfinite(high).all()):
         ax.fill_between(x, low, high, **style)
         return
-    along = ax.convert_xunits(x)
+    along = ax.convert_xunits(x)  # type: ignore[no-untyped-call]  # unannotated in matplotlib
     outline = np.column_stack(
         [np.concatenate([along, along[::-1]]), np.concatenate([high, low[::-1]])]
     )

@@ -47,10 +47,11 @@ def show_chart(figure: ChartFigure) -> None:
     figure._shown_in = cell
     if _is_widget(figure.canvas):
         if figure._created_in != cell or not plt.fignum_exists(figure.number):
-            display(figure.canvas)  # an earlier cell's canvas: show it again
+            # an earlier cell's canvas: show it again (IPython's display has no annotations)
+            display(figure.canvas)  # type: ignore[no-untyped-call]
         return
     data, metadata = _figure_bundle(figure)
-    display(data, metadata=metadata, raw=True)
+    display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
 
 
 def _shell() -> Any:
@@ -94,5 +95,7 @@ def _figure_bundle(figure: Figure) -> tuple[dict[str, Any], dict[str, Any]]:
         if output is not None:
             data[mime] = output
     if len(data) == 1:
-        data["image/png"] = print_figure(figure, "png", base64=True)
+        data["image/png"] = print_figure(  # type: ignore[no-untyped-call]  # unannotated in IPython
+            figure, "png", base64=True
+        )
     return data, metadata

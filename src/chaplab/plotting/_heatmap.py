@@ -104,6 +104,7 @@ def score_heatmap(
                     )
     for unused in axes[len(chosen) :]:
         unused.remove()
+    assert image is not None, "a heatmap has at least one model"
     figure.colorbar(
         image, ax=list(axes[: len(chosen)]), label=f"mean {metric_label(metric)}", shrink=0.9
     )

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib import rcParams
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, SubFigure
 from matplotlib.legend import Legend
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -53,8 +53,9 @@ def make_panels(
     ax: Axes | Sequence[Axes] | None,
     frequency: str,
     columns: int | None = None,
-) -> tuple[Figure, list[Axes], bool]:
-    """A figure with one axes per panel, or the caller's axes; also whether the figure is ours.
+) -> tuple[Figure | SubFigure, list[Axes], bool]:
+    """A figure with one axes per panel, or the caller's axes and their figure (a subfigure's,
+    when they are in one); also whether the figure is ours.
 
     Our own figure is a grid of ``columns`` (by default by count: a single panel alone and
     large, at most four); cells the grid does not need are removed. Each axes shows its panel's
@@ -130,7 +131,7 @@ def style_panel(ax: Axes, title: str) -> None:
 
 
 def finish_figure(
-    figure: Figure,
+    figure: Figure | SubFigure,
     axes: list[Axes],
     handles: list[Artist],
     *,
@@ -143,6 +144,7 @@ def finish_figure(
     caller's axes otherwise) and the title with its notes (which split, what was cut)."""
     parts = [part for part in (title, *notes) if part]
     if owns_figure:
+        assert isinstance(figure, Figure), "our own figure is never a subfigure"
         _place_outside(figure, axes, handles, parts, ylabel)
         return
     axes[0].legend(handles=handles, fontsize="small")
@@ -176,7 +178,9 @@ def _place_outside(
     # backend does) keeps, rather than in fractions of the figure's box, which it changes.
     legend.set_bbox_to_anchor((1 - EDGE / width, top), transform=figure.transFigure)
     bottom = BOTTOM / height
-    rows, columns = axes[0].get_subplotspec().get_gridspec().get_geometry()
+    spec = axes[0].get_subplotspec()
+    assert spec is not None, "our own axes are a grid's"
+    rows, columns = spec.get_gridspec().get_geometry()
     row_gap = ROW_GAP + (TIME_LABELS if _inner_time_labels(axes, columns) else 0.0)
     panel_width = ((right - LEFT / width) * width - (columns - 1) * COLUMN_GAP) / columns
     panel_height = ((top - bottom) * height - (rows - 1) * row_gap) / rows

@@ -172,6 +172,7 @@ def map_chart(
         for axes_, values in zip(axes, by_panel, strict=True):
             fills = {unit: colours(norm(number)) for unit, number in values.items()}
             _write_names(axes_, shapes, names, fills, small)
+    assert collection is not None, "a map has at least one panel"
     _colour_bar(figure, axes, collection, legend, value, owns)
     _finish(figure, heading, notes, owns)
     if show_labels:
@@ -194,7 +195,7 @@ def shapes_of(geojson: Any) -> dict[str, Shape]:
             continue
         geometry = feature.get("geometry")
         kind = geometry.get("type") if isinstance(geometry, Mapping) else None
-        if kind not in POLYGON_TYPES:
+        if not isinstance(geometry, Mapping) or kind not in POLYGON_TYPES:
             key = str(kind) if kind else "no"
             kinds[key] = kinds.get(key, 0) + 1
             continue
@@ -594,7 +595,7 @@ def _colour_bar_label(
 def _colour_bar(
     figure: Figure,
     axes: list[Axes],
-    mappable: PatchCollection | None,
+    mappable: PatchCollection,
     label: str,
     value: str,
     owns: bool,

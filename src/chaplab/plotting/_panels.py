@@ -73,7 +73,8 @@ class Plan:
 def _middle(period: pd.Period, following: pd.Period) -> np.datetime64:
     """Halfway between the starts of two periods."""
     start, end = (p.start_time.to_datetime64() for p in (period, following))
-    return start + (end - start) / 2
+    middle: np.datetime64 = start + (end - start) / 2
+    return middle
 
 
 def plan_panels(
@@ -273,7 +274,8 @@ def _edge_values(actuals: pd.DataFrame, first: pd.Period, last: pd.Period) -> np
     x = _nanoseconds(to_x(actuals[PERIOD]))
     edges = _nanoseconds(np.array([_middle(first - 1, first), _middle(last, last + 1)]))
     y = actuals[VALUE].to_numpy(np.float64)
-    return np.interp(edges, x, y, left=np.nan, right=np.nan)
+    crossings: np.ndarray = np.interp(edges, x, y, left=np.nan, right=np.nan)
+    return crossings
 
 
 def _nanoseconds(times: np.ndarray) -> np.ndarray:

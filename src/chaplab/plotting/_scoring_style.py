@@ -20,13 +20,15 @@ REFERENCE_COLOUR = "0.45"
 """Grey of what a reader compares with: the baseline, the diagonal, density 1."""
 
 
-def model_colours(models: Sequence[str]) -> dict[str, tuple[float, ...]]:
+def model_colours(models: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
     """A colour per model from matplotlib's tab10, in the order given."""
     palette = colormaps["tab10"]
     return {model: palette(index % palette.N) for index, model in enumerate(models)}
 
 
-def coloured_models(frame: pd.DataFrame) -> tuple[list[str], dict[str, tuple[float, ...]]]:
+def coloured_models(
+    frame: pd.DataFrame,
+) -> tuple[list[str], dict[str, tuple[float, float, float, float]]]:
     """The models of a frame in their order (:func:`models_of`) and a colour per model."""
     models = models_of(frame)
     return models, model_colours(models)

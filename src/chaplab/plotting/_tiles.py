@@ -220,7 +220,7 @@ def _write_percentages(
             ax.text(
                 column,
                 row,
-                texts[row, column],
+                str(texts[row, column]),
                 ha="center",
                 va="center",
                 fontsize=CELL_FONT,
