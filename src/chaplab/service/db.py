@@ -10,6 +10,7 @@ service writes rarely and in few, small transactions, so the extra fsync costs l
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,12 +60,12 @@ class SchemaVersionError(RuntimeError):
     """The database holds another table layout than this version of chaplab can use."""
 
 
-def database_url(database: str | Path | None, data_dir: Path | None = None) -> str:
+def database_url(database: str | os.PathLike[str] | None, data_dir: Path | None = None) -> str:
     """A SQLAlchemy URL from a URL, a file path, or nothing (``chaplab.db`` in ``data_dir``)."""
     if database is None:
         folder = data_dir or Path.cwd()
         return f"sqlite:///{(folder / 'chaplab.db').resolve()}"
-    text = str(database)
+    text = os.fspath(database)
     if "://" in text:
         return text
     return f"sqlite:///{Path(text).expanduser().resolve()}"
@@ -167,14 +168,21 @@ def _add_column(session: Session, table: str, column: str, definition: str) -> b
     return True
 
 
+def _table(row: type[Base]) -> Table:
+    """The table of a row class (SQLAlchemy types a mapped class' table as any FROM clause)."""
+    table = row.__table__
+    assert isinstance(table, Table), f"{row.__name__} maps a table"
+    return table
+
+
 def _add_further_tables(session: Session) -> None:
     """Version 1 -> 2: the tables of registered templates, model runners and debug entries."""
     Base.metadata.create_all(
         session.connection(),
         tables=[
-            RegisteredTemplateRow.__table__,
-            ModelRunnerRow.__table__,
-            DebugEntryRow.__table__,
+            _table(RegisteredTemplateRow),
+            _table(ModelRunnerRow),
+            _table(DebugEntryRow),
         ],
     )
 
@@ -183,7 +191,7 @@ def _add_specification_tables(session: Session) -> None:
     """Version 2 -> 3: backtest specifications and the runs of their batches."""
     Base.metadata.create_all(
         session.connection(),
-        tables=[BacktestSpecificationRow.__table__, SpecificationRunRow.__table__],
+        tables=[_table(BacktestSpecificationRow), _table(SpecificationRunRow)],
     )
 
 
@@ -200,11 +208,11 @@ def _add_version_4_tables(session: Session) -> None:
     Base.metadata.create_all(
         session.connection(),
         tables=[
-            PredictionSetupRow.__table__,
-            PredictionSetupForecastRow.__table__,
-            JobRequestRow.__table__,
-            AlertPolicyRow.__table__,
-            AlertRow.__table__,
+            _table(PredictionSetupRow),
+            _table(PredictionSetupForecastRow),
+            _table(JobRequestRow),
+            _table(AlertPolicyRow),
+            _table(AlertRow),
         ],
     )
 
@@ -215,7 +223,7 @@ def _name_splits_by_their_first_forecast_period(session: Session) -> None:
 
     Only the labels change: the forecast periods, samples and metrics stay as they are, and a
     row without splits (stored without running) is left alone."""
-    evaluations = EvaluationRow.__table__
+    evaluations = _table(EvaluationRow)
     stored = session.execute(
         select(evaluations.c.id, evaluations.c.split_periods, evaluations.c.periods)
     ).all()
@@ -254,10 +262,10 @@ def _register_services_by_their_own_id(session: Session) -> None:
             for row in connection.execute(select(old))
         ]
         old.drop(connection)
-        Base.metadata.create_all(connection, tables=[ModelRunnerRow.__table__])
+        Base.metadata.create_all(connection, tables=[_table(ModelRunnerRow)])
         if runners:
-            connection.execute(insert(ModelRunnerRow.__table__), runners)
-    Base.metadata.create_all(connection, tables=[ServiceTemplateRow.__table__])
+            connection.execute(insert(_table(ModelRunnerRow)), runners)
+    Base.metadata.create_all(connection, tables=[_table(ServiceTemplateRow)])
 
 
 def _file_evaluations_under_their_specifications(session: Session) -> None:
@@ -278,7 +286,7 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
         session.connection().exec_driver_sql(
             "CREATE INDEX ix_evaluations_specification_id ON evaluations (specification_id)"
         )
-    evaluations = EvaluationRow.__table__
+    evaluations = _table(EvaluationRow)
     unfiled = session.execute(
         select(
             evaluations.c.id,

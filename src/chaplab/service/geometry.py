@@ -27,8 +27,8 @@ def check_polygon_geometry(geometry: Any, where: str) -> None:
     if geometry["type"] == "Polygon":
         _check_polygon(coordinates, f"{where}.coordinates")
         return
-    _check_list(coordinates, f"{where}.coordinates", "a non-empty list of polygons")
-    for index, polygon in enumerate(coordinates):
+    polygons = _check_list(coordinates, f"{where}.coordinates", "a non-empty list of polygons")
+    for index, polygon in enumerate(polygons):
         _check_polygon(polygon, f"{where}.coordinates[{index}]")
 
 
@@ -70,6 +70,8 @@ def _position_problem(position: Any) -> str | None:
     return None
 
 
-def _check_list(value: Any, where: str, what: str) -> None:
+def _check_list(value: object, where: str, what: str) -> list[Any]:
+    """``value``, a non-empty list; FieldProblem naming ``what`` it must be otherwise."""
     if not isinstance(value, list) or not value:
         raise FieldProblem(where, f"must be {what}")
+    return value

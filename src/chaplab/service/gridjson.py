@@ -285,7 +285,7 @@ def _chunks(parts: Sequence[Part], shape: tuple[int, ...]) -> Iterator[memoryvie
             out[0] = ord("[")
         if last:
             out[ends[-1] - 1] = ord("]")
-        yield memoryview(out)[: int(ends[-1])]
+        yield out.data[: int(ends[-1])]
 
 
 def grid_json_stream(shape: tuple[int, ...], members: Sequence[Member]) -> JsonStream:

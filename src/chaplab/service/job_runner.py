@@ -51,8 +51,9 @@ from dataclasses import dataclass
 from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import transaction
@@ -168,10 +169,13 @@ def fail_interrupted_jobs(factory: sessionmaker[Session]) -> int:
     how many. A PENDING job never started: it stays queued and runs, as a job queued with
     chap-core 2.5.1 outlives a restart of its server."""
     with transaction(factory) as session:
-        outcome = session.execute(
-            update(JobRow)
-            .where(JobRow.status == STARTED)
-            .values(status=FAILURE, error=RESTART_ERROR, end_time=utc_now())
+        outcome = cast(
+            CursorResult[Any],
+            session.execute(
+                update(JobRow)
+                .where(JobRow.status == STARTED)
+                .values(status=FAILURE, error=RESTART_ERROR, end_time=utc_now())
+            ),
         )
         return int(outcome.rowcount or 0)
 
@@ -182,10 +186,13 @@ def fail_if_active(factory: sessionmaker[Session], job_id: str, error: str) -> b
     One conditional UPDATE, so a final status its worker committed meanwhile is never
     overwritten."""
     with transaction(factory) as session:
-        outcome = session.execute(
-            update(JobRow)
-            .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
-            .values(status=FAILURE, error=error, end_time=utc_now())
+        outcome = cast(
+            CursorResult[Any],
+            session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
+                .values(status=FAILURE, error=error, end_time=utc_now())
+            ),
         )
         marked = bool(outcome.rowcount)
         if marked:
@@ -327,10 +334,13 @@ class JobRunner:
             worker.process.join(timeout=5)
             self.wake()  # reap it and start its replacement
         with transaction(self._factory) as session:
-            revoked = session.execute(
-                update(JobRow)
-                .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
-                .values(status=REVOKED, end_time=utc_now(), error=CANCELLED)
+            revoked = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(JobRow)
+                    .where(JobRow.id == job_id, JobRow.status.in_(ACTIVE_STATUSES))
+                    .values(status=REVOKED, end_time=utc_now(), error=CANCELLED)
+                ),
             ).rowcount
             if revoked:
                 session.add(JobLogRow(job_id=job_id, line=CANCELLED))

@@ -16,4 +16,5 @@ import sys
 UNUSED_OPTIONAL_MODULES = ("rfc3987_syntax",)
 
 for _name in UNUSED_OPTIONAL_MODULES:
-    sys.modules.setdefault(_name, None)  # type: ignore[assignment]  # None: "import fails"
+    # None: "import fails" (typeshed types sys.modules as holding modules only)
+    sys.modules.setdefault(_name, None)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from chaplab.quantiles import quantiles_from_sorted
+from chaplab.quantiles import quantiles_from_sorted as quantiles_from_sorted  # re-exported
 
 Axis = int | tuple[int, ...] | None
 
@@ -166,12 +166,14 @@ def _crps_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
     mean_abs_error = np.abs(samples64 - truth[..., None]).mean(axis=-1)
     weights = (2.0 * np.arange(1, n_samples + 1) - n_samples - 1) / n_samples**2
     spread = samples64 @ weights
-    return mean_abs_error - spread
+    crps: np.ndarray = mean_abs_error - spread
+    return crps
 
 
 def _absolute_error_sorted(sorted_samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
     median = quantiles_from_sorted(sorted_samples, [0.5])[..., 0]
-    return np.abs(median - truth)
+    error: np.ndarray = np.abs(median - truth)
+    return error
 
 
 def _square_root(value: float | np.ndarray) -> float | np.ndarray:

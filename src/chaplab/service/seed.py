@@ -4,6 +4,8 @@ models and a result at once."""
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,7 +28,21 @@ from chaplab.vocabulary import STARTED
 
 DEMO_NAME = "demo"
 PREDICTION_PERIODS = 48
-DEMO_EVALUATION = {"model": "naive_model", "n_periods": 3, "n_splits": 7, "stride": 1}
+
+
+class _DemoEvaluation(TypedDict):
+    model: str
+    n_periods: int
+    n_splits: int
+    stride: int
+
+
+DEMO_EVALUATION: _DemoEvaluation = {
+    "model": "naive_model",
+    "n_periods": 3,
+    "n_splits": 7,
+    "stride": 1,
+}
 
 
 def sync_templates(factory: sessionmaker[Session]) -> None:

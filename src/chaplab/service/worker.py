@@ -32,10 +32,10 @@ import traceback
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import make_engine, session_factory, transaction
@@ -457,10 +457,13 @@ def finish(
 ) -> None:
     """Record the end of the job in ``session`` if this attempt still runs it; otherwise raise
     :class:`JobEndedElsewhere` (so the caller's transaction rolls back)."""
-    outcome = session.execute(
-        update(JobRow)
-        .where(JobRow.id == job_id, JobRow.status == STARTED, JobRow.start_time == attempt)
-        .values(status=status, end_time=utc_now(), result=result, error=error)
+    outcome = cast(
+        CursorResult[Any],
+        session.execute(
+            update(JobRow)
+            .where(JobRow.id == job_id, JobRow.status == STARTED, JobRow.start_time == attempt)
+            .values(status=status, end_time=utc_now(), result=result, error=error)
+        ),
     )
     if not outcome.rowcount:
         raise JobEndedElsewhere(job_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import orjson
@@ -240,14 +240,15 @@ def data_sources(session: Session) -> list[DataSourceKind]:
     """The kinds of data the models read (targets and covariates) and the features of stored
     datasets, with the templates that use each."""
     used_by: dict[str, list[str]] = {}
-    roles: dict[str, str] = {}
+    roles: dict[str, Literal["target", "covariate"]] = {}
     period_types: dict[str, set[str]] = {}
     for template in session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id)):
         spec = template_spec(template)
-        for name, role in [
+        uses: list[tuple[str, Literal["target", "covariate"]]] = [
             (spec.target, "target"),
             *((c, "covariate") for c in spec.required_covariates),
-        ]:
+        ]
+        for name, role in uses:
             used_by.setdefault(name, []).append(spec.name)
             roles.setdefault(name, role)
             period_types.setdefault(name, set()).add(spec.supported_period_type)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import orjson
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, defer
 
 from chaplab.service.domain.datasets import dataset_read
@@ -326,6 +326,7 @@ def entries_stream(
         raise NotFound("backtest", backtest_id, "backtestId")
     shape = (row.n_splits, len(row.org_units), row.n_periods, row.n_samples)
     engine = session.get_bind()
+    assert isinstance(engine, Engine), "the service's sessions are bound to its engine"
     samples = (
         StoredSplits(engine, EvaluationRow.__tablename__, row.id, shape)
         if StoredSplits.usable(engine)

@@ -6,7 +6,7 @@ reason, never a 500). Jobs are queued by the builders of :mod:`chaplab.service.j
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,7 +27,9 @@ from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogL
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS, JobType
 
-RESULT_TABLES: dict[JobType, tuple[str, type[EvaluationRow | PredictionRow | DatasetRow]]] = {
+ResultKind = Literal["backtest", "prediction", "dataset"]
+ResultRow = EvaluationRow | PredictionRow | DatasetRow
+RESULT_TABLES: dict[JobType, tuple[ResultKind, type[ResultRow]]] = {
     JobType.CREATE_BACKTEST: ("backtest", EvaluationRow),
     JobType.MAKE_PREDICTION: ("prediction", PredictionRow),
     JobType.CREATE_DATASET: ("dataset", DatasetRow),
@@ -143,7 +145,7 @@ def succeeded(session: Session, job_id: str, job_type: JobType | None = None) ->
     return job
 
 
-def created_row(session: Session, job: JobRow) -> EvaluationRow | PredictionRow | DatasetRow:
+def created_row(session: Session, job: JobRow) -> ResultRow:
     """The row a succeeded job created; 404 when it has been deleted since."""
     kind, table = RESULT_TABLES[JobType(job.type)]
     row = session.get(table, int(job.result or 0))
@@ -151,4 +153,5 @@ def created_row(session: Session, job: JobRow) -> EvaluationRow | PredictionRow 
         raise ProblemError(
             404, detail=f"the {kind} {job.result} that job {job.id} created has been deleted since"
         )
+    assert isinstance(row, ResultRow), "a row of the table RESULT_TABLES names"
     return row

@@ -392,7 +392,9 @@ def store_service_template(
         info.get("git_revision"),
     )
     template = session.scalar(select(ModelTemplateRow).where(ModelTemplateRow.name == name))
-    registered = template is not None and session.get(RegisteredTemplateRow, template.id)
+    registered = (
+        template is not None and session.get(RegisteredTemplateRow, template.id) is not None
+    )
     if name in TEMPLATES or registered:
         raise ProblemError(
             409,
@@ -423,6 +425,7 @@ def store_service_template(
             ),
         )
     if stored is not None:
+        assert template is not None, "a stored version is one of a stored template"
         template.archived = False
         session.commit()
         return stored

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -361,8 +362,8 @@ def _reference_results(session: Session, runs: Sequence[_Run]) -> list[Reference
             models.setdefault(run.row.configured_model_id, run.row.configured_model)
     results = []
     for model_id, model in models.items():
-        run = newest.get(model_id)
-        if run is None:
+        latest = newest.get(model_id)
+        if latest is None:
             results.append(
                 ReferenceModelResult(
                     configured_model=configured_model_read(model), status="pending"
@@ -372,10 +373,10 @@ def _reference_results(session: Session, runs: Sequence[_Run]) -> list[Reference
         results.append(
             ReferenceModelResult(
                 configured_model=configured_model_read(model),
-                status=run.status,
-                message=run.message,
-                backtest_id=run.evaluation.id if run.evaluation else None,
-                aggregate_metrics=_metrics(run.evaluation) if run.evaluation else {},
+                status=latest.status,
+                message=latest.message,
+                backtest_id=latest.evaluation.id if latest.evaluation else None,
+                aggregate_metrics=_metrics(latest.evaluation) if latest.evaluation else {},
             )
         )
     return results
@@ -388,7 +389,11 @@ def _leaderboard_row(
     assert evaluation is not None
     metrics = _metrics(evaluation)
     return LeaderboardBacktestRead(
-        **_parameters(specification),
+        n_periods=specification.n_periods,
+        n_splits=specification.n_splits,
+        stride=specification.stride,
+        n_retrain=specification.n_retrain,
+        future_weather_provider=specification.future_weather_provider,
         id=evaluation.id,
         name=evaluation.name,
         created=evaluation.created,
@@ -419,8 +424,26 @@ def _metrics(evaluation: EvaluationRow) -> dict[str, float]:
     }
 
 
-def _parameters(row: BacktestSpecificationRow) -> dict[str, object]:
-    return {name: getattr(row, name) for name in BacktestParameters.model_fields}
+class _Parameters(TypedDict):
+    """The fields of :class:`BacktestParameters`, as a specification's wire models repeat them."""
+
+    n_periods: int
+    n_splits: int
+    stride: int
+    n_retrain: int
+    future_weather_provider: str
+    target_column: str
+
+
+def _parameters(row: BacktestSpecificationRow) -> _Parameters:
+    return _Parameters(
+        n_periods=row.n_periods,
+        n_splits=row.n_splits,
+        stride=row.stride,
+        n_retrain=row.n_retrain,
+        future_weather_provider=row.future_weather_provider,
+        target_column=row.target_column,
+    )
 
 
 def metric_infos() -> list[MetricInfo]:

@@ -133,7 +133,8 @@ def run_backtest(
         periods=[list(window.forecast_periods) for window in windows],
         samples=samples,
         truth=truth,
-        aggregate_metrics=summarise_cells(cell_scores),
+        # over every cell each metric is one number
+        aggregate_metrics={name: float(v) for name, v in summarise_cells(cell_scores).items()},
         org_unit_metrics=_metrics_by(cell_scores, axis=(0, 2), labels=panel.org_units),
         horizon_metrics=_metrics_by(
             cell_scores, axis=(0, 1), labels=range(FIRST_HORIZON, FIRST_HORIZON + n_periods)

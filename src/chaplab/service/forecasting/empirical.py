@@ -28,12 +28,13 @@ def quantile_samples(values: np.ndarray, n_samples: int) -> np.ndarray:
 
     Deterministic; with an odd count the middle sample is the median of ``values``."""
     levels = (np.arange(n_samples) + 0.5) / n_samples
-    return np.quantile(values, levels)
+    samples: np.ndarray = np.quantile(values, levels)
+    return samples
 
 
 def require_observed(values: np.ndarray, model: str, org_unit: str, what: str) -> np.ndarray:
     """The finite ``values``; a ValueError naming the model, the org unit and ``what`` when none."""
-    observed = values[np.isfinite(values)]
+    observed: np.ndarray = values[np.isfinite(values)]
     if observed.size == 0:
         raise ValueError(f"{model}: org unit {org_unit!r} has no observed disease cases {what}")
     return observed

@@ -9,6 +9,8 @@ strongly seasonal history that spread is large and the median falls towards 0.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from chaplab.schema import ConfigSchema, create_config_schema
@@ -38,6 +40,6 @@ def forecast_naive(task: ForecastTask) -> np.ndarray:
     return sample_counts(future_mean, phi[:, None], task.n_samples, task.rng)
 
 
-def min_training_periods_naive(options: dict, season_length: int) -> int:
+def min_training_periods_naive(options: dict[str, Any], season_length: int) -> int:
     """One observed period is enough to take a mean."""
     return 1

@@ -46,7 +46,8 @@ def forecast_persistence(task: ForecastTask) -> np.ndarray:
             f"{period} needs to estimate the spread",
         )
         scaled = (cases[row, last] + 1) * quantile_samples(observed, task.n_samples) - 1
-        return np.maximum(scaled, 0.0)
+        samples: np.ndarray = np.maximum(scaled, 0.0)
+        return samples
 
     return samples_per_target(task, draw)
 

@@ -191,7 +191,8 @@ def _pooled_dispersion(target: np.ndarray, mean: np.ndarray, distribution: str) 
 
 def _linear_predictor(design: np.ndarray, intercepts: np.ndarray, slopes: np.ndarray) -> np.ndarray:
     """Log mean of every (org unit, row), capped at ``MAX_LOG_MEAN``."""
-    return np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
+    log_mean: np.ndarray = np.minimum(intercepts[:, None] + design @ slopes, MAX_LOG_MEAN)
+    return log_mean
 
 
 def _weighted_within_solve(
@@ -291,4 +292,5 @@ def _harmonics(positions: np.ndarray, season_length: int, count: int) -> np.ndar
 
 def min_training_periods_regression(options: dict[str, Any], season_length: int) -> int:
     """The lags plus one full season of fitted periods."""
-    return options["n_lags"] + season_length
+    n_lags: int = options["n_lags"]
+    return n_lags + season_length

@@ -29,7 +29,8 @@ class ServiceState:
 
 
 def service_state(request: Request) -> ServiceState:
-    return request.app.state.service
+    state: ServiceState = request.app.state.service
+    return state
 
 
 async def json_object_body(request: Request) -> dict[str, Any] | None:

@@ -7,6 +7,8 @@ evaluation's (``GET /v1/visualization/metrics/{id}``, in :mod:`.evaluations`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Response
 
 from chaplab.service.domain import plots
@@ -14,7 +16,7 @@ from chaplab.service.routes.dependencies import DB
 from chaplab.service.wire.plots import MetricPlotCatalog
 
 router = APIRouter(prefix="/v1/visualization", tags=["plots"])
-PNG = {
+PNG: dict[int | str, dict[str, Any]] = {
     200: {
         "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
         "description": "a PNG image",

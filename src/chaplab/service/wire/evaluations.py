@@ -91,7 +91,7 @@ class DataImportReport(WireModel):
     ``dryRun`` nothing is created (``id`` and ``datasetId`` are null)."""
 
     dry_run: bool
-    id: str | None = Field(None, description="the evaluation job's id")
+    id: str | None = Field(default=None, description="the evaluation job's id")
     dataset_id: int | None = None
     imported_count: int = Field(description="how many org units are (or would be) imported")
     imported_org_units: list[str]

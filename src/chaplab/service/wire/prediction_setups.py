@@ -22,7 +22,7 @@ from chaplab.service.wire.common import (
     WireRequest,
 )
 from chaplab.service.wire.datasets import DatasetRead
-from chaplab.service.wire.specifications import ConfiguredModelRead
+from chaplab.service.wire.models import ConfiguredModelRead
 
 
 def quantile_text(text: str) -> str:

@@ -32,7 +32,7 @@ class BacktestParameters(WireModel):
     n_periods: Horizon = 3
     n_splits: SplitCount = 7
     stride: Stride = 1
-    n_retrain: int = Field(1, ge=1, description="trainings, evenly spaced over the splits")
+    n_retrain: int = Field(default=1, ge=1, description="trainings, evenly spaced over the splits")
     future_weather_provider: str = CLIMATOLOGY.id
     target_column: str = "disease_cases"
 
