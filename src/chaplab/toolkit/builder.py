@@ -69,7 +69,7 @@ class ServiceBuilder:
         self._health_check: HealthCheck | None = None
         self._routers: list[tuple[APIRouter, dict[str, Any]]] = []
         self._lifespans: list[Lifespan] = []
-        self._exception_handlers: list[tuple[type[BaseException] | int, ExceptionHandler]] = []
+        self._exception_handlers: list[tuple[type[Exception] | int, ExceptionHandler]] = []
 
     def with_auth(
         self,
@@ -142,7 +142,7 @@ class ServiceBuilder:
         return self
 
     def with_exception_handler(
-        self, exc_class_or_status: type[BaseException] | int, handler: ExceptionHandler
+        self, exc_class_or_status: type[Exception] | int, handler: ExceptionHandler
     ) -> Self:
         """Add an exception handler; it takes precedence over the toolkit's for its class."""
         self._exception_handlers.append((exc_class_or_status, handler))

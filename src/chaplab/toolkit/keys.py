@@ -34,8 +34,10 @@ def parse_key_file_text(text: str) -> tuple[str, ...]:
 class KeySource(Protocol):
     """Where keys come from. ``load`` raises when no key is found."""
 
-    description: str
-    """Where the keys come from, as error messages and logs name it."""
+    @property
+    def description(self) -> str:
+        """Where the keys come from, as error messages and logs name it."""
+        ...
 
     def load(self) -> tuple[str, ...]:
         """The keys, cleaned (no blanks, no duplicates), in their order."""
