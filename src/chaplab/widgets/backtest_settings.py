@@ -25,7 +25,7 @@ from chaplab.widgets._markup import message
 _STYLE = {"description_width": "130px"}
 
 
-class CountInput(widgets.Text):
+class CountInput(widgets.Text):  # type: ignore[misc]  # ipywidgets has no annotations
     """A text input for a whole number that keeps what was typed (a number input would put back
     its last value, or its bound, without a word). A number assigned from code is written as
     text (``input.value = 3``)."""
@@ -75,7 +75,8 @@ def dataset_period_count(dataset: Any) -> int | None:
         start, end = parse_periods([first, last])
     except ValueError:
         return None
-    return end.ordinal - start.ordinal + 1
+    periods: int = end.ordinal - start.ordinal + 1
+    return periods
 
 
 def most_splits(periods: int, n_periods: int, stride: int) -> int:
@@ -85,7 +86,7 @@ def most_splits(periods: int, n_periods: int, stride: int) -> int:
     return 0 if room < 0 else room // stride + 1
 
 
-class BacktestSettings(widgets.VBox):
+class BacktestSettings(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Inputs of the three settings, what they allow, and what is wrong with what was typed;
     ``valid`` says whether :meth:`values` would succeed."""
 

@@ -158,10 +158,11 @@ class ScoringChart:
         """The chart on a figure of its own."""
         from chaplab import plotting
 
-        return getattr(plotting, self.plot)(self.table)
+        figure: Figure = getattr(plotting, self.plot)(self.table)
+        return figure
 
 
-class CompareModelsView(widgets.VBox):
+class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Run several configured models as one batch and rank them with proper scores."""
 
     def __init__(self, client: Any, keeper: TaskKeeper) -> None:

@@ -64,7 +64,7 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-class ConnectionBar(widgets.VBox):
+class ConnectionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Address, version and key use of the service, a refresh button, and a message line."""
 
     def __init__(self, address: str, key_in_use: bool) -> None:

@@ -242,7 +242,7 @@ def forecast_table_rows(
     return head, rows
 
 
-class ForecastView(widgets.VBox):
+class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The forecast button, what went wrong, and the latest forecast as chart, table, map and
     outbreak-probability tiles."""
 
@@ -350,7 +350,8 @@ class ForecastView(widgets.VBox):
         if history is None or frame is None:
             return
         self.map_message.value = ""
-        if not has_polygons(history.geojson):
+        geojson = history.geojson
+        if geojson is None or not has_polygons(geojson):
             self.map_image.value = b""
             self.map_message.value = message(NO_MAP)
             return
@@ -361,9 +362,9 @@ class ForecastView(widgets.VBox):
                 return
             strategy = self._strategy_names.get(self.strategy.value, self.strategy.value)
             title = f"Outbreak probability: P(cases > threshold)\nthresholds by {strategy!r}"
-            chart = MapChart(self.outbreaks, history.geojson, "probability", None, title)
+            chart = MapChart(self.outbreaks, geojson, "probability", None, title)
         else:
-            chart = MapChart(frame, history.geojson, "value", "cases")
+            chart = MapChart(frame, geojson, "value", "cases")
         rendered = await render_chart(chart)
         if generation == self._map_generation:
             self.map_image.value = rendered.png

@@ -135,7 +135,7 @@ def _number_text(value: Any) -> str:
     return json.dumps(value)
 
 
-class ConfigForm(widgets.VBox):
+class ConfigForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The inputs of every option of ``schema``; ``valid`` says whether the values pass
     ``validate_config`` (options without a default required), re-checked on every change."""
 
@@ -296,9 +296,9 @@ def _array(
         low, high = _integer_bounds(items)
         return widgets.IntsInput(value=start, min=low, max=high, allow_duplicates=not unique), list
     if kind == "number":
-        low, high = _number_bounds(items)
+        least, most = _number_bounds(items)
         return widgets.FloatsInput(
-            value=start, min=low, max=high, allow_duplicates=not unique
+            value=start, min=least, max=most, allow_duplicates=not unique
         ), list
     return _json_text(default)
 

@@ -80,7 +80,7 @@ def readable_logs(logs: str) -> str:
     )
 
 
-class JobLine(widgets.VBox):
+class JobLine(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The line of one job on the board: what it is, how far it got, and how it ended."""
 
     def __init__(self, job_id: str, name: str, kind: str) -> None:
@@ -199,7 +199,7 @@ class JobLine(widgets.VBox):
         self.logs_toggle.description = "hide logs" if change["new"] else "show logs"
 
 
-class JobBoard(widgets.VBox):
+class JobBoard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The rows of every job launched from the panel, each followed by its own task."""
 
     def __init__(

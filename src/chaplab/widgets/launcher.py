@@ -68,7 +68,7 @@ def unique_name(base: str, taken: Collection[str]) -> str:
     return f"{base}-{number}"
 
 
-class EvaluationLauncher(widgets.VBox):
+class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Inputs of an evaluation; ``valid`` says whether :meth:`request` would succeed."""
 
     valid = traitlets.Bool(False, help="whether the inputs make a valid evaluation request")

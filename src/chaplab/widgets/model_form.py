@@ -36,7 +36,7 @@ class ModelRequest:
     options: dict[str, Any]
 
 
-class NewModelForm(widgets.VBox):
+class NewModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Template picker, name and generated options; the button is enabled only when valid."""
 
     def __init__(self) -> None:

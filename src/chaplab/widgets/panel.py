@@ -98,7 +98,7 @@ def template_of(model: Any, template_names: dict[int, str]) -> Any:
     return prefix if prefix in template_names.values() else None
 
 
-class ChapPanel(widgets.VBox):
+class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The modeling service in one panel: data, models, evaluations, jobs and charts.
 
     ``client`` is an ``AsyncChapClient`` (preferred) or a ``ChapClient`` (an async client with
@@ -326,7 +326,7 @@ class ChapPanel(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         """The widget view plus the whole plain-text repr (ipywidgets cuts it at 110
         characters), so executed notebooks and terminals say what the panel shows."""
-        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] | None = super()._repr_mimebundle_(**kwargs)
         if bundle is not None:
             bundle["text/plain"] = repr(self)
         return bundle

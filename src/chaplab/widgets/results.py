@@ -148,15 +148,29 @@ class ChartView:
 
         first = self.frames[0]
         actuals = _recent(self.actuals, first)
-        where = {"org_units": self.org_unit, "split_period": self.split_period, "top": self.top}
         if len(self.frames) == 1:
-            return fan_chart(first, actuals, **where, max_panels=MAX_PANELS, title=self.names[0])
+            return fan_chart(
+                first,
+                actuals,
+                org_units=self.org_unit,
+                split_period=self.split_period,
+                top=self.top,
+                max_panels=MAX_PANELS,
+                title=self.names[0],
+            )
         return compare_chart(
-            first, self.frames[1], actuals, labels=self.names[:2], **where, max_panels=MAX_PANELS
+            first,
+            self.frames[1],
+            actuals,
+            labels=self.names[:2],
+            org_units=self.org_unit,
+            split_period=self.split_period,
+            top=self.top,
+            max_panels=MAX_PANELS,
         )
 
 
-class ResultsView(widgets.VBox):
+class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The evaluation list, the chart controls, the chart and the metrics of a comparison.
 
     ``on_delete`` receives an evaluation's row once a person has confirmed deleting it."""

@@ -306,7 +306,7 @@ class CopyButton(anywidget.AnyWidget):
     copied = traitlets.Int(0).tag(sync=True)
 
 
-class CodeView(widgets.VBox):
+class CodeView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """**copy code** (to the clipboard) and a **show code** toggle that reveals the code of the
     current view."""
 
@@ -335,7 +335,8 @@ class CodeView(widgets.VBox):
     @property
     def code(self) -> str:
         """The code shown (also while hidden)."""
-        return self.text.value
+        code: str = self.text.value
+        return code
 
     def show(self, state: ViewState) -> None:
         """Write the code of ``state`` (shown, and what **copy code** copies)."""

@@ -41,7 +41,7 @@ from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 
 Row = Mapping[str, Any]
-OnDelete = Callable[[Row], None]
+OnDelete = Callable[[Row], object]
 
 PAGE_SIZE = 20
 """Rows a table shows at a time."""
@@ -148,7 +148,7 @@ def sorted_rows(rows: Sequence[Row], column: str, *, descending: bool) -> list[R
     return present + missing
 
 
-class Pager(widgets.HBox):
+class Pager(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """**previous**, "rows 21-40 of 312" and **next**: which ``PAGE_SIZE`` rows of ``total``
     are shown. ``on_change`` is called (on the event loop, from a click) after the page
     changed."""
@@ -215,7 +215,7 @@ class Pager(widgets.HBox):
         self.next.disabled = self.page >= self.pages - 1
 
 
-class SortableTable(widgets.VBox):
+class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Rows of dicts shown under sortable headers; ``selected`` holds the selected rows' keys.
 
     ``max_selected`` rows can be selected at once; selecting one more drops the oldest, so a
@@ -225,6 +225,7 @@ class SortableTable(widgets.VBox):
     show at a time (``pager``)."""
 
     selected = traitlets.Tuple(help="keys of the selected rows, oldest selection first")
+    children: tuple[widgets.Widget, ...]  # VBox's trait, declared for the type checker
 
     def __init__(
         self,
@@ -545,7 +546,7 @@ def _cell_value(column: Column, text: str) -> str:
     )
 
 
-class DeleteConfirmation(widgets.VBox):
+class DeleteConfirmation(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """ "Delete …?" with **Delete** and **Keep** under a table: nothing is deleted before a
     person confirms; a problem deleting stays here, in red, under the question (the whole
     width, not squeezed beside it), until the next question."""
