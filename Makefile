@@ -28,7 +28,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy --strict --follow-imports=silent --ignore-missing-imports src/chaplab/client tests/typecheck/every_method.py
+	$(BIN)/mypy --strict --follow-imports=silent --ignore-missing-imports src/chaplab tests/typecheck/every_method.py
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)
 
