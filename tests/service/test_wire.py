@@ -3,6 +3,7 @@ job logs and cancelling; rows as wire models (``from_row``)."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
@@ -38,6 +39,23 @@ def test_job_status_long_polls_until_it_changes(
     assert "Preference-Applied" not in immediate.headers
     logs = client.job_logs(job.id)
     assert "split 2/2" in logs and "finished" in logs
+
+
+def test_a_held_status_request_for_an_ended_job_is_answered_at_once(
+    client: ChapClient, service_url: str, unique: str
+) -> None:
+    """The job ended between the client's last look and its held request: an ended job's
+    status never changes again, so holding the answer for the whole wait would only delay the
+    client (by 30 s here, by 10 s in ``wait_for_job``)."""
+    dataset = client.create_dataset(f"ended {unique}", small_frame(n_years=2))
+    job = client.run_evaluation(f"ended {unique}", "naive_model", dataset.id, 1, 1, timeout=120)
+    ended = next(j for j in client.list_jobs() if j.name == f"ended {unique}")
+    with httpx.Client(base_url=service_url, timeout=60) as http:
+        asked = time.monotonic()
+        answer = http.get(f"/v1/jobs/{ended.id}", headers={"Prefer": "wait=30"})
+        held = time.monotonic() - asked
+    assert answer.json() == "SUCCESS" and job.name == f"ended {unique}"
+    assert held < 15, f"the answer was held {held:.1f} s for a job that had ended"
 
 
 def test_openapi_describes_typed_camel_case_responses(service_url: str) -> None:

@@ -2,7 +2,8 @@
 logs, the request that queued the job, cancel, delete, and what a successful job created.
 
 ``GET /v1/jobs/{id}`` honours ``Prefer: wait=N`` (RFC 7240): the answer is held until the
-status differs from the one at request time or N seconds (at most 30) pass, and carries
+status differs from the one at request time or N seconds (at most 30) pass (a job that has
+ended is answered at once: its status never changes again), and carries
 ``Preference-Applied: wait=N``. The held request reads the status again when the job runner
 announces a change (:meth:`JobRunner.next_change`), so it answers as soon as the job ends, and
 at least every :data:`RECHECK_SECONDS` as a safeguard.
@@ -31,6 +32,7 @@ from chaplab.service.routes.dependencies import (
 from chaplab.service.wire.evaluations import BacktestFull
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
 from chaplab.service.wire.predictions import PredictionFull
+from chaplab.vocabulary import is_terminal_status
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 MAX_WAIT_SECONDS = 30
@@ -68,8 +70,12 @@ async def job_status(
     if match:
         wait = min(int(match.group(1)), MAX_WAIT_SECONDS)
         deadline = time.monotonic() + wait
-        first = status
-        while status == first and (left := deadline - time.monotonic()) > 0:
+        first = status  # an ended job's status never changes: it is answered at once
+        while (
+            status == first
+            and not is_terminal_status(status)
+            and (left := deadline - time.monotonic()) > 0
+        ):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), min(left, RECHECK_SECONDS))
             changed = state.runner.next_change()
