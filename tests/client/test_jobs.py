@@ -163,8 +163,19 @@ def test_wait_returns_the_finished_job(client: Any, fake: FakeService) -> None:
     job = client.wait_for_job("j1")
     assert (job.status, job.result_id) == ("SUCCESS", 4)
     assert fake.clock.now >= 1003.0
-    assert fake.paths()[0] == "GET /v1/jobs"  # the id is confirmed first
+    assert fake.paths()[0] == "GET /v1/jobs/j1"  # the status route first: STARTED, on record
+    assert "GET /v1/jobs" not in fake.paths()[:-1]  # no list read before the job ended
     assert fake.paths()[-1] == "GET /v1/jobs"  # the result comes from the list
+
+
+def test_a_queued_job_is_looked_for_in_the_job_list_once(client: Any, fake: FakeService) -> None:
+    """PENDING is what some servers say of any id: the list is asked once whether the job is
+    on record, not at every poll while it waits in the queue."""
+    fake.add_job(id="j1", result="4", started_at=fake.clock.now + 30, finish_at=fake.clock.now + 40)
+    assert client.wait_for_job("j1").result_id == 4
+    lists = [index for index, path in enumerate(fake.paths()) if path == "GET /v1/jobs"]
+    assert len(lists) == 2 and lists[-1] == len(fake.paths()) - 1  # once queued, once ended
+    assert status_requests(fake, "j1") > 3
 
 
 def test_wait_notices_the_end_soon(client: Any, fake: FakeService) -> None:
@@ -176,7 +187,7 @@ def test_wait_notices_the_end_soon(client: Any, fake: FakeService) -> None:
 def test_unknown_job_id_is_not_waited_on(client: Any, fake: FakeService) -> None:
     with pytest.raises(NotFoundError, match="'nope' is not on record"):
         client.wait_for_job("nope", timeout=60)
-    assert fake.paths() == ["GET /v1/jobs", "GET /v1/jobs/nope"]  # the route answers 404
+    assert fake.paths() == ["GET /v1/jobs/nope"]  # the route answers 404: no list is read
     with pytest.raises(NotFoundError, match="'nope'"):
         client.get_job("nope")
 
@@ -326,7 +337,7 @@ def test_an_error_in_on_status_ends_the_wait(client: Any, fake: FakeService) -> 
 
     with pytest.raises(RuntimeError, match="cannot show STARTED"):
         client.wait_for_job("j1", on_status=refuse)
-    assert status_requests(fake, "j1") == 0  # nothing was polled after the callback failed
+    assert status_requests(fake, "j1") == 1  # nothing was polled after the callback failed
 
 
 def test_on_status_must_be_callable(client: Any, fake: FakeService) -> None:

@@ -939,11 +939,13 @@ class ChapClient(SyncDriver):
     ) -> Job:
         """Wait until the job stops; return it on ``SUCCESS``.
 
-        First confirms the id is on record (``NotFoundError`` otherwise: some servers answer an
-        unknown id with ``PENDING`` forever), then polls the status, asking the server to hold
-        the answer (``Prefer: wait=N``) and otherwise following an adaptive schedule (or every
-        ``poll_interval`` seconds). Raises ``JobFailedError`` (status, error, logs) for any other
-        terminal status and ``JobTimeoutError`` after ``timeout`` seconds; the job keeps running.
+        Polls the status, asking the server to hold the answer (``Prefer: wait=N``) and
+        otherwise following an adaptive schedule (or every ``poll_interval`` seconds), then
+        reads the finished job from the job list. An id the status route answers 404 for is
+        ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
+        (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
+        error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
+        seconds; the job keeps running.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the
@@ -1948,11 +1950,13 @@ class AsyncChapClient(AsyncDriver):
     ) -> Job:
         """Wait until the job stops; return it on ``SUCCESS``.
 
-        First confirms the id is on record (``NotFoundError`` otherwise: some servers answer an
-        unknown id with ``PENDING`` forever), then polls the status, asking the server to hold
-        the answer (``Prefer: wait=N``) and otherwise following an adaptive schedule (or every
-        ``poll_interval`` seconds). Raises ``JobFailedError`` (status, error, logs) for any other
-        terminal status and ``JobTimeoutError`` after ``timeout`` seconds; the job keeps running.
+        Polls the status, asking the server to hold the answer (``Prefer: wait=N``) and
+        otherwise following an adaptive schedule (or every ``poll_interval`` seconds), then
+        reads the finished job from the job list. An id the status route answers 404 for is
+        ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
+        (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
+        error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
+        seconds; the job keeps running.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the

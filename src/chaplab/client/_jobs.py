@@ -277,11 +277,13 @@ class Jobs(Resource):
     ) -> Operation[Job]:
         """Wait until the job stops; return it on ``SUCCESS``.
 
-        First confirms the id is on record (``NotFoundError`` otherwise: some servers answer an
-        unknown id with ``PENDING`` forever), then polls the status, asking the server to hold
-        the answer (``Prefer: wait=N``) and otherwise following an adaptive schedule (or every
-        ``poll_interval`` seconds). Raises ``JobFailedError`` (status, error, logs) for any other
-        terminal status and ``JobTimeoutError`` after ``timeout`` seconds; the job keeps running.
+        Polls the status, asking the server to hold the answer (``Prefer: wait=N``) and
+        otherwise following an adaptive schedule (or every ``poll_interval`` seconds), then
+        reads the finished job from the job list. An id the status route answers 404 for is
+        ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
+        (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
+        error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
+        seconds; the job keeps running.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the
@@ -292,24 +294,10 @@ class Jobs(Resource):
         timeout = require_timeout(timeout)
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
-        first = yield from self._listed_job_once_queued(job_id)
-        listed: Job | None = first
-        status = first.status
-        if vocabulary.is_terminal_status(status) and not first.succeeded:
-            # a list that says REVOKED may be wrong: chap-core 2.5.1 lists a job it was asked
-            # to cancel as revoked while its worker runs it on; the status route tells
-            status = yield from self.job_status(job_id)
-            listed = None
-        changes.seen(status)
-        if not vocabulary.is_terminal_status(status):
-            status = yield from self._poll_until_terminal(
-                job_id, status, timeout, schedule, changes
-            )
-            listed = None
+        status = yield from self._poll_until_terminal(job_id, None, timeout, schedule, changes)
         if status == vocabulary.SUCCESS:
-            return (yield from self._listed_success(job_id, listed))
-        if listed is None:
-            listed = yield from self._listed_job_or_none(job_id)
+            return (yield from self._listed_success(job_id, None))
+        listed = yield from self._listed_job_or_none(job_id)
         logs = yield from self._logs_or_none(job_id)
         error = listed.error if listed is not None else None
         raise JobFailedError(job_id, status, job=listed, error=error, logs=logs)
@@ -317,11 +305,15 @@ class Jobs(Resource):
     def _poll_until_terminal(
         self,
         job_id: str,
-        status: str,
+        status: str | None,
         timeout: float | None,
         schedule: PollSchedule,
         changes: StatusChanges,
     ) -> Operation[str]:
+        """Read the job's status until it is terminal (``status``: the one last seen, if any).
+        The first time it reads ``PENDING`` the job list is asked once whether the job is on
+        record, since some servers answer any id that way."""
+        confirmed = False
         start: float = yield Now()
         deadline = None if timeout is None else start + timeout
         while True:
@@ -329,13 +321,19 @@ class Jobs(Resource):
             remaining = None if deadline is None else deadline - before
             wait = MAX_SERVER_WAIT if remaining is None else int(min(MAX_SERVER_WAIT, remaining))
             headers = {"Prefer": f"wait={wait}"} if wait >= 1 else None
-            response = yield from self._request(
-                "GET", job_path(job_id), headers=headers, extra_read_timeout=float(wait)
-            )
+            try:
+                response = yield from self._request(
+                    "GET", job_path(job_id), headers=headers, extra_read_timeout=float(wait)
+                )
+            except NotFoundError:
+                raise self._not_on_record(job_id, f"GET {job_path(job_id)} answers 404") from None
             previous, status = status, _status_from(response)
             changes.seen(status)
             if vocabulary.is_terminal_status(status):
                 return status
+            if status == vocabulary.PENDING and not confirmed:
+                yield from self._listed_job_once_queued(job_id)
+                confirmed = True
             after: float = yield Now()
             if deadline is not None and after >= deadline:
                 raise JobTimeoutError(job_id, status, float(timeout or 0))
@@ -406,9 +404,11 @@ class Jobs(Resource):
             job = yield from self._listed_job_or_none(job_id)
         return job
 
-    def _not_on_record(self, job_id: str) -> NotFoundError:
+    def _not_on_record(
+        self, job_id: str, why: str = "GET /v1/jobs does not list it"
+    ) -> NotFoundError:
         return NotFoundError(
-            f"job {job_id!r} is not on record (GET /v1/jobs does not list it)",
+            f"job {job_id!r} is not on record ({why})",
             status_code=404,
             method="GET",
             url=self._builder.url(job_path(job_id)),
