@@ -73,6 +73,7 @@ async def job_status(
         first = status  # an ended job's status never changes: it is answered at once
         while (
             status == first
+            and status is not None
             and not is_terminal_status(status)
             and (left := deadline - time.monotonic()) > 0
         ):
