@@ -88,8 +88,8 @@ async def test_a_row_shows_the_job_running_before_it_succeeds(
     await panel.wait_idle()
     assert (row.status, row.bar.description) == ("SUCCESS", "finished")
     assert [item.name for item in panel.results.selected] == [row.name]
-    # one wait: the id is looked up once, and the finished job once more
-    assert fake.paths().count("GET /v1/jobs") == 2
+    # one wait: the status route is followed, and the finished job read from the list once
+    assert fake.paths().count("GET /v1/jobs") == 1
 
 
 async def test_an_invalid_launch_disables_the_button_and_says_why(make_panel: MakePanel) -> None:
@@ -555,9 +555,9 @@ async def test_losing_the_service_while_following_shows_error_in_the_row(
     panel.launcher.button.click()
     await panel.wait_idle()
     (row,) = panel.jobs.rows
-    assert row.status == "STARTED" and not row.followed  # no status of the panel's own
+    assert row.status == "PENDING" and not row.followed  # as launched: no status was read
     error = html.unescape(row.error_label.value)
-    assert "Cannot reach the service" in error and "its last status was STARTED" in error
+    assert "Cannot reach the service" in error and "its last status was PENDING" in error
     assert "color:#b00020" in row.status_label.value
     assert "1 no longer followed" in repr(panel)
 
