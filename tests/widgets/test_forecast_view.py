@@ -8,6 +8,7 @@ import html
 import io
 from types import SimpleNamespace
 
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 from PIL import Image
@@ -15,7 +16,7 @@ from PIL import Image
 import chaplab.frames
 from chaplab.service.demo import generate_demo
 from chaplab.widgets import ChapPanel
-from chaplab.widgets.forecast import CELL, NO_MAP, TABS
+from chaplab.widgets.forecast import CELL, NO_MAP, TABS, TilesChart
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -78,6 +79,12 @@ async def test_a_forecast_is_shown_as_chart_table_map_and_outbreak_tiles(
     assert len(outbreaks) == len(names) * 3
     assert set(outbreaks["period"]) == set(months)
     assert outbreaks["probability"].between(0, 1).all()
+    # whose forecast the probabilities are, first in the tiles' title
+    assert view.name == "naive_model forecast from demo"
+    figure = TilesChart(outbreaks, "Seasonal percentile (WHO)", view.name).draw()
+    title = figure.axes[0].get_title(loc="left")
+    assert title.startswith("Outbreak probability of the naive_model forecast from demo:")
+    plt.close(figure)
 
 
 async def test_forecasting_twice_adds_no_dataset_to_the_list(panel: ChapPanel) -> None:

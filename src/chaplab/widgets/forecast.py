@@ -163,16 +163,26 @@ class MapChart:
 
 @dataclass(frozen=True)
 class TilesChart:
-    """Outbreak-probability tiles, drawn in the chart process."""
+    """Outbreak-probability tiles of the forecast named ``forecast``, drawn in the chart
+    process."""
 
     probabilities: pd.DataFrame
     strategy: str
+    forecast: str
 
     def draw(self) -> Figure:
         """:func:`chaplab.plotting.probability_tiles` on a figure of its own."""
         from chaplab.plotting import probability_tiles
 
-        return probability_tiles(self.probabilities, strategy=self.strategy)
+        return probability_tiles(
+            self.probabilities, strategy=self.strategy, title=outbreak_title(self.forecast)
+        )
+
+
+def outbreak_title(forecast: str) -> str:
+    """The first line of an outbreak chart's title: whose forecast the probabilities are (a
+    model that ignores the seasons reads as an outbreak in every low season)."""
+    return f"Outbreak probability of the {forecast}: P(cases > threshold)"
 
 
 def forecast_table(frame: pd.DataFrame, outbreaks: pd.DataFrame | None) -> str:
@@ -255,6 +265,7 @@ class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
         self.history: History | None = None
         self.outbreaks: pd.DataFrame | None = None
         self.prediction_id: int | None = None
+        self.name = ""
         self.shown_panels: list[str] = []
         self._strategy_names: dict[str, str] = {}
         self._map_generation = 0
@@ -315,6 +326,7 @@ class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
         map and, once thresholds are computed, the outbreak probabilities."""
         self.message.value = ""
         self.prediction_id, self.frame, self.history = prediction_id, frame, history
+        self.name = name
         self.actuals, self.outbreaks = history.actuals, None
         chart = FanChart(frame, history.actuals, name)
         rendered = await render_chart(chart)
@@ -361,7 +373,7 @@ class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
                 self.map_message.value = message("outbreak probabilities are not computed yet")
                 return
             strategy = self._strategy_names.get(self.strategy.value, self.strategy.value)
-            title = f"Outbreak probability: P(cases > threshold)\nthresholds by {strategy!r}"
+            title = f"{outbreak_title(self.name)}\nthresholds by {strategy!r}"
             chart = MapChart(self.outbreaks, geojson, "probability", None, title)
         else:
             chart = MapChart(frame, geojson, "value", "cases")
@@ -390,7 +402,8 @@ class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
         self.outbreaks = outbreaks
         self.tiles_message.value = ""
         self.show_table(await asyncio.to_thread(forecast_table_rows, frame, outbreaks))
-        rendered = await render_chart(TilesChart(outbreaks, self._strategy_names[strategy]))
+        chart = TilesChart(outbreaks, self._strategy_names[strategy], self.name)
+        rendered = await render_chart(chart)
         if generation == self._outbreak_generation:
             self.tiles_image.value = rendered.png
         if self.map_value.value == PROBABILITY_MAP:
