@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -389,11 +390,7 @@ def _leaderboard_row(
     assert evaluation is not None
     metrics = _metrics(evaluation)
     return LeaderboardBacktestRead(
-        n_periods=specification.n_periods,
-        n_splits=specification.n_splits,
-        stride=specification.stride,
-        n_retrain=specification.n_retrain,
-        future_weather_provider=specification.future_weather_provider,
+        **_parameters(specification, LeaderboardBacktestRead),
         id=evaluation.id,
         name=evaluation.name,
         created=evaluation.created,
@@ -424,26 +421,16 @@ def _metrics(evaluation: EvaluationRow) -> dict[str, float]:
     }
 
 
-class _Parameters(TypedDict):
-    """The fields of :class:`BacktestParameters`, as a specification's wire models repeat them."""
-
-    n_periods: int
-    n_splits: int
-    stride: int
-    n_retrain: int
-    future_weather_provider: str
-    target_column: str
-
-
-def _parameters(row: BacktestSpecificationRow) -> _Parameters:
-    return _Parameters(
-        n_periods=row.n_periods,
-        n_splits=row.n_splits,
-        stride=row.stride,
-        n_retrain=row.n_retrain,
-        future_weather_provider=row.future_weather_provider,
-        target_column=row.target_column,
-    )
+def _parameters(
+    row: BacktestSpecificationRow, model: type[BaseModel] = BacktestParameters
+) -> dict[str, Any]:
+    """The specification's :class:`BacktestParameters` that ``model`` has a field for (a
+    leaderboard row has no ``target_column``), to build ``model`` from."""
+    return {
+        name: getattr(row, name)
+        for name in BacktestParameters.model_fields
+        if name in model.model_fields
+    }
 
 
 def metric_infos() -> list[MetricInfo]:
