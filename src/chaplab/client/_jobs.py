@@ -294,9 +294,9 @@ class Jobs(Resource):
         timeout = require_timeout(timeout)
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
-        status = yield from self._poll_until_terminal(job_id, None, timeout, schedule, changes)
+        status = yield from self._poll_until_terminal(job_id, timeout, schedule, changes)
         if status == vocabulary.SUCCESS:
-            return (yield from self._listed_success(job_id, None))
+            return (yield from self._listed_success(job_id))
         listed = yield from self._listed_job_or_none(job_id)
         logs = yield from self._logs_or_none(job_id)
         error = listed.error if listed is not None else None
@@ -305,14 +305,14 @@ class Jobs(Resource):
     def _poll_until_terminal(
         self,
         job_id: str,
-        status: str | None,
         timeout: float | None,
         schedule: PollSchedule,
         changes: StatusChanges,
     ) -> Operation[str]:
-        """Read the job's status until it is terminal (``status``: the one last seen, if any).
-        The first time it reads ``PENDING`` the job list is asked once whether the job is on
-        record, since some servers answer any id that way."""
+        """Read the job's status until it is terminal. The first time it reads ``PENDING`` the
+        job list is asked once whether the job is on record, since some servers answer any id
+        that way."""
+        status: str | None = None
         confirmed = False
         start: float = yield Now()
         deadline = None if timeout is None else start + timeout
@@ -345,15 +345,14 @@ class Jobs(Resource):
                 interval = min(interval, deadline - after)
             yield Sleep(interval)
 
-    def _listed_success(self, job_id: str, listed: Job | None) -> Operation[Job]:
+    def _listed_success(self, job_id: str) -> Operation[Job]:
         """The succeeded job as ``GET /v1/jobs`` lists it, with its result. chap-core 2.5.1
         writes its job list a moment after its status route says ``SUCCESS``: the list is read
         again for up to ``LISTING_WAIT`` seconds, then ``ChapDecodeError`` says it never
         caught up."""
         start: float = yield Now()
         while True:
-            if listed is None:
-                listed = yield from self._listed_job(job_id)
+            listed = yield from self._listed_job(job_id)
             if listed.succeeded:
                 return listed
             now: float = yield Now()
@@ -368,7 +367,6 @@ class Jobs(Resource):
                     body=listed.model_dump_json(),
                 )
             yield Sleep(RECHECK_INTERVAL)
-            listed = None
 
     def _listed_job_or_none(self, job_id: str) -> Operation[Job | None]:
         """The job as ``GET /v1/jobs?ids=<id>`` lists it (chap-core 2.5.1 and this service
