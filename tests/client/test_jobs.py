@@ -202,6 +202,26 @@ def test_a_server_calling_any_id_pending_is_not_waited_on_past_the_listing_wait(
     assert fake.clock.now - start == pytest.approx(LISTING_WAIT, abs=RECHECK_INTERVAL)
 
 
+def test_a_job_it_cannot_find_is_not_waited_on_past_the_timeout(
+    client: Any, fake: FakeService
+) -> None:
+    fake.unknown_job_is_pending = True
+    start = fake.clock.now
+    with pytest.raises(NotFoundError, match="'nope' is not on record"):
+        client.wait_for_job("nope", timeout=5)
+    assert fake.clock.now - start == pytest.approx(5)
+
+
+def test_a_job_list_that_lags_is_not_waited_on_past_the_timeout(
+    client: Any, fake: FakeService
+) -> None:
+    fake.add_job(id="j1", result="4", finish_at=fake.clock.now + 3.0, listed_lag=600.0)
+    start = fake.clock.now
+    with pytest.raises(ChapDecodeError, match=r"'j1' succeeded .* still lists it STARTED"):
+        client.wait_for_job("j1", timeout=6)
+    assert fake.clock.now - start == pytest.approx(6)
+
+
 def test_a_job_listed_a_moment_after_it_was_queued_is_waited_on(
     client: Any, fake: FakeService
 ) -> None:

@@ -5,7 +5,6 @@ an alert waits as ``pending`` until a reviewer approves or declines it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
@@ -15,7 +14,7 @@ from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
 from chaplab.client._thresholds import ThresholdParams
-from chaplab.client._wire import CreatedId, NullableList, WireModel
+from chaplab.client._wire import CreatedId, NullableList, UtcDatetime, WireModel
 
 Approval = Literal["pending", "approved", "declined"]
 APPROVALS: tuple[Approval, ...] = ("pending", "approved", "declined")
@@ -38,7 +37,7 @@ class AlertPolicy(WireModel):
     id: int
     name: str
     levels: NullableList[AlertLevel] = Field(default_factory=list)
-    created: datetime | None = None
+    created: UtcDatetime | None = None
 
 
 class NewAlert(WireModel):
@@ -57,10 +56,10 @@ class Alert(NewAlert):
     ``approved`` or ``declined``, by whom and when)."""
 
     id: int
-    created: datetime | None = None
+    created: UtcDatetime | None = None
     approved: str = "pending"
     approved_by: str | None = None
-    approved_at: datetime | None = None
+    approved_at: UtcDatetime | None = None
 
 
 class CreatedIds(WireModel):

@@ -945,7 +945,8 @@ class ChapClient(SyncDriver):
         ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
         (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
         error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
-        seconds; the job keeps running.
+        seconds; the job keeps running. No wait, for the job list either, lasts past
+        ``timeout``.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the
@@ -1956,7 +1957,8 @@ class AsyncChapClient(AsyncDriver):
         ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
         (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
         error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
-        seconds; the job keeps running.
+        seconds; the job keeps running. No wait, for the job list either, lasts past
+        ``timeout``.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the

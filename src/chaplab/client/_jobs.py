@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -34,7 +33,7 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._polling import PollSchedule, StatusChanges
 from chaplab.client._steps import Now, Operation, Sleep
-from chaplab.client._wire import NullableDict, SnakeModel, WireModel
+from chaplab.client._wire import NullableDict, SnakeModel, UtcDatetime, WireModel
 
 MAX_SERVER_WAIT = 10  # seconds asked for with ``Prefer: wait=N`` per status request
 LISTING_WAIT = 10.0  # seconds a job list may lag behind the job's status route
@@ -55,8 +54,8 @@ class Job(SnakeModel):
     type: str | None = None
     name: str | None = None
     status: str = vocabulary.PENDING
-    start_time: datetime | None = None
-    end_time: datetime | None = None
+    start_time: UtcDatetime | None = None
+    end_time: UtcDatetime | None = None
     result: str | None = None
     error: str | None = None
 
@@ -283,7 +282,8 @@ class Jobs(Resource):
         ``NotFoundError`` at once; a job still ``PENDING`` is looked for in the job list once
         (some servers call any id ``PENDING``, forever). Raises ``JobFailedError`` (status,
         error, logs) for any other terminal status and ``JobTimeoutError`` after ``timeout``
-        seconds; the job keeps running.
+        seconds; the job keeps running. No wait, for the job list either, lasts past
+        ``timeout``.
 
         ``on_status(status)`` is called with the upper-cased status each time it changes (the
         first status seen included, the final one before returning or raising). It runs on the
@@ -294,9 +294,11 @@ class Jobs(Resource):
         timeout = require_timeout(timeout)
         schedule = PollSchedule(fixed=poll_interval)
         changes = StatusChanges(on_status)
-        status = yield from self._poll_until_terminal(job_id, timeout, schedule, changes)
+        start: float = yield Now()
+        deadline = None if timeout is None else start + timeout
+        status = yield from self._poll_until_terminal(job_id, deadline, schedule, changes)
         if status == vocabulary.SUCCESS:
-            return (yield from self._listed_success(job_id))
+            return (yield from self._listed_success(job_id, deadline))
         listed = yield from self._listed_job_or_none(job_id)
         logs = yield from self._logs_or_none(job_id)
         error = listed.error if listed is not None else None
@@ -305,17 +307,16 @@ class Jobs(Resource):
     def _poll_until_terminal(
         self,
         job_id: str,
-        timeout: float | None,
+        deadline: float | None,
         schedule: PollSchedule,
         changes: StatusChanges,
     ) -> Operation[str]:
-        """Read the job's status until it is terminal. The first time it reads ``PENDING`` the
-        job list is asked once whether the job is on record, since some servers answer any id
-        that way."""
+        """Read the job's status until it is terminal, or ``JobTimeoutError`` at ``deadline``
+        (a time of ``Now()``). The first time it reads ``PENDING`` the job list is asked once
+        whether the job is on record, since some servers answer any id that way."""
         status: str | None = None
         confirmed = False
         start: float = yield Now()
-        deadline = None if timeout is None else start + timeout
         while True:
             before: float = yield Now()
             remaining = None if deadline is None else deadline - before
@@ -332,11 +333,11 @@ class Jobs(Resource):
             if vocabulary.is_terminal_status(status):
                 return status
             if status == vocabulary.PENDING and not confirmed:
-                yield from self._listed_job_once_queued(job_id)
+                yield from self._listed_job_once_queued(job_id, deadline)
                 confirmed = True
             after: float = yield Now()
             if deadline is not None and after >= deadline:
-                raise JobTimeoutError(job_id, status, float(timeout or 0))
+                raise JobTimeoutError(job_id, status, deadline - start)
             held = wait >= 1 and "wait" in response.headers.get("Preference-Applied", "")
             if held and (status != previous or after - before >= wait / 2):
                 continue
@@ -345,28 +346,29 @@ class Jobs(Resource):
                 interval = min(interval, deadline - after)
             yield Sleep(interval)
 
-    def _listed_success(self, job_id: str) -> Operation[Job]:
+    def _listed_success(self, job_id: str, deadline: float | None) -> Operation[Job]:
         """The succeeded job as ``GET /v1/jobs`` lists it, with its result. chap-core 2.5.1
         writes its job list a moment after its status route says ``SUCCESS``: the list is read
-        again for up to ``LISTING_WAIT`` seconds, then ``ChapDecodeError`` says it never
-        caught up."""
+        again for up to ``LISTING_WAIT`` seconds (never past ``deadline``), then
+        ``ChapDecodeError`` says it never caught up."""
         start: float = yield Now()
+        give_up = _earlier(start + LISTING_WAIT, deadline)
         while True:
             listed = yield from self._listed_job(job_id)
             if listed.succeeded:
                 return listed
             now: float = yield Now()
-            if now - start >= LISTING_WAIT:
+            if now >= give_up:
                 url = self._builder.url("/v1/jobs")
                 raise ChapDecodeError(
                     f"job {job_id!r} succeeded (GET {job_path(job_id)} says SUCCESS) but "
-                    f"GET /v1/jobs still lists it {listed.status} after {LISTING_WAIT:g} s, "
+                    f"GET /v1/jobs still lists it {listed.status} after {now - start:g} s, "
                     "without its result: read get_job(job_id) again later",
                     method="GET",
                     url=url,
                     body=listed.model_dump_json(),
                 )
-            yield Sleep(RECHECK_INTERVAL)
+            yield Sleep(min(RECHECK_INTERVAL, give_up - now))
 
     def _listed_job_or_none(self, job_id: str) -> Operation[Job | None]:
         """The job as ``GET /v1/jobs?ids=<id>`` lists it (chap-core 2.5.1 and this service
@@ -380,12 +382,13 @@ class Jobs(Resource):
             raise self._not_on_record(job_id)
         return job
 
-    def _listed_job_once_queued(self, job_id: str) -> Operation[Job]:
+    def _listed_job_once_queued(self, job_id: str, deadline: float | None) -> Operation[Job]:
         """The job as ``GET /v1/jobs`` lists it, for a job that may have been queued a moment
         ago: chap-core 2.5.1 lists a job a little after answering the request that queued it.
         A job missing from the list is asked of its status route, which answers 404 for a job
         the server never had; a job the route knows is looked for in the list again for up to
-        ``LISTING_WAIT`` s (an older chap-core's route calls any id PENDING)."""
+        ``LISTING_WAIT`` s, never past ``deadline`` (an older chap-core's route calls any id
+        PENDING); ``NotFoundError`` when it is not listed by then."""
         job = yield from self._listed_job_or_none(job_id)
         if job is not None:
             return job
@@ -394,11 +397,16 @@ class Jobs(Resource):
         except NotFoundError:
             raise self._not_on_record(job_id) from None
         start: float = yield Now()
+        give_up = _earlier(start + LISTING_WAIT, deadline)
         while job is None:
             now: float = yield Now()
-            if now - start >= LISTING_WAIT:
-                raise self._not_on_record(job_id)
-            yield Sleep(RECHECK_INTERVAL)
+            if now >= give_up:
+                raise self._not_on_record(
+                    job_id,
+                    f"GET /v1/jobs does not list it after {now - start:g} s, while its status "
+                    "route says PENDING, as some servers answer for any id",
+                )
+            yield Sleep(min(RECHECK_INTERVAL, give_up - now))
             job = yield from self._listed_job_or_none(job_id)
         return job
 
@@ -417,6 +425,11 @@ class Jobs(Resource):
             return (yield from self.job_logs(job_id))
         except (ChapHTTPError, ChapDecodeError):
             return None
+
+
+def _earlier(first: float, deadline: float | None) -> float:
+    """``first``, or ``deadline`` when that comes sooner."""
+    return first if deadline is None else min(first, deadline)
 
 
 def require_job_id(job_id: Any) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -13,7 +12,7 @@ from pydantic import Field, field_validator
 from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import Resource, decode, parse, require_name, validate
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableDict, SnakeModel
+from chaplab.client._wire import NullableDict, SnakeModel, UtcDatetime
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -26,10 +25,10 @@ class ModelRunner(SnakeModel):
     id: str
     url: str
     info: NullableDict[Any] = Field(default_factory=dict)
-    registered_at: datetime | None = None
-    last_updated: datetime | None = None
-    last_ping_at: datetime | None = None
-    expires_at: datetime | None = None
+    registered_at: UtcDatetime | None = None
+    last_updated: UtcDatetime | None = None
+    last_ping_at: UtcDatetime | None = None
+    expires_at: UtcDatetime | None = None
     ping_count: int | None = None
     status: str | None = None
     stale_after_seconds: float | None = None

@@ -5,7 +5,6 @@ schedule) and keeps the history of the forecasts it made."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError
@@ -25,7 +24,7 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._predictions import Prediction
 from chaplab.client._steps import Operation
-from chaplab.client._wire import CreatedId, NullableList, WireModel
+from chaplab.client._wire import CreatedId, NullableList, UtcDatetime, WireModel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +46,7 @@ class PredictionSetup(WireModel):
 
     id: int
     name: str
-    created: datetime | None = None
+    created: UtcDatetime | None = None
     backtest_id: int
     configured_model: ModelSpec | None = None
     start_period: str | None = None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import suppress
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field
@@ -14,7 +13,7 @@ from chaplab.client._capabilities import Route, route_missing
 from chaplab.client._errors import ChapDecodeError
 from chaplab.client._plumbing import Resource, checked, parse, require_id, require_name
 from chaplab.client._steps import Operation
-from chaplab.client._wire import NullableDict, SnakeModel, WireModel
+from chaplab.client._wire import NullableDict, SnakeModel, UtcDatetime, WireModel
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -53,7 +52,7 @@ class DebugEntry(WireModel):
     id: int
     message: str | None = None
     details: NullableDict[Any] = Field(default_factory=dict)
-    created: datetime | None = None
+    created: UtcDatetime | None = None
 
 
 # -- operations ------------------------------------------------------------------------------

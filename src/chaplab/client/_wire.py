@@ -10,10 +10,10 @@ field as empty (``NullableList``, ``NullableDict``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 from pydantic.alias_generators import to_camel
 
 Item = TypeVar("Item")
@@ -29,6 +29,18 @@ NullableList = Annotated[list[Item], _empty_if_none(list)]
 """A list field that reads ``null`` as ``[]``."""
 NullableDict = Annotated[dict[str, Item], _empty_if_none(dict)]
 """A dict field (string keys) that reads ``null`` as ``{}``."""
+
+
+def _in_utc(value: datetime) -> datetime:
+    """``value`` as an aware time in UTC; a time without an offset is read as UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_in_utc)]
+"""A time the server stored, aware and in UTC: chap-core 2.5.1 sends UTC without an offset,
+our service with one, so times from the two servers compare and sort together."""
 
 
 class WireModel(BaseModel):
@@ -53,7 +65,7 @@ class StoredRecord(WireModel):
 
     id: int
     name: str | None = None
-    created: datetime | None = None
+    created: UtcDatetime | None = None
 
 
 class SnakeModel(BaseModel):
