@@ -8,7 +8,7 @@ import html
 import json
 import threading
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -46,7 +46,7 @@ async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: Make
             "periods": 36,
             "span": "2021-01 – 2023-12",
             "org_units": 2,
-            "created": datetime(2026, 1, 1, 10, 0),
+            "created": datetime(2026, 1, 1, 10, 0, tzinfo=UTC),
         }
     ]
     assert panel.models.rows == [
@@ -375,7 +375,7 @@ async def test_metrics_read_one_way_and_rows_say_how_evaluations_were_made(
         rows["bt_naive"]["n_splits"],
         rows["bt_naive"]["stride"],
     ) == (3, 3, 1)
-    assert rows["bt_naive"]["created"] == datetime(2026, 1, 1, 10, 0)
+    assert rows["bt_naive"]["created"] == datetime(2026, 1, 1, 10, 0, tzinfo=UTC)
     assert [
         panel.results.table.header(key).description
         for key in ("created", "n_periods", "n_splits", "stride", "crps", "coverage_10_90")
