@@ -10,14 +10,17 @@ P(cases > threshold) per target from quantiles or samples, ``endemic_thresholds`
 from the cases before each target (and split), ``decision_skill`` the hits, misses and false
 alarms of alerting at each probability cut-off with the best cut-off by the Peirce skill
 score. ``ensemble(forecasts, weights=None, method="mean")`` combines models' forecasts into
-one by quantile averaging (equal, given or skill weights from earlier splits only). The array
-functions (``pinball_loss``, ``interval_score``,
-``weighted_interval_score``) score plain numpy arrays. Formulas: docs/scoring.md.
+one by quantile averaging (equal, given or skill weights from earlier splits only).
+``score_pmf(forecasts, observed)`` scores forecasts of ordered categories (a forecast hub's pmf
+output) by the ranked probability score. The array functions (``pinball_loss``,
+``interval_score``, ``weighted_interval_score``, ``ranked_probability_score``) score plain
+numpy arrays. Formulas: docs/scoring.md.
 """
 
 from __future__ import annotations
 
 from chaplab.scoring._calibration import coverage, pit_histogram, pit_values
+from chaplab.scoring._categories import ranked_probability_score, score_pmf
 from chaplab.scoring._ensemble import ensemble
 from chaplab.scoring._exceedance import (
     DecisionSkill,
@@ -41,8 +44,10 @@ __all__ = [
     "pit_histogram",
     "pit_values",
     "quantile_loss",
+    "ranked_probability_score",
     "relative_skill",
     "score",
+    "score_pmf",
     "summarise",
     "weighted_interval_score",
 ]
