@@ -28,6 +28,7 @@ import datetime
 from dataclasses import dataclass
 
 from chaplab import vocabulary
+from chaplab.errors import ArgumentError
 from chaplab.weeks import iso_week_of_date, saturday_of_iso_week
 
 WEEK = datetime.timedelta(days=7)
@@ -59,10 +60,10 @@ class HubWeek:
 
 
 def week_end(day: datetime.date, what: str) -> datetime.date:
-    """``day`` if it is a Saturday (the end of an epidemiological week); ValueError naming
+    """``day`` if it is a Saturday (the end of an epidemiological week); ArgumentError naming
     ``what`` otherwise."""
     if day.weekday() != SATURDAY:
-        raise ValueError(
+        raise ArgumentError(
             f"{what} {day.isoformat()} is a {day.strftime('%A')}: a weekly hub's dates end "
             "epidemiological weeks, on Saturdays"
         )
