@@ -18,6 +18,7 @@ def test_system_info_and_health(client: Any, fake: FakeService) -> None:
     info = client.system_info()
     assert isinstance(info, SystemInfo)
     assert info.chap_core_version == "1.2.3"
+    assert info.service_version == "chap-core 1.2.3"
     assert info.server_time_zone_id == "Etc/UTC"
     assert info.model_extra == {"extra": 1}
     assert client.health().status == "success"

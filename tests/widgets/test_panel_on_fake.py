@@ -56,7 +56,7 @@ async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: Make
     assert panel.datasets.selected == (1,) and panel.models.selected == (5,)
     assert panel.launcher.name.value == "naive_model:weekly on demo"
     assert not panel.launcher.button.disabled
-    assert "service 1.2.3" in panel.connection.summary.value
+    assert "service chap-core 1.2.3" in panel.connection.summary.value
     assert "no API key" in panel.connection.summary.value
 
 
@@ -540,7 +540,7 @@ async def test_the_repr_says_loading_until_the_first_load_is_done(
     assert repr(panel) == "ChapPanel(http://chap.test, loading; jobs: 0 running)"
     await panel.ready()
     assert repr(panel) == (
-        "ChapPanel(http://chap.test, service 1.2.3, 1 dataset, 1 configured model, "
+        "ChapPanel(http://chap.test, service chap-core 1.2.3, 1 dataset, 1 configured model, "
         "1 evaluation; jobs: 0 running)"
     )
     panel.close()

@@ -36,7 +36,7 @@ def _choose_template(panel: ChapPanel, name: str) -> None:
 
 async def test_lists_the_seeded_service_and_preselects_what_to_run(panel: ChapPanel) -> None:
     assert panel.connection.error_text == ""
-    assert "service 0.1.0" in panel.connection.summary.value
+    assert "service chaplab 0.1.0" in panel.connection.summary.value
     datasets = {row["name"]: row for row in panel.datasets.rows}
     assert datasets["demo"]["type"] == "evaluation" and datasets["demo"]["periods"] == 120
     assert {"naive_model", "seasonal_naive", "regression_model"} <= {

@@ -151,10 +151,13 @@ def read_openapi(response: httpx.Response) -> ServerRoutes | None:
 
 
 def version_from_system_info(response: httpx.Response) -> str | None:
-    """The version a ``GET /system/info`` answer names, when it names one."""
-    info = _json_object(response, 200)
-    version = info.get("chap_core_version") if info is not None else None
-    return f"version {version}" if isinstance(version, str) and version else None
+    """The release a ``GET /system/info`` answer names, when it names one: chaplab's own
+    (``chaplab 0.1.0``) before the chap-core API version it speaks (``version 2.5.1``)."""
+    info = _json_object(response, 200) or {}
+    own, spoken = info.get("chaplab_version"), info.get("chap_core_version")
+    if isinstance(own, str) and own:
+        return f"chaplab {own}"
+    return f"version {spoken}" if isinstance(spoken, str) and spoken else None
 
 
 def route_missing(response: httpx.Response) -> bool:

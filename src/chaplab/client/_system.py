@@ -19,12 +19,24 @@ from chaplab.client._wire import NullableDict, SnakeModel, UtcDatetime, WireMode
 
 
 class SystemInfo(SnakeModel):
-    """``GET /system/info``: service version, server time and more."""
+    """``GET /system/info``: the chap-core API version the server speaks (chap-core's own
+    release; ``2.5.1`` on chaplab's service, whose own release is ``chaplab_version``), server
+    time, whether a key is needed, and more."""
 
     chap_core_version: str | None = None
+    chaplab_version: str | None = None
     python_version: str | None = None
     server_date: str | None = None
     server_time_zone_id: str | None = None
+    revision: str | None = None
+    auth_required: bool | None = None
+
+    @property
+    def service_version(self) -> str | None:
+        """The server's own release, named: ``chaplab 0.1.0`` or ``chap-core 2.5.1``."""
+        if self.chaplab_version:
+            return f"chaplab {self.chaplab_version}"
+        return f"chap-core {self.chap_core_version}" if self.chap_core_version else None
 
 
 class Health(SnakeModel):

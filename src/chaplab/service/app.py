@@ -30,10 +30,18 @@ from chaplab.service.routes import ROUTERS
 from chaplab.service.routes.dependencies import ServiceState
 from chaplab.service.seed import seed_demo as store_demo_content
 from chaplab.service.seed import sync_templates
-from chaplab.toolkit import DEFAULT_MAX_BODY_BYTES, ServiceBuilder, problem_response
+from chaplab.toolkit import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_UNAUTHENTICATED_PATHS,
+    ServiceBuilder,
+    problem_response,
+)
 
 API_KEY_FILE_VARIABLE = "SERVICE_API_KEY_FILE"
 API_KEYS_VARIABLE = "SERVICE_API_KEYS"
+OPEN_PATHS = DEFAULT_UNAUTHENTICATED_PATHS | {"/system/info"}
+"""Open without a key: the toolkit's open paths and, as on chap-core 2.5.1, ``/system/info``,
+whose ``auth_required`` tells a client that it needs one."""
 DESCRIPTION = (
     "Datasets, model templates, configured models, evaluations (backtests) and predictions of "
     "disease-forecasting models. Evaluations and predictions run as background jobs."
@@ -82,6 +90,7 @@ def create_app(
     url = service_database_url(database_url)
     lock = _database_lock(url, instance_lock)
     worker_count = DEFAULT_WORKERS if workers is None else workers
+    auth_required = auth_configured(api_keys, api_key_file)
     engine = make_engine(url)
     is_new = prepare_database(engine)
     factory = session_factory(engine)
@@ -90,6 +99,7 @@ def create_app(
         factory=factory,
         runner=JobRunner(url, factory, worker_count, lock),
         workers=worker_count,
+        auth_required=auth_required,
     )
 
     @asynccontextmanager
@@ -120,12 +130,15 @@ def create_app(
         .with_exception_handler(FieldProblem, _field_problem)
         .with_exception_handler(NotFound, _not_found)
     )
-    if auth_configured(api_keys, api_key_file):
+    if auth_required:
         key_file = (
             api_key_file if api_key_file is not None else os.environ.get(API_KEY_FILE_VARIABLE)
         )
         builder = builder.with_auth(
-            api_keys=api_keys, api_key_file=key_file or None, env_var=API_KEYS_VARIABLE
+            api_keys=api_keys,
+            api_key_file=key_file or None,
+            env_var=API_KEYS_VARIABLE,
+            unauthenticated_paths=OPEN_PATHS,
         )
     for router in ROUTERS:
         builder = builder.include_router(router)

@@ -88,7 +88,8 @@ class ConnectionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         self._show_summary("connecting…")
 
     def show_connected(self, version: str | None) -> None:
-        """The service answered: show its version and clear any earlier error."""
+        """The service answered: show its release (``chaplab 0.1.0``, ``chap-core 2.5.1``) and
+        clear any earlier error."""
         self.version = version
         self._show_summary(f"service {version or 'version unknown'}")
         self.message.value = ""

@@ -337,7 +337,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         self._preloader.start()
         try:
             info = await self.client.system_info()
-            self.connection.show_connected(info.chap_core_version)
+            self.connection.show_connected(info.service_version)
             templates, lists = await asyncio.gather(
                 self.client.list_model_templates(), self._read_lists()
             )

@@ -1,7 +1,9 @@
-"""What ``/system/info`` tells: versions, server date and time zone, storage backend, workers."""
+"""What ``/system/info`` tells: the API version spoken and the service's own, the server date and
+time zone, whether a key is needed, the storage backend and the workers."""
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from datetime import datetime
@@ -9,15 +11,23 @@ from datetime import datetime
 from chaplab import __version__
 from chaplab.service.wire.system import SystemInfo
 
+CHAP_CORE_API_VERSION = "2.5.1"
+"""The chap-core release whose REST API the service speaks: DHIS2's Modeling App compares
+``chap_core_version`` with the version it needs before it offers its features."""
 
-def system_info(database_url: str, workers: int) -> SystemInfo:
-    """Service version, Python version, server date and time zone, storage backend, workers."""
+
+def system_info(database_url: str, workers: int, auth_required: bool) -> SystemInfo:
+    """The API version spoken, chaplab's version, Python's, the server date and time zone, the
+    source revision (``$GIT_REVISION``, as chap-core reads it), whether a key is needed, the
+    storage backend and the number of workers."""
     return SystemInfo(
-        chap_core_version=__version__,
+        chap_core_version=CHAP_CORE_API_VERSION,
         chaplab_version=__version__,
         python_version=platform.python_version(),
         server_date=datetime.now().astimezone().isoformat(timespec="seconds"),
         server_time_zone_id=time_zone_id(),
+        revision=os.environ.get("GIT_REVISION", ""),
+        auth_required=auth_required,
         database_backend=database_url.split(":", 1)[0],
         workers=workers,
     )

@@ -26,6 +26,7 @@ class ServiceState:
     factory: sessionmaker[Session]
     runner: JobRunner
     workers: int
+    auth_required: bool = False
 
 
 def service_state(request: Request) -> ServiceState:

@@ -13,5 +13,8 @@ router = APIRouter(tags=["system"])
 
 @router.get("/system/info")
 def system_info(state: State) -> SystemInfo:
-    """Service version, Python version, server date and time zone, storage backend, workers."""
-    return system.system_info(state.database_url, state.workers)
+    """The chap-core API version spoken (``chap_core_version``), chaplab's own version, Python's,
+    the server date and time zone, the source revision, whether a key is needed, the storage
+    backend and the workers. Open without a key, as chap-core 2.5.1's: it is how a client learns
+    that one is needed."""
+    return system.system_info(state.database_url, state.workers, state.auth_required)
