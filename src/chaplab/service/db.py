@@ -38,21 +38,26 @@ from chaplab.service.tables import (
     DatasetRow,
     DebugEntryRow,
     EvaluationRow,
+    IdCounterRow,
     JobRequestRow,
     JobRow,
     ModelRunnerRow,
+    PredictionRow,
     PredictionSetupForecastRow,
     PredictionSetupRow,
+    PublicId,
     RegisteredTemplateRow,
     SchemaVersion,
     ServiceTemplateRow,
     SpecificationRunRow,
+    count_public_ids,
     find_or_add_specification,
+    table_of,
 )
 from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.vocabulary import JobType
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -123,6 +128,7 @@ def prepare_database(engine: Engine) -> bool:
         Base.metadata.create_all(engine)
         with Session(engine) as session, session.begin():
             session.add(SchemaVersion(version=SCHEMA_VERSION))
+            count_public_ids(session.connection())
         return True
     if SchemaVersion.__tablename__ not in tables:
         raise SchemaVersionError(
@@ -148,7 +154,9 @@ def prepare_database(engine: Engine) -> bool:
                 "the older chaplab or start with a new database file"
             )
         with Session(engine) as session, session.begin():
+            _count_ids_of_present_tables(session)
             migration(session)
+            _count_ids_of_present_tables(session)
             session.get_one(SchemaVersion, found).version = found + 1
         found += 1
     return False
@@ -168,21 +176,14 @@ def _add_column(session: Session, table: str, column: str, definition: str) -> b
     return True
 
 
-def _table(row: type[Base]) -> Table:
-    """The table of a row class (SQLAlchemy types a mapped class' table as any FROM clause)."""
-    table = row.__table__
-    assert isinstance(table, Table), f"{row.__name__} maps a table"
-    return table
-
-
 def _add_further_tables(session: Session) -> None:
     """Version 1 -> 2: the tables of registered templates, model runners and debug entries."""
     Base.metadata.create_all(
         session.connection(),
         tables=[
-            _table(RegisteredTemplateRow),
-            _table(ModelRunnerRow),
-            _table(DebugEntryRow),
+            table_of(RegisteredTemplateRow),
+            table_of(ModelRunnerRow),
+            table_of(DebugEntryRow),
         ],
     )
 
@@ -191,7 +192,7 @@ def _add_specification_tables(session: Session) -> None:
     """Version 2 -> 3: backtest specifications and the runs of their batches."""
     Base.metadata.create_all(
         session.connection(),
-        tables=[_table(BacktestSpecificationRow), _table(SpecificationRunRow)],
+        tables=[table_of(BacktestSpecificationRow), table_of(SpecificationRunRow)],
     )
 
 
@@ -208,11 +209,11 @@ def _add_version_4_tables(session: Session) -> None:
     Base.metadata.create_all(
         session.connection(),
         tables=[
-            _table(PredictionSetupRow),
-            _table(PredictionSetupForecastRow),
-            _table(JobRequestRow),
-            _table(AlertPolicyRow),
-            _table(AlertRow),
+            table_of(PredictionSetupRow),
+            table_of(PredictionSetupForecastRow),
+            table_of(JobRequestRow),
+            table_of(AlertPolicyRow),
+            table_of(AlertRow),
         ],
     )
 
@@ -223,7 +224,7 @@ def _name_splits_by_their_first_forecast_period(session: Session) -> None:
 
     Only the labels change: the forecast periods, samples and metrics stay as they are, and a
     row without splits (stored without running) is left alone."""
-    evaluations = _table(EvaluationRow)
+    evaluations = table_of(EvaluationRow)
     stored = session.execute(
         select(evaluations.c.id, evaluations.c.split_periods, evaluations.c.periods)
     ).all()
@@ -262,10 +263,10 @@ def _register_services_by_their_own_id(session: Session) -> None:
             for row in connection.execute(select(old))
         ]
         old.drop(connection)
-        Base.metadata.create_all(connection, tables=[_table(ModelRunnerRow)])
+        Base.metadata.create_all(connection, tables=[table_of(ModelRunnerRow)])
         if runners:
-            connection.execute(insert(_table(ModelRunnerRow)), runners)
-    Base.metadata.create_all(connection, tables=[_table(ServiceTemplateRow)])
+            connection.execute(insert(table_of(ModelRunnerRow)), runners)
+    Base.metadata.create_all(connection, tables=[table_of(ServiceTemplateRow)])
 
 
 def _file_evaluations_under_their_specifications(session: Session) -> None:
@@ -286,7 +287,7 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
         session.connection().exec_driver_sql(
             "CREATE INDEX ix_evaluations_specification_id ON evaluations (specification_id)"
         )
-    evaluations = _table(EvaluationRow)
+    evaluations = table_of(EvaluationRow)
     unfiled = session.execute(
         select(
             evaluations.c.id,
@@ -318,6 +319,45 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
         )
 
 
+def _count_ids_of_present_tables(session: Session) -> None:
+    """Before and after every migration: the id counters exist (a step may add rows with
+    public ids), one for each table of public ids the database has by then."""
+    connection = session.connection()
+    Base.metadata.create_all(connection, tables=[table_of(IdCounterRow)])
+    count_public_ids(connection, present=set(inspect(connection).get_table_names()))
+
+
+ROWS_JOBS_CREATED_IN_VERSION_7: dict[str, type[PublicId]] = {
+    "create_backtest": EvaluationRow,
+    "make_prediction": PredictionRow,
+    "create_dataset": DatasetRow,
+}
+"""The job types of schema version 7 and the table of the row each one's result names."""
+
+
+def _never_reuse_ids(session: Session) -> None:
+    """Version 7 -> 8: ids of public rows are never handed out again (``id_counters``): every
+    table of public ids counts on from its highest stored id, or from the highest id a job's
+    result names in it, when a job created a row that has been deleted since, so that a job's
+    result keeps naming the row the job created."""
+    jobs = table_of(JobRow)
+    counters = table_of(IdCounterRow)
+    named = session.execute(
+        select(jobs.c.type, jobs.c.result).where(
+            jobs.c.type.in_(ROWS_JOBS_CREATED_IN_VERSION_7), jobs.c.result.is_not(None)
+        )
+    ).all()
+    for job_type, result in named:
+        if not str(result).isdigit():
+            continue
+        table = table_of(ROWS_JOBS_CREATED_IN_VERSION_7[job_type]).name
+        session.execute(
+            update(counters)
+            .where(counters.c.table_name == table, counters.c.last_id < int(result))
+            .values(last_id=int(result))
+        )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
@@ -326,6 +366,7 @@ MIGRATIONS: dict[int, Callable[[Session], None]] = {
     4: _name_splits_by_their_first_forecast_period,
     5: _register_services_by_their_own_id,
     6: _file_evaluations_under_their_specifications,
+    7: _never_reuse_ids,
 }
 
 

@@ -19,7 +19,6 @@ from chaplab.service.tables import (
     ConfiguredModelRow,
     DatasetRow,
     ModelTemplateRow,
-    next_configured_model_id,
     utc_now,
 )
 from chaplab.service.wire.specifications import BacktestParameters
@@ -68,7 +67,6 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
         for template in list(session.scalars(select(ModelTemplateRow))):
             session.add(
                 ConfiguredModelRow(
-                    id=next_configured_model_id(session),
                     name=template.name,
                     template=template,
                     user_option_values={},

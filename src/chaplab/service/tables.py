@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    Connection,
     DateTime,
     Dialect,
     ForeignKey,
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     TypeDecorator,
     UniqueConstraint,
+    event,
     func,
+    insert,
     select,
+    update,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, Session, mapped_column, relationship
 
 from chaplab.vocabulary import PENDING, STARTED, JobType
 
@@ -62,6 +67,75 @@ class Base(DeclarativeBase):
     }
 
 
+class IdCounterRow(Base):
+    """The last id handed out in each table of public ids (see :class:`PublicId`)."""
+
+    __tablename__ = "id_counters"
+    table_name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    last_id: Mapped[int]
+
+
+class PublicId:
+    """A row whose id is public (in URLs, answers and job results): each table hands out ids in
+    strictly increasing order and never one it handed out before, also after its newest row is
+    deleted or the service restarts, on every backend (SQLite's own rule, the highest id + 1,
+    would give a deleted row's id to the next row). The last id is kept in ``id_counters``,
+    bumped in the inserting transaction, so an id is taken only by a committed row."""
+
+    FIRST_ID: ClassVar[int] = 1
+    id: Mapped[int] = mapped_column(primary_key=True)
+
+
+def next_public_id(connection: Connection, row: type[PublicId]) -> int:
+    """Take the next id of ``row``'s table: its counter, bumped in ``connection``'s
+    transaction (every counter is made with the database, see :func:`count_public_ids`)."""
+    counters = table_of(IdCounterRow)
+    name = table_of(row).name
+    bumped = connection.execute(
+        update(counters).where(counters.c.table_name == name).values(last_id=counters.c.last_id + 1)
+    )
+    if bumped.rowcount != 1:
+        raise RuntimeError(f"the database has no id counter of {name}: it is damaged")
+    taken = connection.scalar(select(counters.c.last_id).where(counters.c.table_name == name))
+    assert isinstance(taken, int)
+    return taken
+
+
+def count_public_ids(connection: Connection, present: set[str] | None = None) -> None:
+    """Give every table of public ids that has no counter one (of those named ``present``, if
+    given), starting after its highest stored id and before its first id, so that stored ids
+    stay and new ones follow them."""
+    counters = table_of(IdCounterRow)
+    counted = set(connection.scalars(select(counters.c.table_name)))
+    for row in public_id_rows():
+        table = table_of(row)
+        if table.name in counted or (present is not None and table.name not in present):
+            continue
+        highest = connection.scalar(select(func.max(table.c.id)))
+        last = max(highest or 0, row.FIRST_ID - 1)
+        connection.execute(insert(counters).values(table_name=table.name, last_id=last))
+
+
+def public_id_rows() -> list[type[PublicId]]:
+    """Every mapped row class with a public id."""
+    return [
+        mapper.class_ for mapper in Base.registry.mappers if issubclass(mapper.class_, PublicId)
+    ]
+
+
+def table_of(row: type[Any]) -> Table:
+    """The table of a mapped row class (SQLAlchemy types it as any FROM clause)."""
+    table = row.__table__
+    assert isinstance(table, Table), f"{row.__name__} maps a table"
+    return table
+
+
+@event.listens_for(PublicId, "before_insert", propagate=True)
+def _number_new_row(_mapper: Mapper[Any], connection: Connection, target: PublicId) -> None:
+    if target.id is None:
+        target.id = next_public_id(connection, type(target))
+
+
 class SchemaVersion(Base):
     """One row: the version of the table layout this database holds."""
 
@@ -69,11 +143,10 @@ class SchemaVersion(Base):
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
-class DatasetRow(Base):
+class DatasetRow(PublicId, Base):
     """A dataset: org units x periods, one array per feature in :class:`DatasetFeatureRow`."""
 
     __tablename__ = "datasets"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     type: Mapped[str] = mapped_column(String(20))
     created: Mapped[datetime] = mapped_column(default=utc_now)
@@ -100,20 +173,22 @@ class DatasetFeatureRow(Base):
     dataset: Mapped[DatasetRow] = relationship(back_populates="features")
 
 
-class ModelTemplateRow(Base):
+class ModelTemplateRow(PublicId, Base):
     """A model template known to the service; its behaviour lives in the forecasting package."""
 
     __tablename__ = "model_templates"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     archived: Mapped[bool] = mapped_column(default=False)
 
 
-class ConfiguredModelRow(Base):
-    """A template with chosen option values, named ``{template}:{name}`` (or the bare template)."""
+class ConfiguredModelRow(PublicId, Base):
+    """A template with chosen option values, named ``{template}:{name}`` (or the bare template).
+    Its ids start at 1001, apart from template ids, so that an id taken from
+    ``/v1/crud/models`` is never mistaken for a valid ``modelTemplateId``."""
+
+    FIRST_ID = 1001
 
     __tablename__ = "configured_models"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(300), unique=True)
     model_template_id: Mapped[int] = mapped_column(ForeignKey("model_templates.id"))
     user_option_values: Mapped[dict[str, Any]]
@@ -123,22 +198,10 @@ class ConfiguredModelRow(Base):
     template: Mapped[ModelTemplateRow] = relationship()
 
 
-FIRST_CONFIGURED_MODEL_ID = 1001
-"""Configured-model ids start here, apart from template ids, so that an id taken from
-``/v1/crud/models`` is never mistaken for a valid ``modelTemplateId``."""
-
-
-def next_configured_model_id(session: Session) -> int:
-    """The id for a new configured model."""
-    highest = session.scalar(select(func.max(ConfiguredModelRow.id)))
-    return max(highest or 0, FIRST_CONFIGURED_MODEL_ID - 1) + 1
-
-
-class ConfiguredModelWithDataSourceRow(Base):
+class ConfiguredModelWithDataSourceRow(PublicId, Base):
     """A configured model bundled with the data sources and org units of its predictions."""
 
     __tablename__ = "configured_models_with_data_source"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(400))
     created: Mapped[datetime] = mapped_column(default=utc_now)
     configured_model_id: Mapped[int] = mapped_column(ForeignKey("configured_models.id"))
@@ -149,7 +212,7 @@ class ConfiguredModelWithDataSourceRow(Base):
     configured_model: Mapped[ConfiguredModelRow] = relationship()
 
 
-class EvaluationRow(Base):
+class EvaluationRow(PublicId, Base):
     """A finished rolling-origin evaluation with its sorted float32 samples.
 
     ``samples`` has shape ``(n_splits, n_org_units, n_periods, n_samples)``, sorted along the
@@ -158,7 +221,6 @@ class EvaluationRow(Base):
     without splits)."""
 
     __tablename__ = "evaluations"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created: Mapped[datetime] = mapped_column(default=utc_now)
     dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
@@ -183,11 +245,10 @@ class EvaluationRow(Base):
     specification: Mapped[BacktestSpecificationRow | None] = relationship()
 
 
-class PredictionRow(Base):
+class PredictionRow(PublicId, Base):
     """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``."""
 
     __tablename__ = "predictions"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created: Mapped[datetime] = mapped_column(default=utc_now)
     dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
@@ -308,17 +369,16 @@ class ServiceTemplateRow(Base):
     created: Mapped[datetime] = mapped_column(default=utc_now)
 
 
-class DebugEntryRow(Base):
+class DebugEntryRow(PublicId, Base):
     """A note stored by a client to check that writes reach the database and read back."""
 
     __tablename__ = "debug_entries"
-    id: Mapped[int] = mapped_column(primary_key=True)
     message: Mapped[str] = mapped_column(Text)
     details: Mapped[dict[str, Any]]
     created: Mapped[datetime] = mapped_column(default=utc_now)
 
 
-class BacktestSpecificationRow(Base):
+class BacktestSpecificationRow(PublicId, Base):
     """A dataset and the backtest parameters that make the evaluations under it comparable.
 
     One row per distinct (dataset, target, parameters); ``org_units`` are those the evaluations
@@ -336,7 +396,6 @@ class BacktestSpecificationRow(Base):
             "future_weather_provider",
         ),
     )
-    id: Mapped[int] = mapped_column(primary_key=True)
     created: Mapped[datetime] = mapped_column(default=utc_now)
     dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"))
     target_column: Mapped[str] = mapped_column(String(200))
@@ -410,13 +469,12 @@ class SpecificationRunRow(Base):
     configured_model: Mapped[ConfiguredModelRow] = relationship()
 
 
-class PredictionSetupRow(Base):
+class PredictionSetupRow(PublicId, Base):
     """An evaluation promoted to a repeatable forecast: it keeps the evaluation's configured
     model, org units, period type and data sources, so that each run forecasts the same way on
     fresh observations. Deleting the evaluation deletes its setups."""
 
     __tablename__ = "prediction_setups"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created: Mapped[datetime] = mapped_column(default=utc_now)
     evaluation_id: Mapped[int] = mapped_column(
@@ -454,26 +512,24 @@ class JobRequestRow(Base):
     body: Mapped[dict[str, Any]]
 
 
-class AlertPolicyRow(Base):
+class AlertPolicyRow(PublicId, Base):
     """A named ladder of alert levels, least to most severe; ``levels`` holds them in the wire
     spelling (name, thresholdParams, exceedanceThreshold). A policy is never edited: an alert's
     level name must keep meaning what it meant."""
 
     __tablename__ = "alert_policies"
-    id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created: Mapped[datetime] = mapped_column(default=utc_now)
     levels: Mapped[list[Any]]
 
 
-class AlertRow(Base):
+class AlertRow(PublicId, Base):
     """An alert raised for an org unit and period at a level of a policy, and where it stands
     in the release gate (``approved``: pending, approved or declined). A prediction raises at
     most one alert per org unit and period; a deleted prediction leaves its alerts unlinked."""
 
     __tablename__ = "alerts"
     __table_args__ = (UniqueConstraint("prediction_id", "org_unit", "time_period"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
     created: Mapped[datetime] = mapped_column(default=utc_now)
     time_period: Mapped[str] = mapped_column(String(10))
     org_unit: Mapped[str] = mapped_column(String(200))

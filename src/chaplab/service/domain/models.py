@@ -29,7 +29,6 @@ from chaplab.service.tables import (
     ModelTemplateRow,
     RegisteredTemplateRow,
     ServiceTemplateRow,
-    next_configured_model_id,
     utc_now,
 )
 from chaplab.service.text import display_name
@@ -259,7 +258,6 @@ def create_configured_model(session: Session, request: ConfiguredModelCreate) ->
             session.commit()
         return model_spec(existing)
     row = ConfiguredModelRow(
-        id=next_configured_model_id(session),
         name=name,
         model_template_id=template.id,
         user_option_values=request.user_option_values,

@@ -45,7 +45,6 @@ from chaplab.service.tables import (
     SpecificationRunRow,
     find_or_add_specification,
     find_specification,
-    next_configured_model_id,
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
 from chaplab.service.wire.common import from_row
@@ -248,7 +247,6 @@ def baseline_models(session: Session) -> list[ConfiguredModelRow]:
                 select(ModelTemplateRow).where(ModelTemplateRow.name == name)
             ).one()
             model = ConfiguredModelRow(
-                id=next_configured_model_id(session),
                 name=name,
                 template=template,
                 user_option_values={},
