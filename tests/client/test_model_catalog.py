@@ -202,18 +202,40 @@ FROM_SERVICE = {
 
 
 def test_a_template_is_stored_from_a_registered_model_service(call: Callable[..., Any]) -> None:
+    """The template comes back as the template list shows it: chap-core 2.5.1's answer to
+    the registration leaves out the health that its list gives."""
     mock = ChapCoreMock(
-        {"POST /v1/crud/model-templates/from-service": httpx.Response(200, json=FROM_SERVICE)}
+        {
+            "POST /v1/crud/model-templates/from-service": httpx.Response(200, json=FROM_SERVICE),
+            "GET /v1/crud/model-templates": httpx.Response(
+                200, json=[{**FROM_SERVICE, "healthStatus": "live"}]
+            ),
+        }
     )
     template = call(mock.handler, "register_template_from_service", "chaplab-mean", "comparison")
-    assert mock.bodies == [{"serviceId": "chaplab-mean", "role": "comparison"}]
+    assert mock.bodies == [{"serviceId": "chaplab-mean", "role": "comparison"}, None]
     assert (template.id, template.uses_chapkit, template.role) == (5, True, "comparison")
+    assert template.health_status == "live"
     call(mock.handler, "register_template_from_service", "chaplab-mean")
-    assert mock.bodies[1] == {"serviceId": "chaplab-mean"}
+    assert mock.bodies[2] == {"serviceId": "chaplab-mean"}
     with pytest.raises(ValueError, match="role must be one of"):
         call(mock.handler, "register_template_from_service", "chaplab-mean", "reference")
     with pytest.raises(ValueError, match="service_id must be a non-empty string"):
         call(mock.handler, "register_template_from_service", "")
+
+
+def test_a_stored_template_the_list_does_not_show_is_answered_as_stored(
+    call: Callable[..., Any],
+) -> None:
+    """chap-core 2.5.1 lists a new version of a stored template only once it is configured."""
+    mock = ChapCoreMock(
+        {
+            "POST /v1/crud/model-templates/from-service": httpx.Response(200, json=FROM_SERVICE),
+            "GET /v1/crud/model-templates": httpx.Response(200, json=[]),
+        }
+    )
+    template = call(mock.handler, "register_template_from_service", "chaplab-mean")
+    assert (template.id, template.version, template.health_status) == (5, "1.0.0", None)
 
 
 def test_a_template_is_retired_one_version_or_all(call: Callable[..., Any]) -> None:

@@ -78,6 +78,9 @@ def test_a_model_service_becomes_a_template_that_can_be_retired(
         True,
         "comparison",
     )
+    listed = {item.id: item for item in peer_client.list_model_templates()}
+    assert template == listed[template.id]  # health and all
+    assert template.health_status == "live"
     assert template.display_name == "chaplab mean"
     again = peer_client.register_template_from_service(model_service)
     assert again.id == template.id  # a version is stored once

@@ -91,6 +91,7 @@ def test_a_services_template_is_stored_once_retired_and_shown_again(
     stored = listed[model.service_id]  # stored when it registered, as 2.5.1 does
     template = chap.register_template_from_service(model.service_id, role="comparison")
     assert template.id == stored.id and template.role == "comparison"
+    assert template == {t.id: t for t in chap.list_model_templates()}[template.id]
     assert (template.display_name, template.author, template.supported_period_type) == (
         "Scaled mean",
         "The chaplab tests",

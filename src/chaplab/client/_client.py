@@ -210,7 +210,11 @@ class ChapClient(SyncDriver):
         """Store the template a registered model service (a runner of ``list_model_runners``)
         describes, read from the service's own info and configuration schema. ``role`` marks
         it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
-        registering it again returns the stored template."""
+        registering it again returns the stored template.
+
+        Answers the template as ``list_model_templates`` lists it, with its ``health_status``
+        (chap-core 2.5.1's own answer leaves that out); as the server answered where the list
+        does not show it."""
         return self._drive(
             self._resources.model_catalog.register_template_from_service(service_id, role)
         )
@@ -1206,7 +1210,11 @@ class AsyncChapClient(AsyncDriver):
         """Store the template a registered model service (a runner of ``list_model_runners``)
         describes, read from the service's own info and configuration schema. ``role`` marks
         it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
-        registering it again returns the stored template."""
+        registering it again returns the stored template.
+
+        Answers the template as ``list_model_templates`` lists it, with its ``health_status``
+        (chap-core 2.5.1's own answer leaves that out); as the server answered where the list
+        does not show it."""
         return await self._drive(
             self._resources.model_catalog.register_template_from_service(service_id, role)
         )

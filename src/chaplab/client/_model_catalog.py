@@ -235,13 +235,19 @@ class ModelCatalog(Resource):
         """Store the template a registered model service (a runner of ``list_model_runners``)
         describes, read from the service's own info and configuration schema. ``role`` marks
         it as a ``"baseline"`` or ``"comparison"`` model. A template version is stored once:
-        registering it again returns the stored template."""
+        registering it again returns the stored template.
+
+        Answers the template as ``list_model_templates`` lists it, with its ``health_status``
+        (chap-core 2.5.1's own answer leaves that out); as the server answered where the list
+        does not show it."""
         body: dict[str, Any] = {"serviceId": require_name("service_id", service_id)}
         if role is not None:
             if role not in TEMPLATE_ROLES:
                 raise ArgumentError(f"role must be one of {TEMPLATE_ROLES} or None, got {role!r}")
             body["role"] = role
-        return (yield from self._call_route(ModelTemplate, FROM_SERVICE, json=body))
+        stored = yield from self._call_route(ModelTemplate, FROM_SERVICE, json=body)
+        listed = yield from self.list_model_templates()
+        return next((template for template in listed if template.id == stored.id), stored)
 
     def delete_model_template(
         self, model_template_id: int, all_versions: bool = False
