@@ -112,8 +112,8 @@ print(f"{model}: {described}")
 # *split periods*) near the end of the data, each time from the months before only.
 #
 # The service runs the evaluation as a background **job** and answers at once with the job's id.
-# `wait_for_job` follows the job until it ends; it raises `JobFailedError`, with the service's
-# error message, if the job fails.
+# `wait_for_job` follows the job until it ends; it raises `JobFailedError` if the job fails: its
+# message is the reason in one sentence, and `.details` holds the service's traceback and log.
 
 # %%
 job = client.create_evaluation("quickstart", model, dataset.id, n_periods=3, n_splits=3)

@@ -242,7 +242,12 @@ def test_failed_job_carries_status_error_and_logs(client: Any, fake: FakeService
     assert (error.status, error.error) == ("FAILURE", "ValueError: no data")
     assert error.logs.startswith("Traceback")
     assert error.job.id == "j1"
-    assert str(error) == "job 'j1' ended with status FAILURE: ValueError: no data (see .logs)"
+    assert str(error) == "ValueError: no data"
+    assert error.details == "ValueError: no data\n\nTraceback ...\nValueError: no data"
+    assert error._short_traceback() == [
+        "JobFailedError: ValueError: no data",
+        "(the job's error and log: .details, or client.job_logs('j1'))",
+    ]
 
 
 def test_failed_job_without_logs(client: Any, fake: FakeService) -> None:
@@ -250,6 +255,7 @@ def test_failed_job_without_logs(client: Any, fake: FakeService) -> None:
     with pytest.raises(JobFailedError) as caught:
         client.wait_for_job("j1")
     assert (caught.value.status, caught.value.logs, caught.value.error) == ("REVOKED", None, None)
+    assert str(caught.value) == caught.value.details == "job 'j1' was cancelled"
     assert status_requests(fake, "j1") == 1  # the list's REVOKED, confirmed once
 
 

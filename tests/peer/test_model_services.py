@@ -175,18 +175,49 @@ def test_what_a_model_prints_reaches_the_jobs_log(
     ), [line for line in logs.splitlines() if "predict" in line]
 
 
-def test_a_model_that_fails_fails_the_job_naming_the_service_and_step(
-    our_client: ChapClient, our_dataset: Dataset, on_ours: str
+def failure(client: ChapClient, model: str, dataset: Dataset, n_periods: int) -> JobFailedError:
+    """The error of an evaluation of ``model`` that fails (in two splits)."""
+    job = client.create_evaluation("fails", model, dataset.id, n_periods, 2)
+    with pytest.raises(JobFailedError) as raised:
+        client.wait_for_job(job.id, timeout=JOB_LIMIT)
+    return raised.value
+
+
+def test_a_model_that_fails_fails_the_job_in_one_sentence_naming_the_service_and_step(
+    our_client: ChapClient,
+    our_dataset: Dataset,
+    on_ours: str,
+    peer_client: ChapClient,
+    peer_url: str,
+    peer_dataset: Dataset,
+    tmp_path: Path,
 ) -> None:
+    """The message is the model's exception with the service and the step, on both servers;
+    the traceback stays in the error's details and the job's log."""
     template = our_client.register_template_from_service(on_ours)
     model = our_client.create_configured_model("negative", template.id, {"scale": -1.0})
-    job = our_client.create_evaluation("fails", model.name, our_dataset.id, 2, 2)
-    with pytest.raises(JobFailedError) as raised:
-        our_client.wait_for_job(job.id)
-    error = str(raised.value.error)
-    assert "model service 'scaled-mean' at http://127.0.0.1:" in error
-    assert "train, split" in error and "scale must not be negative" in error
+    ours = failure(our_client, model.name, our_dataset, 2)
+    assert re.fullmatch(
+        r"model service 'scaled-mean' at http://127\.0\.0\.1:\d+, train, split 1/2 \(\d{6}\): "
+        r"ValueError: scale must not be negative, got -1\.0",
+        str(ours),
+    )
     assert "fails" not in [evaluation.name for evaluation in our_client.list_evaluations()]
+    with scaled_mean(peer_url, "scaled-mean-failing", tmp_path / "service.log") as service:
+        theirs = peer_client.register_template_from_service("scaled-mean-failing")
+        negative = peer_client.create_configured_model("negative", theirs.id, {"scale": -1.0})
+        positive = peer_client.create_configured_model("positive", theirs.id, {"scale": 1.0})
+        train = failure(peer_client, negative.name, peer_dataset, 2)
+        predict = failure(peer_client, positive.name, peer_dataset, 24)  # at most 12
+    where = f"model service 'scaled-mean-failing' at {service.url}"
+    assert str(train) == f"{where}, train: ValueError: scale must not be negative, got -1.0"
+    assert str(predict) == (
+        f"{where}, predict: ValueError: prediction_periods (24, from run_info) exceeds the "
+        "maximum allowed value (12)"
+    )
+    for failed in (ours, train, predict):
+        assert "Traceback" in failed.details and "Traceback" not in str(failed)
+    assert "Traceback" in peer_client.job_logs(predict.job_id)
 
 
 def running_jobs(url: str) -> list[str]:

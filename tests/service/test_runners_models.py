@@ -7,6 +7,7 @@ model service's answers and jobs, which its workers read when they start."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing import forkserver
@@ -233,13 +234,16 @@ def test_a_horizon_beyond_the_services_bounds_is_refused_at_submission(
 
 
 def failure(chap: ChapClient, name: str, dataset: Dataset) -> str:
-    """The error of an evaluation of ``name`` that fails; checks nothing was stored."""
+    """The message of the error of an evaluation of ``name`` that fails (one sentence, the
+    traceback in its details); checks nothing was stored."""
     before = {evaluation.id for evaluation in chap.list_evaluations()}
     job = chap.create_evaluation(f"fails {name}", name, dataset.id, 2, 3)
     with pytest.raises(JobFailedError) as raised:
         chap.wait_for_job(job.id, timeout=JOB_LIMIT)
     assert {evaluation.id for evaluation in chap.list_evaluations()} == before
-    return str(raised.value.error)
+    message = str(raised.value)
+    assert "\n" not in message and str(raised.value.error) in raised.value.details
+    return message
 
 
 @pytest.mark.parametrize(
@@ -264,7 +268,11 @@ def test_a_service_that_fails_fails_the_job_naming_it_the_step_and_its_answer(
     error = failure(chap, name, dataset)
     assert f"model service {model.service_id!r} at {url}" in error and expected in error
     if mode == "fail":
-        assert "the stand-in's model broke" in error
+        assert re.fullmatch(
+            re.escape(f"model service {model.service_id!r} at {url}, train, split 1/3 (")
+            + r"\d{6}\): ValueError: the stand-in's model broke",
+            error,
+        )
     if mode == "hold":
         assert model.cancelled  # the jobs it gave up on are cancelled on the service
 

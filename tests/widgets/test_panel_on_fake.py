@@ -199,7 +199,11 @@ async def test_failing_job_is_shown_failed_with_its_error_and_logs(
         response = fake(request)
         if request.url.path == "/v1/analytics/create-backtest":
             job = fake.jobs[response.json()["id"]]
-            job.final_status, job.error = "FAILURE", "ValueError: not enough history"
+            job.final_status = "FAILURE"
+            job.error = (
+                "Training job 01M9 ended with status 'failed': ValueError: not enough history. "
+                'Stacktrace: Traceback (most recent call last):\n  File "model.py", line 9'
+            )
             job.logs = "loading dataset 1\nfitting naive_model\nValueError: not enough history"
         return response
 
@@ -209,10 +213,12 @@ async def test_failing_job_is_shown_failed_with_its_error_and_logs(
     (row,) = panel.jobs.rows
     assert row.status == "FAILURE"
     assert "color:#b00020" in row.status_label.value
-    assert "not enough history" in row.error_label.value
+    assert row.error == "model service, train: ValueError: not enough history"
+    assert "Traceback" not in row.error_label.value
     assert row.logs_toggle.layout.display == "" and row.logs.layout.display == "none"
     row.logs_toggle.value = True
     assert row.logs.layout.display == "" and "fitting naive_model" in row.logs.value
+    assert 'File "model.py", line 9' in row.logs.value
     assert "1 failed" in repr(panel)
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from chaplab.client._job_failures import failure_reason
+
 # the root and the argument errors live in chaplab.errors, which every layer may raise from
 from chaplab.errors import FULL_TRACEBACKS_VARIABLE as FULL_TRACEBACKS_VARIABLE
 from chaplab.errors import ArgumentError as ArgumentError
@@ -125,8 +127,12 @@ class ServerError(ChapHTTPError):
 class JobFailedError(ChapError):
     """A job reached a terminal status other than ``SUCCESS``.
 
-    Carries the ``job`` (as listed by ``GET /v1/jobs``, or ``None`` when the list lacks it), the
-    upper-cased ``status``, the ``error`` text and the job's ``logs`` when the server has them.
+    Its message is the ``reason``, one sentence: the last exception's text, and for a job a
+    model service failed, the service and the step (``model service 'scaled-mean' at
+    http://...: predict: ValueError: ...``). ``details`` holds all the server said: the
+    ``error`` text as it came (with any traceback) and the job's ``logs``
+    (``client.job_logs(job_id)`` reads them again). Also carries the ``job`` (as listed by
+    ``GET /v1/jobs``, or ``None`` when the list lacks it) and the upper-cased ``status``.
     """
 
     def __init__(
@@ -137,9 +143,22 @@ class JobFailedError(ChapError):
         self.status = status
         self.error = error
         self.logs = logs
-        reason = f": {error}" if error else ""
-        hint = " (see .logs)" if logs else ""
-        super().__init__(f"job {job_id!r} ended with status {status}{reason}{hint}")
+        ended = "was cancelled" if status == "REVOKED" else f"ended with status {status}"
+        self.reason = failure_reason(error, logs) or f"job {job_id!r} {ended}"
+        super().__init__(self.reason)
+
+    @property
+    def details(self) -> str:
+        """Everything the server said of the failure: the error text (with its traceback)
+        and the job's log, each where there is one."""
+        said = [text.strip() for text in (self.error, self.logs) if text and text.strip()]
+        return "\n\n".join(said) or self.reason
+
+    def _short_traceback(self) -> list[str]:
+        return [
+            f"{type(self).__name__}: {self}",
+            f"(the job's error and log: .details, or client.job_logs({self.job_id!r}))",
+        ]
 
 
 class JobTimeoutError(ChapTimeoutError):

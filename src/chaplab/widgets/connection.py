@@ -47,7 +47,7 @@ def describe_error(error: BaseException) -> str:
     if isinstance(error, ChapConnectionError):
         return f"Cannot reach the service: {error}"
     if isinstance(error, JobFailedError):
-        return f"Job {error.job_id} ended with {error.status}: {error.error or 'no error text'}"
+        return f"Job {error.job_id} ended with {error.status}: {_sentence(error.reason)}"
     if isinstance(error, ServerError):
         return f"The service failed while handling the request: {_sentence(error.message)}"
     if isinstance(error, ChapHTTPError):  # the service's own sentence (a 404, 409, 422, ...)

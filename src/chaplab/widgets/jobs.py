@@ -161,7 +161,8 @@ class JobLine(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotati
         self.bar.description = f"split {done}/{total}"
 
     def show_failure(self, status: str, error: str | None, logs: str | None) -> None:
-        """Show a job that ended without success, with its error text and its logs."""
+        """Show a job that ended without success: ``error``, the sentence saying why, and
+        under "show logs" the ``logs`` (and the error's traceback)."""
         default = "the job was cancelled" if status == "REVOKED" else f"the job ended with {status}"
         self.error = error or default
         self.show_status(status)
@@ -173,7 +174,10 @@ class JobLine(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotati
     def show_exception(self, error: BaseException) -> None:
         """Show why following the job stopped: a failed job, or an error reaching the service."""
         if isinstance(error, JobFailedError):
-            self.show_failure(error.status, error.error, error.logs)
+            logs = error.logs and readable_logs(error.logs)
+            said = [text.strip() for text in (error.error, logs) if text and text.strip()]
+            kept = [text for text in said if text != error.reason]
+            self.show_failure(error.status, error.reason, "\n\n".join(kept) or None)
         else:
             self.stop_following(describe_error(error))
 
