@@ -1,4 +1,10 @@
-"""Fixtures for browser tests: Chromium, JupyterLab servers and notebook pages (see lab_harness)."""
+"""Fixtures for browser tests: Chromium, JupyterLab servers and notebook pages (see lab_harness).
+
+A test module that names its notebook and its code cells at module level (``NOTEBOOK =
+"panel.ipynb"``, ``CELLS = [...]``) gets ``lab``: JupyterLab on a folder with that notebook, its
+kernels on an embedded service of their own; a module that needs another folder defines its own
+``lab`` fixture.
+"""
 
 from __future__ import annotations
 
@@ -76,14 +82,29 @@ def lab_of_cells(
     return start
 
 
+@pytest.fixture(scope="module")
+def lab(
+    request: pytest.FixtureRequest, lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]
+) -> JupyterLab:
+    """JupyterLab on a folder with the test module's notebook (``NOTEBOOK``, of the code cells
+    ``CELLS``), its kernels using a fresh data folder."""
+    return lab_of_cells(request.module.NOTEBOOK, request.module.CELLS)
+
+
 @pytest.fixture
-def open_notebook(chromium: BrowserContext) -> Iterator[Callable[[JupyterLab, str], NotebookPage]]:
-    """`open_notebook(lab, relative_path)` opens a notebook in a new tab; closed after the test."""
+def open_notebook(chromium: BrowserContext) -> Iterator[Callable[..., NotebookPage]]:
+    """`open_notebook(lab, relative_path, viewport=None)` opens a notebook in a new tab (in a
+    window of ``viewport``, ``{"width": ..., "height": ...}``, if given); closed after the
+    test."""
     opened: list[NotebookPage] = []
 
-    def open_(lab: JupyterLab, relative_path: str) -> NotebookPage:
+    def open_(
+        lab: JupyterLab, relative_path: str, viewport: dict[str, int] | None = None
+    ) -> NotebookPage:
         notebook = NotebookPage.open(chromium, lab, relative_path)
         opened.append(notebook)
+        if viewport is not None:
+            notebook.page.set_viewport_size(viewport)
         return notebook
 
     yield open_

@@ -9,13 +9,16 @@ The pieces:
   profile.
 - `NotebookPage` wraps a Playwright page showing one notebook: `run_all_cells()` runs every cell and
   waits until the kernel is idle, failing with the error of any cell that raised;
-  `kernel_output(code)` runs code in the notebook's kernel and returns what it printed;
+  `kernel_output(code)` runs code in the notebook's kernel and returns what it printed,
+  `kernel_value(expression)` the value of a literal expression there;
   `cut_texts(locator)`, `horizontal_overflow(locator)` and `past_right_edge(locator)` measure
-  what a person would see cut or out of sight.
+  what a person would see cut or out of sight, and `assert_reads_well(locator)` asserts that
+  none of it happens; `panel_output()` is the output showing a `ChapPanel`.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import secrets
@@ -361,6 +364,14 @@ class NotebookPage:
         """Run ``code`` in the notebook's kernel (not in a cell) and return what it printed."""
         return str(self.page.evaluate(_KERNEL_OUTPUT_JS, code))
 
+    def kernel_value(self, expression: str) -> object:
+        """The value of a Python ``expression`` (a literal: names, lists, sets) in the kernel."""
+        return ast.literal_eval(self.kernel_output(f"print(repr({expression}))").strip())
+
+    def panel_output(self) -> Locator:
+        """The output of the cell that displays a ``ChapPanel`` (the one holding its launcher)."""
+        return self.output_area().filter(has_text="Run an evaluation").first
+
     def cut_texts(self, locator: Locator) -> list[str]:
         """The texts inside ``locator`` that do not fit their box (an empty list: none cut)."""
         return list(locator.evaluate(_CUT_TEXTS_JS))
@@ -374,6 +385,16 @@ class NotebookPage:
         """The visible elements inside ``locator`` that reach past its right edge (an empty
         list: everything is in sight)."""
         return list(locator.evaluate(_PAST_RIGHT_EDGE_JS))
+
+    def assert_reads_well(self, locator: Locator) -> None:
+        """Nothing in ``locator`` is cut, nothing reaches past its right edge, and neither it
+        nor the notebook is wider than the window."""
+        assert self.cut_texts(locator) == []
+        past = self.past_right_edge(locator)
+        assert past == [], "\n".join(past)
+        assert self.horizontal_overflow(locator) <= 0
+        notebook = self.page.locator(".jp-NotebookPanel:visible .jp-Notebook")
+        assert self.horizontal_overflow(notebook) <= 0
 
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are

@@ -11,13 +11,12 @@ a screenshot of the view as test-output/browser/compare-models.png.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import expect
-from test_panel_in_jupyterlab import assert_reads_well
 
 NOTEBOOK = "compare_models.ipynb"
 VIEWPORT = {"width": 1400, "height": 3600}  # the whole view, charts included
@@ -41,20 +40,13 @@ CELLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the view's notebook, its kernels using a fresh data folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
 @pytest.mark.browser
 def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK, VIEWPORT)
 
     page.run_all_cells()
 
@@ -87,7 +79,7 @@ def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
 
     # a dataset with a long name: every choice of every dropdown readable, nothing cut
     expect(view.locator("select option", has_text=LONG_NAME)).to_have_count(1)
-    assert_reads_well(page, view)
+    page.assert_reads_well(view)
 
     screenshot = browser_output_dir / "compare-models.png"
     page.wait_until_idle()

@@ -9,8 +9,7 @@ places, by name). Saves the pasted cell and its chart as test-output/browser/cop
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,26 +53,13 @@ _CELL_JS = """
 """
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the forecast's notebook, its kernels using a fresh data
-    folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
-def kernel_value(page: NotebookPage, expression: str) -> object:
-    """The value of a Python ``expression`` (a literal) in the kernel."""
-    return ast.literal_eval(page.kernel_output(f"print(repr({expression}))").strip())
-
-
 @pytest.mark.browser
 def test_the_forecasts_copied_code_pasted_into_a_new_cell_draws_its_chart(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK, VIEWPORT)
     page.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base_url)
     page.run_all_cells()
     panel = page.output_area().filter(has_text="Forecast forward").first
@@ -84,8 +70,8 @@ def test_the_forecasts_copied_code_pasted_into_a_new_cell_draws_its_chart(
     copy.click()
     expect(panel.get_by_text("copied: paste it into a cell").last).to_be_visible()
     copied = page.page.evaluate("() => navigator.clipboard.readText()")
-    assert copied == kernel_value(page, "panel.forecasts.code.code")
-    prediction_id = kernel_value(page, "panel.forecasts.prediction_id")
+    assert copied == page.kernel_value("panel.forecasts.code.code")
+    prediction_id = page.kernel_value("panel.forecasts.prediction_id")
     assert f"client.prediction_frame({prediction_id})" in copied
 
     # pasted with the keyboard into a new cell and run, as a person does
@@ -105,8 +91,8 @@ def test_the_forecasts_copied_code_pasted_into_a_new_cell_draws_its_chart(
     assert "image/png" in ran["outputs"], ran  # the chart, drawn under the pasted cell
 
     # the chart drawn is the forecast's: the same places as the panel's chart, by name
-    titles = kernel_value(page, "[axes.get_title() for axes in figure.axes if axes.get_title()]")
-    assert titles and titles == kernel_value(page, "panel.forecasts.shown_panels")
+    titles = page.kernel_value("[axes.get_title() for axes in figure.axes if axes.get_title()]")
+    assert titles and titles == page.kernel_value("panel.forecasts.shown_panels")
     cell = page.page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(index)
     cell.scroll_into_view_if_needed()
     cell.locator(".jp-OutputArea-output img").first.wait_for()

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
-from test_panel_in_jupyterlab import assert_reads_well, kernel_value, panel_output
 
 from chaplab.widgets.results import MAX_PANELS
 from chaplab.widgets.tables import PAGE_SIZE
@@ -98,12 +97,6 @@ print(repr((
 """
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the notebook, its kernels using a fresh data folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
 def table_captioned(panel: Locator, caption: str) -> Locator:
     """The table whose caption is ``caption``: caption, grid of rows, pager."""
     return panel.locator(
@@ -134,16 +127,15 @@ def option_texts(select: Locator) -> list[str]:
 @pytest.mark.browser
 def test_a_country_of_558_places_pages_ranks_and_finds_them_in_the_panel(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK, VIEWPORT)
     page.run_all_cells()
-    panel = panel_output(page)
+    panel = page.panel_output()
 
     # the datasets table: the first 20 rows of all of them, "previous" disabled on page 1
-    datasets = kernel_value(page, "[d.name for d in panel.dataset_list]")
+    datasets = page.kernel_value("[d.name for d in panel.dataset_list]")
     assert isinstance(datasets, list) and COUNTRY in datasets
     total = len(datasets)
     assert PAGE_SIZE < total <= 2 * PAGE_SIZE, datasets
@@ -154,7 +146,7 @@ def test_a_country_of_558_places_pages_ranks_and_finds_them_in_the_panel(
     following = pager.get_by_role("button", name=button_name("next"))
     expect(previous).to_be_disabled()
     expect(following).to_be_enabled()
-    first_page = kernel_value(page, "[row['name'] for row in panel.datasets.shown_rows]")
+    first_page = page.kernel_value("[row['name'] for row in panel.datasets.shown_rows]")
     assert isinstance(first_page, list) and len(first_page) == PAGE_SIZE
     for name in first_page:
         expect(table.get_by_role("button", name=name, exact=True)).to_be_visible()
@@ -173,17 +165,17 @@ def test_a_country_of_558_places_pages_ranks_and_finds_them_in_the_panel(
         "(img) => img.complete && img.naturalWidth > 300", arg=chart.element_handle()
     )
     page.wait_until_idle()
-    places = kernel_value(page, "sorted(set(panel.frame['org_unit_name']))")
+    places = page.kernel_value("sorted(set(panel.frame['org_unit_name']))")
     assert isinstance(places, list) and len(places) == N_PLACES
     expected = ast.literal_eval(page.kernel_output(_MOST_CASES_CODE).strip())
     assert isinstance(expected, tuple)
     most, last_total, next_total = expected
     assert last_total > next_total, expected  # no tie at the 12th place
-    shown = kernel_value(page, "panel.results.shown_panels")
+    shown = page.kernel_value("panel.results.shown_panels")
     assert shown == most, (shown, most)
     assert shown != places[:MAX_PANELS]  # ranked by cases, not by name
     twelve_high = chart.evaluate("(img) => img.naturalHeight")
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     screenshot = browser_output_dir / "panel-country.png"
     panel.screenshot(path=str(screenshot))
     assert screenshot.stat().st_size > 20_000
@@ -212,16 +204,16 @@ def test_a_country_of_558_places_pages_ranks_and_finds_them_in_the_panel(
         timeout=CHART_TIMEOUT_MS,
     )
     page.wait_until_idle()
-    assert kernel_value(page, "panel.results.shown_panels") == [PLACE]
-    place_id = kernel_value(
-        page, f"dict(zip(panel.frame['org_unit_name'], panel.frame['org_unit']))[{PLACE!r}]"
+    assert page.kernel_value("panel.results.shown_panels") == [PLACE]
+    place_id = page.kernel_value(
+        f"dict(zip(panel.frame['org_unit_name'], panel.frame['org_unit']))[{PLACE!r}]"
     )
-    assert kernel_value(page, "panel.results.org_unit.value") == place_id
-    assert_reads_well(page, panel)
+    assert page.kernel_value("panel.results.org_unit.value") == place_id
+    page.assert_reads_well(panel)
 
     # "next": the other rows, "previous" enabled and "next" disabled on the last page; the
     # dataset selected on the first page is said to be there
-    selected = kernel_value(page, "[row['name'] for row in panel.datasets.selected_rows]")
+    selected = page.kernel_value("[row['name'] for row in panel.datasets.selected_rows]")
     assert isinstance(selected, list) and len(selected) == 1 and selected[0] in first_page
     following.click()
     expect(pager.locator(".widget-label")).to_have_text(
@@ -233,7 +225,7 @@ def test_a_country_of_558_places_pages_ranks_and_finds_them_in_the_panel(
         expect(table.get_by_role("button", name=name, exact=True)).to_be_visible()
     for name in first_page:
         expect(table.get_by_role("button", name=name, exact=True)).to_have_count(0)
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     page.wait_until_idle()
     screenshot = browser_output_dir / "panel-country-page2.png"
     table.screenshot(path=str(screenshot))

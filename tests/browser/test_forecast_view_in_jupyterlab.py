@@ -15,13 +15,12 @@ a person sees it), and the probability map as forecast-map-probability.png.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
-from test_panel_in_jupyterlab import assert_reads_well
 
 from chaplab.plotting._map import LABEL_FONT
 from chaplab.widgets._render import DPI, PIXEL_RATIO
@@ -71,17 +70,10 @@ _SHOWN_SCALE_JS = """
 """
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the panel's notebook, its kernels using a fresh data
-    folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
 def assert_nothing_cut(page: NotebookPage, panel: Locator, view: Locator) -> None:
     """Nothing in the panel is cut or past its edge, no tab title elided, every shown chart
     inside its box and drawn with at least as many pixels as it is shown."""
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     assert view.evaluate(_ELIDED_TAB_TITLES_JS) == []
     assert view.evaluate(_BADLY_SIZED_IMAGES_JS) == []
 
@@ -105,11 +97,10 @@ def save(page: NotebookPage, view: Locator, folder: Path, tab: str) -> None:
 @pytest.mark.browser
 def test_every_tab_of_a_forecast_reads_whole_at_1400_px_with_the_file_browser_open(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(WINDOW)
+    page = open_notebook(lab, NOTEBOOK, WINDOW)
     page.run_all_cells()
     page.open_file_browser()
 

@@ -16,14 +16,13 @@ test-output/browser/panel-progress.png. At the end the bar is full and the row s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
-from test_panel_in_jupyterlab import assert_reads_well, panel_output
 
 NOTEBOOK = "job_progress.ipynb"
 VIEWPORT = {"width": 1400, "height": 1600}
@@ -149,22 +148,15 @@ def split_count(label: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the notebook, its kernels using a fresh data folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
 @pytest.mark.browser
 def test_a_running_evaluation_shows_its_splits_in_its_job_row(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK, VIEWPORT)
     page.run_all_cells()
-    panel = panel_output(page)
+    panel = page.panel_output()
     finished, running = job_line(panel, FINISHED), job_line(panel, RUNNING)
     expect(finished).to_contain_text("SUCCESS")
     assert page.kernel_output("print(panel.launcher.name.value)").strip() == RUNNING
@@ -183,7 +175,7 @@ def test_a_running_evaluation_shows_its_splits_in_its_job_row(
     expect(running).to_contain_text("STARTED")
 
     # the row reads well: on one line, its bar and status under those of the finished row
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     boxes = {
         name: line.evaluate(_LINE_BOXES_JS)
         for name, line in (("running", running), ("finished", finished))
@@ -218,4 +210,4 @@ def test_a_running_evaluation_shows_its_splits_in_its_job_row(
     expect(running).to_contain_text("SUCCESS", timeout=JOB_TIMEOUT_MS)
     end = bar_of(running)
     assert end == {"label": "finished", "fraction": 1}, end
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)

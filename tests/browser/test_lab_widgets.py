@@ -71,7 +71,7 @@ def lab(
 @pytest.mark.browser
 def test_widget_panel_renders_label_button_and_image(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
     page = open_notebook(lab, "widgets.ipynb")
@@ -93,7 +93,7 @@ def test_widget_panel_renders_label_button_and_image(
 
 @pytest.mark.browser
 def test_running_a_notebook_that_raises_fails_naming_the_cell(
-    lab: JupyterLab, open_notebook: Callable[[JupyterLab, str], NotebookPage]
+    lab: JupyterLab, open_notebook: Callable[..., NotebookPage]
 ) -> None:
     page = open_notebook(lab, "raising.ipynb")
 
@@ -104,7 +104,7 @@ def test_running_a_notebook_that_raises_fails_naming_the_cell(
 @pytest.mark.browser
 def test_a_wrong_key_shows_one_sentence_and_no_broken_image(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
     page = open_notebook(lab, "wrong_key.ipynb")

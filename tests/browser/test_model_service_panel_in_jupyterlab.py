@@ -11,13 +11,12 @@ nothing cut; a screenshot of the form is saved as test-output/browser/panel-mode
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import expect
-from test_panel_in_jupyterlab import assert_reads_well, panel_output
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = "model_service_panel.ipynb"
@@ -40,24 +39,17 @@ CELLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lab(lab_of_cells: Callable[[str, Sequence[str]], JupyterLab]) -> JupyterLab:
-    """JupyterLab on a folder with the notebook, its kernels using a fresh data folder."""
-    return lab_of_cells(NOTEBOOK, CELLS)
-
-
 @pytest.mark.browser
 def test_a_model_services_template_shows_whose_it_is_and_its_options_in_jupyterlab(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK, VIEWPORT)
 
     page.run_all_cells()
 
-    panel = panel_output(page)
+    panel = page.panel_output()
     panel.get_by_text("New configured model").click()
     form = panel.locator(".widget-vbox", has=page.page.get_by_text("Create configured model"))
     form = form.last
@@ -69,7 +61,7 @@ def test_a_model_services_template_shows_whose_it_is_and_its_options_in_jupyterl
     expect(form.get_by_text("assessed yellow by its author", exact=False)).to_be_visible()
     expect(form.get_by_text("its model service is registered now", exact=False)).to_be_visible()
     expect(form.get_by_role("spinbutton", name="scale")).to_have_value("1")  # from its schema
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
 
     screenshot = browser_output_dir / "panel-model-service.png"
     page.wait_until_idle()

@@ -14,7 +14,6 @@ window without the file browser as panel-1024.png.
 
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from lab_harness import JupyterLab, NotebookPage
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import expect
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "notebooks" / "02_panel.ipynb"
@@ -44,43 +43,21 @@ def lab(
     return start_lab(folder, env={"CHAPLAB_DATA_DIR": str(data_dir)})
 
 
-def panel_output(page: NotebookPage) -> Locator:
-    """The output of the cell that displays the panel (the one holding the job board)."""
-    return page.output_area().filter(has_text="Run an evaluation").first
-
-
-def kernel_value(page: NotebookPage, expression: str) -> object:
-    """The value of a Python ``expression`` (a literal: names, lists, sets) in the kernel."""
-    return ast.literal_eval(page.kernel_output(f"print(repr({expression}))").strip())
-
-
-def assert_reads_well(page: NotebookPage, panel: Locator) -> None:
-    """Nothing in the panel is cut, nothing reaches past its right edge, and nothing is wider
-    than the window."""
-    assert page.cut_texts(panel) == []
-    past = page.past_right_edge(panel)
-    assert past == [], "\n".join(past)
-    assert page.horizontal_overflow(panel) <= 0
-    notebook = page.page.locator(".jp-NotebookPanel:visible .jp-Notebook")
-    assert page.horizontal_overflow(notebook) <= 0
-
-
 @pytest.mark.browser
 def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     lab: JupyterLab,
-    open_notebook: Callable[[JupyterLab, str], NotebookPage],
+    open_notebook: Callable[..., NotebookPage],
     browser_output_dir: Path,
 ) -> None:
-    page = open_notebook(lab, NOTEBOOK.name)
-    page.page.set_viewport_size(VIEWPORT)
+    page = open_notebook(lab, NOTEBOOK.name, VIEWPORT)
     page.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base_url)
 
     page.run_all_cells()
     page.open_file_browser()
 
-    dataset_name = str(kernel_value(page, "dataset_name"))
+    dataset_name = str(page.kernel_value("dataset_name"))
     evaluation_name = f"naive_model on {dataset_name}"
-    panel = panel_output(page)
+    panel = page.panel_output()
     expect(panel.get_by_text("Datasets", exact=True)).to_be_visible()
     for name in (dataset_name, "naive_model", "seasonal_naive", "regression_model"):
         expect(panel.get_by_role("button", name=name, exact=True)).to_be_visible()
@@ -98,16 +75,16 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     )
     assert chart.evaluate("(img) => img.src.startsWith('blob:') || img.src.startsWith('data:')")
 
-    assert kernel_value(page, "panel.views.views") == 1  # the browser counted its one view
+    assert page.kernel_value("panel.views.views") == 1  # the browser counted its one view
     screenshot = browser_output_dir / "panel.png"
     page.screenshot_whole(panel, screenshot)
     assert screenshot.stat().st_size > 10_000
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
 
     # the chart's panels are titled with the places' names, and the org-unit picker offers them
-    names = kernel_value(page, "sorted(set(panel.frame['org_unit_name']))")
-    ids = kernel_value(page, "sorted(set(panel.frame['org_unit']))")
-    panels = kernel_value(page, "panel.results.shown_panels")
+    names = page.kernel_value("sorted(set(panel.frame['org_unit_name']))")
+    ids = page.kernel_value("sorted(set(panel.frame['org_unit']))")
+    panels = page.kernel_value("panel.results.shown_panels")
     assert isinstance(names, list) and isinstance(ids, list) and isinstance(panels, list)
     assert sorted(panels) == names and not set(panels) & set(ids) - set(names)
     expect(panel.locator("select").filter(has_text=names[0])).to_have_count(1)
@@ -123,7 +100,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
         " if t.name == 'regression_model')"
     )
     expect(panel.get_by_text("allowed: from 1 to 12")).to_be_visible()
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     page.screenshot_whole(panel, browser_output_dir / "panel-new-model.png")
     panel.get_by_text("New configured model").click()
 
@@ -131,7 +108,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     panel.locator(f'button[title="delete {dataset_name}"]').click()  # an icon, named by its title
     question = panel.get_by_text(f"Delete dataset {dataset_name} (id ")
     expect(question).to_be_visible()
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     panel.get_by_role("button", name="Keep", exact=True).click()
     expect(question).to_be_hidden()
 
@@ -150,7 +127,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     expect(evaluation).to_have_class(re.compile(r"\bmod-info\b"))
     expect(second).not_to_have_class(re.compile(r"\bmod-info\b"))
     page.wait_until_idle()
-    assert kernel_value(page, "[item.name for item in panel.results.selected]") == [evaluation_name]
+    assert page.kernel_value("[item.name for item in panel.results.selected]") == [evaluation_name]
     metrics = panel.locator("table", has_text="aggregate metrics")
     expect(metrics).to_have_count(0)
 
@@ -163,7 +140,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     assert chart_box is not None and table_box is not None
     assert table_box["y"] >= chart_box["y"] + chart_box["height"] - 1  # under the chart
     assert table_box["x"] + table_box["width"] <= VIEWPORT["width"]
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     page.screenshot_whole(panel, browser_output_dir / "panel-compare.png")
     page.page.set_viewport_size(WINDOW)
     compare_with.scroll_into_view_if_needed()
@@ -172,7 +149,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     # one click back to one evaluation
     panel.get_by_role("button", name="show one evaluation").click()
     expect(metrics).to_have_count(0)
-    assert kernel_value(page, "[item.name for item in panel.results.selected]") == [evaluation_name]
+    assert page.kernel_value("[item.name for item in panel.results.selected]") == [evaluation_name]
     evaluation.scroll_into_view_if_needed()
     page.screenshot(browser_output_dir / "panel-window.png")
 
@@ -180,7 +157,7 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     page.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
     page.page.set_viewport_size({"width": 1024, "height": VIEWPORT["height"]})
     page.wait_until_idle()
-    assert_reads_well(page, panel)
+    page.assert_reads_well(panel)
     page.screenshot_whole(panel, browser_output_dir / "panel-1024.png")
 
 
