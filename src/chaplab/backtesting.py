@@ -34,7 +34,7 @@ from pandas.api.types import is_numeric_dtype
 
 from chaplab import vocabulary
 from chaplab.climatology import future_values
-from chaplab.errors import ArgumentError
+from chaplab.errors import FULL_TRACEBACK_HINT, ArgumentError, ShortError, own_frames
 from chaplab.frames import (
     ORG_UNIT,
     PERIOD,
@@ -66,18 +66,25 @@ RNG = "rng"
 WEATHERS = (CLIMATOLOGY_WEATHER, OBSERVED_WEATHER)
 
 
-class BacktestError(Exception):
+class BacktestError(ShortError):
     """A model function failed, or answered what a backtest cannot use, in one split.
 
     ``split_period`` names the split (its first forecast period), ``function`` the function
     (``"train"`` or ``"predict"`` and its name); the function's own exception, if any, is the
-    ``__cause__``.
+    ``__cause__``, with its whole traceback. IPython shows the sentence and, where the model's
+    code raised, that code's own frames: none of chaplab's, pandas' or Python's
+    (``CHAPLAB_FULL_TRACEBACKS=1`` shows everything).
     """
 
     def __init__(self, split_period: str, function: str, problem: str) -> None:
         super().__init__(f"split {split_period}: {function} {problem}")
         self.split_period = split_period
         self.function = function
+
+    def _short_traceback(self) -> list[str]:
+        cause = self.__cause__
+        frames = [] if cause is None else own_frames(cause.__traceback__)
+        return [f"{type(self).__name__}: {self}", *frames, FULL_TRACEBACK_HINT]
 
 
 def backtest(
@@ -476,7 +483,8 @@ def _run_concurrently(
 ) -> list[np.ndarray]:
     """Run every job on a private event loop (sync model functions in its thread pool) and
     return their results in order; the progress bar advances on this thread as jobs finish.
-    The first failure cancels the jobs that have not started and is raised."""
+    The first failure cancels the jobs that have not started and is raised; the bar says which
+    split failed and stays where it was."""
     from tqdm.auto import tqdm
 
     loop = asyncio.new_event_loop()
@@ -490,7 +498,14 @@ def _run_concurrently(
     try:
         with tqdm(total=len(jobs), desc="backtest", unit="split", disable=not progress) as bar:
             for future in concurrent.futures.as_completed(futures):
-                future.result()
+                try:
+                    future.result()
+                except BacktestError as error:
+                    bar.set_description(f"backtest failed at split {error.split_period}")
+                    raise
+                except Exception:
+                    bar.set_description("backtest failed")
+                    raise
                 bar.update(1)
         return [future.result() for future in futures]
     finally:
