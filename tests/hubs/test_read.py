@@ -202,3 +202,15 @@ def test_a_folder_that_is_no_hub_is_refused(tmp_path: Path) -> None:
     shutil.copytree(example_hub() / "hub-config", tmp_path / "hub-config")
     with pytest.raises(ArgumentError, match="models: 'PSI-DICE' has no output in the hub"):
         read_forecasts(tmp_path, target=INC, models=["PSI-DICE"])
+
+
+def test_a_task_id_chaplab_has_no_column_for_is_refused(hub: Path) -> None:
+    import json
+
+    path = hub / "hub-config/tasks.json"
+    tasks = json.loads(path.read_text())
+    for model_task in tasks["rounds"][0]["model_tasks"]:
+        model_task["task_ids"]["age_group"] = {"required": None, "optional": ["0-17", "18+"]}
+    path.write_text(json.dumps(tasks))
+    with pytest.raises(ArgumentError, match="has the task ids 'age_group' besides round"):
+        read_forecasts(hub, target=INC)

@@ -130,6 +130,7 @@ def read_forecasts(
     task = config.target_task(target)
     target = _target_name(config, task, target)
     _check_weekly(task, target)
+    _check_task_ids(config, task, target)
     chosen_models = _chosen_models(config, models)
     chosen_rounds = None if rounds is None else [config.round_date(r, "rounds") for r in rounds]
     chosen_locations = _chosen_locations(config, task, locations)
@@ -219,6 +220,19 @@ def _check_weekly(task: ModelTask, target: str | None) -> None:
         raise ArgumentError(
             f"target {target!r} counts its horizon in {task.time_unit}s: chaplab reads weekly "
             "hubs (epidemiological weeks onto ISO weeks); its periods are months and weeks"
+        )
+
+
+def _check_task_ids(config: HubConfig, task: ModelTask, target: str | None) -> None:
+    """ArgumentError naming task ids beyond a round, target, horizon, location and week: rows
+    that differ only in them (an age group, a scenario) would be one target in chaplab's
+    frames."""
+    known = {config.round_id, TARGET, HUB_HORIZON, LOCATION, config.target_end_date(task)}
+    others = [name for name in task.task_ids if name not in known]
+    if others:
+        raise ArgumentError(
+            f"target {target!r} has the task ids {listed(others)} besides round, horizon, "
+            "location and week, which chaplab's frames have no column for"
         )
 
 
