@@ -55,9 +55,8 @@ PROBABILITY = "probability"
 OUTPUT_TYPE = "output_type"
 OUTPUT_TYPE_ID = "output_type_id"
 MODEL_ID = "model_id"
-REFERENCE_DATE = "reference_date"
-TARGET_END_DATE = "target_end_date"
-HUB_HORIZON_COLUMN = "hub_horizon"
+PAIR_BASE = 1 << 12
+"""Round days and horizons are packed into one integer key (horizons within +-2048 weeks)."""
 
 
 @dataclass(frozen=True)
@@ -334,78 +333,115 @@ def _week_labels(days: np.ndarray, what: str) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _HubRows:
-    """The rows read, column by column, with their chaplab weeks."""
+class _Coded:
+    """A text column as integer codes into its distinct values, sorted."""
 
-    models: pd.Categorical
-    org_units: pd.Categorical
-    org_unit_names: pd.Categorical
+    codes: np.ndarray
+    values: list[str]
+
+    @classmethod
+    def of(cls, column: Any) -> _Coded:
+        """Dictionary-encode an arrow column, then renumber its values in sorted order."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        text = pc.fill_null(pc.cast(column, pa.string()), "NA")
+        encoded = pc.dictionary_encode(text).combine_chunks()
+        values = [str(v) for v in encoded.dictionary.to_pylist()]
+        order = np.argsort(values, kind="stable")
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[order] = np.arange(len(values))
+        codes = (
+            rank[encoded.indices.to_numpy(zero_copy_only=False)]
+            if values
+            else np.array([], np.int64)
+        )
+        return cls(codes, [values[i] for i in order])
+
+    def categorical(self, rows: np.ndarray, labels: dict[str, str] | None = None) -> pd.Categorical:
+        """The rows' values as a categorical of the values present (or their labels)."""
+        chosen = self.codes[rows]
+        present = np.flatnonzero(np.bincount(chosen, minlength=len(self.values)))
+        renumber = np.zeros(len(self.values), dtype=np.int64)
+        renumber[present] = np.arange(len(present))
+        codes = renumber[chosen]
+        names = [self.values[i] for i in present]
+        if labels is not None:
+            names = [labels.get(name, name) for name in names]
+            distinct = sorted(set(names))
+            position = {name: i for i, name in enumerate(distinct)}
+            remap = np.array([position[name] for name in names], dtype=np.int64)
+            return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, distinct)
+        return pd.Categorical.from_codes(codes, names)
+
+
+@dataclass(frozen=True)
+class _HubRows:
+    """The rows read, column by column as arrays, with their chaplab weeks."""
+
+    models: _Coded
+    locations: _Coded
+    names: dict[str, str]
     split_periods: pd.PeriodIndex
     periods: pd.PeriodIndex
     horizons: np.ndarray
     output_types: np.ndarray
-    output_type_ids: np.ndarray
+    output_type_ids: _Coded
     values: np.ndarray
     task: np.ndarray
     """One code per (model, location, round, horizon): the rows of one forecast target."""
-    hub: pd.DataFrame
-    """The rows as the hub wrote them (for nowcasts)."""
+    table: Any
+    """The rows as the hub wrote them (an arrow table, for nowcasts)."""
 
     @classmethod
     def build(
         cls, config: HubConfig, task: ModelTask, table: Any, first_forecast_horizon: int
     ) -> _HubRows:
-        hub = table.to_pandas(date_as_object=True)
-        round_days = hub[config.round_id].to_numpy()
+        import pyarrow as pa
+
+        def days(name: str) -> np.ndarray:
+            column = table[name].cast(pa.date32()).cast(pa.int32())
+            return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+        round_days = days(config.round_id)
         end = config.target_end_date(task)
-        if HUB_HORIZON in hub.columns:
-            horizon = hub[HUB_HORIZON].to_numpy(dtype=np.int64)
+        if HUB_HORIZON in table.column_names:
+            horizon = np.asarray(table[HUB_HORIZON].to_numpy(zero_copy_only=False), np.int64)
+            if end is not None:
+                _check_end_dates(round_days, horizon, days(end), end)
         elif end is not None:
-            horizon = np.array(
-                [(e - r).days // 7 for e, r in zip(hub[end], round_days, strict=True)],
-                dtype=np.int64,
-            )
+            horizon = (days(end) - round_days) // 7
         else:
             raise ArgumentError("hub: its target has neither a horizon nor a target date")
-        pair_codes, pairs = pd.factorize(
-            pd.MultiIndex.from_arrays([round_days, horizon]) if len(hub) else pd.Index([])
-        )
+        pair_codes, pair_keys = pd.factorize(round_days * PAIR_BASE + (horizon + PAIR_BASE // 2))
+        pairs = [divmod(int(key), PAIR_BASE) for key in pair_keys]
+        pairs = [(day, step - PAIR_BASE // 2) for day, step in pairs]
+        epoch = datetime.date(1970, 1, 1)
         weeks = [
-            to_chaplab(day, int(h), first_forecast_horizon=first_forecast_horizon)
+            to_chaplab(
+                epoch + datetime.timedelta(days=int(day)),
+                int(h),
+                first_forecast_horizon=first_forecast_horizon,
+            )
             for day, h in pairs
         ]
-        if end is not None and HUB_HORIZON in hub.columns:
-            _check_end_dates(hub, config.round_id, end)
-        split = np.array([w.split_period for w in weeks], dtype=object)[pair_codes]
-        period = np.array([w.period for w in weeks], dtype=object)[pair_codes]
-        chaplab_horizon = np.array([w.horizon for w in weeks], dtype=np.int16)[pair_codes]
-        names = config.location_names()
-        locations = hub[LOCATION].astype(str).to_numpy()
-        task_codes, _ = pd.factorize(
-            pd.MultiIndex.from_arrays([hub[MODEL_ID], locations, round_days, horizon])
-            if len(hub)
-            else pd.Index([])
-        )
-        hub = hub.assign(
-            **{
-                ORG_UNIT: locations,
-                SPLIT_PERIOD: parse_periods(split) if len(hub) else [],
-                PERIOD: parse_periods(period) if len(hub) else [],
-                HORIZON: chaplab_horizon,
-            }
-        )
+        models, locations = _Coded.of(table[MODEL_ID]), _Coded.of(table[LOCATION])
+        output_types = _Coded.of(table[OUTPUT_TYPE])
         return cls(
-            models=pd.Categorical(hub[MODEL_ID].astype(str).to_numpy()),
-            org_units=pd.Categorical(locations),
-            org_unit_names=pd.Categorical([names.get(code, code) for code in locations]),
-            split_periods=pd.PeriodIndex(hub[SPLIT_PERIOD]) if len(hub) else _no_weeks(),
-            periods=pd.PeriodIndex(hub[PERIOD]) if len(hub) else _no_weeks(),
-            horizons=chaplab_horizon,
-            output_types=hub[OUTPUT_TYPE].astype(str).to_numpy(),
-            output_type_ids=hub[OUTPUT_TYPE_ID].to_numpy(dtype=object),
-            values=hub["value"].to_numpy(dtype=np.float64),
-            task=np.asarray(task_codes, dtype=np.int64),
-            hub=hub,
+            models=models,
+            locations=locations,
+            names=config.location_names(),
+            split_periods=_weeks_of([w.split_period for w in weeks], pair_codes),
+            periods=_weeks_of([w.period for w in weeks], pair_codes),
+            horizons=np.array([w.horizon for w in weeks], dtype=np.int16)[pair_codes],
+            output_types=np.asarray(output_types.values, dtype=object)[output_types.codes]
+            if len(output_types.values)
+            else np.array([], dtype=object),
+            output_type_ids=_Coded.of(table[OUTPUT_TYPE_ID]),
+            values=np.asarray(table["value"].to_numpy(zero_copy_only=False), np.float64),
+            task=(models.codes * (len(locations.values) + 1) + locations.codes) * (len(pairs) + 1)
+            + pair_codes,
+            table=table,
         )
 
     def _selected(self, output_type: str) -> np.ndarray:
@@ -415,11 +451,11 @@ class _HubRows:
         )
         return selected
 
-    def _keys(self, rows: np.ndarray | slice) -> dict[str, Any]:
+    def _keys(self, rows: np.ndarray) -> dict[str, Any]:
         return {
-            MODEL: _compact(self.models[rows]),
-            ORG_UNIT: _compact(self.org_units[rows]),
-            ORG_UNIT_NAME: _compact(self.org_unit_names[rows]),
+            MODEL: self.models.categorical(rows),
+            ORG_UNIT: self.locations.categorical(rows),
+            ORG_UNIT_NAME: self.locations.categorical(rows, self.names),
             SPLIT_PERIOD: self.split_periods[rows],
             PERIOD: self.periods[rows],
             HORIZON: self.horizons[rows],
@@ -428,7 +464,11 @@ class _HubRows:
     def quantile_frame(self, output_type: str) -> pd.DataFrame:
         """Quantile output as an evaluation frame with a model column."""
         rows = np.flatnonzero(self._selected(output_type))
-        levels = np.array([float(q) for q in self.output_type_ids[rows]], dtype=np.float64)
+        ids = self.output_type_ids
+        parsed = np.full(len(ids.values), np.nan)
+        for code in np.flatnonzero(np.bincount(ids.codes[rows], minlength=len(ids.values))):
+            parsed[code] = float(ids.values[code])
+        levels = parsed[ids.codes[rows]]
         frame = pd.DataFrame({**self._keys(rows), QUANTILE: levels, VALUE: self.values[rows]})
         return _sorted(frame, QUANTILE)
 
@@ -445,18 +485,13 @@ class _HubRows:
             block = self.values[order[first[:, None] + np.arange(count)]]
             values = quantiles_from_sorted(block, levels)
             lead = order[first]
-            keys = {
-                name: np.repeat(np.asarray(col), len(levels))
-                for name, col in self._keys(lead).items()
-            }
+            keys = self._keys(np.repeat(lead, len(levels)))
             parts.append(
                 pd.DataFrame({**keys, QUANTILE: np.tile(levels, len(first)), VALUE: values.ravel()})
             )
         if not parts:
             return self.quantile_frame(SAMPLE)
         frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        frame = frame.astype({name: "category" for name in (MODEL, ORG_UNIT, ORG_UNIT_NAME)})
-        frame[HORIZON] = frame[HORIZON].astype(np.int16)
         return _sorted(frame, QUANTILE)
 
     def pmf_frame(self, task: ModelTask) -> pd.DataFrame:
@@ -467,7 +502,11 @@ class _HubRows:
             {
                 **self._keys(rows),
                 CATEGORY: pd.Categorical(
-                    self.output_type_ids[rows].astype(str), categories=categories, ordered=True
+                    np.asarray(self.output_type_ids.values, dtype=object)[
+                        self.output_type_ids.codes[rows]
+                    ],
+                    categories=categories,
+                    ordered=True,
                 ),
                 PROBABILITY: self.values[rows],
             }
@@ -491,30 +530,45 @@ class _HubRows:
     def nowcast_frame(self) -> pd.DataFrame:
         """Every row of a week before its split period, as the hub wrote it, with chaplab's
         weeks beside it."""
-        rows = self.horizons < vocabulary.FIRST_HORIZON
-        frame = self.hub.loc[rows].rename(columns={MODEL_ID: MODEL}).reset_index(drop=True)
+        import pyarrow as pa
+
+        rows = np.flatnonzero(self.horizons < vocabulary.FIRST_HORIZON)
+        frame = self.table.take(pa.array(rows)).to_pandas(date_as_object=True)
+        frame = frame.rename(columns={MODEL_ID: MODEL})
+        frame[ORG_UNIT] = self.locations.categorical(rows)
+        frame[SPLIT_PERIOD] = self.split_periods[rows]
+        frame[PERIOD] = self.periods[rows]
+        frame[HORIZON] = self.horizons[rows]
         return frame
 
 
-def _check_end_dates(hub: pd.DataFrame, round_id: str, end: str) -> None:
+def _check_end_dates(
+    round_days: np.ndarray, horizon: np.ndarray, end_days: np.ndarray, end: str
+) -> None:
     """ArgumentError naming a row whose target date is not its round's date plus its horizon
     in weeks."""
-    triples = hub[[round_id, HUB_HORIZON, end]].drop_duplicates()
-    for day, horizon, target_day in triples.itertuples(index=False):
-        if day + datetime.timedelta(weeks=int(horizon)) != target_day:
-            raise ArgumentError(
-                f"hub: a row of round {day} at horizon {horizon} has {end} {target_day}, not "
-                f"{day + datetime.timedelta(weeks=int(horizon))}: its weeks do not add up"
-            )
+    wrong = np.flatnonzero(end_days != round_days + 7 * horizon)
+    if len(wrong):
+        epoch = datetime.date(1970, 1, 1)
+        row = int(wrong[0])
+        day = epoch + datetime.timedelta(days=int(round_days[row]))
+        expected = day + datetime.timedelta(weeks=int(horizon[row]))
+        found = epoch + datetime.timedelta(days=int(end_days[row]))
+        raise ArgumentError(
+            f"hub: a row of round {day} at horizon {horizon[row]} has {end} {found}, not "
+            f"{expected}: its weeks do not add up"
+        )
+
+
+def _weeks_of(labels: list[str], codes: np.ndarray) -> pd.PeriodIndex:
+    """The periods of each row from the distinct pairs' labels."""
+    if not labels:
+        return _no_weeks()
+    return parse_periods(labels).take(codes)
 
 
 def _no_weeks() -> pd.PeriodIndex:
-    return pd.PeriodIndex([], freq="W-SUN")
-
-
-def _compact(values: Any) -> pd.Categorical:
-    """A categorical with only the categories present, sorted."""
-    return pd.Categorical(np.asarray(values, dtype=object).astype(str))
+    return parse_periods(["2020W01"])[:0]
 
 
 def _sorted(frame: pd.DataFrame, last: str) -> pd.DataFrame:
