@@ -1,5 +1,5 @@
 """dengue_peru: Peru's notified cases (a row per case, with its epidemiological week) counted by
-district and ISO week, from the slice of the real table described in ``conftest.py``."""
+district and ISO week, from the slice of the real table described in ``tests/dengue_slices.py``."""
 
 from __future__ import annotations
 

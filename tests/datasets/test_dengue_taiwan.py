@@ -1,5 +1,5 @@
 """dengue_taiwan: Taiwan's confirmed cases (a row per case, with its date of onset) counted by
-county and ISO week, from the slice of the real table described in ``conftest.py``."""
+county and ISO week, from the slice of the real table described in ``tests/dengue_slices.py``."""
 
 from __future__ import annotations
 
