@@ -368,11 +368,23 @@ class FakeService:
                     }
                 ],
             )
+        name = f"naive_model:{body['name']}"
+        options = body.get("userOptionValues", {})
+        covariates = body.get("additionalContinuousCovariates", [])
+        for record in self.configured_models:
+            if (record["name"], record["userOptionValues"]) == (name, options) and record[
+                "additionalContinuousCovariates"
+            ] == covariates:
+                record["archived"] = False
+                return _ok(record)
+        # as chap-core 2.5.1: other options under a stored name hide the model stored before
+        self.configured_models = [m for m in self.configured_models if m["name"] != name]
         record = {
             **MODEL_SPEC,
-            "id": 6,
-            "name": f"naive_model:{body['name']}",
-            "userOptionValues": body.get("userOptionValues", {}),
+            "id": max((m["id"] for m in self.configured_models), default=5) + 1,
+            "name": name,
+            "userOptionValues": options,
+            "additionalContinuousCovariates": covariates,
         }
         self.configured_models.append(record)
         return _ok(record)

@@ -51,7 +51,7 @@ def test_404_detail_body(client: Any) -> None:
 
 def test_422_field_problems(client: Any) -> None:
     with pytest.raises(UnprocessableEntityError) as caught:
-        client.create_configured_model("weekly", 1, {"n_lags": "three"})
+        client.create_configured_model("daily", 1, {"n_lags": "three"})
     error = caught.value
     assert error.errors == [
         {
@@ -103,7 +103,7 @@ def test_problem_details_422_with_errors(client: Any, fake: FakeService) -> None
         httpx.Response(422, json=problem, headers={"content-type": "application/problem+json"}),
     )
     with pytest.raises(UnprocessableEntityError) as caught:
-        client.create_configured_model("weekly", 1)
+        client.create_configured_model("daily", 1)
     assert caught.value.errors[0]["loc"] == ["body", "name"]
     assert caught.value.problem == problem
     assert str(caught.value).endswith("Request validation failed - name: Field required")

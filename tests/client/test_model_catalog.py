@@ -12,6 +12,7 @@ import pytest
 
 from chaplab.client import (
     ConfiguredModelWithDataSource,
+    ConflictError,
     ModelSpec,
     ModelTemplate,
     NameResolutionError,
@@ -93,12 +94,12 @@ def test_a_listed_models_role_is_its_templates() -> None:
 
 
 def test_create_configured_model_returns_the_stored_name(client: Any, fake: FakeService) -> None:
-    model = client.create_configured_model("weekly", 1, {"n_lags": 2})
-    assert model.name == "naive_model:weekly"
+    model = client.create_configured_model("daily", 1, {"n_lags": 2})
+    assert model.name == "naive_model:daily"
     assert model.user_option_values == {"n_lags": 2}
     assert fake.paths()[-1] == "POST /v1/crud/configured-models"
     assert last_body(fake) == {
-        "name": "weekly",
+        "name": "daily",
         "modelTemplateId": 1,
         "userOptionValues": {"n_lags": 2},
         "additionalContinuousCovariates": [],
@@ -108,11 +109,11 @@ def test_create_configured_model_returns_the_stored_name(client: Any, fake: Fake
 def test_a_template_is_named_and_a_misspelt_name_is_refused_before_creating(
     client: Any, fake: FakeService
 ) -> None:
-    model = client.create_configured_model("weekly", "naive_model")
-    assert model.name == "naive_model:weekly"
+    model = client.create_configured_model("daily", "naive_model")
+    assert model.name == "naive_model:daily"
     assert last_body(fake)["modelTemplateId"] == 1
     with pytest.raises(NameResolutionError) as refused:
-        client.create_configured_model("weekly", "naive_modle")
+        client.create_configured_model("daily", "naive_modle")
     assert str(refused.value) == (
         "model_template_id: no model template named 'naive_modle'; did you mean 'naive_model'?"
     )
@@ -132,6 +133,8 @@ def test_of_template_versions_sharing_a_name_the_live_one_is_taken(
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/crud/model-templates":
             return httpx.Response(200, json=templates)
+        if request.method == "GET":  # the configured models
+            return httpx.Response(200, json=[])
         bodies.append(json.loads(request.content))
         return httpx.Response(200, json={"id": 9, "name": "naive_model:w"})
 
@@ -150,7 +153,7 @@ def test_of_template_versions_sharing_a_name_the_live_one_is_taken(
 
 def test_numpy_option_values_go_on_the_wire_as_plain_json(client: Any, fake: FakeService) -> None:
     client.create_configured_model(
-        "weekly",
+        "daily",
         1,
         {
             "n_lags": np.int64(2),
@@ -255,3 +258,32 @@ def test_registering_a_runner_is_the_way_where_templates_are_not_from_services(
     mock = ChapCoreMock({}, openapi=without("POST /v1/crud/model-templates/from-service"))
     with pytest.raises(UnsupportedRouteError, match=r"register_model_template"):
         call(mock.handler, "register_template_from_service", "chaplab-mean")
+
+
+def test_a_name_stands_for_one_configuration(client: Any, fake: FakeService) -> None:
+    """The same name with the same options is the stored model; with other options it is
+    refused, naming the model and its options, before anything is sent (the fake, as chap-core
+    2.5.1, would put the new options under the old name)."""
+    same = client.create_configured_model("weekly", 1, {"n_lags": 3})
+    assert (same.id, same.name, same.user_option_values) == (5, "naive_model:weekly", {"n_lags": 3})
+    sent = fake.paths().count("POST /v1/crud/configured-models")
+    with pytest.raises(ConflictError) as refused:
+        client.create_configured_model("weekly", "naive_model", {"n_lags": 6})
+    assert str(refused.value) == (
+        "configured model 'naive_model:weekly' (id 5) exists with user_option_values "
+        "{'n_lags': 3} (asked for {'n_lags': 6}); choose another name for other options"
+    )
+    assert refused.value.status_code == 409
+    with pytest.raises(ConflictError, match=r"additional_continuous_covariates \[\] \(asked for"):
+        client.create_configured_model("weekly", 1, {"n_lags": 3}, ["rainfall"])
+    assert fake.paths().count("POST /v1/crud/configured-models") == sent
+    [kept] = client.list_configured_models()
+    assert (kept.id, kept.user_option_values) == (5, {"n_lags": 3})
+
+
+def test_an_archived_model_keeps_its_name(client: Any, fake: FakeService) -> None:
+    fake.configured_models[0]["archived"] = True
+    with pytest.raises(ConflictError, match=r"'naive_model:weekly' \(id 5, archived\) exists"):
+        client.create_configured_model("weekly", 1, {"n_lags": 4})
+    again = client.create_configured_model("weekly", 1, {"n_lags": 3})
+    assert (again.id, again.archived) == (5, False)  # brought back

@@ -120,11 +120,13 @@ def test_prefix_and_key_on_every_request(make_client: Any, fake: FakeService) ->
     client = make_client(proxy_prefix="api/apps/chap/", api_key=KEY)
     client.list_datasets()
     client.evaluation_entries(1, quantiles=[0.5])
-    client.create_configured_model("weekly", 1)
+    client.create_configured_model("daily", 1)
     client.list_models()
     assert fake.paths() == [
         "GET /api/apps/chap/v1/crud/datasets",
         "GET /api/apps/chap/v1/analytics/evaluation-entry",
+        "GET /api/apps/chap/v1/crud/model-templates",
+        "GET /api/apps/chap/v1/crud/configured-models",
         "POST /api/apps/chap/v1/crud/configured-models",
         *(f"GET /api/apps/chap{path.split()[1]}" for path in DISCOVERY),
         "GET /api/apps/chap/v1/crud/models",
@@ -167,7 +169,7 @@ def test_a_body_that_cannot_be_json_is_refused_before_sending(
 ) -> None:
     sent = len(fake.paths())
     with pytest.raises(TypeError, match="cannot be written as JSON: Type is not JSON serializable"):
-        client.create_configured_model("weekly", 1, {"n_lags": object()})
+        client.create_configured_model("daily", 1, {"n_lags": object()})
     assert len(fake.paths()) == sent
 
 

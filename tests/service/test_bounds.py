@@ -184,7 +184,11 @@ def test_a_configured_model_name_stands_for_one_configuration(
     assert again.id == first.id
     with pytest.raises(ConflictError, match="n_lags") as conflict:
         client.create_configured_model(f"lags-{unique}", template.id, {"n_lags": 6})
-    assert "choose another name" in str(conflict.value)
+    assert str(conflict.value) == (
+        f"configured model 'regression_model:lags-{unique}' (id {first.id}) exists with "
+        "user_option_values {'n_lags': 2} (asked for {'n_lags': 6}); choose another name for "
+        "other options"
+    )
     stored_model = next(m for m in client.list_configured_models() if m.id == first.id)
     assert stored_model.user_option_values == {"n_lags": 2}
 

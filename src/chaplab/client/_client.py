@@ -258,8 +258,14 @@ class ChapClient(SyncDriver):
         no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
         of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
-        from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
-        existing name returns the existing record.
+        from ``name``: use the returned record's ``name`` when creating evaluations.
+
+        A name stands for one configuration, on every server: creating an existing name
+        with the same option values and covariates returns the existing record (brought back
+        if it was archived); with others it is a ``ConflictError`` naming the existing model
+        and its options. The client checks that before sending, since chap-core 2.5.1 would
+        otherwise put the new options under the old name and hide the old model from every
+        list, while evaluations of both say the same ``model_id``.
 
         ``additional_continuous_covariates`` are features the model reads besides its
         template's own covariates (chap-core's field of that name; a template with
@@ -1262,8 +1268,14 @@ class AsyncChapClient(AsyncDriver):
         no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
         of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
-        from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
-        existing name returns the existing record.
+        from ``name``: use the returned record's ``name`` when creating evaluations.
+
+        A name stands for one configuration, on every server: creating an existing name
+        with the same option values and covariates returns the existing record (brought back
+        if it was archived); with others it is a ``ConflictError`` naming the existing model
+        and its options. The client checks that before sending, since chap-core 2.5.1 would
+        otherwise put the new options under the old name and hide the old model from every
+        list, while evaluations of both say the same ``model_id``.
 
         ``additional_continuous_covariates`` are features the model reads besides its
         template's own covariates (chap-core's field of that name; a template with

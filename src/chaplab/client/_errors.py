@@ -109,6 +109,15 @@ class ConflictError(ChapHTTPError):
     """409: the request conflicts with the stored state."""
 
 
+def conflict_before_sending(message: str, *, method: str, url: str) -> ConflictError:
+    """The ``ConflictError`` of a request the client refuses before sending it, having found
+    the conflict itself (a rule chap-core 2.5.1 does not keep): the 409 the request deserves,
+    whose message is ``message`` alone, as nothing was sent."""
+    error = ConflictError(message, status_code=409, method=method, url=url)
+    error.args = (message,)
+    return error
+
+
 class UnprocessableEntityError(ChapHTTPError):
     """422: the request was understood but its content is invalid.
 

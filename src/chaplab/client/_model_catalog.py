@@ -6,14 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
 from pydantic import Field, model_validator
 
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import DataSource
-from chaplab.client._errors import ArgumentError, ArgumentTypeError, UnsupportedRouteError
+from chaplab.client._errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    UnsupportedRouteError,
+    conflict_before_sending,
+)
 from chaplab.client._plumbing import (
+    CONFIGURED_MODELS,
     TEMPLATES,
     Resource,
+    encode_body,
     require_bool,
     require_id,
     require_name,
@@ -22,6 +30,8 @@ from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 
 SUPPORTED_PERIOD_TYPES = ("any", "month", "week")
+DEFAULT_CONFIGURATION = "default"
+"""The configuration name both servers store under the bare template name."""
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -300,8 +310,14 @@ class ModelCatalog(Resource):
         no template has is a ``NameResolutionError``, a ``ValueError``, with "did you mean";
         of versions sharing a name, the one not archived is taken). The stored record's name is
         ``{template_name}:{name}`` (``default`` maps to the bare template name), so it differs
-        from ``name``: use the returned record's ``name`` when creating evaluations. Creating an
-        existing name returns the existing record.
+        from ``name``: use the returned record's ``name`` when creating evaluations.
+
+        A name stands for one configuration, on every server: creating an existing name
+        with the same option values and covariates returns the existing record (brought back
+        if it was archived); with others it is a ``ConflictError`` naming the existing model
+        and its options. The client checks that before sending, since chap-core 2.5.1 would
+        otherwise put the new options under the old name and hide the old model from every
+        list, while evaluations of both say the same ``model_id``.
 
         ``additional_continuous_covariates`` are features the model reads besides its
         template's own covariates (chap-core's field of that name; a template with
@@ -317,13 +333,53 @@ class ModelCatalog(Resource):
         for index, covariate in enumerate(covariates):
             require_name(f"additional_continuous_covariates[{index}]", covariate)
         template_id = yield from self._id_of("model_template_id", model_template_id, TEMPLATES)
+        options = dict(user_option_values or {})
+        as_sent = orjson.loads(encode_body(options))  # a value JSON cannot carry is refused here
         body = {
             "name": name,
             "modelTemplateId": template_id,
-            "userOptionValues": dict(user_option_values or {}),
+            "userOptionValues": options,
             "additionalContinuousCovariates": covariates,
         }
-        return (yield from self._call(ModelSpec, "POST", "/v1/crud/configured-models", json=body))
+        yield from self._refuse_other_options(name, template_id, as_sent, covariates)
+        return (yield from self._call(ModelSpec, "POST", CONFIGURED_MODELS.path, json=body))
+
+    def _refuse_other_options(
+        self, name: str, template_id: int, options: dict[str, Any], covariates: list[str]
+    ) -> Operation[None]:
+        """``ConflictError`` when a configured model (archived ones too) has the name that
+        ``name`` of template ``template_id`` is stored under, with other options or
+        covariates."""
+        templates = yield from self.list_model_templates()
+        template = next((item for item in templates if item.id == template_id), None)
+        if template is None:
+            return  # the server says what is wrong with the template
+        stored_name = template.name if name == DEFAULT_CONFIGURATION else f"{template.name}:{name}"
+        models = yield from self.list_configured_models(include_archived=True)
+        for model in models:
+            if model.name != stored_name:
+                continue
+            differences = [
+                f"{argument} {stored!r} (asked for {asked!r})"
+                for argument, stored, asked in (
+                    ("user_option_values", model.user_option_values, options),
+                    (
+                        "additional_continuous_covariates",
+                        model.additional_continuous_covariates,
+                        covariates,
+                    ),
+                )
+                if stored != asked
+            ]
+            if differences:
+                archived = ", archived" if model.archived else ""
+                raise conflict_before_sending(
+                    f"configured model {stored_name!r} (id {model.id}{archived}) exists with "
+                    + " and ".join(differences)
+                    + "; choose another name for other options",
+                    method="POST",
+                    url=self._builder.url(CONFIGURED_MODELS.path),
+                )
 
     def delete_configured_model(self, model_id: int) -> Operation[None]:
         """Archive a configured model: it stays readable by id and drops out of the lists."""
