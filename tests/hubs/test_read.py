@@ -214,3 +214,17 @@ def test_a_task_id_chaplab_has_no_column_for_is_refused(hub: Path) -> None:
     path.write_text(json.dumps(tasks))
     with pytest.raises(ArgumentError, match="has the task ids 'age_group' besides round"):
         read_forecasts(hub, target=INC)
+
+
+def test_a_hubdata_connection_and_a_relative_path_read_as_the_folder_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import hubdata
+
+    expected = read_forecasts(example_hub(), target=INC, models=["PSI-DICE"]).quantiles
+    connection = hubdata.connect_hub(example_hub())
+    from_connection = read_forecasts(connection, target=INC, models=["PSI-DICE"]).quantiles
+    pd.testing.assert_frame_equal(from_connection, expected)
+    monkeypatch.chdir(example_hub().parent)
+    relative = read_forecasts(example_hub().name, target=INC, models=["PSI-DICE"]).quantiles
+    pd.testing.assert_frame_equal(relative, expected)

@@ -194,6 +194,12 @@ class HubConfig:
             task.metadata,
         )
 
+    def target_name(self, task: ModelTask, target: str | None) -> str | None:
+        """The target asked for, or the hub's only one (None for a hub without targets)."""
+        if target is not None or TARGET not in task.task_ids:
+            return target
+        return self.targets()[0]
+
     def target_end_date(self, task: ModelTask) -> str | None:
         """The task id holding the forecast week's end date, if the hub has one."""
         return next((name for name in TARGET_END_DATES if name in task.task_ids), None)

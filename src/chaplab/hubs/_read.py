@@ -127,7 +127,7 @@ def read_forecasts(
     """
     config = HubConfig.connect(hub)
     task = config.target_task(target)
-    target = _target_name(config, task, target)
+    target = config.target_name(task, target)
     _check_weekly(task, target)
     _check_task_ids(config, task, target)
     chosen_models = _chosen_models(config, models)
@@ -166,7 +166,7 @@ def read_target_data(
 
     config = HubConfig.connect(hub)
     task = config.target_task(target)
-    target = _target_name(config, task, target)
+    target = config.target_name(task, target)
     chosen = _chosen_locations(config, task, locations)
     is_pmf = PMF in task.output_types and not set(task.output_types) & {HUB_QUANTILE, SAMPLE}
     kind = TargetType.ORACLE_OUTPUT if is_pmf else TargetType.TIME_SERIES
@@ -204,13 +204,6 @@ def read_target_data(
         result[VALUE] = frame["observation"].to_numpy(dtype=np.float64)
     order = np.lexsort([result[PERIOD].array.asi8, result[ORG_UNIT].cat.codes])
     return result.take(order).reset_index(drop=True)
-
-
-def _target_name(config: HubConfig, task: ModelTask, target: str | None) -> str | None:
-    """The target asked for, or the hub's only one."""
-    if target is not None or TARGET not in task.task_ids:
-        return target
-    return config.targets()[0]
 
 
 def _check_weekly(task: ModelTask, target: str | None) -> None:

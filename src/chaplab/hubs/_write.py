@@ -82,7 +82,7 @@ def to_model_output(
     config = HubConfig.connect(hub)
     round_text = config.round_date(round_id)
     task = config.target_task(target, round_text)
-    target = target if target is not None else _only_target(config)
+    target = config.target_name(task, target)
     frame = _one_model(frame, model)
     reference = datetime.date.fromisoformat(round_text)
     first_week = to_chaplab(
@@ -165,11 +165,6 @@ def write_model_output(
         with filesystem.open_output_stream(path) as stream:
             stream.write(text.encode())
     return str(path)
-
-
-def _only_target(config: HubConfig) -> str | None:
-    targets = config.targets()
-    return targets[0] if targets else None
 
 
 def _one_model(frame: pd.DataFrame, model: str | None) -> pd.DataFrame:
