@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from chaplab.errors import ArgumentError
+from chaplab.frames import parse_periods
 from chaplab.hubs import example_hub, read_forecasts, read_target_data
 from chaplab.quantiles import quantiles_from_sorted
 
@@ -20,6 +21,11 @@ INC = "wk inc flu hosp"
 CATEGORY = "wk flu hosp rate category"
 MODELS = ["Flusight-baseline", "MOBS-GLEAM_FLUH", "PSI-DICE"]
 STATES = {"01": "Alabama", "13": "Georgia", "42": "Pennsylvania", "47": "Tennessee", "48": "Texas"}
+
+
+def week(label: str) -> pd.Period:
+    """The ISO week ``label`` as frames hold it."""
+    return parse_periods([label])[0]
 
 
 def hub_rows(hub: Path, model: str, round_id: str) -> pd.DataFrame:
@@ -55,9 +61,9 @@ def test_quantile_output_becomes_an_evaluation_frame_with_names_and_iso_weeks() 
     ]  # fmt: skip
     mine = frame[
         (frame.model == "PSI-DICE") & (frame.org_unit == "48") & (frame.horizon == 4)
-        & (frame["quantile"] == 0.5) & (frame.split_period == pd.Period("2022-12-12", "W-SUN"))
+        & (frame["quantile"] == 0.5) & (frame.split_period == week("2022W50"))
     ]  # fmt: skip
-    assert mine["period"].iloc[0] == pd.Period("2023-01-02", "W-SUN")
+    assert mine["period"].iloc[0] == week("2023W01")
     assert mine["value"].iloc[0] == float(wanted["value"].iloc[0])
 
 
@@ -116,7 +122,7 @@ def test_medians_and_means_are_read_as_points() -> None:
     wanted = rows[(rows.output_type == "mean") & (rows.location == "01") & (rows.horizon == "2")]
     mine = points[
         (points.output_type == "mean") & (points.org_unit == "01") & (points.horizon == 3)
-        & (points.split_period == pd.Period("2022-10-17", "W-SUN"))
+        & (points.split_period == week("2022W42"))
     ]  # fmt: skip
     assert mine["value"].iloc[0] == float(wanted["value"].iloc[0])
 
@@ -131,7 +137,7 @@ def test_samples_become_quantiles_by_the_services_interpolation() -> None:
     frame = forecasts.samples
     mine = frame[
         (frame.org_unit == "42") & (frame.horizon == 2)
-        & (frame.split_period == pd.Period("2022-11-14", "W-SUN"))
+        & (frame.split_period == week("2022W46"))
     ]  # fmt: skip
     np.testing.assert_array_equal(mine["quantile"].to_numpy(), levels)
     np.testing.assert_array_equal(mine["value"].to_numpy(), expected)
@@ -148,18 +154,14 @@ def test_pmf_output_has_ordered_categories_and_the_observed_category() -> None:
     observed = read_target_data(example_hub(), target=CATEGORY)
     assert list(observed.columns) == ["org_unit", "org_unit_name", "period", "category"]
     # Texas, week ending 2022-12-03: 2,139 admissions, above threshold_2 (1,495): high
-    texas = observed[
-        (observed.org_unit == "48") & (observed.period == pd.Period("2022-11-28", "W-SUN"))
-    ]
+    texas = observed[(observed.org_unit == "48") & (observed.period == week("2022W48"))]
     assert texas["category"].iloc[0] == "high"
 
 
 def test_target_data_is_an_actuals_frame_on_iso_weeks() -> None:
     actuals = read_target_data(example_hub(), target=INC)
     assert list(actuals.columns) == ["org_unit", "org_unit_name", "period", "value"]
-    texas = actuals[
-        (actuals.org_unit == "48") & (actuals.period == pd.Period("2022-11-28", "W-SUN"))
-    ]
+    texas = actuals[(actuals.org_unit == "48") & (actuals.period == week("2022W48"))]
     assert texas["value"].iloc[0] == 2139.0
     # one row per place and week, none lost: the file's rows of the five states
     with (example_hub() / "target-data/time-series.csv").open(newline="") as file:

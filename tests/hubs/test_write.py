@@ -19,6 +19,11 @@ LEVELS = [0.01, 0.025, *np.round(np.arange(0.05, 0.951, 0.05), 2), 0.975, 0.99]
 ROUND = "2022-12-17"
 
 
+def week(label: str) -> pd.Period:
+    """The ISO week ``label`` as frames hold it."""
+    return parse_periods([label])[0]
+
+
 def chaplab_frame(
     splits: tuple[str, ...] = ("2022W50",), n_periods: int = 4, levels: list[float] = LEVELS
 ) -> pd.DataFrame:
@@ -56,7 +61,7 @@ def test_written_rows_read_back_equal(hub_kind: str, request: pytest.FixtureRequ
     suffix = "parquet" if hub_kind == "parquet_hub" else "csv"
     assert path.endswith(f"model-output/chaplab-x/{ROUND}-chaplab-x.{suffix}")
     back = read_forecasts(hub, target=INC, models=["chaplab-x"]).quantiles
-    expected = frame[frame["split_period"] == pd.Period("2022-12-12", "W-SUN")]
+    expected = frame[frame["split_period"] == week("2022W50")]
     columns = ["org_unit", "split_period", "period", "horizon", "quantile", "value"]
     pd.testing.assert_frame_equal(
         back[columns].astype({"org_unit": str}),

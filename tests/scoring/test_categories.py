@@ -8,9 +8,15 @@ import pytest
 import scoringrules as sr
 
 from chaplab.errors import ArgumentError
+from chaplab.frames import parse_periods
 from chaplab.scoring import ranked_probability_score, relative_skill, score_pmf, summarise
 
 LEVELS = ["low", "moderate", "high", "very high"]
+
+
+def week(label: str) -> pd.Period:
+    """The ISO week ``label`` as frames hold it."""
+    return parse_periods([label])[0]
 
 
 def test_worked_case_and_extremes() -> None:
@@ -48,15 +54,15 @@ def pmf_frame(probabilities: dict[str, list[float]]) -> pd.DataFrame:
     )
     frame["category"] = pd.Categorical(frame["category"], categories=LEVELS, ordered=True)
     for column in ("split_period", "period"):
-        frame[column] = pd.PeriodIndex([pd.Period("2023-01-09", "W-SUN")] * len(frame))
-    frame["split_period"] = pd.Period("2023-01-02", "W-SUN")
+        frame[column] = pd.PeriodIndex([week("2023W02")] * len(frame))
+    frame["split_period"] = week("2023W01")
     return frame
 
 
 OBSERVED = pd.DataFrame(
     {
         "org_unit": ["A"],
-        "period": [pd.Period("2023-01-09", "W-SUN")],
+        "period": [week("2023W02")],
         "category": pd.Categorical(["high"], categories=LEVELS, ordered=True),
     }
 )
