@@ -45,7 +45,7 @@ async def test_lists_the_seeded_service_and_preselects_what_to_run(panel: ChapPa
     assert panel.launcher.dataset.type == "evaluation"
     assert panel.launcher.model is not None and not panel.launcher.button.disabled
     assert "demo naive evaluation" in {row["name"] for row in panel.results.table.rows}
-    assert repr(panel).startswith(f"ChapPanel({panel.client.base_url}, service 0.1.0, ")
+    assert repr(panel).startswith(f"ChapPanel({panel.client.base_url}, service chaplab 0.1.0, ")
 
 
 async def test_template_options_become_a_validated_form(panel: ChapPanel) -> None:
