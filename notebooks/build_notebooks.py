@@ -1,6 +1,8 @@
 """Build the notebooks in this folder from their paired sources in ``sources/`` with jupytext.
 
-``jupytext.toml`` pairs ``NN_name.ipynb`` with the percent-format script ``sources/NN_name.py``.
+Each ``NN_name.ipynb`` names its pair, the percent-format script ``sources/NN_name.py``, in its
+metadata (``jupytext.formats``; ``jupytext.toml`` holds the filters), so a new notebook made in
+this folder is paired with nothing.
 A cell whose output documents a result is tagged ``# %% tags=["nbval-check-output"]``: nbval
 compares its output with the one stored in the notebook, so the build keeps it; every other
 output is cleared.
@@ -27,6 +29,8 @@ from nbformat.notebooknode import NotebookNode
 
 NOTEBOOKS = Path(__file__).resolve().parent
 CHECK_TAG = "nbval-check-output"
+PAIRING = "ipynb,sources//py:percent"
+"""The formats a notebook here is paired in: itself and its percent-format script in sources/."""
 
 
 def is_checked(cell: NotebookNode) -> bool:
@@ -35,9 +39,14 @@ def is_checked(cell: NotebookNode) -> bool:
 
 def clear_unchecked_outputs(notebook: NotebookNode) -> None:
     """Keep the outputs of checked cells, without per-run metadata; clear all others. Cells keep
-    only their tags, as in the source, and the notebook only its kernel, whichever Python ran."""
+    only their tags, as in the source, and the notebook only its kernel, whichever Python ran,
+    and its pairing."""
     notebook.metadata = nbformat.from_dict(
-        {"kernelspec": notebook.metadata.kernelspec, "language_info": {"name": "python"}}
+        {
+            "jupytext": {"formats": PAIRING},
+            "kernelspec": notebook.metadata.kernelspec,
+            "language_info": {"name": "python"},
+        }
     )
     for cell in notebook.cells:
         tags = cell.metadata.get("tags")

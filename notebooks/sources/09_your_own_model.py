@@ -14,9 +14,8 @@
 # 5. ranks everything on one leaderboard;
 # 6. serves the same two functions with chapkit, so chap-core can run them as a model.
 #
-# Step 6 runs the service in a Python 3.13 environment with chapkit (`make test-peer`'s, beside
-# chap-core): its cells are tagged `chapkit`, and `make test`, which has no such environment,
-# reports them as skipped with that reason instead of running them.
+# Step 6 runs the service in a Python 3.13 environment with chapkit (`make test-peer` installs
+# one beside chap-core); on a machine without one, its cells say so in a line and go on.
 
 # %%
 from demo_data import real_dataset
@@ -183,15 +182,12 @@ score_heatmap(scores, "wis", models=["mine", "ensemble", "seasonal_median"])
 #
 # chapkit needs Python 3.13, so the service runs as a process of its own: the model's code (the
 # functions' source) and a service script go to a folder, and a Python 3.13 environment with
-# chapkit runs them (here the one `make test-peer` installs beside chap-core, in
-# `$CHAPLAB_PEER_CACHE`, by default `~/.cache/chaplab/peer-2.5.1`). The cells below are tagged
-# `chapkit` (and `skip-execution`, which the notebook build honours): `make test` has no such
-# environment and reports them as skipped; `make test-peer` runs them
-# (`pytest --run-chapkit-cells`).
+# chapkit runs them: the one `CHAPLAB_CHAPKIT_PYTHON` names, else the one `make test-peer`
+# installs beside chap-core (in `$CHAPLAB_PEER_CACHE`, by default `~/.cache/chaplab/peer-2.5.1`).
+# On a machine without one, the cells below say so in a line and the notebook ends here.
 
-# %% tags=["chapkit", "skip-execution"]
+# %%
 import inspect
-import os
 import tempfile
 from pathlib import Path
 
@@ -233,65 +229,41 @@ model_code = "\n\n".join(inspect.getsource(function) for function in (with_usual
 sorted(path.name for path in folder.iterdir())
 
 # %% [markdown]
-# Start it. chap-core keeps a service's template only when the service names its source revision
-# (`GIT_REVISION`, a commit hash); `chaplab.chapkit_functions` comes from this chaplab's source
-# (`PYTHONPATH`; a deployed service installs chaplab beside chapkit instead). The service is
-# listed among the server's model runners once it has registered.
+# Start it. `start_chapkit_service` runs the script in the Python with chapkit, on a free port,
+# with this chaplab's source importable (a deployed service installs chaplab beside chapkit
+# instead), and waits until the server lists the service among its model runners. chap-core
+# keeps a service's template only when the service names its source revision (`GIT_REVISION`,
+# a commit hash): here the hash of the folder's code.
 
-# %% tags=["chapkit", "skip-execution"]
-import socket
-import subprocess
-import time
+# %%
+from chaplab.chapkit_functions import start_chapkit_service
 
-cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-peer_cache = Path(os.environ.get("CHAPLAB_PEER_CACHE", cache / "chaplab" / "peer-2.5.1"))
-python313 = peer_cache / "venv" / "bin" / "python"  # Python 3.13 with chapkit
-with socket.socket() as probe:  # a free port for the service
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-log = folder / "service.log"
-with log.open("wb") as output:  # the service's own output, shown if it fails
-    service = subprocess.Popen(
-        [str(python313), "service.py"],
-        cwd=folder,
-        env={
-            **os.environ,
-            "SERVICEKIT_ORCHESTRATOR_URL": f"{client.base_url}/v2/services/$register",
-            "SERVICEKIT_HOST": "127.0.0.1",
-            "SERVICEKIT_PORT": str(port),
-            "GIT_REVISION": "0123456789abcdef0123456789abcdef01234567",
-            "PYTHONPATH": str(Path(chaplab.__file__).parents[1]),
-        },
-        stdout=output,
-        stderr=subprocess.STDOUT,
-    )
-deadline = time.monotonic() + 90
-while not any(
-    runner.id == "monthly-level" and str(runner.url).endswith(f":{port}")
-    for runner in client.list_model_runners()
-):
-    if service.poll() is not None or time.monotonic() > deadline:
-        raise RuntimeError(f"the service did not register:\n{log.read_text()}")
-    time.sleep(0.5)
-print("registered:", [runner.id for runner in client.list_model_runners()])
+service = start_chapkit_service(folder / "service.py", "monthly-level", client)
+if service:
+    print("registered:", [runner.id for runner in client.list_model_runners()])
 
 # %% [markdown]
 # The server stores the service's template, configures a model from it and evaluates it on the
 # same backtest as the local one. The served model joins the leaderboard; its score should be
 # close to the local backtest's (the same model, other random draws).
 
-# %% tags=["chapkit", "skip-execution"]
-template = client.register_template_from_service("monthly-level")
-configured = client.create_configured_model("monthly_level", template.id, {})
-evaluation = client.run_evaluation(
-    "your own model, served", configured.name, dataset.id, **SETTINGS, timeout=600
-)
-forecasts["mine, served"] = client.evaluation_frame(evaluation.id)
-print("same rows as the local backtest:", forecasts["mine, served"][keys].equals(mine[keys]))
-scores = scoring.score(forecasts, actuals)
-skill = scoring.relative_skill(scores, baseline="seasonal_median", n_bootstrap=1000, seed=0)
-leaderboard_chart(skill)
+# %%
+from IPython.display import display
 
-# %% tags=["chapkit", "skip-execution"]
-service.terminate()  # stop the model service
-service.wait(timeout=30)
+if service is None:
+    print("skipped: the model is not served on this machine (see above)")
+else:
+    template = client.register_template_from_service("monthly-level")
+    configured = client.create_configured_model("monthly_level", template.id, {})
+    evaluation = client.run_evaluation(
+        "your own model, served", configured.name, dataset.id, **SETTINGS, timeout=600
+    )
+    forecasts["mine, served"] = client.evaluation_frame(evaluation.id)
+    print("same rows as the local backtest:", forecasts["mine, served"][keys].equals(mine[keys]))
+    scores = scoring.score(forecasts, actuals)
+    skill = scoring.relative_skill(scores, baseline="seasonal_median", n_bootstrap=1000, seed=0)
+    display(leaderboard_chart(skill))
+
+# %%
+if service:
+    service.stop()  # stop the model service
