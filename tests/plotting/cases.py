@@ -17,8 +17,11 @@ Z_SCORES = (-1.2816, -0.6745, 0.0, 0.6745, 1.2816)
 OUTER_Z_SCORES = {0.05: -1.6449, 0.95: 1.6449}
 
 
-def periods(count: int, weekly: bool) -> list[str]:
-    start = pd.Period("2022-11-28", "W-SUN") if weekly else pd.Period("2021-01", "M")
+def periods(count: int, weekly: bool, start: pd.Period | None = None) -> list[str]:
+    """``count`` consecutive periods as the wire writes them, from ``start`` (by default
+    2022-W48 or 2021-01)."""
+    if start is None:
+        start = pd.Period("2022-11-28", "W-SUN") if weekly else pd.Period("2021-01", "M")
     return [format_period(start + i) for i in range(count)]
 
 
@@ -29,10 +32,12 @@ def evaluation(
     history: int = 24,
     weekly: bool = False,
     levels: Sequence[float] = LEVELS,
+    start: pd.Period | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon."""
+    """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon;
+    actual cases from ``start`` (see :func:`periods`), the first split ``history`` periods on."""
     rng = np.random.default_rng(7)
-    labels = periods(history + n_splits + horizon, weekly)
+    labels = periods(history + n_splits + horizon, weekly, start)
     z = dict(zip(LEVELS, Z_SCORES, strict=True)) | OUTER_Z_SCORES
     entries: list[dict] = []
     actuals: list[dict] = []

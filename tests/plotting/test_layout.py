@@ -1,20 +1,15 @@
-"""The fixed layout of the charts' own figures and their time ticks."""
+"""The fixed layout of the charts' own figures (their time ticks: test_time_axes.py)."""
 
 from __future__ import annotations
 
 import io
-import itertools
 
-import matplotlib.dates as mdates
-import numpy as np
-import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 from matplotlib.transforms import Bbox
 
 from chaplab.plotting import compare_chart, fan_chart
-from chaplab.plotting._time import MAX_TICKS, TimeLocator
 
 from .cases import evaluation
 
@@ -68,29 +63,6 @@ def test_only_panels_with_none_below_label_the_time_axis() -> None:
     assert shown == [False, False, True, True, True]
 
 
-def _ticks(first: str, last: str) -> list[pd.Timestamp]:
-    low, high = mdates.date2num(np.array([first, last], dtype="datetime64[D]"))
-    values = TimeLocator().tick_values(low, high)
-    assert len(values) <= MAX_TICKS
-    assert all(low <= value <= high for value in values)
-    return [pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in values]
-
-
-def test_time_ticks_fall_on_whole_years_months_or_weeks() -> None:
-    assert _ticks("2015-01-01", "2024-12-01") == [
-        pd.Timestamp(f"{year}-01-01") for year in range(2016, 2025, 2)
-    ]
-    assert _ticks("2021-01-01", "2023-06-01") == [
-        pd.Timestamp(day)
-        for day in ("2021-01-01", "2021-07-01", "2022-01-01", "2022-07-01", "2023-01-01")
-    ]
-    weeks = _ticks("2023-12-20", "2024-01-20")
-    assert weeks == [
-        pd.Timestamp(day) for day in ("2023-12-25", "2024-01-01", "2024-01-08", "2024-01-15")
-    ]
-    assert all(day.day_name() == "Monday" for day in weeks)
-
-
 def test_bands_with_a_missing_value_are_drawn_around_the_gap() -> None:
     frame, _ = evaluation(("OU_A",), n_splits=1)
     gap = frame.index[(frame["quantile"] == 0.9)][1]
@@ -117,48 +89,3 @@ def test_a_title_wider_than_the_figure_takes_more_lines_and_stays_inside() -> No
     saved = io.BytesIO()
     figure.savefig(saved, format="png", bbox_inches="tight", pad_inches=0, dpi=figure.dpi)
     assert imread(io.BytesIO(saved.getvalue())).shape[1] <= whole.width + 1
-
-
-def test_a_two_year_panel_has_three_time_labels_or_more_none_overlapping() -> None:
-    """Six places of 24 months of history and 3 forecast months, three panels a row (2.5
-    inches each): a label every six months, each whole and apart from its neighbours."""
-    frame, actuals = evaluation([f"OU_{i}" for i in range(6)], n_splits=1, history=30)
-    figure = fan_chart(frame, actuals, history=24)
-    figure.draw_without_rendering()
-    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
-    labelled = [ax for ax in figure.axes if ax.xaxis.get_tick_params()["labelbottom"]]
-    assert len(labelled) == 3
-    for ax in labelled:
-        labels = [t for t in ax.get_xticklabels() if t.get_text()]
-        assert len(labels) >= 3, [t.get_text() for t in labels]
-        boxes = [t.get_window_extent(renderer) for t in labels]
-        assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes))
-
-
-def test_weekly_ticks_fall_on_the_weeks_counted_from_each_year_s_first() -> None:
-    """Two years of weekly history: labels at W01 and W27 of each year (not at weeks counted
-    from some Monday in 1970, such as W18 and W44), none overlapping; three in one wide panel,
-    two in each of six 2.5-inch panels (a third would not fit beside them)."""
-    for places, at_least in ((1, 3), (6, 2)):
-        frame, actuals = evaluation([f"OU_{i}" for i in range(places)], 1, history=110, weekly=True)
-        figure = fan_chart(frame, actuals, history=104)
-        figure.draw_without_rendering()
-        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
-        for ax in [ax for ax in figure.axes if ax.xaxis.get_tick_params()["labelbottom"]]:
-            labels = [t for t in ax.get_xticklabels() if t.get_text()]
-            assert len(labels) >= at_least, [t.get_text() for t in labels]
-            assert {t.get_text()[-3:] for t in labels} <= {"W01", "W27"}
-            boxes = [t.get_window_extent(renderer) for t in labels]
-            assert all(left.x1 < right.x0 for left, right in itertools.pairwise(boxes))
-
-
-def test_a_long_iso_year_s_week_53_is_a_tick_only_when_every_week_is() -> None:
-    low, high = mdates.date2num(np.array(["2020-12-14", "2021-01-12"], dtype="datetime64[D]"))
-    weekly = TimeLocator("W-SUN").tick_values(low, high)
-    mondays = [pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in weekly]
-    assert pd.Timestamp("2020-12-28") in mondays  # 2020-W53, a step of one week
-    every_other = TimeLocator("W-SUN")
-    every_other.steps = (("W", 2),)
-    pairs = every_other.tick_values(low, high)
-    days = {pd.Timestamp(mdates.num2date(value)).tz_localize(None) for value in pairs}
-    assert pd.Timestamp("2020-12-28") not in days and pd.Timestamp("2021-01-04") in days

@@ -38,13 +38,21 @@ from chaplab.frames._names import (
     with_org_unit_names,
 )
 from chaplab.frames._observations import frame_to_observations
-from chaplab.frames._periods import format_period, format_periods, parse_periods, period_kind
+from chaplab.frames._periods import (
+    MONTHLY,
+    WEEKLY,
+    format_period,
+    format_periods,
+    parse_periods,
+    period_kind,
+)
 from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
 from chaplab.frames._wide import quantile_column, tidy, wide
 
 __all__ = [
     "HORIZON",
+    "MONTHLY",
     "NATIONAL",
     "ORG_UNIT",
     "ORG_UNIT_NAME",
@@ -55,6 +63,7 @@ __all__ = [
     "QUANTILE",
     "SPLIT_PERIOD",
     "VALUE",
+    "WEEKLY",
     "actuals_to_frame",
     "entries_to_frame",
     "format_number",

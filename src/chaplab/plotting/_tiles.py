@@ -3,15 +3,17 @@ a fixed 0-100 % scale, so that two charts read alike whatever their largest prob
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
+from matplotlib import colormaps, rcParams
 from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 
@@ -24,16 +26,20 @@ from chaplab.frames import (
     PROBABILITY_UPPER,
     frame_labels,
     is_bound,
-    period_label,
+    period_labels,
     probability_labels,
 )
 from chaplab.plotting._scoring_style import new_figure, require_table
+from chaplab.plotting._time import LABEL_GAP, label_inches, set_period_columns
 
 TILES_GID = "tiles"
 ROW = 0.3  # inches per org unit, up to ...
 GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
 NAMED_ROW = 0.12  # rows lower than this are too low for names
-COLUMN = 0.62  # inches per period
+COLUMN = 0.62  # inches per period at least (or its label's and a gap), up to ...
+GRID_WIDTH = 10.0  # ... a grid this wide: more periods share it
+SEPARATED_COLUMN = 0.1  # columns narrower than this have no white line between them
+WRITTEN_COLUMN = 0.45  # inches: columns narrower than this are too narrow for "< 10%" in CELL_FONT
 WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells
 WRITTEN_ROW = 0.2  # inches: rows lower than this are too low for a percentage in CELL_FONT
 CELL_FONT = 9  # points: a percentage reads at 100 % zoom (11 pixels at the panel's 90 dpi)
@@ -66,7 +72,9 @@ def probability_tiles(
     ``period``, ``probability``). ``strategy`` names the threshold strategy in the title.
     ``sort="probability"`` puts the org units most likely to cross their threshold first. A
     missing probability is a grey tile. Rows too low for names (hundreds of org units) are
-    drawn without them, which the title says.
+    drawn without them, which the title says. Columns are as wide as their labels (every
+    period labelled) until the grid is ``GRID_WIDTH`` wide; more periods share that width and
+    are labelled at the weeks, months or years whose labels fit (as the fan chart's are).
     """
     require_table(
         frame,
@@ -102,7 +110,11 @@ def probability_tiles(
     grid = grid.reindex(_row_order(grid, labels, sort))
     written = _pivot(shown, TEXT).reindex(index=grid.index, columns=grid.columns)
     bounds = _pivot(shown, BOUND).reindex(index=grid.index, columns=grid.columns).fillna(False)
-    figure, ax, owns = _figure_and_axes(ax, *grid.shape)
+    periods = pd.PeriodIndex(grid.columns)
+    column = _column_width(list(period_labels(periods)))
+    figure, ax, owns = _figure_and_axes(ax, grid.shape[0], column, grid.shape[1])
+    if not owns:
+        column = _given_column_width(ax, grid.shape[1])
     cells = grid.to_numpy(np.float64)
     colours = colormaps["Reds"].with_extremes(bad=NO_VALUE_COLOUR)
     norm = Normalize(0.0, 1.0)
@@ -110,11 +122,7 @@ def probability_tiles(
         np.ma.masked_invalid(cells), cmap=colours, norm=norm, aspect="auto", interpolation="nearest"
     )
     image.set_gid(TILES_GID)
-    ax.set_xticks(
-        range(grid.shape[1]),
-        [period_label(p) for p in grid.columns],
-        rotation=90 if grid.shape[1] > 12 else 0,
-    )
+    set_period_columns(ax, periods)
     row_height = _row_height(grid.shape[0])
     named = not owns or row_height >= NAMED_ROW
     if named:
@@ -123,14 +131,18 @@ def probability_tiles(
         ax.set_yticks([])
         ax.set_ylabel(f"{grid.shape[0]} org units")
     ax.tick_params(length=0)
-    if named:  # white lines between the tiles; hundreds of rows are a band without them
-        ax.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
+    # white lines between the tiles; hundreds of rows, or years of weeks, are a band without them
+    if named:
         ax.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
-        ax.grid(which="minor", color="white", linewidth=1.0)
-        ax.tick_params(which="minor", length=0)
+        ax.grid(which="minor", axis="y", color="white", linewidth=1.0)
+    if column >= SEPARATED_COLUMN:
+        ax.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
+        ax.grid(which="minor", axis="x", color="white", linewidth=1.0)
+    ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    if cells.size <= WRITTEN_CELLS and named and (not owns or row_height >= WRITTEN_ROW):
+    written_grid = cells.size <= WRITTEN_CELLS and column >= WRITTEN_COLUMN
+    if written_grid and named and (not owns or row_height >= WRITTEN_ROW):
         _write_percentages(ax, cells, written.to_numpy(object), bounds.to_numpy(bool), colours)
     bound_cells = bounds.to_numpy(bool)
     if bound_cells.any():
@@ -166,10 +178,31 @@ def _row_height(rows: int) -> float:
     return min(ROW, GRID_HEIGHT / max(rows, 1))
 
 
-def _figure_and_axes(ax: Axes | None, rows: int, columns: int) -> tuple[Figure, Axes, bool]:
+def _column_width(labels: Sequence[str]) -> float:
+    """Inches per period of the chart's own figure: wide enough for the percentages and for
+    the widest period label and a gap (so that every column is labelled), but the grid at most
+    ``GRID_WIDTH`` wide."""
+    if len(labels) * COLUMN >= GRID_WIDTH:
+        return GRID_WIDTH / len(labels)
+    font = FontProperties(size=rcParams["xtick.labelsize"])
+    widest = max(label_inches(label, font, rcParams["figure.dpi"]) for label in labels)
+    wanted = max(COLUMN, widest + LABEL_GAP * font.get_size_in_points() / 72)
+    return min(wanted, GRID_WIDTH / len(labels))
+
+
+def _given_column_width(ax: Axes, columns: int) -> float:
+    """Inches per period in the caller's ``ax``, as it is placed now."""
+    figure = ax.get_figure(root=True)
+    assert figure is not None, "the caller's axes are in a figure"
+    return float(ax.get_position().width * figure.get_figwidth()) / columns
+
+
+def _figure_and_axes(
+    ax: Axes | None, rows: int, column: float, columns: int
+) -> tuple[Figure, Axes, bool]:
     if ax is not None:
         return ax.figure, ax, False  # type: ignore[return-value]
-    figure = new_figure(max(5.2, 2.6 + COLUMN * columns), 1.5 + _row_height(rows) * rows)
+    figure = new_figure(max(5.2, 2.6 + column * columns), 1.5 + _row_height(rows) * rows)
     return figure, figure.add_subplot(), True
 
 
