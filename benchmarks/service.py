@@ -71,7 +71,8 @@ class BenchService:
         factory = self.app.state.service.factory
         with transaction(factory) as session:
             content = DatasetContent(demo.panel, demo.geojson, [])
-            return int(add_dataset_row(session, name, "evaluation", content).id)
+            row = add_dataset_row(session, name, "evaluation", content, created_manually=True)
+            return int(row.id)
 
     def evaluate(
         self, name: str, model: str, dataset_id: int, n_periods: int, n_splits: int

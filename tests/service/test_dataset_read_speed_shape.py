@@ -4,6 +4,8 @@ stored value (a missing value has none), and the polygons as sent."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import numpy as np
 import pytest
@@ -35,7 +37,8 @@ def test_a_dataset_read_has_the_documented_shape_and_every_stored_value(
     assert sorted(body["observations"], key=key) == sorted(sent, key=key)
     n_features = frame.shape[1] - 2
     assert len(body["observations"]) == len(sent) == frame.shape[0] * n_features - 1
-    assert body["geojson"] == geojson
+    assert json.loads(body["geojson"]) == geojson  # JSON text, as chap-core 2.5.1 answers it
+    assert body["createdManually"] is True
     assert body["orgUnits"] == dataset.org_units
     assert body["firstPeriod"] == dataset.first_period and body["id"] == dataset.id
 

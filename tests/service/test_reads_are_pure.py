@@ -152,7 +152,7 @@ def get_requests(service_url: str, ids: dict[str, Any]) -> list[tuple[str, dict[
             values["metric_id"] = metric_catalog["metrics"][0]
         for kind, catalog in catalogs.items():
             if path.startswith(f"/v1/visualization/{kind}-plots/"):
-                values["visualization_name"] = catalog[0]
+                values["visualization_name"] = catalog[0]["id"]
         filled = re.sub(r"{(\w+)}", lambda match, given=values: str(given[match.group(1)]), path)
         required = [
             parameter["name"]

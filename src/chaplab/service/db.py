@@ -57,7 +57,7 @@ from chaplab.service.tables import (
 from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.vocabulary import JobType
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -358,6 +358,36 @@ def _never_reuse_ids(session: Session) -> None:
         )
 
 
+def _say_where_datasets_and_evaluations_come_from(session: Session) -> None:
+    """Version 8 -> 9: a dataset says whether it was stored as a dataset or came with the data
+    of an evaluation or prediction (``datasets.created_manually``, chap-core 2.5.1's
+    ``createdManually``), and an evaluation its template's version when it was stored
+    (``evaluations.model_template_version``: null for the stored ones, whose version then was
+    not recorded).
+
+    A stored prediction's dataset came with its data, and so did the dataset a job names in its
+    payload when the job's request sent the data (an evaluation on inline data); every other
+    dataset was stored as one."""
+    _add_column(session, "datasets", "created_manually", "BOOLEAN DEFAULT TRUE NOT NULL")
+    _add_column(session, "evaluations", "model_template_version", "VARCHAR(100)")
+    datasets, predictions = table_of(DatasetRow), table_of(PredictionRow)
+    with_data = set(session.scalars(select(predictions.c.dataset_id)))
+    requests = session.execute(
+        select(table_of(JobRow).c.payload, table_of(JobRequestRow).c.body).join(
+            table_of(JobRequestRow), table_of(JobRequestRow).c.job_id == table_of(JobRow).c.id
+        )
+    ).all()
+    for payload, body in requests:
+        dataset_id = payload.get("dataset_id") if isinstance(payload, dict) else None
+        sent_data = isinstance(body, dict) and ("providedData" in body or "provided_data" in body)
+        if sent_data and isinstance(dataset_id, int):
+            with_data.add(dataset_id)
+    if with_data:
+        session.execute(
+            update(datasets).where(datasets.c.id.in_(with_data)).values(created_manually=False)
+        )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
@@ -367,6 +397,7 @@ MIGRATIONS: dict[int, Callable[[Session], None]] = {
     5: _register_services_by_their_own_id,
     6: _file_evaluations_under_their_specifications,
     7: _never_reuse_ids,
+    8: _say_where_datasets_and_evaluations_come_from,
 }
 
 

@@ -41,6 +41,18 @@ def template_spec(template: ModelTemplateRow) -> ModelTemplateSpec:
     return registered_spec(template.name, registration)
 
 
+BUILT_IN_VERSION = "1"
+"""The version of a built-in template and of one registered by its description."""
+
+
+def template_version(template: ModelTemplateRow) -> str:
+    """A stored template's version: its newest version from a model service, else
+    :data:`BUILT_IN_VERSION`."""
+    session = object_session(template)
+    version = newest_service_version(session, template.id) if session is not None else None
+    return version.version if version is not None else BUILT_IN_VERSION
+
+
 def newest_service_version(session: Session, template_id: int) -> ServiceTemplateRow | None:
     """The newest version stored from a model service of the template, if any."""
     return session.scalar(

@@ -58,11 +58,19 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
     panel = demo.panel
     with transaction(factory) as session:
         evaluation_data = add_dataset_row(
-            session, DEMO_NAME, "evaluation", DatasetContent(panel, demo.geojson, [])
+            session,
+            DEMO_NAME,
+            "evaluation",
+            DatasetContent(panel, demo.geojson, []),
+            created_manually=True,
         )
         recent = panel.window(panel.n_periods - PREDICTION_PERIODS, panel.n_periods)
         add_dataset_row(
-            session, f"{DEMO_NAME} (recent)", "prediction", DatasetContent(recent, demo.geojson, [])
+            session,
+            f"{DEMO_NAME} (recent)",
+            "prediction",
+            DatasetContent(recent, demo.geojson, []),
+            created_manually=True,
         )
         for template in list(session.scalars(select(ModelTemplateRow))):
             session.add(

@@ -212,10 +212,16 @@ def dataset_content(
 
 
 def add_dataset_row(
-    session: Session, name: str, dataset_type: str, content: DatasetContent
+    session: Session,
+    name: str,
+    dataset_type: str,
+    content: DatasetContent,
+    *,
+    created_manually: bool,
 ) -> DatasetRow:
     """Add a dataset row holding ``content`` to ``session`` and flush it, so its id is known;
-    the caller's transaction commits it (or rolls it back with everything else)."""
+    the caller's transaction commits it (or rolls it back with everything else).
+    ``created_manually`` is false for the data an evaluation or prediction came with."""
     panel = content.panel
     row = DatasetRow(
         name=name,
@@ -225,6 +231,7 @@ def add_dataset_row(
         org_units=panel.org_units,
         geojson=content.geojson,
         data_sources=content.data_sources,
+        created_manually=created_manually,
         features=[
             DatasetFeatureRow(name=name, values=values.astype(np.float64).tobytes())
             for name, values in panel.features.items()

@@ -29,6 +29,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    true,
     update,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, Session, mapped_column, relationship
@@ -144,7 +145,9 @@ class SchemaVersion(Base):
 
 
 class DatasetRow(PublicId, Base):
-    """A dataset: org units x periods, one array per feature in :class:`DatasetFeatureRow`."""
+    """A dataset: org units x periods, one array per feature in :class:`DatasetFeatureRow`.
+    ``created_manually`` is false for the dataset of an evaluation or a prediction on data sent
+    with it (chap-core 2.5.1's meaning), true for one stored as a dataset."""
 
     __tablename__ = "datasets"
     name: Mapped[str] = mapped_column(String(200))
@@ -155,6 +158,7 @@ class DatasetRow(PublicId, Base):
     org_units: Mapped[list[Any]]
     geojson: Mapped[dict[str, Any] | None]
     data_sources: Mapped[list[Any]]
+    created_manually: Mapped[bool] = mapped_column(server_default=true())
     features: Mapped[list[DatasetFeatureRow]] = relationship(
         back_populates="dataset", cascade="all, delete-orphan", order_by="DatasetFeatureRow.id"
     )
@@ -218,7 +222,8 @@ class EvaluationRow(PublicId, Base):
     ``samples`` has shape ``(n_splits, n_org_units, n_periods, n_samples)``, sorted along the
     last axis so that any quantile is a cheap interpolation. ``specification_id`` is the
     backtest specification it is filed under, set when it is stored (none for a row stored
-    without splits)."""
+    without splits). ``model_template_version`` is its template's version when it was stored
+    (null for one stored before schema version 9), so a later version of the template shows."""
 
     __tablename__ = "evaluations"
     name: Mapped[str] = mapped_column(String(200))
@@ -240,9 +245,16 @@ class EvaluationRow(PublicId, Base):
     specification_id: Mapped[int | None] = mapped_column(
         ForeignKey("backtest_specifications.id", ondelete="SET NULL"), index=True
     )
+    model_template_version: Mapped[str | None] = mapped_column(String(100))
     dataset: Mapped[DatasetRow] = relationship()
     configured_model: Mapped[ConfiguredModelRow] = relationship()
     specification: Mapped[BacktestSpecificationRow | None] = relationship()
+    prediction_setup: Mapped[PredictionSetupRow | None] = relationship(viewonly=True)
+
+    @property
+    def prediction_setup_id(self) -> int | None:
+        """The prediction setup made from this evaluation, if any (at most one)."""
+        return self.prediction_setup.id if self.prediction_setup is not None else None
 
 
 class PredictionRow(PublicId, Base):

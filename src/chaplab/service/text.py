@@ -57,3 +57,17 @@ def storable(text: str) -> str:
 def display_name(name: str) -> str:
     """``mean_temperature`` -> ``Mean temperature``."""
     return name.replace("_", " ").capitalize()
+
+
+FEATURE_DESCRIPTIONS = {
+    "disease_cases": "Reported cases of the disease per org unit and period (the forecast target).",
+    "rainfall": "Total rainfall in the period, in millimetres.",
+    "mean_temperature": "Mean air temperature in the period, in degrees Celsius.",
+    "population": "Number of people living in the org unit.",
+}
+"""What the features the models commonly read hold."""
+
+
+def feature_description(name: str) -> str:
+    """What the feature ``name`` holds, as far as the service knows."""
+    return FEATURE_DESCRIPTIONS.get(name, f"the feature {name!r} as stored in datasets")

@@ -42,7 +42,7 @@ from chaplab.service.db import make_engine, session_factory, transaction
 from chaplab.service.forecasting import run_backtest
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.metrics import finite_metrics
-from chaplab.service.registered_templates import template_spec
+from chaplab.service.registered_templates import template_spec, template_version
 from chaplab.service.remote_models import remote_model, retrains_of
 from chaplab.service.storage import DatasetContent, add_dataset_row, panel_of, samples_to_bytes
 from chaplab.service.tables import (
@@ -84,6 +84,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         dataset = session.get_one(DatasetRow, payload["dataset_id"])
         model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
         template = template_spec(model.template)
+        version = template_version(model.template)
         remote = remote_model(session, model)
         n_retrain = retrains_of(session, payload.get("specification_id"))
         panel = panel_of(dataset)
@@ -133,6 +134,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
             specification_id=payload.get("specification_id"),
+            model_template_version=version,
         )
         session.add(row)
         session.flush()
@@ -171,7 +173,9 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
         )
 
     def write(session: Session) -> int:
-        dataset = add_dataset_row(session, payload["name"], "prediction", content)
+        dataset = add_dataset_row(
+            session, payload["name"], "prediction", content, created_manually=False
+        )
         row = PredictionRow(
             name=payload["name"],
             dataset_id=dataset.id,
@@ -199,7 +203,9 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
     content = DatasetContent.from_payload(payload["dataset"])
 
     def write(session: Session) -> int:
-        return add_dataset_row(session, payload["name"], payload["type"], content).id
+        return add_dataset_row(
+            session, payload["name"], payload["type"], content, created_manually=True
+        ).id
 
     log(f"storing {content.size()}")
     return write

@@ -37,7 +37,7 @@ from chaplab.service.tables import (
     finished_line,
     utc_now,
 )
-from chaplab.service.text import display_name
+from chaplab.service.text import display_name, feature_description
 from chaplab.service.validation import check_nothing_to_fetch
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.datasets import (
@@ -50,12 +50,6 @@ from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS, missing_target
 
 CellValue = str | float | None
-KNOWN_FEATURES = {
-    "disease_cases": "Reported cases of the disease per org unit and period (the forecast target).",
-    "rainfall": "Total rainfall in the period, in millimetres.",
-    "mean_temperature": "Mean air temperature in the period, in degrees Celsius.",
-    "population": "Number of people living in the org unit.",
-}
 LISTED_COLUMNS = (
     DatasetRow.id,
     DatasetRow.name,
@@ -65,6 +59,7 @@ LISTED_COLUMNS = (
     DatasetRow.periods,
     DatasetRow.org_units,
     DatasetRow.data_sources,
+    DatasetRow.created_manually,
 )
 """What the list shows of a dataset, beside its feature names (never values or polygons)."""
 LIST_STATEMENT = (
@@ -114,14 +109,15 @@ def dataset_json(session: Session, dataset_id: int) -> bytes:
     as models (for a country's 651,000 observations that took half a minute)."""
     row = get_or_404(session, DatasetRow, dataset_id, "dataset")
     head = dataset_read(row).model_dump(mode="json", by_alias=True)
-    return orjson.dumps({**head, "observations": observations_of(row), "geojson": row.geojson})
+    geojson = None if row.geojson is None else orjson.dumps(row.geojson).decode()
+    return orjson.dumps({**head, "observations": observations_of(row), "geojson": geojson})
 
 
 def store_dataset(
     session: Session, name: str, dataset_type: str, content: DatasetContent
 ) -> DatasetRead:
     """Store validated content as a dataset and commit."""
-    row = add_dataset_row(session, name, dataset_type, content)
+    row = add_dataset_row(session, name, dataset_type, content, created_manually=True)
     session.commit()
     return dataset_read(row)
 
@@ -171,9 +167,10 @@ request's one commit, so a small upload needs no worker and no second commit. A 
 stored by a worker, at its lower CPU priority, so a big upload never holds the API."""
 
 
-def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
+def queue_dataset(session: Session, request: MakeDatasetRequest) -> tuple[JobRow, int]:
     """Validate a dataset from provided data and polygons, then commit a job that stores it
-    (a small one stored at once, see :data:`AT_ONCE_VALUES`)."""
+    (a small one stored at once, see :data:`AT_ONCE_VALUES`); the job and how many org units
+    it stores (all of them: data the service cannot store whole is refused)."""
     check_nothing_to_fetch(request.data_to_be_fetched)
     content = dataset_content(
         request.provided_data, request.geojson, request.data_sources, "providedData"
@@ -183,7 +180,7 @@ def queue_dataset(session: Session, request: MakeDatasetRequest) -> JobRow:
     if content.value_count() <= AT_ONCE_VALUES:
         _store_at_once(session, job, request.type, content)
     session.commit()
-    return job
+    return job, content.panel.n_org_units
 
 
 def _store_at_once(
@@ -191,7 +188,7 @@ def _store_at_once(
 ) -> None:
     """Store the job's dataset in ``session`` and end the job SUCCESS with its id, as its
     worker would have, with the same log line."""
-    row = add_dataset_row(session, job.name, dataset_type, content)
+    row = add_dataset_row(session, job.name, dataset_type, content, created_manually=True)
     now = utc_now()
     job.logs.append(JobLogRow(line=f"storing {content.size()} while answering the request"))
     job.logs.append(JobLogRow(line=finished_line(row.id)))
@@ -262,10 +259,12 @@ def data_sources(session: Session) -> list[DataSourceKind]:
         DataSourceKind(
             name=name,
             display_name=display_name(name),
-            description=KNOWN_FEATURES.get(name, f"the feature {name!r} as stored in datasets"),
+            description=feature_description(name),
             period_types=sorted(period_types[name]),
             used_by=templates,
             role=roles[name],
+            supported_features=[name],
+            dataset="provided",
         )
         for name, templates in sorted(used_by.items())
     ]

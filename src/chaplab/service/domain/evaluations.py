@@ -35,7 +35,7 @@ from chaplab.service.forecasting import TARGET, ModelTemplateSpec, Panel
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_types import queue_backtest_job
 from chaplab.service.metrics import METRIC_NAMES, aggregate_metrics, finite_metrics
-from chaplab.service.registered_templates import template_spec
+from chaplab.service.registered_templates import template_spec, template_version
 from chaplab.service.storage import (
     ROW_ONLY_SAMPLES,
     DatasetContent,
@@ -53,6 +53,7 @@ from chaplab.service.tables import (
 )
 from chaplab.service.validation import check_backtest_fits
 from chaplab.service.wire.common import from_row
+from chaplab.service.wire.datasets import RejectedOrgUnit
 from chaplab.service.wire.evaluations import (
     ActualCase,
     ActualCases,
@@ -67,7 +68,6 @@ from chaplab.service.wire.evaluations import (
     DeletedIds,
     HorizonMetrics,
     OrgUnitMetrics,
-    RejectedOrgUnit,
 )
 from chaplab.vocabulary import feature_ids
 
@@ -160,6 +160,7 @@ def create_backtest_row(session: Session, request: BacktestRowCreate) -> Backtes
         n_samples=ROW_ONLY_SAMPLES,
         aggregate_metrics={},
         samples=b"",
+        model_template_version=template_version(model.template),
     )
     session.add(row)
     session.commit()
@@ -221,12 +222,12 @@ def import_and_queue(
         imported_count=len(imported),
         imported_org_units=imported,
         periods=panel.periods,
-        rejected=[
-            RejectedOrgUnit(org_unit=unit, reason=reason) for unit, reason in rejected.items()
-        ],
+        rejected=list(rejected.values()),
     )
     if not imported:
-        reasons = "; ".join(f"{unit}: {reason}" for unit, reason in list(rejected.items())[:5])
+        reasons = "; ".join(
+            f"{unit}: {rejection.reason}" for unit, rejection in list(rejected.items())[:5]
+        )
         raise FieldProblem(
             "providedData", f"no org unit can be used by {template.name!r} ({reasons})"
         )
@@ -243,7 +244,11 @@ def import_and_queue(
         return report
     sources = [source.model_dump(by_alias=True) for source in request.data_sources]
     dataset = add_dataset_row(
-        session, request.name, "evaluation", DatasetContent(usable, request.geojson, sources)
+        session,
+        request.name,
+        "evaluation",
+        DatasetContent(usable, request.geojson, sources),
+        created_manually=False,
     )
     job = queue_evaluation(session, request, model, dataset)
     return report.model_copy(update={"id": job.id, "dataset_id": dataset.id})
@@ -254,34 +259,44 @@ def rejected_org_units(
     model: ConfiguredModelRow,
     panel: Panel,
     geojson: dict[str, Any] | None,
-) -> dict[str, str]:
-    """Org unit -> why the configured model cannot use it (in the panel's order): no polygon,
-    no observed target, a covariate it reads absent (``template.covariates``), or a missing
-    value of one of the template's own covariates."""
+) -> dict[str, RejectedOrgUnit]:
+    """Org unit -> why the configured model cannot use it (in the panel's order), and the
+    feature and periods at fault: no polygon, no observed target, a covariate it reads absent
+    (``template.covariates``), or missing values of one of the template's own covariates."""
     options = model.user_option_values
     own = set(template.own_covariates(options))
     polygons = polygon_ids(geojson) if geojson is not None else None
-    reasons: dict[str, str] = {}
+    rejected: dict[str, RejectedOrgUnit] = {}
+
+    def reject(unit: str, reason: str, feature: str, periods: list[str] | None = None) -> None:
+        rejected[unit] = RejectedOrgUnit(
+            org_unit=unit, reason=reason, feature_name=feature, time_periods=periods or []
+        )
+
     for u, unit in enumerate(panel.org_units):
         if polygons is not None and unit not in polygons:
-            reasons[unit] = "no polygon in geojson"
+            reject(unit, "no polygon in geojson", "polygon")
             continue
         target = panel.features.get(template.target)
         if target is None or np.isnan(target[u]).all():
-            reasons[unit] = f"no observed {template.target}"
+            reject(unit, f"no observed {template.target}", template.target)
             continue
         for covariate in template.covariates(options, model.additional_continuous_covariates):
             values = panel.features.get(covariate)
             if values is None:
-                reasons[unit] = f"no values of the covariate {covariate!r}, which the model reads"
-                break
-            missing = int(np.isnan(values[u]).sum()) if covariate in own else 0
-            if missing:
-                reasons[unit] = (
-                    f"{missing} missing value(s) of the required covariate {covariate!r}"
+                reject(
+                    unit,
+                    f"no values of the covariate {covariate!r}, which the model reads",
+                    covariate,
                 )
                 break
-    return reasons
+            gaps = np.isnan(values[u]) if covariate in own else np.zeros(0, dtype=bool)
+            if gaps.any():
+                missing = [period for period, gap in zip(panel.periods, gaps, strict=True) if gap]
+                reason = f"{len(missing)} missing value(s) of the required covariate {covariate!r}"
+                reject(unit, reason, covariate, missing)
+                break
+    return rejected
 
 
 def polygon_ids(geojson: dict[str, Any]) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -31,10 +31,12 @@ from chaplab.service.tables import (
     ServiceTemplateRow,
     utc_now,
 )
-from chaplab.service.text import display_name
+from chaplab.service.text import display_name, feature_description
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.models import (
     ConfiguredModelCreate,
+    ConfiguredModelDB,
+    ConfiguredModelDetail,
     ConfiguredModelRead,
     ConfiguredModelWithDataSourceRead,
     FeatureRef,
@@ -45,6 +47,8 @@ from chaplab.service.wire.models import (
 )
 from chaplab.toolkit import ProblemError
 
+Spec = TypeVar("Spec", bound=ModelSpecRead)
+
 READ_SECONDS = 5.0
 """How long reading a model service's info or config schema may take (chap-core's 5 s)."""
 DEFAULT_NAME = "default"
@@ -53,22 +57,39 @@ DEFAULT_NAME = "default"
 
 def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
     """A template as the wire shows it: its spec's description, ``userOptions`` from its
-    schema, and for a template from a model service its version and the service's health."""
+    schema, and for a template from a model service its version, metadata and the service's
+    health."""
     spec = template_spec(row)
+    fields = {"role": "baseline" if row.name in BASELINES else None, **_service_fields(row)}
     return from_row(
         ModelTemplateRead,
         spec,
         id=row.id,
         user_options=spec.config_schema.properties,
         archived=row.archived,
-        **{"role": "baseline" if row.name in BASELINES else None, **_service_fields(row)},
+        is_live=not row.archived,
+        min_prediction_length=fields.get("min_prediction_periods", spec.min_prediction_periods),
+        max_prediction_length=fields.get("max_prediction_periods", spec.max_prediction_periods),
+        **fields,
     )
 
 
+METADATA_FIELDS = (
+    "author_note",
+    "organization",
+    "organization_logo_url",
+    "contact_email",
+    "citation_info",
+    "documentation_url",
+)
+"""What a model service's ``model_metadata`` says of its template beyond the author."""
+
+
 def _service_fields(row: ModelTemplateRow) -> dict[str, Any]:
-    """What a template from a model service says beyond a built-in one: its version, source
-    revision, the author's assessment and horizon bounds, and whether its service is
-    registered now (``live``) with that revision (else ``revision_mismatch``)."""
+    """What a template from a model service says beyond a built-in one: its version, where it
+    runs and its source revision, its author's metadata and assessment, horizon bounds, and
+    whether its service is registered now (``live``) with that revision (else
+    ``revision_mismatch``)."""
     session = object_session(row)
     version = newest_service_version(session, row.id) if session is not None else None
     if session is None or version is None:
@@ -85,8 +106,10 @@ def _service_fields(row: ModelTemplateRow) -> dict[str, Any]:
     return {
         "version": version.version,
         "uses_chapkit": True,
+        "source_url": service.url if service is not None else None,
         "source_digest": version.source_digest,
         "health_status": health,
+        **{name: metadata.get(name) or None for name in METADATA_FIELDS},
         "author_note": metadata.get("author_note") or "",
         "author_assessed_status": metadata.get("author_assessed_status") or "red",
         "min_prediction_periods": info.get("min_prediction_periods"),
@@ -125,27 +148,60 @@ def configured_model_read(model: ConfiguredModelRow) -> ConfiguredModelRead:
     )
 
 
+def configured_model_db(model: ConfiguredModelRow) -> ConfiguredModelDB:
+    """A configured model's stored row (2.5.1's ``ConfiguredModelDB``)."""
+    return from_row(
+        ConfiguredModelDB,
+        model,
+        configuration_digest=configuration_digest(model),
+        is_live=not model.archived,
+        uses_chapkit=_service_fields(model.template).get("uses_chapkit", False),
+    )
+
+
 def model_spec(row: ConfiguredModelRow) -> ModelSpecRead:
-    """A configured model as the wire shows it: its template's description, its options and
-    its covariates (the template's own ones under its options, then its additional ones)."""
+    """A configured model as the wire shows it: its template's description, metadata and
+    source, its options and its covariates (the template's own ones under its options, then
+    its additional ones), and its stored row's digest."""
+    return _configured_model(ModelSpecRead, row)
+
+
+def configured_model_detail(row: ConfiguredModelRow) -> ConfiguredModelDetail:
+    """A configured model with its template nested (2.5.1's ``ConfiguredModelRead``)."""
+    return _configured_model(ConfiguredModelDetail, row, model_template=template_read(row.template))
+
+
+def _configured_model(shape: type[Spec], row: ConfiguredModelRow, **values: Any) -> Spec:
     spec = template_spec(row.template)
     own_name = row.name.split(":", 1)[1] if ":" in row.name else ""
     covariates = spec.covariates(row.user_option_values, row.additional_continuous_covariates)
+    described = {
+        name: value
+        for name, value in _service_fields(row.template).items()
+        if name in ModelSpecRead.model_fields
+    }
     return from_row(
-        ModelSpecRead,
+        shape,
         row,
         display_name=f"{spec.display_name} [{display_name(own_name)}]"
         if own_name
         else spec.display_name,
         description=spec.description,
+        author=spec.author,
         supported_period_type=spec.supported_period_type,
         covariates=[_feature(name) for name in covariates],
         target=_feature(spec.target),
+        configuration_digest=configuration_digest(row),
+        is_live=not row.archived,
+        **described,
+        **values,
     )
 
 
 def _feature(name: str) -> FeatureRef:
-    return FeatureRef(name=name, display_name=display_name(name))
+    return FeatureRef(
+        name=name, display_name=display_name(name), description=feature_description(name)
+    )
 
 
 def bundle_read(row: ConfiguredModelWithDataSourceRow) -> ConfiguredModelWithDataSourceRead:
@@ -166,9 +222,10 @@ def list_configured_models(session: Session) -> list[ModelSpecRead]:
     return [model_spec(row) for row in session.scalars(listed.order_by(ConfiguredModelRow.id))]
 
 
-def configured_model(session: Session, model_id: int) -> ModelSpecRead:
-    """One configured model by id, archived ones included."""
-    return model_spec(get_or_404(session, ConfiguredModelRow, model_id, "configured model"))
+def configured_model(session: Session, model_id: int) -> ConfiguredModelDetail:
+    """One configured model by id with its template, archived ones included."""
+    row = get_or_404(session, ConfiguredModelRow, model_id, "configured model")
+    return configured_model_detail(row)
 
 
 def configured_model_by_name(session: Session, model_id: str | int) -> ConfiguredModelRow:

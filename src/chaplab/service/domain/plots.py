@@ -9,6 +9,7 @@ display) and closed at once; drawing is serialised because pyplot keeps global s
 
 from __future__ import annotations
 
+import inspect
 import io
 import threading
 from collections.abc import Callable, Mapping
@@ -28,7 +29,7 @@ from chaplab.service.metrics import METRIC_NAMES
 from chaplab.service.storage import panel_of
 from chaplab.service.tables import DatasetRow, EvaluationRow
 from chaplab.service.text import display_name
-from chaplab.service.wire.plots import MetricPlotCatalog
+from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
@@ -204,6 +205,19 @@ def dataset_plot(session: Session, name: str, dataset_id: int) -> bytes:
     chart = _known("dataset plot", name, DATASET_PLOTS)
     row = get_or_404(session, DatasetRow, dataset_id, "dataset")
     return _png(lambda: chart(row))
+
+
+def plot_types(charts: Mapping[str, Callable[..., Figure]]) -> list[PlotType]:
+    """The charts of a registry as 2.5.1 lists them: each name, displayed, and the first line
+    of what its function draws."""
+    return [
+        PlotType(
+            id=name,
+            display_name=display_name(name),
+            description=(inspect.getdoc(draw) or "").split("\n", 1)[0],
+        )
+        for name, draw in charts.items()
+    ]
 
 
 def metric_plot_catalog(session: Session, backtest_id: int) -> MetricPlotCatalog:

@@ -16,19 +16,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 
 from chaplab.service.domain.alerts import policy_read
-from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.domain.models import configuration_digest, configured_model_read
-from chaplab.service.domain.predictions import queue_prediction_with_model
+from chaplab.service.domain.models import configured_model_read
+from chaplab.service.domain.predictions import prediction_read, queue_prediction_with_model
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
-from chaplab.service.registered_templates import newest_service_version
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
     AlertPolicyRow,
-    ConfiguredModelWithDataSourceRow,
-    DatasetRow,
     EvaluationRow,
     JobRow,
     PredictionRow,
@@ -37,8 +33,6 @@ from chaplab.service.tables import (
 )
 from chaplab.service.wire.common import CreatedId, DataSource
 from chaplab.service.wire.prediction_setups import (
-    ConfiguredModelDB,
-    PredictionInfo,
     PredictionSetupCreate,
     PredictionSetupRead,
     PredictionSetupReadWithPredictions,
@@ -100,37 +94,7 @@ def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredict
     )
     return PredictionSetupReadWithPredictions(
         **_read_fields(session, row),
-        predictions=[_prediction_info(session, prediction, row.id) for prediction in predictions],
-    )
-
-
-def _prediction_info(session: Session, row: PredictionRow, setup_id: int) -> PredictionInfo:
-    bundle = session.get_one(
-        ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
-    )
-    model = bundle.configured_model
-    return PredictionInfo(
-        id=row.id,
-        name=row.name,
-        created=row.created,
-        dataset_id=row.dataset_id,
-        prediction_setup_id=setup_id,
-        model_id=model.name,
-        n_periods=row.n_periods,
-        meta_data={},
-        org_units=row.org_units,
-        configured_model=ConfiguredModelDB(
-            id=model.id,
-            name=model.name,
-            model_template_id=model.model_template_id,
-            user_option_values=model.user_option_values,
-            additional_continuous_covariates=model.additional_continuous_covariates,
-            configuration_digest=configuration_digest(model),
-            archived=model.archived,
-            is_live=not model.archived,
-            uses_chapkit=newest_service_version(session, model.model_template_id) is not None,
-        ),
-        dataset=dataset_read(session.get_one(DatasetRow, row.dataset_id)),
+        predictions=[prediction_read(session, prediction) for prediction in predictions],
     )
 
 

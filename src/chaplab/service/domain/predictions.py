@@ -13,7 +13,12 @@ from sqlalchemy.orm import Session
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import with_forecasts
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.domain.models import configured_model_by_name, get_bundle, new_bundle
+from chaplab.service.domain.models import (
+    configured_model_by_name,
+    configured_model_db,
+    get_bundle,
+    new_bundle,
+)
 from chaplab.service.entries import (
     TOTAL_ORG_UNIT,
     checked_quantiles,
@@ -37,6 +42,7 @@ from chaplab.service.tables import (
     DatasetRow,
     JobRow,
     PredictionRow,
+    PredictionSetupForecastRow,
 )
 from chaplab.service.validation import (
     check_model_fits,
@@ -54,10 +60,25 @@ from chaplab.service.wire.predictions import (
 
 
 def prediction_read(session: Session, row: PredictionRow) -> PredictionRead:
+    """A prediction with its configured model's row, its dataset and the prediction setup
+    whose run made it."""
     bundle = session.get_one(
         ConfiguredModelWithDataSourceRow, row.configured_model_with_data_source_id
     )
-    return from_row(PredictionRead, row, model_id=bundle.configured_model.name)
+    setup_id = session.scalar(
+        select(PredictionSetupForecastRow.prediction_setup_id).where(
+            PredictionSetupForecastRow.prediction_id == row.id
+        )
+    )
+    return from_row(
+        PredictionRead,
+        row,
+        model_id=bundle.configured_model.name,
+        prediction_setup_id=setup_id,
+        meta_data={},
+        configured_model=configured_model_db(bundle.configured_model),
+        dataset=dataset_read(session.get_one(DatasetRow, row.dataset_id)),
+    )
 
 
 def get_prediction_row(
@@ -242,6 +263,5 @@ def prediction_full_json(session: Session, row: PredictionRow, quantiles: Sequen
         prediction_samples(row), row.org_units, row.periods, quantiles
     )
     head = prediction_read(session, row).model_dump(mode="json", by_alias=True)
-    dataset = dataset_read(session.get_one(DatasetRow, row.dataset_id))
-    head.update(dataset=dataset.model_dump(mode="json", by_alias=True), quantiles=list(quantiles))
+    head.update(quantiles=list(quantiles))
     return with_forecasts(head, entries)

@@ -397,6 +397,8 @@ def _leaderboard_row(
         org_units=list(evaluation.org_units),
         split_periods=list(evaluation.split_periods),
         max_horizon_distance=evaluation.n_periods,
+        model_template_version=evaluation.model_template_version,
+        prediction_setup_id=evaluation.prediction_setup_id,
         specification_id=specification.id,
         aggregate_metrics=metrics,
         configured_model=configured_model_read(evaluation.configured_model),

@@ -27,12 +27,12 @@ from chaplab.service.spreadsheet import csv_response
 from chaplab.service.text import printable
 from chaplab.service.wire.datasets import (
     DatasetCreate,
+    DatasetImportSummary,
     DatasetRead,
     DatasetWithObservations,
     DataSourceKind,
     MakeDatasetRequest,
 )
-from chaplab.service.wire.jobs import JobReference
 
 router = APIRouter(tags=["datasets"])
 
@@ -56,9 +56,13 @@ def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
 
 
 @router.post("/v1/analytics/make-dataset")
-def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> JobReference:
-    """Build a dataset from provided data and org-unit polygons; answers a job reference."""
-    return job_reference(state, datasets.queue_dataset(session, request))
+def make_dataset(request: MakeDatasetRequest, session: DB, state: State) -> DatasetImportSummary:
+    """Build a dataset from provided data and org-unit polygons; answers the job's reference
+    and, as 2.5.1's ``ImportSummaryResponse``, how many org units it stores (none is left out:
+    data the service cannot store whole is refused with a 422)."""
+    job, org_units = datasets.queue_dataset(session, request)
+    reference = job_reference(state, job)
+    return DatasetImportSummary(id=reference.id, imported_count=org_units, rejected=[])
 
 
 @router.post("/v1/crud/datasets/csvFile")

@@ -11,6 +11,7 @@ from chaplab.service.domain import models
 from chaplab.service.routes.dependencies import DB
 from chaplab.service.wire.models import (
     ConfiguredModelCreate,
+    ConfiguredModelDetail,
     ConfiguredModelWithDataSourceRead,
     ModelSpecRead,
     ModelTemplateCreate,
@@ -71,8 +72,9 @@ def create_configured_model(request: ConfiguredModelCreate, session: DB) -> Mode
 
 
 @router.get("/configured-models/{model_id}")
-def get_configured_model(model_id: int, session: DB) -> ModelSpecRead:
-    """One configured model, archived ones included (``archived`` says which)."""
+def get_configured_model(model_id: int, session: DB) -> ConfiguredModelDetail:
+    """One configured model with its template, archived ones included (``archived`` says
+    which)."""
     return models.configured_model(session, model_id)
 
 

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Response
 
 from chaplab.service.domain import plots
 from chaplab.service.routes.dependencies import DB
-from chaplab.service.wire.plots import MetricPlotCatalog
+from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
 
 router = APIRouter(prefix="/v1/visualization", tags=["plots"])
 PNG: dict[int | str, dict[str, Any]] = {
@@ -25,8 +25,9 @@ PNG: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/backtest-plots/")
-def backtest_plot_names() -> list[str]:
-    return list(plots.BACKTEST_PLOTS)
+def backtest_plot_types() -> list[PlotType]:
+    """The evaluation charts the service draws (their names go in the chart's URL)."""
+    return plots.plot_types(plots.BACKTEST_PLOTS)
 
 
 @router.get(
@@ -37,8 +38,9 @@ def backtest_plot(visualization_name: str, backtest_id: int, session: DB) -> Res
 
 
 @router.get("/dataset-plots/")
-def dataset_plot_names() -> list[str]:
-    return list(plots.DATASET_PLOTS)
+def dataset_plot_types() -> list[PlotType]:
+    """The dataset charts the service draws (their names go in the chart's URL)."""
+    return plots.plot_types(plots.DATASET_PLOTS)
 
 
 @router.get(

@@ -22,11 +22,19 @@ class DatasetRead(WireModel):
     org_units: list[str]
     covariates: list[str]
     data_sources: list[DataSource]
+    created_manually: bool = Field(
+        description="true for a dataset stored as one, false for the data an evaluation or a "
+        "prediction came with (chap-core 2.5.1's meaning)"
+    )
 
 
 class DatasetWithObservations(DatasetRead):
     observations: list[Observation]
-    geojson: dict[str, Any] | None = None
+    geojson: str | None = Field(
+        None,
+        description="the org units' polygons, a GeoJSON FeatureCollection as JSON text "
+        "(chap-core 2.5.1's spelling)",
+    )
 
 
 class DatasetCreate(WireRequest):
@@ -53,6 +61,26 @@ class MakeDatasetRequest(WireRequest):
     data_to_be_fetched: list[dict[str, Any]] = []
 
 
+class RejectedOrgUnit(WireModel):
+    """An org unit of inline data left out, why, and the feature and periods at fault
+    (2.5.1's rejection: its OpenAPI document names FastAPI's ``ValidationError`` instead)."""
+
+    org_unit: str
+    reason: str
+    feature_name: str
+    time_periods: list[str]
+
+
+class DatasetImportSummary(WireModel):
+    """What ``POST /v1/analytics/make-dataset`` answers (2.5.1's ``ImportSummaryResponse``):
+    the job storing the dataset, how many org units it stores, and those left out (none: data
+    the service cannot store whole is refused with a 422)."""
+
+    id: str = Field(description="the job's id")
+    imported_count: int = Field(description="how many org units the dataset holds")
+    rejected: list[RejectedOrgUnit]
+
+
 class DataSourceKind(WireModel):
     """A kind of data the service's models read, and which templates need it."""
 
@@ -62,3 +90,10 @@ class DataSourceKind(WireModel):
     period_types: list[str]
     used_by: list[str]
     role: Literal["target", "covariate"]
+    supported_features: list[str] = Field(
+        description="the dataset features this kind delivers (2.5.1's field): itself"
+    )
+    dataset: str = Field(
+        description="where its values come from (2.5.1's upstream dataset): 'provided', the "
+        "data a request sends, since the service fetches nothing"
+    )

@@ -21,7 +21,7 @@ from chaplab.service.wire.common import (
     WireModel,
     WireRequest,
 )
-from chaplab.service.wire.datasets import DatasetRead
+from chaplab.service.wire.datasets import DatasetRead, RejectedOrgUnit
 from chaplab.service.wire.models import ConfiguredModelRead
 
 
@@ -40,6 +40,18 @@ class BacktestFields(WireModel):
     n_splits: int
     stride: int
     future_weather_provider: str
+    model_template_version: str | None = Field(
+        description="the template's version when the evaluation was stored (null for one "
+        "stored before the service recorded it)"
+    )
+    chap_version: str | None = Field(
+        None,
+        description="the chap-core release that produced the evaluation: null, since this "
+        "service is not chap-core (/system/info names its release)",
+    )
+    prediction_setup_id: int | None = Field(
+        description="the prediction setup made from the evaluation, if any"
+    )
 
 
 class BacktestRead(BacktestFields):
@@ -79,11 +91,6 @@ class CreateBacktestWithDataRequest(BacktestSettings):
     provided_data: list[Observation] = Field(min_length=1)
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
-
-
-class RejectedOrgUnit(WireModel):
-    org_unit: str
-    reason: str
 
 
 class DataImportReport(WireModel):

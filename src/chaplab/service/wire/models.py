@@ -14,14 +14,41 @@ from chaplab.service.wire.common import DataSource, FreeText, WireModel, WireReq
 class FeatureRef(WireModel):
     name: str
     display_name: str
+    description: str
 
 
-class ModelTemplateRead(WireModel):
+class TemplateMetadata(WireModel):
+    """Who made a template and how to cite and reach them (2.5.1's ``ModelTemplateMetaData``):
+    a model service's ``model_metadata``; 2.5.1's defaults, or null, where nobody said."""
+
+    author: str
+    author_note: str = "No Author note yet"
+    """2.5.1's defaults where the author says nothing: its schema allows no null here."""
+    author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] = "red"
+    organization: str | None = None
+    organization_logo_url: str | None = None
+    contact_email: str | None = None
+    citation_info: str | None = None
+    documentation_url: str | None = None
+
+
+class TemplateSource(WireModel):
+    """Where a template runs and which version of it: built in (version ``1``), or on a model
+    service (chapkit) at ``sourceUrl``, whose version and source revision were stored."""
+
+    version: str = "1"
+    uses_chapkit: bool = False
+    """Whether a model service (chapkit) runs the template; the fields below describe it."""
+    source_url: str | None = None
+    source_digest: str | None = None
+    health_status: Literal["live", "revision_mismatch"] | None = None
+
+
+class ModelTemplateRead(TemplateMetadata, TemplateSource):
     id: int
     name: str
     display_name: str
     description: str
-    author: str
     supported_period_type: str
     target: str
     required_covariates: list[str]
@@ -29,17 +56,19 @@ class ModelTemplateRead(WireModel):
     hpo_search_space: dict[str, Any] | None = None
     allow_free_additional_continuous_covariates: bool = False
     requires_geo: bool = False
-    version: str = "1"
     archived: bool = False
-    uses_chapkit: bool = False
-    """Whether a model service (chapkit) runs the template; the fields below describe it."""
-    source_digest: str | None = None
-    health_status: Literal["live", "revision_mismatch"] | None = None
-    author_note: str = "No Author note yet"
-    """2.5.1's defaults where the author says nothing: its schema allows no null here."""
-    author_assessed_status: Literal["gray", "red", "orange", "yellow", "green"] = "red"
+    is_live: bool = Field(
+        description="whether this is the template's version the service runs (2.5.1 keeps "
+        "older versions as rows of their own); false once the template is retired"
+    )
     min_prediction_periods: int | None = None
     max_prediction_periods: int | None = None
+    min_prediction_length: int | None = Field(
+        description="2.5.1's earlier name of minPredictionPeriods, the same value"
+    )
+    max_prediction_length: int | None = Field(
+        description="2.5.1's earlier name of maxPredictionPeriods, the same value"
+    )
     role: Literal["baseline", "comparison"] | None = None
     """``baseline`` for chap-core's baselines, ``comparison`` for a model service's template
     stored with that role, else null (2.5.1 lists it with every template)."""
@@ -81,8 +110,10 @@ class ModelTemplateCreate(WireRequest):
     )
 
 
-class ModelSpecRead(WireModel):
-    """A configured model (``id`` is the configured model's, never a template's)."""
+class ModelSpecRead(TemplateMetadata, TemplateSource):
+    """A configured model (``id`` is the configured model's, never a template's): 2.5.1's
+    ``ModelSpecRead`` (its template's description, metadata and source) and its stored row
+    (2.5.1's ``ConfiguredModelDB``: ``configurationDigest``, ``isLive``)."""
 
     id: int
     name: str
@@ -95,6 +126,29 @@ class ModelSpecRead(WireModel):
     covariates: list[FeatureRef]
     target: FeatureRef
     archived: bool = False
+    configuration_digest: str
+    is_live: bool = Field(description="whether the configured model is offered: not archived")
+
+
+class ConfiguredModelDetail(ModelSpecRead):
+    """One configured model (``GET /v1/crud/configured-models/{id}``) with its template
+    nested, as 2.5.1's ``ConfiguredModelRead``."""
+
+    model_template: ModelTemplateRead
+
+
+class ConfiguredModelDB(WireModel):
+    """A configured model's stored row, as 2.5.1 joins it into a prediction."""
+
+    id: int
+    name: str
+    model_template_id: int
+    user_option_values: dict[str, Any]
+    additional_continuous_covariates: list[str]
+    configuration_digest: str
+    archived: bool
+    is_live: bool
+    uses_chapkit: bool
 
 
 class ConfiguredModelCreate(WireRequest):

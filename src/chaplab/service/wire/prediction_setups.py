@@ -21,8 +21,8 @@ from chaplab.service.wire.common import (
     WireModel,
     WireRequest,
 )
-from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.models import ConfiguredModelRead
+from chaplab.service.wire.predictions import PredictionInfo
 
 
 def quantile_text(text: str) -> str:
@@ -77,36 +77,6 @@ class RunPredictionSetupRequest(WireRequest):
     n_periods: Horizon = 3
 
 
-class ConfiguredModelDB(WireModel):
-    """A configured model as 2.5.1 joins it into a prediction (no other fields)."""
-
-    id: int
-    name: str
-    model_template_id: int
-    user_option_values: dict[str, Any]
-    additional_continuous_covariates: list[str]
-    configuration_digest: str
-    archived: bool
-    is_live: bool
-    uses_chapkit: bool
-
-
-class PredictionInfo(WireModel):
-    """A forecast of a setup's history, without its entries."""
-
-    id: int
-    name: str
-    created: datetime
-    dataset_id: int
-    prediction_setup_id: int | None
-    model_id: str
-    n_periods: int
-    meta_data: dict[str, Any]
-    org_units: list[str]
-    configured_model: ConfiguredModelDB | None
-    dataset: DatasetRead
-
-
 class PredictionSetupRead(WireModel):
     id: int
     name: str
@@ -126,4 +96,6 @@ class PredictionSetupRead(WireModel):
 class PredictionSetupReadWithPredictions(PredictionSetupRead):
     """A setup with every forecast its runs made, oldest first."""
 
-    predictions: list[PredictionInfo] = []
+    predictions: list[PredictionInfo] = Field(
+        default=[], description="its runs' forecasts, in 2.5.1's ``PredictionInfo`` shape"
+    )

@@ -17,6 +17,7 @@ from chaplab.service.wire.common import (
     WireRequest,
 )
 from chaplab.service.wire.datasets import DatasetRead
+from chaplab.service.wire.models import ConfiguredModelDB
 
 
 class PredictionRequest(WireRequest):
@@ -49,16 +50,31 @@ class PredictionRowCreate(WireRequest):
     configured_model_with_data_source_id: int
 
 
-class PredictionRead(WireModel):
+class PredictionInfo(WireModel):
+    """A forecast without its entries, as 2.5.1 lists it (``PredictionInfo``): with its
+    configured model's stored row, its dataset and the prediction setup whose run made it."""
+
     id: int
     name: str
     created: datetime
     dataset_id: int
-    configured_model_with_data_source_id: int
+    prediction_setup_id: int | None
     model_id: str
-    org_units: list[str]
-    periods: list[str]
     n_periods: int
+    meta_data: dict[str, Any] = Field(
+        description="2.5.1's free-form metadata of a forecast: empty, the service keeps none"
+    )
+    org_units: list[str]
+    configured_model: ConfiguredModelDB | None
+    dataset: DatasetRead
+
+
+class PredictionRead(PredictionInfo):
+    """A stored forecast: 2.5.1's ``PredictionInfo``, the bundle it was made with and the
+    periods it forecasts."""
+
+    configured_model_with_data_source_id: int
+    periods: list[str]
 
 
 class PredictionEntry(WireModel):
@@ -73,8 +89,7 @@ class PredictionEntryWithId(PredictionEntry):
 
 
 class PredictionFull(PredictionRead):
-    """A prediction with its dataset and forecast entries."""
+    """A prediction with its forecast entries."""
 
-    dataset: DatasetRead
     quantiles: list[float]
     forecasts: list[PredictionEntry]

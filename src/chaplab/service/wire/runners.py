@@ -49,6 +49,8 @@ class ServiceInfo(BaseModel):
     target: str = Field("disease_cases", min_length=1, max_length=200)
     hpo_search_space: dict[str, Any] | None = None
     git_revision: str | None = Field(None, max_length=200)
+    chapkit_version: str | None = Field(None, max_length=100)
+    servicekit_version: str | None = Field(None, max_length=100)
 
 
 class ServiceRegistration(BaseModel):
@@ -82,7 +84,7 @@ class PingResponse(BaseModel):
 class ServiceDetail(BaseModel):
     id: str
     url: str
-    info: dict[str, Any]
+    info: ServiceInfo = Field(description="what the service said of itself when it registered")
     registered_at: datetime
     last_updated: datetime
     last_ping_at: datetime
