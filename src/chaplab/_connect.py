@@ -31,22 +31,39 @@ _embedded: EmbeddedService | None = None
 
 @overload
 def connect(
-    url: str | None = None, api_key: str | None = None, *, async_: Literal[False] = False
+    url: str | None = None,
+    api_key: str | None = None,
+    *,
+    async_: Literal[False] = False,
+    check: bool = True,
 ) -> ChapClient: ...
 @overload
 def connect(
-    url: str | None = None, api_key: str | None = None, *, async_: Literal[True]
+    url: str | None = None,
+    api_key: str | None = None,
+    *,
+    async_: Literal[True],
+    check: bool = True,
 ) -> AsyncChapClient: ...
 
 
 def connect(
-    url: str | None = None, api_key: str | None = None, *, async_: bool = False
+    url: str | None = None,
+    api_key: str | None = None,
+    *,
+    async_: bool = False,
+    check: bool = True,
 ) -> ChapClient | AsyncChapClient:
     """A client for ``url`` (default ``$CHAP_URL``, with ``$CHAP_API_KEY`` and
     ``$CHAP_PROXY_PREFIX``); without either, for the embedded service: the running chaplab
     service of the per-user database if there is one (it lives as long as the process that
     started it), else a child service of this process. ``async_=True`` gives an
     ``AsyncChapClient``.
+
+    The address is checked once, at once: a service that cannot be reached there raises
+    ``ChapConnectionError`` naming the URL and the reason (one ``GET /health``, not retried;
+    any HTTP answer counts as reached). ``check=False`` gives the client without asking, and
+    the first request says whether the service answers.
 
     The key (``api_key``, else ``$CHAP_API_KEY``) is sent to the embedded service too: a
     service started with ``chaplab serve --api-key-file`` on the per-user database is reused
@@ -60,10 +77,29 @@ def connect(
         prefix = os.environ.get(PROXY_PREFIX_VARIABLE, "")
     else:
         target, prefix = embedded_service().url, ""
+        check = False  # started and waited for, or found answering
     from chaplab.client import AsyncChapClient, ChapClient
 
+    if check:
+        _check_reachable(target, prefix, key)
     client_type = AsyncChapClient if async_ else ChapClient
     return client_type(target, proxy_prefix=prefix, api_key=key)
+
+
+def _check_reachable(url: str, proxy_prefix: str, api_key: str | None) -> None:
+    """Raise ``ChapConnectionError`` when nothing answers HTTP at ``url`` (one request to its
+    liveness route, not retried); an error status is an answer."""
+    from chaplab.client import ChapClient, ChapConnectionError, ChapError, RetryPolicy
+
+    with ChapClient(
+        url, proxy_prefix=proxy_prefix, api_key=api_key, retry=RetryPolicy(max_retries=0)
+    ) as probe:
+        try:
+            probe.health()
+        except ChapConnectionError:
+            raise
+        except ChapError:
+            pass  # an answer, if not a modeling service's: the address is reached
 
 
 def reaches(url: str, proxy_prefix: str = "") -> bool:
@@ -99,9 +135,11 @@ def _environment_key() -> str | None:
     return os.environ.get(API_KEY_VARIABLE, "").strip() or None
 
 
-def connect_async(url: str | None = None, api_key: str | None = None) -> AsyncChapClient:
+def connect_async(
+    url: str | None = None, api_key: str | None = None, *, check: bool = True
+) -> AsyncChapClient:
     """``connect(..., async_=True)``."""
-    return connect(url, api_key, async_=True)
+    return connect(url, api_key, async_=True, check=check)
 
 
 def embedded_service() -> EmbeddedService:

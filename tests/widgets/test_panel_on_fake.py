@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 
 from chaplab.client import AsyncChapClient, ChapClient
 from chaplab.widgets import ChapPanel, _preload, _render, results
@@ -758,3 +759,19 @@ async def test_the_lists_say_loading_until_the_first_load_ends(fake: FakeService
     assert len(panel.datasets.rows) == 1
     panel.close()
     await client.aclose()
+
+
+async def test_an_action_started_in_a_cell_shows_nothing_and_can_be_awaited(
+    make_panel: MakePanel,
+) -> None:
+    """``panel.launch()`` (or ``refresh()``, ``add_forecasts(...)``) ending a cell printed the
+    task, ``<Task pending name='Task-60' coro=...>``; the panel shows the action's progress."""
+    panel = await make_panel()
+    formatter = InteractiveShell.instance().display_formatter
+    for started in (panel.refresh(), panel.launch(), panel.forecast()):
+        assert started is not None
+        assert formatter.format(started) == ({}, {})
+        await started
+        assert started.done()
+    await panel.wait_idle()
+    assert [row.name for row in panel.jobs.rows][-1].startswith("naive_model")

@@ -2,13 +2,15 @@
 
 Every network call runs in an asyncio task on the loop the kernel (or the test) is running;
 the tasks are held in a set so they are not garbage-collected half-way, and a task that fails
-reports its exception to a callback that shows it in the panel.
+reports its exception to a callback that shows it in the panel. A panel's action hands its
+task back as :class:`Started`: awaitable, and shown as nothing by a notebook cell that ends
+with the call.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 ErrorHandler = Callable[[BaseException], None]
@@ -52,6 +54,30 @@ class TaskKeeper:
         """Cancel every task that is still running."""
         for task in list(self._tasks):
             task.cancel()
+
+
+class Started:
+    """An action of the panel running in the background: ``await`` it to wait until it has
+    finished (its exception, if any, raised there; the panel shows it too). A notebook cell
+    ending with the call shows nothing, where the task itself printed ``<Task pending
+    name='Task-60' coro=...>``: the panel shows the action's progress."""
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self.task.__await__()
+
+    def done(self) -> bool:
+        """Whether the action has finished."""
+        return self.task.done()
+
+    def _ipython_display_(self) -> None:
+        """Show nothing (IPython's display hook for a cell's value)."""
+
+    def __repr__(self) -> str:
+        name = getattr(self.task.get_coro(), "__qualname__", "action")
+        return f"<{name}: {'finished' if self.task.done() else 'running'}>"
 
 
 class Debouncer:

@@ -29,7 +29,7 @@ from chaplab.client import ArgumentError, ChapError
 from chaplab.frames import format_number, format_numbers
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
-from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets._tasks import Started, TaskKeeper
 from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
@@ -372,9 +372,9 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
 
     # -- running ------------------------------------------------------------------------
 
-    def run(self) -> asyncio.Task[Any] | None:
+    def run(self) -> Started | None:
         """Start the batch (what **Run batch** does); None when the inputs are not valid.
-        ``await`` the task for the whole run: jobs, baselines, scores and charts."""
+        ``await`` it for the whole run: jobs, baselines, scores and charts."""
         try:
             request = self.request()
         except ValueError as error:
@@ -382,7 +382,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             return None
         self._running = True
         self.check()
-        return self._keeper.spawn(self._run(request), on_error=self._failed)
+        return Started(self._keeper.spawn(self._run(request), on_error=self._failed))
 
     def _failed(self, error: BaseException) -> None:
         self._finished()
@@ -459,10 +459,12 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         finally:
             self._showing_batches = False
 
-    def show_batch(self, specification_id: int) -> asyncio.Task[Any]:
+    def show_batch(self, specification_id: int) -> Started:
         """Rank the models of a batch the service holds (what choosing it under **earlier
-        batch** does); ``await`` the task for the leaderboard and charts."""
-        return self._keeper.spawn(self._show_batch(specification_id), on_error=self._failed)
+        batch** does); ``await`` it for the leaderboard and charts."""
+        return Started(
+            self._keeper.spawn(self._show_batch(specification_id), on_error=self._failed)
+        )
 
     def _earlier_chosen(self) -> None:
         if not self._showing_batches and self.earlier.value != NO_BATCH and not self._running:
@@ -491,10 +493,10 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         self.scored = await asyncio.to_thread(BatchScores.build, forecasts, actuals)
         await self._show_scores(self.scored)
 
-    def add_forecasts(self, name: str, frame: pd.DataFrame) -> asyncio.Task[Any] | None:
+    def add_forecasts(self, name: str, frame: pd.DataFrame) -> Started | None:
         """Rank a local forecast frame (``chaplab.backtest``, ``scoring.ensemble``, another
         server's evaluation) as ``name`` beside the batch's models, scored against the batch's
-        actual cases: at once when a batch has been scored (``await`` the task for the
+        actual cases: at once when a batch has been scored (``await`` the answer for the
         leaderboard and charts; None otherwise), and in every batch run after. ArgumentError (a
         ValueError) for a name the batch uses or a frame that is no evaluation frame."""
         import pandas as pd
@@ -513,8 +515,10 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         if self.scored is None or self._running:
             return None
         forecasts = {**self._served, **self.local_forecasts}
-        return self._keeper.spawn(
-            self._score(forecasts, self.scored.actuals), on_error=self.show_error
+        return Started(
+            self._keeper.spawn(
+                self._score(forecasts, self.scored.actuals), on_error=self.show_error
+            )
         )
 
     def _canceller(self, row: JobLine) -> Any:
@@ -623,7 +627,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         if self.scored is not None and self.baseline.value is not None and not self._running:
             self._keeper.spawn(self.redraw_leaderboard(), on_error=self.show_error)
 
-    def open_comparison(self) -> asyncio.Task[Any] | None:
+    def open_comparison(self) -> Started | None:
         """Draw the comparison chart of the two selected models (what selecting them does);
         None when fewer than two are selected."""
         chosen = list(self.leaderboard.selected)
@@ -631,8 +635,10 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         if self.scored is None or len(chosen) < 2:
             self.comparison.value, self.comparison_title.value = b"", ""
             return None
-        return self._keeper.spawn(
-            self._draw_comparison(self.scored, chosen[0], chosen[1]), on_error=self.show_error
+        return Started(
+            self._keeper.spawn(
+                self._draw_comparison(self.scored, chosen[0], chosen[1]), on_error=self.show_error
+            )
         )
 
     async def _draw_comparison(self, scored: BatchScores, first: str, second: str) -> None:

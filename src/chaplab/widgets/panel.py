@@ -27,7 +27,7 @@ from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._shown import ViewCounter
-from chaplab.widgets._tasks import Coalescer, TaskKeeper
+from chaplab.widgets._tasks import Coalescer, Started, TaskKeeper
 from chaplab.widgets.backtest_settings import dataset_period_count
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
@@ -102,8 +102,9 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
     """The modeling service in one panel: data, models, evaluations, jobs and charts.
 
     ``client`` is an ``AsyncChapClient`` (preferred) or a ``ChapClient`` (an async client with
-    its settings is made); without one, ``chaplab.connect(async_=True)`` is used (``$CHAP_URL``,
-    or the embedded service). The first load starts at
+    its settings is made); without one, ``chaplab.connect(async_=True, check=False)`` is used
+    (``$CHAP_URL``, or the embedded service; a service that does not answer is said in the
+    panel, not raised). The first load starts at
     once when an event loop is running (as in Jupyter); ``await panel.ready()`` waits for it.
     """
 
@@ -113,7 +114,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         if client is None:
             from chaplab import connect
 
-            client = connect(async_=True)
+            client = connect(async_=True, check=False)  # the bar says what the service answers
         self.client = as_async_client(client)
         self._owns_client = self.client is not given  # made here: closed with the panel
         self.connection = ConnectionBar(self.client.base_url, self.client.has_api_key)
@@ -183,7 +184,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         for table in (self.datasets, self.models, self.results.table):
             table.show_loading()
         if _loop_running():  # else (a plain script) ready() or refresh() starts the first load
-            self._first_load = self.refresh()
+            self._first_load = self.refresh().task
 
     # -- public API -------------------------------------------------------------------
 
@@ -202,23 +203,23 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         """The finished evaluations listed."""
         return list(self.results.evaluations.values())
 
-    def refresh(self) -> asyncio.Task[Any]:
+    def refresh(self) -> Started:
         """Reload everything from the service; ``await panel.refresh()`` waits for it."""
-        return self._keeper.spawn(self._load_all())
+        return Started(self._keeper.spawn(self._load_all()))
 
     async def ready(self) -> None:
         """Wait for the first load (starting it if no loop was running at construction).
 
         Problems are shown in the panel (and in its repr), not raised."""
         if self._first_load is None:
-            self._first_load = self.refresh()
+            self._first_load = self.refresh().task
         await asyncio.wait({self._first_load})
 
     async def wait_idle(self) -> None:
         """Wait until every job, load and redraw started from the panel has finished."""
         await self._keeper.wait()
 
-    def launch(self) -> asyncio.Task[Any] | None:
+    def launch(self) -> Started | None:
         """Start the evaluation described by the launcher (what its button does); None when
         its inputs are not valid. The name is taken at once, so a double click cannot send
         the same name twice."""
@@ -238,9 +239,9 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
             else:  # not an answer about the request (unreachable, a server error): try again
                 self.launcher.show_problem(describe_error(error))
 
-        return self._keeper.spawn(self._launch(request), on_error=failed)
+        return Started(self._keeper.spawn(self._launch(request), on_error=failed))
 
-    def forecast(self) -> asyncio.Task[Any] | None:
+    def forecast(self) -> Started | None:
         """Forecast the launcher's ``nPeriods`` after the selected dataset with the selected
         configured model (what **Forecast forward** does); None when either is not selected.
         The job shows under the jobs; the forecast is drawn when it has succeeded."""
@@ -255,11 +256,11 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
             return None
         name = f"{model.name} forecast from {dataset.name or dataset.id}"
         run = self._forecast(name, dataset.id, model.name, n_periods)
-        return self._keeper.spawn(run, on_error=self.forecasts.show_error)
+        return Started(self._keeper.spawn(run, on_error=self.forecasts.show_error))
 
     def delete(
         self, table: SortableTable, delete: Callable[[Any], Awaitable[None]], row: Row
-    ) -> asyncio.Task[Any]:
+    ) -> Started:
         """Delete ``row``'s item with ``delete`` (the client's method) and reload the lists
         (what confirming a table's delete does); a refusal, such as a dataset that evaluations
         still use, is shown under the table."""
@@ -274,17 +275,17 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         def failed(error: BaseException) -> None:
             table.confirmation.show_problem(describe_error(error))
 
-        return self._keeper.spawn(run(), on_error=failed)
+        return Started(self._keeper.spawn(run(), on_error=failed))
 
-    def add_forecasts(self, name: str, frame: pd.DataFrame) -> asyncio.Task[Any] | None:
+    def add_forecasts(self, name: str, frame: pd.DataFrame) -> Started | None:
         """Rank a local forecast frame (a ``chaplab.backtest``, an ensemble) as ``name`` in the
         "compare models" view, beside the batch's models (see
         :meth:`CompareModelsView.add_forecasts`)."""
         return self.compare.add_forecasts(name, frame)
 
-    def create_model(self) -> asyncio.Task[Any]:
+    def create_model(self) -> Started:
         """Create the configured model described by the form (what its button does)."""
-        return self._keeper.spawn(self._create_model())
+        return Started(self._keeper.spawn(self._create_model()))
 
     def close(self) -> None:
         """Cancel every background task and close the panel's widgets."""
