@@ -75,15 +75,31 @@ def without(*routes: str) -> dict[str, Any]:
     return document
 
 
+DEMO_CREATED = "2026-11-23T19:23:36Z"
+"""When dataset 1 ("demo") of these answers was stored."""
+
+
 def backtest_read(backtest_id: int, name: str, model: str) -> dict[str, Any]:
-    """A ``BacktestRead`` as chap-core 2.5.1 answers it, of ``model`` on dataset 1 ("demo")."""
+    """A ``BacktestRead`` as chap-core 2.5.1 answers it, of ``model`` on dataset 1 ("demo"),
+    which it nests with its creation time."""
     return {
         "id": backtest_id,
         "datasetId": 1,
         "modelId": model,
         "name": name,
+        "created": "2026-11-24T08:00:00Z",
         "specificationId": 1,
         "aggregateMetrics": {"crps": 10.6},
         "configuredModel": None,
-        "dataset": {"id": 1, "name": "demo"},
+        "dataset": {"id": 1, "name": "demo", "created": DEMO_CREATED},
     }
+
+
+def dataset_list(*datasets: dict[str, Any]) -> dict[str, Answer]:
+    """The answer of ``GET /v1/crud/datasets`` listing ``datasets`` (without observations), a
+    new response at each request."""
+    listed = [
+        {key: value for key, value in dataset.items() if key not in ("observations", "geojson")}
+        for dataset in datasets
+    ]
+    return {"GET /v1/crud/datasets": lambda _: httpx.Response(200, json=listed)}

@@ -174,6 +174,8 @@ class FakeService:
     cancel_answers_the_job: bool = False  # True: the cancel answers the job (as ours does)
     revoke_delay: float = 0.0  # a cancelled queued job is revoked this much later
     job_duration: float = 2.0
+    refuses_deleting_used_datasets: bool = True  # False: as chap-core 2.5.1, deleted anyway
+    stored: int = 0  # rows stored so far, which sets the next row's creation time
     requests: list[httpx.Request] = field(default_factory=list)
     faults: dict[str, list[Fault]] = field(default_factory=dict)
     jobs: dict[str, FakeJob] = field(default_factory=dict)
@@ -269,6 +271,7 @@ class FakeService:
             ("GET", r"/v1/crud/datasets", lambda r: _ok(self.datasets)),
             ("POST", r"/v1/crud/datasets", self._create_dataset),
             ("GET", r"/v1/crud/datasets/(\d+)", self._get_dataset),
+            ("DELETE", r"/v1/crud/datasets/(\d+)", self._delete_dataset),
             ("GET", r"/v1/crud/model-templates", lambda r: _ok([TEMPLATE])),
             ("GET", r"/v1/crud/configured-models", lambda r: _ok(self.configured_models)),
             ("POST", r"/v1/crud/configured-models", self._create_configured_model),
@@ -345,13 +348,33 @@ class FakeService:
         body = json.loads(request.content)
         record = {
             **DATASET,
-            "id": len(self.datasets) + 1,
+            "id": max((dataset["id"] for dataset in self.datasets), default=0) + 1,
+            "created": self._creation_time(),
             "name": body["name"],
             "type": body["type"],
+            "geojson": body.get("geojson"),
             "providedCount": len(body["observations"]),
         }
         self.datasets.append(record)
         return _ok(record)
+
+    def _creation_time(self) -> str:
+        """A later time for each row stored: ids are the highest plus one, so a deleted last
+        row's id is given again (as chap-core 2.5.1's SQLite does), and only this tells the
+        rows apart."""
+        self.stored += 1
+        return f"2026-01-01T11:{self.stored // 60:02d}:{self.stored % 60:02d}"
+
+    def _delete_dataset(self, request: httpx.Request, dataset_id: str) -> httpx.Response:
+        found = [dataset for dataset in self.datasets if dataset["id"] == int(dataset_id)]
+        if not found:
+            return _detail(404, f"Dataset {dataset_id} not found")
+        users = [e["id"] for e in self.evaluations.values() if e["datasetId"] == int(dataset_id)]
+        users += [p["id"] for p in self.predictions if p.get("datasetId") == int(dataset_id)]
+        if users and self.refuses_deleting_used_datasets:
+            return _detail(409, f"dataset {dataset_id} is used by {users}; delete those first")
+        self.datasets.remove(found[0])
+        return _ok({"message": "deleted"})
 
     def _create_configured_model(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
@@ -394,11 +417,15 @@ class FakeService:
         if body.get("datasetId") not in {d["id"] for d in self.datasets}:
             return _detail(404, f"Dataset {body.get('datasetId')} not found")
         new_id = max(self.evaluations, default=0) + 1
+        dataset = next(d for d in self.datasets if d["id"] == body["datasetId"])
         self.evaluations[new_id] = {
             **EVALUATION,
             "id": new_id,
+            "created": self._creation_time(),
             "name": body["name"],
             "modelId": body["modelId"],
+            "datasetId": dataset["id"],
+            "dataset": {key: value for key, value in dataset.items() if key != "geojson"},
         }
         job = self.add_job(
             id=f"job-{len(self.jobs) + 1}",

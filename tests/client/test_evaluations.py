@@ -108,7 +108,7 @@ def test_a_split_or_org_unit_the_evaluation_lacks_is_refused_before_sending(
     with pytest.raises(ArgumentError, match="'OU_C' is not an org unit of evaluation 1"):
         client.evaluation_entries(1, org_units="OU_C")
     assert "GET /v1/analytics/evaluation-entry" not in fake.paths()  # refused before sending
-    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1  # the evaluation, read once
+    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 3  # once per call
 
 
 def test_evaluation_entries_default_quantiles(client: Any, fake: FakeService) -> None:

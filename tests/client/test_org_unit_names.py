@@ -34,7 +34,8 @@ def test_frames_get_names_and_the_dataset_is_fetched_once(client: Any, fake: Fak
     assert set(actuals["org_unit_name"].astype(str)) == {"Bo", "Bombali"}
     assert set(again["org_unit_name"].astype(str)) == {"Bo"}
     assert fake.paths().count("GET /v1/crud/datasets/1") == 1
-    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1
+    # the evaluation is read at each call: the id may name another one by then
+    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 3
 
 
 def test_an_evaluation_and_a_prediction_of_one_dataset_fetch_it_once(
@@ -102,8 +103,8 @@ def test_org_units_are_asked_by_id_or_by_name_and_an_unknown_one_is_refused(
         client.evaluation_frame(1, org_units=["Bo", "Kenema"])
     with pytest.raises(ValueError, match="'OU_C'"):
         client.actual_cases(1, org_units="OU_C")
-    assert len(fake.requests) == sent  # refused before anything was sent
-    assert fake.paths().count("GET /v1/crud/backtests/1/info") == 1
+    # refused before the entries or cases were asked for
+    assert fake.paths()[sent:] == ["GET /v1/crud/backtests/1/info"] * 2
 
 
 def test_ids_of_the_evaluation_are_sent_without_reading_its_dataset(
@@ -112,3 +113,46 @@ def test_ids_of_the_evaluation_are_sent_without_reading_its_dataset(
     client.evaluation_entries(1, quantiles=[0.5], org_units=["OU_A", "adm0"])
     assert fake.requests[-1].url.params.get_list("orgUnits") == ["OU_A", "adm0"]
     assert "GET /v1/crud/datasets/1" not in fake.paths()
+
+
+def places(*names: str) -> dict[str, Any]:
+    """A GeoJSON naming OU_A and OU_B (the fake's org units) ``names``."""
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "id": unit, "properties": {"name": name}, "geometry": None}
+            for unit, name in zip(("OU_A", "OU_B"), names, strict=True)
+        ],
+    }
+
+
+def test_a_dataset_and_an_evaluation_stored_again_under_their_ids_are_read_afresh(
+    client: Any, fake: FakeService
+) -> None:
+    """The fake, as chap-core 2.5.1, gives a deleted last row's id to the next row stored: in
+    the same client, the new evaluation's frames are named by the new dataset's places."""
+    table = pd.DataFrame(
+        {"time_period": ["2021-01"] * 2, "location": ["OU_A", "OU_B"], "disease_cases": [1.0, 2.0]}
+    )
+    first = client.create_dataset("first", table, places("Alpha", "Beta"))
+    old = client.run_evaluation("old", "naive_model:weekly", first.id)
+    assert frame_names(client.evaluation_frame(old.id)) == {"OU_A": "Alpha", "OU_B": "Beta"}
+    client.delete_evaluation(old.id)
+    client.delete_dataset(first.id)
+    second = client.create_dataset("second", table, places("Nord", "Sud"))
+    new = client.run_evaluation("new", "naive_model:weekly", second.id)
+    assert (second.id, new.id) == (first.id, old.id)  # the same ids, given again
+    assert new.record_key != old.record_key
+    assert frame_names(client.evaluation_frame(new.id)) == {"OU_A": "Nord", "OU_B": "Sud"}
+    assert frame_names(client.actual_cases(new.id)) == {"OU_A": "Nord", "OU_B": "Sud"}
+    assert "org_unit_name" not in client.evaluation_frame(1).columns  # dataset 1 has none
+
+
+def test_an_evaluation_whose_dataset_was_stored_after_it_gets_no_names(
+    client: Any, fake: FakeService
+) -> None:
+    """An evaluation left behind by its deleted dataset, whose id a later dataset took, is not
+    named by the later dataset's places (chap-core 2.5.1 nests the later dataset in it)."""
+    fake.datasets[0] |= {"created": "2026-01-02T09:00:00", "geojson": places("Nord", "Sud")}
+    fake.evaluations[1]["dataset"] = fake.datasets[0]
+    assert "org_unit_name" not in client.evaluation_frame(1).columns

@@ -318,15 +318,17 @@ def test_a_wide_grid_names_its_panels_and_fits_the_output(call: Callable[..., An
     assert html.startswith('<div style="max-width:100%;overflow-x:auto">')
 
 
-def test_place_names_are_read_once_per_evaluation() -> None:
+def test_place_names_are_read_once_per_dataset() -> None:
+    """The evaluation is read at each call (its id may name another one by then), its
+    dataset's GeoJSON once."""
     mock = ChapCoreMock({f"GET {METRIC_MAP}": vega_answer("metric_map.vg.json"), **evaluation_12()})
     with ChapClient("http://chap.test", transport=httpx.MockTransport(mock.handler)) as client:
         first = client.metric_plot("metric_map", 12, "crps")
         second = client.metric_plot("metric_map", 12, "crps")
     assert first.place_names == second.place_names == NAMES
     paths = [request.url.path for request in mock.seen]
-    assert paths.count(METRIC_MAP) == 2
-    assert paths.count("/v1/crud/datasets/1") == paths.count("/v1/crud/backtests/12") == 1
+    assert paths.count(METRIC_MAP) == paths.count("/v1/crud/backtests/12") == 2
+    assert paths.count("/v1/crud/datasets/1") == 1
 
 
 def test_a_dataset_without_geojson_keeps_the_ids(call: Callable[..., Any]) -> None:

@@ -79,8 +79,11 @@ def test_prediction_entries_are_kept_to_the_org_units_asked_for(call: Any) -> No
                 "orgUnits": ["OU_North", "OU_South"],
             }
             return httpx.Response(200, json=prediction)
+        if path == "/v1/crud/datasets":
+            return httpx.Response(200, json=[{"id": 2, "name": "d", "created": "2026-01-01"}])
         if path == "/v1/crud/datasets/2":
-            return httpx.Response(200, json={"id": 2, "name": "d", "geojson": geojson})
+            dataset = {"id": 2, "name": "d", "created": "2026-01-01", "geojson": geojson}
+            return httpx.Response(200, json=dataset)
         if path == "/v1/analytics/prediction-entry":
             asked.append(request.url.params.get_list("orgUnits"))
             return httpx.Response(200, json=entries)  # as chap-core 2.5.1: the filter ignored

@@ -125,7 +125,13 @@ def test_entry_frames_name_places_and_only_an_evaluation_has_split_periods(
     handler, _ = recorder(
         {
             record_path: {"id": 4, "name": "r", "datasetId": 2},
-            "/v1/crud/datasets/2": {"id": 2, "name": "d", "geojson": GEOJSON},
+            "/v1/crud/datasets": [{"id": 2, "name": "d", "created": "2026-01-01T10:00:00"}],
+            "/v1/crud/datasets/2": {
+                "id": 2,
+                "name": "d",
+                "created": "2026-01-01T10:00:00",
+                "geojson": GEOJSON,
+            },
             entry_path: [entry],
         }
     )

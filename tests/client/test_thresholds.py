@@ -13,7 +13,7 @@ import pytest
 
 from chaplab.client import PercentileParams, SeasonalParams, UnsupportedRouteError
 
-from .chap_core_mock import ChapCoreMock, without
+from .chap_core_mock import ChapCoreMock, dataset_list, without
 
 STRATEGIES = [
     {"id": "percentile", "displayName": "Seasonal percentile (WHO)", "description": "WHO"},
@@ -43,7 +43,10 @@ DATASET = {
     "observations": [],
     "geojson": json.dumps(PLACES),
 }
-READ_DATASET = {"GET /v1/crud/datasets/7": lambda _: httpx.Response(200, json=DATASET)}
+READ_DATASET = {
+    "GET /v1/crud/datasets/7": lambda _: httpx.Response(200, json=DATASET),
+    **dataset_list(DATASET),
+}
 
 
 def test_thresholds_send_the_strategy_and_read_one_value_per_line(

@@ -262,14 +262,14 @@ async def test_new_model_form_validates_then_creates_the_renamed_model(
     n_lags = form.options.fields["n_lags"].input
     assert n_lags.value == 3
     assert form.button.disabled  # no name yet
-    form.name.value = "weekly"
+    form.name.value = "biweekly"
     assert not form.button.disabled
     form.button.click()
     await panel.wait_idle()
-    assert "created naive_model:weekly" in form.message.value
+    assert "created naive_model:biweekly" in form.message.value
     assert panel.models.selected == (6,)
-    assert panel.models.selected_rows[0]["name"] == "naive_model:weekly"
-    assert panel.launcher.model.name == "naive_model:weekly"
+    assert panel.models.selected_rows[0]["name"] == "naive_model:biweekly"
+    assert panel.launcher.model.name == "naive_model:biweekly"
 
 
 async def test_model_form_sends_nothing_while_options_break_the_schema(
@@ -533,7 +533,7 @@ async def test_dragging_the_split_slider_redraws_once_it_settles(
     # "all splits" asks the chart for every split (small multiples); None would be the last only
     assert drawn == ["202308", "all"]
     every = panel.results._view(panel.results.selected).draw()
-    frame = panel.results.frames[panel.results.selected[0].id]
+    frame = panel.results.frames[panel.results.selected[0].record_key]
     panels = frame["org_unit"].nunique() * frame["split_period"].nunique()
     assert panels > frame["org_unit"].nunique()
     assert len([axes for axes in every.axes if axes.has_data()]) == panels
@@ -759,6 +759,24 @@ async def test_the_lists_say_loading_until_the_first_load_ends(fake: FakeService
     assert len(panel.datasets.rows) == 1
     panel.close()
     await client.aclose()
+
+
+async def test_an_evaluation_stored_again_under_a_shown_id_is_drawn_afresh(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    """A server that gives a deleted evaluation's id to the next one (chap-core 2.5.1's SQLite
+    does): the panel reads the new evaluation's entries, not the frame it kept of the old."""
+    panel = await make_panel()
+    panel.results.table.toggle(1).value = True
+    await panel.results.settled()
+    entries = "GET /v1/analytics/evaluation-entry"
+    assert fake.paths().count(entries) == 1
+    fake.evaluations[1] = {**fake.evaluations[1], "created": "2026-01-03T08:00:00"}
+    await panel.refresh()
+    assert panel.results.table.selected == (1,)  # still selected: the id is the same
+    await panel.results.settled()
+    assert fake.paths().count(entries) == 2
+    assert panel.results.frame is not None
 
 
 async def test_an_action_started_in_a_cell_shows_nothing_and_can_be_awaited(

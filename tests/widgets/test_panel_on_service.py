@@ -153,7 +153,7 @@ async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel)
     assert "CRPS" in metrics and "10\u201390 % coverage" in metrics
     assert panel.results.shown_panels
     label, picked = panel.results.org_unit.options[1]
-    names = _names(panel.results.actuals_by_id[seeded])
+    names = _names(panel.results.actuals_by_key[panel.results.evaluations[seeded].record_key])
     assert label == names[picked] != picked  # the picker shows the place, keeps its id
     panel.results.org_unit.value = picked
     await panel.results.settled()

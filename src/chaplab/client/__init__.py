@@ -79,9 +79,11 @@ from chaplab.client._thresholds import (
     Thresholds,
     ThresholdStrategy,
 )
+from chaplab.client._wire import RecordKey
 from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [
+    "RecordKey",
     "Alert",
     "AlertLevel",
     "AlertPolicy",

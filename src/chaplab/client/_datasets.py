@@ -7,6 +7,7 @@ import csv as csv_module
 import io
 import json
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from functools import partial
 from os import PathLike
 from pathlib import Path
@@ -33,7 +34,7 @@ from chaplab.client._plumbing import (
     validate,
 )
 from chaplab.client._steps import Operation, RetryPolicy
-from chaplab.client._wire import NullableList, StoredRecord, WireModel
+from chaplab.client._wire import NullableList, RecordKey, StoredRecord, WireModel
 from chaplab.vocabulary import DATASET_TYPES, JobType, missing_target
 
 if TYPE_CHECKING:
@@ -118,54 +119,61 @@ CSV_UPLOAD = Route(
 
 
 class OrgUnitNames(Resource):
-    """Org-unit id -> name of each dataset, read from its GeoJSON once and kept (one per
-    client, shared by its evaluations and predictions: a dataset's GeoJSON does not change).
+    """Org-unit id -> name of each dataset, read from its GeoJSON and kept per dataset (one per
+    client, shared by its evaluations and predictions).
 
-    chap-core 2.5.1 sends the GeoJSON only inside ``GET /v1/crud/datasets/{id}``, with every
-    observation; so it is fetched once per dataset, not once per frame. A dataset without a
-    GeoJSON, or one the server no longer has, has no names (``None``): its frames get no
-    ``org_unit_name`` column. An org unit the GeoJSON does not name is named by its id.
+    A dataset is kept under its ``record_key``, its id and creation time: chap-core 2.5.1
+    gives the id of a deleted dataset to the next one stored, whose places are others. Where
+    the record asking carries its dataset's creation time (an evaluation on either server,
+    a prediction on chap-core 2.5.1), nothing is asked to check it; otherwise the dataset list
+    says it (one small request). chap-core 2.5.1 sends the GeoJSON only inside ``GET
+    /v1/crud/datasets/{id}``, with every observation, so it is fetched once per dataset, not
+    once per frame. A dataset without a GeoJSON, one the server no longer has, or one stored
+    after the record asking (an evaluation left behind by its deleted dataset, whose id a later
+    dataset took) has no names (``None``): its frames get no ``org_unit_name`` column. An org
+    unit the GeoJSON does not name is named by its id.
     """
 
     def __init__(self, builder: RequestBuilder, retry: RetryPolicy, routes: RouteCache) -> None:
         super().__init__(builder, retry, routes)
-        self._known: dict[int, dict[str, str] | None] = {}
-        self._results: dict[tuple[str, int], Any] = {}
+        self._known: dict[RecordKey, dict[str, str] | None] = {}
 
-    def of_dataset(self, dataset_id: int | None) -> Operation[dict[str, str] | None]:
-        """The names of ``dataset_id``'s org units (``None``: no names, or no dataset)."""
+    def of_dataset(
+        self, dataset_id: int | None, created: datetime | None = None
+    ) -> Operation[dict[str, str] | None]:
+        """The names of ``dataset_id``'s org units (``None``: no names, or no dataset), of the
+        dataset stored at ``created`` (read from the dataset list when not given)."""
         if dataset_id is None:
             return None
-        if dataset_id not in self._known:
+        if created is None:
+            listed = yield from self._get(list[StoredRecord], DATASETS.path)
+            found = next((dataset for dataset in listed if dataset.id == dataset_id), None)
+            if found is None:
+                return None
+            created = found.created
+        wanted = RecordKey(dataset_id, created)
+        if created is None or wanted not in self._known:
             try:
                 response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}")
             except NotFoundError:
                 return None
-            self._known[dataset_id] = _names_of(_geojson_of(response))
-        return self._known[dataset_id]
+            stored, geojson = _dataset_of(response)
+            names = _names_of(geojson)
+            if stored.created is None:
+                return names  # nothing tells this dataset from a later one: not kept
+            self._known[stored.record_key] = names
+        return self._known.get(wanted)
 
-    def of_result(
-        self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
-    ) -> Operation[dict[str, str] | None]:
-        """The names of the dataset an evaluation or prediction (``kind``) was made from."""
-        result = yield from self.result_of(kind, result_id, read)
-        if result is None:
-            return None  # the entries' own request says so
-        return (yield from self.of_dataset(result.dataset_id))
-
-    def result_of(
-        self, kind: str, result_id: int, read: Callable[[int], Operation[Any]]
-    ) -> Operation[Any]:
-        """The evaluation or prediction (``kind``) as ``read`` (its get operation) answers it,
-        read once per result and kept (its dataset, org units and splits do not change);
-        ``None`` when the server has no such result."""
-        key = (kind, result_id)
-        if key not in self._results:
-            try:
-                self._results[key] = yield from read(result_id)
-            except NotFoundError:
-                return None
-        return self._results[key]
+    def of_record(self, record: Any) -> Operation[dict[str, str] | None]:
+        """The names of the dataset an evaluation or prediction (``record``, as read now; None
+        when the server has none) was made from."""
+        if record is None or record.dataset_id is None:
+            return None
+        nested = getattr(record, "dataset", None)
+        created = nested.created if nested is not None and nested.id == record.dataset_id else None
+        if created is not None and record.created is not None and created > record.created:
+            return None  # stored after the record: not the dataset it was made from
+        return (yield from self.of_dataset(record.dataset_id, created))
 
     def add_to(
         self, to_frame: Callable[[bytes], pd.DataFrame], names: dict[str, str] | None
@@ -176,16 +184,25 @@ class OrgUnitNames(Resource):
         return partial(_named_frame, to_frame, names)
 
 
-def _geojson_of(response: httpx.Response) -> Any:
-    """The ``geojson`` of a dataset's answer (parsed where it is JSON text, as chap-core 2.5.1
-    sends it), read without a model per observation: a country's 651,000 observations took
-    seconds to validate only to be dropped."""
+def _dataset_of(response: httpx.Response) -> tuple[StoredRecord, Any]:
+    """The dataset an answer of ``GET /v1/crud/datasets/{id}`` describes and its ``geojson``
+    (parsed where it is JSON text, as chap-core 2.5.1 sends it), read without a model per
+    observation: a country's 651,000 observations took seconds to validate only to be
+    dropped."""
     try:
         body = orjson.loads(response.content)
-        geojson = body.get("geojson") if isinstance(body, dict) else None
-        return orjson.loads(geojson) if isinstance(geojson, str) and geojson.strip() else geojson
     except orjson.JSONDecodeError as exc:
         raise decode_failure(response, f"a dataset that is not valid JSON ({exc})") from exc
+    if not isinstance(body, dict):
+        raise decode_failure(response, f"no dataset: {str(body)[:80]!r}")
+    stored = validate(StoredRecord, {key: body.get(key) for key in ("id", "created")}, response)
+    geojson = body.get("geojson")
+    if isinstance(geojson, str) and geojson.strip():
+        try:
+            geojson = orjson.loads(geojson)
+        except orjson.JSONDecodeError as exc:
+            raise decode_failure(response, f"a GeoJSON that is not valid JSON ({exc})") from exc
+    return stored, geojson
 
 
 def _names_of(geojson: Any) -> dict[str, str] | None:

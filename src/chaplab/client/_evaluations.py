@@ -30,7 +30,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
-from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource
+from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource, RecordOnce
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
@@ -418,7 +418,9 @@ class Evaluations(QuantileRecordResource):
         as its id or its place name (``"adm0"`` asks our service for the sum over all org
         units). A split or an org unit the evaluation does not have is an ``ArgumentError``
         before anything is sent (chap-core 2.5.1 would answer nothing)."""
-        params = yield from self._entry_params(evaluation_id, quantiles, split_period, org_units)
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        record = RecordOnce(evaluation_id, self.get_evaluation)
+        params = yield from self._entry_params(record, quantiles, split_period, org_units)
         path = "/v1/analytics/evaluation-entry"
         return (yield from self._get(list[EvaluationEntry], path, params=params))
 
@@ -432,10 +434,11 @@ class Evaluations(QuantileRecordResource):
         """The evaluation entries as a tidy frame (see ``chaplab.frames.entries_to_frame``),
         with an ``org_unit_name`` column when the evaluation's dataset has a GeoJSON;
         ``split_period`` and ``org_units`` as for ``evaluation_entries``."""
-        params = yield from self._entry_params(evaluation_id, quantiles, split_period, org_units)
+        evaluation_id = require_id("evaluation_id", evaluation_id)
+        record = RecordOnce(evaluation_id, self.get_evaluation)
+        params = yield from self._entry_params(record, quantiles, split_period, org_units)
         path = "/v1/analytics/evaluation-entry"
-        read = self.get_evaluation
-        return (yield from self._entry_frame("evaluation", evaluation_id, path, params, read))
+        return (yield from self._entry_frame("evaluation", record, path, params))
 
     def actual_cases(
         self, evaluation_id: int, org_units: Iterable[str] | str | None = None
@@ -452,34 +455,30 @@ class Evaluations(QuantileRecordResource):
         )
         if older_only:
             path = f"/v1/analytics/actualCases/{evaluation_id}"
-        params = yield from self._org_unit_params(
-            "evaluation", evaluation_id, org_units, self.get_evaluation
-        )
-        names = yield from self._names.of_result("evaluation", evaluation_id, self.get_evaluation)
+        record = RecordOnce(evaluation_id, self.get_evaluation)
+        params = yield from self._org_unit_params("evaluation", record, org_units)
+        names = yield from self._names.of_record((yield from record.read()))
         response = yield from self._request("GET", path, params=params)
         to_frame = self._names.add_to(actuals_to_frame, names)
         return (yield from convert(to_frame, response.content, response))
 
     def _entry_params(
         self,
-        evaluation_id: int,
+        record: RecordOnce,
         quantiles: Sequence[float],
         split_period: str | None,
         org_units: Iterable[str] | str | None,
     ) -> Operation[list[tuple[str, Any]]]:
         """The query of an evaluation's entries: its id, the quantile levels, the split and the
         org units, checked against the evaluation (``_split_params``, ``_org_unit_params``)."""
-        evaluation_id = require_id("evaluation_id", evaluation_id)
-        params: list[tuple[str, Any]] = [("backtestId", evaluation_id)]
+        params: list[tuple[str, Any]] = [("backtestId", record.record_id)]
         params += quantile_params(quantiles)
-        params += yield from self._split_params(evaluation_id, split_period)
-        params += yield from self._org_unit_params(
-            "evaluation", evaluation_id, org_units, self.get_evaluation
-        )
+        params += yield from self._split_params(record, split_period)
+        params += yield from self._org_unit_params("evaluation", record, org_units)
         return params
 
     def _split_params(
-        self, evaluation_id: int, split_period: str | None
+        self, record: RecordOnce, split_period: str | None
     ) -> Operation[list[tuple[str, str]]]:
         """``split_period`` as the ``splitPeriod`` query parameter, spelled as the evaluation
         lists it. One the evaluation does not list (such as the last observed period, which
@@ -488,8 +487,8 @@ class Evaluations(QuantileRecordResource):
         if split_period is None:
             return []
         text = require_name("split_period", split_period)
-        record = yield from self._names.result_of("evaluation", evaluation_id, self.get_evaluation)
-        splits = list(record.split_periods) if record is not None else []
+        found = yield from record.read()
+        splits = list(found.split_periods) if found is not None else []
         if not splits:
             return [("splitPeriod", text)]
         try:
@@ -500,7 +499,7 @@ class Evaluations(QuantileRecordResource):
             if vocabulary.canonical_period(split) == wanted:
                 return [("splitPeriod", split)]
         raise ArgumentError(
-            f"split_period: {text!r} is not a split of evaluation {evaluation_id}; its splits "
+            f"split_period: {text!r} is not a split of evaluation {record.record_id}; its splits "
             f"are {', '.join(splits)}, each named by its first forecast period"
         )
 

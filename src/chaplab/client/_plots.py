@@ -33,6 +33,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
+from chaplab.client._quantile_records import RecordOnce
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._wire import NullableDict, NullableList, SnakeModel, WireModel
 
@@ -455,8 +456,8 @@ class Plots(Resource):
 
     def _evaluation_names(self, evaluation_id: int) -> Operation[dict[str, str]]:
         """The place names of an evaluation's dataset (none where it has no GeoJSON)."""
-        read = self._evaluations.get_evaluation
-        return (yield from self._place_names.of_result("evaluation", evaluation_id, read)) or {}
+        record = RecordOnce(evaluation_id, self._evaluations.get_evaluation)
+        return (yield from self._place_names.of_record((yield from record.read()))) or {}
 
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"

@@ -22,7 +22,7 @@ from chaplab.client._plumbing import (
     require_name,
     validate,
 )
-from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource
+from chaplab.client._quantile_records import QuantileEntry, QuantileRecordResource, RecordOnce
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableList, StoredRecord, WireModel
 from chaplab.vocabulary import DEFAULT_QUANTILES, JobType
@@ -65,12 +65,13 @@ class Prediction(StoredRecord):
     org_units: NullableList[str] = Field(default_factory=list)
     periods: NullableList[str] = Field(default_factory=list)
     n_periods: int | None = None
+    dataset: Dataset | None = None
+    """The dataset it was made from, where the server nests it (chap-core 2.5.1)."""
 
 
 class PredictionDetail(Prediction):
     """A prediction with its dataset and forecast entries."""
 
-    dataset: Dataset | None = None
     quantiles: NullableList[float] = Field(default_factory=list)
     forecasts: NullableList[PredictionEntry] = Field(default_factory=list)
 
@@ -223,8 +224,8 @@ class Predictions(QuantileRecordResource):
         prediction_id = require_id("prediction_id", prediction_id)
         path = f"/v1/analytics/prediction-entry/{prediction_id}"
         params = quantile_params(quantiles)
-        read = self.get_prediction
-        return (yield from self._entry_frame("prediction", prediction_id, path, params, read))
+        record = RecordOnce(prediction_id, self.get_prediction)
+        return (yield from self._entry_frame("prediction", record, path, params))
 
     def list_prediction_entries(
         self,
@@ -246,8 +247,8 @@ class Predictions(QuantileRecordResource):
         else:
             prediction_id = require_id("prediction_id", prediction_id)
             params.append(("predictionId", prediction_id))
-            read = self.get_prediction
-            units = yield from self._org_unit_params("prediction", prediction_id, org_units, read)
+            record = RecordOnce(prediction_id, self.get_prediction)
+            units = yield from self._org_unit_params("prediction", record, org_units)
         params += units
         path = ALL_PREDICTION_ENTRIES.path
         response = yield from self._request("GET", path, params=params)

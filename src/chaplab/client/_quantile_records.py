@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import OrgUnitNames
-from chaplab.client._errors import ArgumentError
+from chaplab.client._errors import ArgumentError, NotFoundError
 from chaplab.client._jobs import Jobs
 from chaplab.client._plumbing import (
     RequestBuilder,
@@ -79,17 +79,15 @@ class QuantileRecordResource(Resource):
     def _entry_frame(
         self,
         kind: Literal["evaluation", "prediction"],
-        record_id: int,
+        record: RecordOnce,
         path: str,
         params: Sequence[tuple[str, Any]],
-        read: Callable[[int], Operation[Any]],
     ) -> Operation[pd.DataFrame]:
         """The entries at ``path`` as a tidy frame (``split_period`` for an evaluation), with
-        an ``org_unit_name`` column when the record's dataset (found with ``read``) has a
-        GeoJSON."""
+        an ``org_unit_name`` column when the record's dataset has a GeoJSON."""
         from chaplab.frames import entries_to_frame
 
-        names = yield from self._names.of_result(kind, record_id, read)
+        names = yield from self._names.of_record((yield from record.read()))
         response = yield from self._request("GET", path, params=params)
         # a frame also for an empty answer, with the split column of its kind
         to_frame = partial(entries_to_frame, with_split_period=kind == "evaluation")
@@ -98,31 +96,51 @@ class QuantileRecordResource(Resource):
     def _org_unit_params(
         self,
         kind: Literal["evaluation", "prediction"],
-        record_id: int,
+        record: RecordOnce,
         org_units: Iterable[str] | str | None,
-        read: Callable[[int], Operation[Any]],
     ) -> Operation[list[tuple[str, str]]]:
         """``org_units`` (ids or place names) as ``orgUnits`` query parameters of the record's
-        org unit ids (the record read with ``read``). A name is sent as its id; one the record
-        does not have is an ``ArgumentError`` before anything is sent (chap-core 2.5.1 answers
-        an empty list for it, or ignores the filter; our service a 422). ``adm0`` passes as it
-        is."""
+        org unit ids. A name is sent as its id; one the record does not have is an
+        ``ArgumentError`` before anything is sent (chap-core 2.5.1 answers an empty list for
+        it, or ignores the filter; our service a 422). ``adm0`` passes as it is."""
         from chaplab.frames import NATIONAL
 
         params = org_unit_params(org_units)
         if not params:
             return params
         wanted = [unit for _, unit in params]
-        record = yield from self._names.result_of(kind, record_id, read)
-        units = list(record.org_units) if record is not None else []
+        found = yield from record.read()
+        units = list(found.org_units) if found is not None else []
         if not units or all(unit in units or unit == NATIONAL for unit in wanted):
             return params
         from chaplab.frames import resolve_org_units
 
-        names = (yield from self._names.of_result(kind, record_id, read)) or {}
+        names = (yield from self._names.of_record(found)) or {}
         labels = {unit: names.get(unit, unit) for unit in units} | {NATIONAL: NATIONAL}
         try:
-            ids = resolve_org_units(wanted, labels, where=f"{kind} {record_id}")
+            ids = resolve_org_units(wanted, labels, where=f"{kind} {record.record_id}")
         except ValueError as error:
             raise ArgumentError(str(error)) from None
         return org_unit_params(ids)
+
+
+class RecordOnce:
+    """An evaluation or prediction as its get operation (``read``) answers it, read at most once
+    within one operation and only when asked: what a client keeps about a record is never kept
+    across calls by id alone, since a server may give a deleted record's id to another."""
+
+    def __init__(self, record_id: int, read: Callable[[int], Operation[Any]]) -> None:
+        self.record_id = record_id
+        self._read = read
+        self._record: Any = None
+        self._done = False
+
+    def read(self) -> Operation[Any]:
+        """The record, or None when the server has none."""
+        if not self._done:
+            try:
+                self._record = yield from self._read(self.record_id)
+            except NotFoundError:
+                self._record = None  # the entries' own request says so
+            self._done = True
+        return self._record

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -66,6 +66,20 @@ class StoredRecord(WireModel):
     id: int
     name: str | None = None
     created: UtcDatetime | None = None
+
+    @property
+    def record_key(self) -> RecordKey:
+        """``(id, created)``: what names this record and no other, also on a server that gives
+        a deleted record's id to the next one stored (chap-core 2.5.1's SQLite does), so that
+        what a caller keeps about a record is never taken for a later one's."""
+        return RecordKey(self.id, self.created)
+
+
+class RecordKey(NamedTuple):
+    """A stored record's id and creation time (``StoredRecord.record_key``)."""
+
+    id: int
+    created: datetime | None
 
 
 class SnakeModel(BaseModel):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from chaplab.client import RecordKey
 from chaplab.frames import period_label
 from chaplab.vocabulary import ALL_SPLITS as EVERY_SPLIT
 from chaplab.vocabulary import DEFAULT_QUANTILES
@@ -180,8 +181,10 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         self._client = client
         self._keeper = keeper
         self.evaluations: dict[int, Any] = {}
-        self.frames: dict[int, pd.DataFrame] = {}
-        self.actuals_by_id: dict[int, pd.DataFrame] = {}
+        # loaded entries and cases by the evaluation's record_key (id and creation time): an
+        # id the server gives again after a delete names another evaluation
+        self.frames: dict[RecordKey, pd.DataFrame] = {}
+        self.actuals_by_key: dict[RecordKey, pd.DataFrame] = {}
         self._loaded_quantiles: tuple[float, ...] = ()
         self._load_task: asyncio.Task[Any] | None = None
         self.shown_panels: list[str] = []
@@ -299,20 +302,23 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
     @property
     def frame(self) -> pd.DataFrame | None:
         """The entries of the selected evaluation as a tidy frame."""
-        selected = self.table.selected
-        return self.frames.get(selected[0]) if selected else None
+        selected = self.selected
+        return self.frames.get(selected[0].record_key) if selected else None
 
     @property
     def actuals(self) -> pd.DataFrame | None:
         """The actual cases of the selected evaluation."""
-        selected = self.table.selected
-        return self.actuals_by_id.get(selected[0]) if selected else None
+        selected = self.selected
+        return self.actuals_by_key.get(selected[0].record_key) if selected else None
 
     def set_evaluations(self, evaluations: Sequence[Any]) -> None:
-        """Show ``evaluations`` in the list (selections of ones still present stay)."""
+        """Show ``evaluations`` in the list (selections of ones still present stay); a
+        selected id that now names another evaluation (stored again under it) is loaded."""
         self.evaluations = {evaluation.id: evaluation for evaluation in evaluations}
         self.table.set_rows([evaluation_row(evaluation) for evaluation in evaluations])
         self._offer_comparisons()
+        if any(item.record_key not in self.frames for item in self.selected):
+            self.load()
 
     def _shown_changed(self) -> None:
         """Another evaluation was pressed: show it alone, offering what it compares with."""
@@ -384,7 +390,7 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
             self._rendering.cancel()
         self.message.value = ""
         selected = self.selected
-        if not selected or any(item.id not in self.frames for item in selected):
+        if not selected or any(item.record_key not in self.frames for item in selected):
             self.image.value, self.shown_panels, self.metrics.value = b"", [], ""
             self.chart_note.value = ""
             return
@@ -406,12 +412,13 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
             self.frames.clear()
             self._loaded_quantiles = quantiles
         for evaluation in self.selected:
-            if evaluation.id not in self.frames:
+            key = evaluation.record_key
+            if key not in self.frames:
                 frame = await self._client.evaluation_frame(
                     evaluation.id, quantiles=list(quantiles)
                 )
-                self.actuals_by_id[evaluation.id] = await self._client.actual_cases(evaluation.id)
-                self.frames[evaluation.id] = frame
+                self.actuals_by_key[key] = await self._client.actual_cases(evaluation.id)
+                self.frames[key] = frame
         self._update_choices()
         await self.redraw()
 
@@ -480,8 +487,8 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         """The chart of the current view, from the controls and the loaded frames."""
         org_unit, top = self.places_drawn(selected)
         return ChartView(
-            frames=tuple(self.frames[item.id] for item in selected),
-            actuals=self.actuals_by_id.get(selected[0].id),
+            frames=tuple(self.frames[item.record_key] for item in selected),
+            actuals=self.actuals_by_key.get(selected[0].record_key),
             names=tuple(item.name or str(item.id) for item in selected),
             org_unit=org_unit,
             split_period=chart_split(self.split.value),
