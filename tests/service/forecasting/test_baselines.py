@@ -108,3 +108,22 @@ def test_persistence_starts_from_the_last_observed_value_when_the_latest_are_mis
     samples = _forecast("persistence", _monthly(cases), 1, n_samples=1)
     ratio = (cases[2] + 1) / (cases[0] + 1)  # the pair two months apart ending in March 2020
     np.testing.assert_allclose(samples[0, 0, 0], (cases[12] + 1) * ratio - 1)
+
+
+@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("first", ["2020W01", "2020W02", "2020W30", "2019W50"])
+def test_the_history_a_baseline_asks_for_holds_every_week_of_the_year(
+    name: str, first: str
+) -> None:
+    """2020 has 53 ISO weeks, and week 53 is pooled with week 52: 52 weeks that hold it lack
+    another week of the year, so a history of the length a baseline asks for must still hold
+    every week its forecasts need."""
+    template = TEMPLATES[name]
+    n_periods = 3
+    length = template.history_needed({}, "week") + n_periods
+    periods = [first, *periods_after(first, length - 1)]
+    cases = np.arange(1.0, length + 1).reshape(1, -1)
+    panel = Panel("week", periods, ["OU_A"], {"disease_cases": cases})
+    history = panel.head(length - n_periods)
+    samples = template.forecast(history, n_periods, 11, {}, np.random.default_rng(0))
+    assert samples.shape == (1, n_periods, 11) and np.isfinite(samples).all()

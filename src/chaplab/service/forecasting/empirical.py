@@ -14,6 +14,9 @@ import numpy as np
 
 from chaplab.schema import ConfigSchema, create_config_schema
 from chaplab.service.forecasting.inputs import ForecastTask
+from chaplab.vocabulary import WEEK, season_length
+
+WEEKS_PER_SEASON = season_length(WEEK)
 
 
 def baseline_schema(title: str, description: str) -> ConfigSchema:
@@ -21,6 +24,13 @@ def baseline_schema(title: str, description: str) -> ConfigSchema:
     return create_config_schema(
         title=title, description=description, properties={}, additional_properties=False
     )
+
+
+def periods_holding_a_year(season_length: int) -> int:
+    """The fewest consecutive periods that hold every period of the year: 12 months, or 53 ISO
+    weeks (52 weeks that hold a week 53 lack another week of the year, as week 53 is pooled
+    with week 52)."""
+    return season_length + 1 if season_length == WEEKS_PER_SEASON else season_length
 
 
 def quantile_samples(values: np.ndarray, n_samples: int) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from chaplab.service.forecasting.empirical import (
+    periods_holding_a_year,
     quantile_samples,
     require_observed,
     require_observed_history,
@@ -53,5 +54,6 @@ def forecast_persistence(task: ForecastTask) -> np.ndarray:
 
 
 def min_training_periods_persistence(options: dict[str, Any], season_length: int) -> int:
-    """A year and a horizon: a pair of observations per horizon and period of year."""
-    return season_length + 1
+    """A year and a horizon: a pair of observations per horizon and period of year (for
+    horizons up to a year)."""
+    return periods_holding_a_year(season_length) + 1

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from chaplab.service.forecasting.empirical import (
+    periods_holding_a_year,
     quantile_samples,
     require_observed,
     samples_per_target,
@@ -43,4 +44,4 @@ def forecast_seasonal_median(task: ForecastTask) -> np.ndarray:
 
 def min_training_periods_seasonal_median(options: dict[str, Any], season_length: int) -> int:
     """One full year, so that every month or week has been seen once."""
-    return season_length
+    return periods_holding_a_year(season_length)
