@@ -17,7 +17,7 @@ import pandas as pd
 from benchmarks.results import Result, within
 from benchmarks.timing import median_time
 from chaplab import backtest
-from chaplab.vocabulary import split_windows
+from chaplab.vocabulary import BacktestPlan
 
 ORG_UNITS = 558
 YEARS = 20
@@ -81,7 +81,7 @@ def model_compute(frame: pd.DataFrame) -> float:
     with each split's inputs made beforehand (untimed): the model's own compute."""
     periods = sorted(frame["time_period"].unique())
     inputs = []
-    for window in split_windows(periods, PERIODS, SPLITS, 1):
+    for window in BacktestPlan(n_periods=PERIODS, n_splits=SPLITS).split_windows(periods):
         seen = frame["time_period"] < window.split_period
         ahead = frame["time_period"].isin(list(window.forecast_periods))
         history = frame[seen].reset_index(drop=True)

@@ -17,6 +17,7 @@ from benchmarks.service import BenchService
 from benchmarks.timing import median_time
 from chaplab.service.demo import generate_demo
 from chaplab.service.forecasting import TEMPLATES, run_backtest
+from chaplab.vocabulary import BacktestPlan
 
 LIMITS = {"naive_model": 1.0, "regression_model": 10.0}
 N_PERIODS, N_SPLITS, N_SAMPLES = 3, 12, 200
@@ -29,7 +30,14 @@ def backtest_time(model: str, n_org_units: int, repeats: int) -> float:
     panel = generate_demo(n_org_units=n_org_units, n_years=10).panel
     template = TEMPLATES[model]
     return median_time(
-        lambda: run_backtest(template, None, panel, N_PERIODS, N_SPLITS, 1, N_SAMPLES, seed=1),
+        lambda: run_backtest(
+            template,
+            None,
+            panel,
+            BacktestPlan(n_periods=N_PERIODS, n_splits=N_SPLITS),
+            N_SAMPLES,
+            seed=1,
+        ),
         repeats,
         warmup=1,
     )

@@ -24,6 +24,7 @@ from chaplab.plotting import fan_chart  # noqa: E402
 from chaplab.service.demo import generate_demo  # noqa: E402
 from chaplab.service.entries import EvaluationLayout, evaluation_entries_json  # noqa: E402
 from chaplab.service.forecasting import TEMPLATES, run_backtest  # noqa: E402
+from chaplab.vocabulary import BacktestPlan
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 LIMIT_SECONDS = 1.0
@@ -31,7 +32,14 @@ LIMIT_SECONDS = 1.0
 
 def chart_inputs() -> tuple[object, object]:
     panel = generate_demo(n_org_units=12, n_years=10).panel
-    result = run_backtest(TEMPLATES["naive_model"], None, panel, 3, 3, 1, 200, seed=1)
+    result = run_backtest(
+        TEMPLATES["naive_model"],
+        None,
+        panel,
+        BacktestPlan(n_periods=3, n_splits=3),
+        200,
+        seed=1,
+    )
     frame = entries_to_frame(
         evaluation_entries_json(
             result.samples,

@@ -8,7 +8,6 @@ import pytest
 from chaplab.vocabulary import (
     FIRST_HORIZON,
     canonical_period,
-    evaluated_periods,
     forecast_horizon,
     iso_weeks_in_year,
     next_period,
@@ -17,8 +16,6 @@ from chaplab.vocabulary import (
     periods_after,
     previous_period,
     season_position,
-    shift_period,
-    split_windows,
 )
 
 
@@ -159,67 +156,6 @@ def test_quantile_levels_and_job_statuses_are_one_vocabulary() -> None:
     assert normalize_status(" success ") == "SUCCESS"
     assert not is_terminal_status("started") and not is_terminal_status("PENDING")
     assert is_terminal_status("FAILURE") and is_terminal_status("REVOKED")
-
-
-def test_a_split_is_named_by_its_first_forecast_period() -> None:
-    periods = period_range("202301", "202312")
-    windows = split_windows(periods, n_periods=3, n_splits=3, stride=2)
-    assert [w.split_period for w in windows] == ["202306", "202308", "202310"]
-    assert [w.forecast_periods for w in windows] == [
-        ("202306", "202307", "202308"),
-        ("202308", "202309", "202310"),
-        ("202310", "202311", "202312"),
-    ]
-    assert [w.history_end for w in windows] == [5, 7, 9]
-    first = windows[0]
-    assert periods[: first.history_end][-1] == "202305"  # the last period the model sees
-    assert periods[first.forecast_slice] == list(first.forecast_periods)
-    assert list(first.forecast) == [5, 6, 7]
-
-
-def test_the_last_split_ends_at_the_last_period_across_a_53_week_year() -> None:
-    periods = period_range("2020W40", "2021W02")
-    (window,) = split_windows(periods, n_periods=3, n_splits=1, stride=1)
-    assert window.split_period == "2020W53"
-    assert window.forecast_periods == ("2020W53", "2021W01", "2021W02")
-
-
-@given(
-    length=st.integers(2, 60),
-    n_periods=st.integers(1, 12),
-    n_splits=st.integers(1, 12),
-    stride=st.integers(1, 6),
-)
-def test_split_windows_keep_history_and_count_horizons_from_one(
-    length: int, n_periods: int, n_splits: int, stride: int
-) -> None:
-    periods = period_range("201001", shift_period("201001", length - 1))
-    if 1 + evaluated_periods(n_periods, n_splits, stride) > length:
-        with pytest.raises(ValueError, match=r"^periods: .* need at least"):
-            split_windows(periods, n_periods, n_splits, stride)
-        return
-    windows = split_windows(periods, n_periods, n_splits, stride)
-    assert len(windows) == n_splits
-    assert windows[-1].forecast_periods[-1] == periods[-1]
-    assert windows[0].history_end >= 1
-    assert len(periods) - windows[0].history_end == evaluated_periods(n_periods, n_splits, stride)
-    for earlier, later in zip(windows, windows[1:], strict=False):
-        assert later.history_end - earlier.history_end == stride
-    for window in windows:
-        assert window.split_period == periods[window.history_end] == window.forecast_periods[0]
-        assert [forecast_horizon(window.split_period, p) for p in window.forecast_periods] == list(
-            range(1, n_periods + 1)
-        )
-
-
-@pytest.mark.parametrize("argument", ["n_periods", "n_splits", "stride"])
-@pytest.mark.parametrize("value", [0, -1, 1.5, True, "2"])
-def test_split_counts_that_are_no_positive_integers_are_refused_by_name(
-    argument: str, value: object
-) -> None:
-    counts: dict[str, object] = {"n_periods": 2, "n_splits": 2, "stride": 1, argument: value}
-    with pytest.raises(ValueError, match=f"^{argument} must be a positive integer"):
-        split_windows(period_range("202001", "202012"), **counts)  # type: ignore[arg-type]
 
 
 def test_horizon_counts_from_the_first_forecast_period() -> None:

@@ -89,8 +89,8 @@ def predict(config, model, historic, future, geo, *, rng=None, n_samples=100):
 # %% [markdown]
 # ## 2. Backtest it in the notebook
 #
-# No server is involved: the splits come from `chaplab.vocabulary.split_windows`, the function
-# the service's evaluations use, and each split is named by its first forecast month. The splits
+# No server is involved: the splits come from `chaplab.vocabulary.BacktestPlan`, the plan the
+# service's evaluations are cut by, and each split is named by its first forecast month. The splits
 # run concurrently in threads; the bar counts them. The answer is an evaluation frame.
 
 # %%

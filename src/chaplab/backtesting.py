@@ -3,9 +3,10 @@
 ``backtest(train, predict, data, ...)`` takes chapkit's functional model shape,
 ``train(config, data, geo) -> model`` and ``predict(config, model, historic, future, geo) ->
 future with sample_0, sample_1, ... columns`` (each sync or async), and runs it on the splits
-the service's evaluation uses (:func:`chaplab.vocabulary.split_windows`), trained and given
-future covariates as the service does for a model service (:func:`~chaplab.vocabulary.
-retrain_splits`, :func:`chaplab.climatology.future_values`). Samples become
+the service's evaluation uses (:meth:`chaplab.vocabulary.BacktestPlan.split_windows`), trained
+and given future covariates as the service does for a model service
+(:meth:`~chaplab.vocabulary.BacktestPlan.retrain_splits`,
+:func:`chaplab.climatology.future_values`). Samples become
 quantiles as the service makes them (float32 samples, sorted, :mod:`chaplab.quantiles`), and the
 answer is the frame ``evaluation_frame`` returns, so scoring and charts take it as they are.
 
@@ -51,9 +52,8 @@ from chaplab.vocabulary import (
     CLIMATOLOGY_WEATHER,
     DEFAULT_QUANTILES,
     OBSERVED_WEATHER,
+    BacktestPlan,
     SplitWindow,
-    retrain_splits,
-    split_windows,
 )
 
 TIME_PERIOD = "time_period"
@@ -125,25 +125,19 @@ def backtest(
     Returns the evaluation frame (``org_unit``, ``org_unit_name`` when ``geojson`` is given,
     ``split_period``, ``period``, ``horizon``, ``quantile``, ``value``) at ``quantiles``. A
     function that raises or answers wrong rows, no sample columns, or NaN or negative samples raises
-    :class:`BacktestError` naming the split period and the function; too few periods for the
-    splits is a ValueError naming ``data``.
+    :class:`BacktestError` naming the split period and the function. The settings make a
+    :class:`~chaplab.vocabulary.BacktestPlan`: one out of range, or splits that do not fit in
+    ``data``, is a :class:`~chaplab.vocabulary.PlanError` naming the setting to change and what
+    fits.
     """
-    series = _Series.build(data)
-    try:
-        windows = split_windows(series.periods, n_periods, n_splits, stride)
-    except ValueError as error:
-        problem = str(error)
-        if problem.startswith("periods: "):
-            raise ArgumentError(f"data has too few periods: {problem[9:]}") from None
-        raise
+    plan = BacktestPlan(n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain)
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ArgumentError(f"n_samples must be a positive integer, got {n_samples!r}")
     if weather not in WEATHERS:
         raise ArgumentError(f"weather must be one of {', '.join(WEATHERS)}, got {weather!r}")
-    if isinstance(n_retrain, bool) or not isinstance(n_retrain, int) or n_retrain < 1:
-        raise ArgumentError(f"n_retrain must be a positive integer, got {n_retrain!r}")
-    trained_at = sorted(retrain_splits(len(windows), n_retrain))
+    series = _Series.build(data)
+    windows = plan.split_windows(series.periods)
     streams = np.random.SeedSequence(seed).spawn(len(windows))
     trainings = _Trainings(windows, series, train, config, geojson, streams)
     splits = [
@@ -151,7 +145,7 @@ def backtest(
             window,
             series,
             trainings,
-            max(k for k in trained_at if k <= index),
+            plan.training_of(index),
             predict,
             config,
             geojson,

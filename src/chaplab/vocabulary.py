@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 from numbers import Integral
 from typing import Any
+
+from chaplab.errors import ArgumentError, ArgumentTypeError
 
 # -- quantile levels -------------------------------------------------------------------------
 
@@ -297,46 +299,199 @@ class SplitWindow:
         return slice(self.forecast.start, self.forecast.stop)
 
 
-def evaluated_periods(n_periods: int, n_splits: int, stride: int) -> int:
-    """How many periods a backtest's forecasts span, from the first split period to the last
-    forecast period; the series needs this many plus the history before the first split."""
-    return n_periods + (n_splits - 1) * stride
+# -- backtest plans ---------------------------------------------------------------------------
+
+MAX_HORIZON = 520
+"""The most periods one forecast reaches ahead, and the longest step between splits: ten years
+of weeks."""
+MAX_SPLITS = 1000
+"""The most splits of one backtest."""
 
 
-def split_windows(
-    periods: Sequence[str], n_periods: int, n_splits: int, stride: int
-) -> list[SplitWindow]:
-    """The ``n_splits`` splits of a backtest on ``periods`` (a series in time order), oldest first.
+@dataclass(frozen=True)
+class PlanSetting:
+    """One setting of a :class:`BacktestPlan`: its name as an argument (``n_splits``) and on the
+    wire (``nSplits``), its label and description as forms show them, its default and range."""
 
-    Each split forecasts ``n_periods`` periods; consecutive splits start ``stride`` periods
-    apart and the last split's forecast ends at the last period. Every split keeps at least one
-    period of history. ValueError naming the argument for a count that is no positive integer,
-    or when ``periods`` is too short for the splits.
-    """
-    for name, value in (("n_periods", n_periods), ("n_splits", n_splits), ("stride", stride)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    n_periods, n_splits, stride = int(n_periods), int(n_splits), int(stride)
-    needed = 1 + evaluated_periods(n_periods, n_splits, stride)
-    if len(periods) < needed:
-        raise ValueError(
-            f"periods: n_periods={n_periods}, n_splits={n_splits} and stride={stride} need at "
-            f"least {needed} periods (one of history before the first split), got {len(periods)}"
-        )
-    last_start = len(periods) - n_periods
-    windows = []
-    for k in range(n_splits):
-        start = last_start - (n_splits - 1 - k) * stride
-        forecast = range(start, start + n_periods)
-        windows.append(
-            SplitWindow(
-                split_period=periods[start],
-                history_end=start,
-                forecast=forecast,
-                forecast_periods=tuple(periods[start : start + n_periods]),
+    name: str
+    wire_name: str
+    label: str
+    description: str
+    default: int
+    maximum: int
+    minimum: int = 1
+
+    def allowed(self) -> str:
+        """The range in words: ``from 1 to 1000``."""
+        return f"from {self.minimum} to {self.maximum}"
+
+    def check(self, value: object) -> int:
+        """``value`` as an int when it is a whole number in range (a numpy integer counts);
+        ArgumentTypeError for another type, :class:`PlanError` for a number out of range."""
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            raise ArgumentTypeError(
+                f"{self.name} must be an int, got {type(value).__name__} {value!r}"
             )
+        number = int(value)
+        if not self.minimum <= number <= self.maximum:
+            raise PlanError(self, f"must be a whole number {self.allowed()}, got {number}")
+        return number
+
+
+class PlanError(ArgumentError):
+    """A backtest plan refused: ``setting`` is the setting to change and ``reason`` says why,
+    worded to follow the setting's name or label (``n_splits is 118, too many for the data:
+    ...``)."""
+
+    def __init__(self, setting: PlanSetting, reason: str) -> None:
+        self.setting = setting
+        self.reason = reason
+        super().__init__(f"{setting.name} {reason}")
+
+
+N_PERIODS = PlanSetting(
+    "n_periods", "nPeriods", "Forecast periods", "periods ahead", 3, MAX_HORIZON
+)
+N_SPLITS = PlanSetting("n_splits", "nSplits", "Number of splits", "split points", 7, MAX_SPLITS)
+STRIDE = PlanSetting(
+    "stride", "stride", "Step between splits", "periods between splits", 1, MAX_HORIZON
+)
+N_RETRAIN = PlanSetting(
+    "n_retrain",
+    "nRetrain",
+    "Number of training runs",
+    "trainings, evenly spaced over the splits; at most the number of splits",
+    1,
+    MAX_SPLITS,
+)
+PLAN_SETTINGS = (N_PERIODS, N_SPLITS, STRIDE, N_RETRAIN)
+"""The settings of a backtest plan, in the order forms show them; the defaults are chap-core
+2.5.1's."""
+
+
+@dataclass(frozen=True)
+class BacktestPlan:
+    """How a rolling-origin backtest cuts a series: ``n_splits`` splits, each forecasting
+    ``n_periods`` periods, split periods ``stride`` apart, the last split's forecast ending at
+    the series' last period, and the model trained at ``n_retrain`` evenly spaced splits.
+
+    Every layer that takes these settings makes a plan of them (the client's arguments, the
+    wire's requests, a job's payload, the widgets' inputs, local backtests), so they are
+    checked here once: each is a whole number in its :data:`PLAN_SETTINGS` range (else
+    :class:`PlanError`, or ArgumentTypeError for a value that is no integer), and ``n_retrain``
+    is at most ``n_splits``, as in chap-core. Whether a plan fits a series, given the periods a
+    model trains on before its first forecast, is :meth:`misfit`; the launcher's limit is
+    :meth:`most_splits`, the same arithmetic."""
+
+    n_periods: int = N_PERIODS.default
+    n_splits: int = N_SPLITS.default
+    stride: int = STRIDE.default
+    n_retrain: int = N_RETRAIN.default
+
+    def __post_init__(self) -> None:
+        for setting in PLAN_SETTINGS:
+            object.__setattr__(self, setting.name, setting.check(getattr(self, setting.name)))
+        if self.n_retrain > self.n_splits:
+            raise PlanError(
+                N_RETRAIN,
+                f"is {self.n_retrain}, more than the {self.n_splits} splits (a model is trained "
+                "at most once per split)",
+            )
+
+    @classmethod
+    def given(cls, **settings: int | None) -> BacktestPlan:
+        """A plan of the settings given, the defaults for those that are None (a client sends
+        only what its caller gave, and a server's defaults are these)."""
+        return cls(**{name: value for name, value in settings.items() if value is not None})
+
+    @property
+    def evaluated_periods(self) -> int:
+        """How many periods the forecasts span, from the first split period to the last
+        forecast period."""
+        return self.n_periods + (self.n_splits - 1) * self.stride
+
+    def history_needed(self, training_periods: int = 1) -> int:
+        """How many periods a series needs: ``training_periods`` before the first split (the
+        periods a model trains on before it forecasts; at least one), then the evaluated ones."""
+        return max(1, training_periods) + self.evaluated_periods
+
+    def most_splits(self, history_periods: int, training_periods: int = 1) -> int:
+        """The most splits of this plan's ``n_periods`` and ``stride`` that a series of
+        ``history_periods`` periods holds for a model that trains on ``training_periods``
+        (0 when not even one split fits; at most :data:`MAX_SPLITS`)."""
+        room = history_periods - max(1, training_periods) - self.n_periods
+        return 0 if room < 0 else min(MAX_SPLITS, room // self.stride + 1)
+
+    def misfit(self, history_periods: int, training_periods: int = 1) -> PlanError | None:
+        """Why the plan does not fit a series of ``history_periods`` periods for a model that
+        trains on ``training_periods`` before the first split: a :class:`PlanError` naming the
+        setting to change (``n_periods`` when one split's forecast alone does not fit,
+        ``stride`` when the splits would fit closer together, else ``n_splits``) and what fits;
+        None when the plan fits."""
+        training = max(1, training_periods)
+        most = self.most_splits(history_periods, training)
+        if self.n_splits <= most:
+            return None
+        if most == 0:
+            fits = history_periods - training
+            return PlanError(
+                N_PERIODS,
+                f"is {self.n_periods}, too many for the data: {self.n_periods} forecast periods "
+                f"need at least {training + self.n_periods} periods ({training} to train the "
+                f"model on before them), the data has {history_periods}; "
+                + (f"at most {fits} fit" if fits > 0 else "not even one fits"),
+            )
+        splits = (
+            f"{self.n_splits} splits of {self.n_periods} periods"
+            + ("" if self.stride == 1 else f", {self.stride} apart,")
+            + f" need at least {self.history_needed(training)} periods ({training} to train the "
+            f"model on before the first split, {self.evaluated_periods} to evaluate), the data "
+            f"has {history_periods}"
         )
-    return windows
+        if (
+            self.stride > 1
+            and replace(self, stride=1).most_splits(history_periods, training) >= self.n_splits
+        ):
+            longest = (history_periods - training - self.n_periods) // (self.n_splits - 1)
+            return PlanError(
+                STRIDE, f"is {self.stride}, too long for the data: {splits}; at most {longest} fits"
+            )
+        return PlanError(
+            N_SPLITS, f"is {self.n_splits}, too many for the data: {splits}; at most {most} fit"
+        )
+
+    def check_fits(self, history_periods: int, training_periods: int = 1) -> None:
+        """Raise :meth:`misfit`'s PlanError when the plan does not fit."""
+        problem = self.misfit(history_periods, training_periods)
+        if problem is not None:
+            raise problem
+
+    def split_windows(self, periods: Sequence[str], training_periods: int = 1) -> list[SplitWindow]:
+        """The splits of this plan on ``periods`` (a series in time order), oldest first; a
+        :class:`PlanError` when they do not fit with ``training_periods`` before the first."""
+        self.check_fits(len(periods), training_periods)
+        last_start = len(periods) - self.n_periods
+        windows = []
+        for k in range(self.n_splits):
+            start = last_start - (self.n_splits - 1 - k) * self.stride
+            windows.append(
+                SplitWindow(
+                    split_period=periods[start],
+                    history_end=start,
+                    forecast=range(start, start + self.n_periods),
+                    forecast_periods=tuple(periods[start : start + self.n_periods]),
+                )
+            )
+        return windows
+
+    def retrain_splits(self) -> tuple[int, ...]:
+        """The splits (from 0) a model is trained at: ``n_retrain`` evenly spaced ones, the
+        first always, as chap-core 2.5.1 chooses them."""
+        return tuple(sorted({(j * self.n_splits) // self.n_retrain for j in range(self.n_retrain)}))
+
+    def training_of(self, split: int) -> int:
+        """The split whose training forecasts ``split``: the latest one trained at or before it."""
+        return max(k for k in self.retrain_splits() if k <= split)
 
 
 CLIMATOLOGY_WEATHER = "climatology"
@@ -344,13 +499,6 @@ CLIMATOLOGY_WEATHER = "climatology"
 or week over the history (``chaplab.climatology.future_values``), no data from the window."""
 OBSERVED_WEATHER = "observed"
 """The future weather of a look-ahead backtest: the window's own observed covariates."""
-
-
-def retrain_splits(n_splits: int, n_retrain: int) -> set[int]:
-    """The splits (from 0) a backtest trains a model at: ``n_retrain`` evenly spaced ones, the
-    first always, as chap-core 2.5.1 chooses them; every split is predicted by the latest
-    training at or before it."""
-    return {(j * n_splits) // n_retrain for j in range(max(1, min(n_retrain, n_splits)))}
 
 
 FIRST_HORIZON = 1

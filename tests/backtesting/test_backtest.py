@@ -15,7 +15,7 @@ import pytest
 
 import chaplab
 from chaplab import BacktestError, backtest
-from chaplab.vocabulary import split_windows
+from chaplab.vocabulary import BacktestPlan
 
 from .models import predict_spread, samples_frame, train_last
 
@@ -45,7 +45,7 @@ def run(train: Any = train_last, predict: Any = predict_spread, **settings: Any)
 
 def test_the_splits_are_the_services_and_named_by_their_first_forecast_period() -> None:
     frame = run()
-    windows = split_windows(PERIODS, 2, 3, 2)
+    windows = BacktestPlan(n_periods=2, n_splits=3, stride=2).split_windows(PERIODS)
     assert [str(p).replace("-", "") for p in frame["split_period"].unique()] == [
         w.split_period for w in windows
     ]
@@ -131,9 +131,11 @@ def test_the_model_is_trained_as_the_service_trains_a_model_services_model(
     assert [by_split[f"2020-{month}"] for month in ("05", "07", "09", "11")] == used
 
 
-def test_n_retrain_must_be_a_positive_integer() -> None:
-    with pytest.raises(ValueError, match="n_retrain must be a positive integer"):
+def test_n_retrain_must_be_a_count_of_at_most_the_splits() -> None:
+    with pytest.raises(ValueError, match="^n_retrain must be a whole number from 1 to "):
         run(n_retrain=0)
+    with pytest.raises(ValueError, match="^n_retrain is 4, more than the 3 splits"):
+        run(n_retrain=4)
 
 
 @pytest.mark.parametrize(("weather", "expected"), [("climatology", 3.5), ("observed", 8.0)])
@@ -335,9 +337,9 @@ def test_a_model_asked_for_n_samples_must_answer_that_many() -> None:
 
 
 def test_too_few_periods_and_bad_data_are_named() -> None:
-    with pytest.raises(ValueError, match=r"^data has too few periods: .*need at least 13 periods"):
+    with pytest.raises(ValueError, match=r"^stride is 2, too long for the data: .* at least 13 "):
         run(n_splits=5, n_periods=4, stride=2)
-    with pytest.raises(ValueError, match=r"n_splits must be a positive integer"):
+    with pytest.raises(ValueError, match=r"^n_splits must be a whole number from 1 to 1000"):
         run(n_splits=0)
     with pytest.raises(ValueError, match=r"data lacks column\(s\) \['disease_cases'\]"):
         backtest(

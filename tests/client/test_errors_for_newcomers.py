@@ -32,7 +32,8 @@ def test_counts_out_of_range_are_value_errors_naming_the_argument(
     make_client: Any, fake: FakeService
 ) -> None:
     client = make_client()
-    with pytest.raises(ValueError, match=r"^n_periods must be >= 1, got 0$") as caught:
+    refused = r"^n_periods must be a whole number from 1 to 520, got 0$"
+    with pytest.raises(ValueError, match=refused) as caught:
         client.run_evaluation("try", "naive_model", 1, n_splits=-3, n_periods=0)
     assert isinstance(caught.value, ArgumentError)
     with pytest.raises(TypeError, match=r"^n_splits must be an int, got str '3'$") as wrong:
@@ -69,7 +70,7 @@ def test_ipython_shows_an_argument_error_in_two_lines(
         capsys,
     )
     assert shown == [
-        "ArgumentError: n_periods must be >= 1, got 0",
+        "PlanError: n_periods must be a whole number from 1 to 520, got 0",
         "(the full traceback: set CHAPLAB_FULL_TRACEBACKS=1 in the environment)",
     ]
     client.close()

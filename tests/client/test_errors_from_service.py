@@ -35,8 +35,9 @@ def test_too_many_splits_are_blamed_on_n_splits(client: ChapClient) -> None:
     dataset = client.list_datasets()[0]
     with pytest.raises(UnprocessableEntityError) as caught:
         client.create_evaluation("x", "naive_model", dataset.id, n_periods=3, n_splits=500)
-    assert caught.value.message.startswith("n_splits: n_periods=3, n_splits=500 and stride=1 need")
-    assert "nPeriods" not in str(caught.value) and caught.value.message.count("need") == 1
+    assert caught.value.message.startswith("n_splits: is 500, too many for the data: ")
+    assert caught.value.message.endswith("; at most 117 fit")
+    assert "nSplits" not in str(caught.value) and caught.value.message.count("need") == 1
 
 
 def test_a_misspelt_model_gets_did_you_mean(client: ChapClient) -> None:

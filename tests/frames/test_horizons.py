@@ -18,13 +18,13 @@ from chaplab.frames import (
     with_horizon,
     with_org_unit_names,
 )
-from chaplab.vocabulary import forecast_horizon, period_range, split_windows
+from chaplab.vocabulary import BacktestPlan, forecast_horizon, period_range
 
 
 def _evaluation_entries(periods: list[str], n_periods: int, n_splits: int) -> list[dict]:
     return [
         {"orgUnit": ou, "splitPeriod": w.split_period, "period": p, "quantile": q, "value": 1.0}
-        for w in split_windows(periods, n_periods, n_splits, stride=1)
+        for w in BacktestPlan(n_periods=n_periods, n_splits=n_splits).split_windows(periods)
         for p in w.forecast_periods
         for ou in ("B", "A")
         for q in (0.1, 0.5, 0.9)

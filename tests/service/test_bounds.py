@@ -16,7 +16,7 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting import TEMPLATES, Panel
 from chaplab.service.storage import MAX_PERIOD_SPAN
 from chaplab.service.validation import check_prediction_history
-from chaplab.service.wire.common import MAX_HORIZON, MAX_SPLITS
+from chaplab.vocabulary import MAX_HORIZON, MAX_SPLITS
 
 from .helpers import observations, small_frame
 
@@ -82,8 +82,8 @@ def test_splits_within_the_bound_but_beyond_the_history_are_refused_by_arithmeti
         "nSplits": MAX_SPLITS,
         "stride": MAX_HORIZON,
     }
-    detail = refused(http, "POST", "/v1/analytics/create-backtest", "nPeriods", json=body)
-    assert "need at least" in detail
+    detail = refused(http, "POST", "/v1/analytics/create-backtest", "nSplits", json=body)
+    assert "need at least 519484 periods" in detail and detail.endswith("; at most 1 fit")
 
 
 def test_a_row_only_evaluation_with_an_enormous_horizon_is_refused(http: httpx.Client) -> None:

@@ -29,8 +29,8 @@ from chaplab.service.comparisons import compare_metrics
 from chaplab.service.db import make_engine
 from chaplab.service.domain.specifications import resolve_specification
 from chaplab.service.tables import BacktestSpecificationRow, DatasetRow
-from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.toolkit import BackgroundServer
+from chaplab.vocabulary import BacktestPlan, PlanError
 
 from .helpers import Evaluated, geojson_for, small_frame
 
@@ -180,8 +180,15 @@ def test_bad_batches_are_refused_naming_the_field(client: ChapClient, evaluated:
         client.create_backtests("bad", ["no_such_model"], dataset_id)
     with pytest.raises(NotFoundError, match="dataset"):
         client.create_backtests("bad", ["naive_model"], 999_999)
-    with pytest.raises(UnprocessableEntityError, match="n_retrain"):
+    with pytest.raises(PlanError, match="^n_retrain is 3, more than the 2 splits"):
         client.create_backtests("bad", ["naive_model"], dataset_id, n_splits=2, n_retrain=3)
+    body = {"name": "bad", "modelIds": ["naive_model"], "datasetId": dataset_id}
+    answer = httpx.post(
+        f"{client.base_url}/v1/analytics/create-backtests", json={**body, "nRetrain": 8}
+    )
+    assert answer.status_code == 422
+    assert answer.json()["errors"][0]["loc"] == ["body", "nRetrain"]
+    assert answer.json()["errors"][0]["msg"].startswith("is 8, more than the 7 splits")
     with pytest.raises(UnprocessableEntityError, match="more than once"):
         client.create_backtests("bad", ["naive_model", "naive_model"], dataset_id)
     with pytest.raises(NotFoundError):
@@ -370,7 +377,7 @@ def test_the_request_that_loses_the_race_files_under_the_winners_specification(
     """The loser looked before the winner committed (its first lookup finds nothing), so its
     insert meets the winner's row on the unique constraint: it takes the winner's row."""
     engine = make_engine(service_database)
-    parameters = BacktestParameters(n_periods=1, n_splits=5, stride=2)
+    plan = BacktestPlan(n_periods=1, n_splits=5, stride=2)
     try:
         with Session(engine) as winner, Session(engine) as loser:
             lookups = 0
@@ -383,10 +390,10 @@ def test_the_request_that_loses_the_race_files_under_the_winners_specification(
 
             monkeypatch.setattr(loser, "scalar", looked_too_early)
             first = resolve_specification(
-                winner, winner.get_one(DatasetRow, evaluated.dataset.id), parameters
+                winner, winner.get_one(DatasetRow, evaluated.dataset.id), plan, "climatology"
             )
             second = resolve_specification(
-                loser, loser.get_one(DatasetRow, evaluated.dataset.id), parameters
+                loser, loser.get_one(DatasetRow, evaluated.dataset.id), plan, "climatology"
             )
             assert lookups == 2 and second.id == first.id
             rows = loser.scalars(

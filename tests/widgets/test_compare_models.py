@@ -81,9 +81,11 @@ async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: Cha
     view.n_periods.value, view.n_splits.value = 20, 101  # 20 + 100 periods of a 120-period set
     assert view.button.disabled
     assert view.n_splits.value == "101"  # kept as typed, refused with what fits
-    assert (
-        "number of splits: 101 do not fit; this dataset (120 periods) allows at most 100 splits "
-        "of 20 periods" in html.unescape(view.settings.message.value)
+    assert html.unescape(view.settings.message.value).endswith(
+        "the data has 120; at most 88 fit</div>"
+    )  # after the 13 months the baselines chosen (persistence, seasonal_median) train on
+    assert "allows at most 88 splits of 20 periods after the 13 periods persistence trains on" in (
+        html.unescape(view.settings.note.value)
     )
     view.n_splits.value = 3
     view.models.value = ("persistence",)

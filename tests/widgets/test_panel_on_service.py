@@ -308,10 +308,10 @@ async def test_backtest_settings_take_the_services_labels_and_bounds(panel: Chap
         assert settings.n_splits.description == "number of splits"
         settings.n_splits.value = "9999"
         problem = html.unescape(settings.message.value)
-        assert "number of splits: 9999 is not allowed; type a number from 1 to 1000" in problem
+        assert "number of splits must be a whole number from 1 to 1000, got 9999" in problem
         settings.n_splits.value = "3"
         settings.n_periods.value = "521"
-        assert "forecast periods: 521 is not allowed; type a number from 1 to 520" in (
+        assert "forecast periods must be a whole number from 1 to 520, got 521" in (
             html.unescape(settings.message.value)
         )
         settings.n_periods.value = "3"
@@ -344,21 +344,25 @@ async def test_a_configured_model_is_deleted_after_confirmation(
     assert panel.models.confirmation.layout.display == "none"
 
 
-async def test_the_service_decides_whether_the_backtest_fits_and_the_panel_says_it_once(
+async def test_the_launcher_knows_the_periods_the_model_trains_on_before_sending(
     panel: ChapPanel, unique: str
 ) -> None:
     """nPeriods 12 and nSplits 100 on the 120 periods of demo: the regression model trains on
-    15 periods first, so the service refuses; the panel shows its sentence once."""
+    15 periods first, as the service says with the model, so the launcher refuses with the
+    sentence the service would answer, once, and sends nothing."""
     demo = next(item for item in panel.dataset_list if item.name == "demo")
     panel.datasets.select(demo.id)
     _pick(panel, "regression_model")
     launcher = panel.launcher
     launcher.name.value = f"too long {unique}"
     launcher.n_periods.value, launcher.n_splits.value = 12, 100
+    assert "at most 94 splits of 12 periods after the 15 periods regression_model trains on" in (
+        html.unescape(launcher.settings.note.value)
+    )
     launcher.button.click()
     await panel.wait_idle()
-    shown = html.unescape(launcher.problem.value)
-    assert shown.count("need at least 126 periods of history") == 1, shown
+    shown = html.unescape(launcher.settings.message.value)
+    assert shown.count("need at least 126 periods (15 to train the model on") == 1, shown
     assert launcher.button.disabled and not panel.jobs.rows
     launcher.n_splits.value = 2
     assert launcher.problem.value == "" and not launcher.button.disabled

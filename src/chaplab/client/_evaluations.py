@@ -24,7 +24,7 @@ from chaplab.client._plumbing import (
     decode_failure,
     geojson_body,
     model_name,
-    optional_counts,
+    plan_body,
     quantile_params,
     require_id,
     require_name,
@@ -283,7 +283,7 @@ class Evaluations(QuantileRecordResource):
             "providedData": frame_to_observations(frame),
             "geojson": geojson_body(geojson),
             "dataToBeFetched": [],
-            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
+            **plan_body(n_periods=n_periods, n_splits=n_splits, stride=stride),
         }
         params = {"dryRun": "true" if dry_run else "false"}
         path = "/v1/analytics/create-backtest-with-data/"
@@ -540,5 +540,5 @@ def _evaluation_body(name: str, model: str | Any, **counts: int | None) -> dict[
     return {
         "name": require_name("name", name),
         "modelId": model_name(model),
-        **optional_counts(**counts),
+        **plan_body(**counts),
     }

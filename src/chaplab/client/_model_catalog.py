@@ -93,6 +93,10 @@ class ModelSpec(WireModel):
     target: Any = None
     archived: bool | None = None
     role: str | None = None
+    training_periods: NullableDict[int] = Field(default_factory=dict)
+    """How many periods it trains on before its first forecast, by period type (``month``,
+    ``week``), as our service says: a backtest's splits fit after them. Empty from a server
+    that does not say (chap-core 2.5.1), where one period is all that is known."""
 
     @model_validator(mode="before")
     @classmethod

@@ -41,6 +41,7 @@ from chaplab.client._errors import (
 )
 from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
 from chaplab.client._wire import StoredRecord
+from chaplab.vocabulary import PLAN_SETTINGS, BacktestPlan
 
 T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
@@ -486,13 +487,24 @@ def require_timeout(value: Any) -> float | None:
     return float(value)
 
 
-def optional_counts(**counts: int | None) -> dict[str, int]:
-    """The given counts (``n_periods``, ``n_splits``, ``stride``: each >= 1) by wire name."""
-    wire_names = {"n_periods": "nPeriods", "n_splits": "nSplits", "stride": "stride"}
+def plan_body(**settings: int | None) -> dict[str, int]:
+    """The backtest settings given (``n_periods``, ``n_splits``, ...), by wire name, once they
+    make a :class:`~chaplab.vocabulary.BacktestPlan` with the defaults for the rest (the
+    server's defaults, which are not sent)."""
+    plan = BacktestPlan.given(**settings)
     return {
-        wire_names[field]: require_id(field, value, minimum=1)
-        for field, value in counts.items()
-        if value is not None
+        setting.wire_name: getattr(plan, setting.name)
+        for setting in PLAN_SETTINGS
+        if settings.get(setting.name) is not None
+    }
+
+
+def plan_filters(**settings: int | None) -> dict[str, int]:
+    """Filters on backtest settings, by wire name: each given one a value its setting allows."""
+    return {
+        setting.wire_name: setting.check(settings[setting.name])
+        for setting in PLAN_SETTINGS
+        if settings.get(setting.name) is not None
     }
 
 

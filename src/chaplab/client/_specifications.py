@@ -19,7 +19,8 @@ from chaplab.client._plumbing import (
     DATASETS,
     RequestBuilder,
     Resource,
-    optional_counts,
+    plan_body,
+    plan_filters,
     require_bool,
     require_id,
     require_name,
@@ -173,10 +174,8 @@ class Specifications(Resource):
         body: dict[str, Any] = {
             "name": require_name("name", name),
             "modelIds": _model_ids(models),
-            **optional_counts(n_periods=n_periods, n_splits=n_splits, stride=stride),
+            **plan_body(n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain),
         }
-        if n_retrain is not None:
-            body["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (
             yield from self._call(
@@ -195,11 +194,9 @@ class Specifications(Resource):
     ) -> Operation[list[BacktestSpecification]]:
         """The specifications evaluations ran under, those matching every filter given
         (``dataset_id``: a dataset's id or name)."""
-        params: dict[str, Any] = optional_counts(
-            n_periods=n_periods, n_splits=n_splits, stride=stride
+        params: dict[str, Any] = plan_filters(
+            n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain
         )
-        if n_retrain is not None:
-            params["nRetrain"] = require_id("n_retrain", n_retrain, minimum=1)
         if target_column is not None:
             params["targetColumn"] = require_name("target_column", target_column)
         if dataset_id is not None:

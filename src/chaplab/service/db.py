@@ -54,8 +54,7 @@ from chaplab.service.tables import (
     find_or_add_specification,
     table_of,
 )
-from chaplab.service.wire.specifications import BacktestParameters
-from chaplab.vocabulary import JobType
+from chaplab.vocabulary import BacktestPlan, JobType
 
 SCHEMA_VERSION = 9
 BUSY_TIMEOUT_MS = 30_000
@@ -299,12 +298,7 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
         ).where(evaluations.c.specification_id.is_(None), evaluations.c.n_splits > 0)
     ).all()
     for row in unfiled:
-        parameters = BacktestParameters(
-            n_periods=row.n_periods,
-            n_splits=row.n_splits,
-            stride=row.stride,
-            future_weather_provider=row.future_weather_provider,
-        )
+        plan = BacktestPlan(n_periods=row.n_periods, n_splits=row.n_splits, stride=row.stride)
         filed = session.scalar(
             select(SpecificationRunRow.specification_id)
             .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
@@ -313,7 +307,9 @@ def _file_evaluations_under_their_specifications(session: Session) -> None:
         )
         if filed is None:
             dataset = session.get_one(DatasetRow, row.dataset_id)
-            filed = find_or_add_specification(session, dataset, parameters).id
+            filed = find_or_add_specification(
+                session, dataset, plan, row.future_weather_provider
+            ).id
         session.execute(
             update(evaluations).where(evaluations.c.id == row.id).values(specification_id=filed)
         )

@@ -44,7 +44,7 @@ from chaplab.service.tables import (
     ModelRunnerRow,
     utc_now,
 )
-from chaplab.vocabulary import retrain_splits, split_windows
+from chaplab.vocabulary import BacktestPlan
 
 SPLITS_AT_ONCE = 4
 """How many requests of a backtest a model service gets at the same time, unless
@@ -101,19 +101,18 @@ class RemoteModel:
     def backtest_template(
         self,
         panel: Panel,
-        n_periods: int,
-        n_splits: int,
-        stride: int,
+        plan: BacktestPlan,
         weather: WeatherProvider,
         log: Log,
-        n_retrain: int = 1,
     ) -> tuple[ModelTemplateSpec, int]:
-        """Every split forecast on the service as chap-core 2.5.1 backtests: the model is
-        trained at ``n_retrain`` evenly spaced splits (the first on the history before it) and
-        each split is predicted by the latest one, from the history before the split. A template
-        whose forecast of a split is what the service predicted, and the samples per cell."""
-        windows = split_windows(panel.periods, n_periods, n_splits, stride)
-        retrain_at = sorted(retrain_splits(n_splits, n_retrain))
+        """Every split of ``plan`` forecast on the service as chap-core 2.5.1 backtests: the
+        model is trained at the plan's ``n_retrain`` evenly spaced splits (the first on the
+        history before it) and each split is predicted by the latest one, from the history
+        before the split. A template whose forecast of a split is what the service predicted,
+        and the samples per cell."""
+        windows = plan.split_windows(panel.periods)
+        retrain_at = plan.retrain_splits()
+        n_splits, n_periods = plan.n_splits, plan.n_periods
         at_once = min(max(1, int(_positive(SPLITS_AT_ONCE_VARIABLE, SPLITS_AT_ONCE))), n_splits)
         log(
             f"{n_splits} splits go to {self.service.describe()}, {at_once} at a time; "
@@ -149,7 +148,7 @@ class RemoteModel:
                 {
                     k: (
                         self.service.predict,
-                        trained[max(r for r in retrain_at if r <= k)],
+                        trained[plan.training_of(k)],
                         panel.head(window.history_end),
                         n_periods,
                         features,

@@ -4,8 +4,6 @@ models and a result at once."""
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -21,27 +19,16 @@ from chaplab.service.tables import (
     ModelTemplateRow,
     utc_now,
 )
-from chaplab.service.wire.specifications import BacktestParameters
 from chaplab.service.worker import run_job
-from chaplab.vocabulary import STARTED
+from chaplab.vocabulary import CLIMATOLOGY_WEATHER, STARTED, BacktestPlan
 
 DEMO_NAME = "demo"
 PREDICTION_PERIODS = 48
 
 
-class _DemoEvaluation(TypedDict):
-    model: str
-    n_periods: int
-    n_splits: int
-    stride: int
-
-
-DEMO_EVALUATION: _DemoEvaluation = {
-    "model": "naive_model",
-    "n_periods": 3,
-    "n_splits": 7,
-    "stride": 1,
-}
+DEMO_MODEL = "naive_model"
+DEMO_PLAN = BacktestPlan(n_periods=3, n_splits=7)
+"""The demo evaluation's model and plan."""
 
 
 def sync_templates(factory: sessionmaker[Session]) -> None:
@@ -83,15 +70,10 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
             )
     with factory() as session:
         model = session.scalars(
-            select(ConfiguredModelRow).where(ConfiguredModelRow.name == DEMO_EVALUATION["model"])
+            select(ConfiguredModelRow).where(ConfiguredModelRow.name == DEMO_MODEL)
         ).one()
-        parameters = BacktestParameters(
-            n_periods=DEMO_EVALUATION["n_periods"],
-            n_splits=DEMO_EVALUATION["n_splits"],
-            stride=DEMO_EVALUATION["stride"],
-        )
         dataset = session.get_one(DatasetRow, evaluation_data.id)
-        specification = resolve_specification(session, dataset, parameters)
+        specification = resolve_specification(session, dataset, DEMO_PLAN, CLIMATOLOGY_WEATHER)
         job = queue_backtest_job(session, f"{DEMO_NAME} naive evaluation", model.id, specification)
         job.status, job.start_time = STARTED, utc_now()
         session.commit()

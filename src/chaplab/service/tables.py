@@ -9,6 +9,7 @@ prediction. Times are stored in UTC. The engine, the schema version and its migr
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -34,7 +35,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, Session, mapped_column, relationship
 
-from chaplab.vocabulary import PENDING, STARTED, JobType
+from chaplab.vocabulary import PENDING, STARTED, TARGET_COLUMN, BacktestPlan, JobType
 
 
 def utc_now() -> datetime:
@@ -419,42 +420,54 @@ class BacktestSpecificationRow(PublicId, Base):
     org_units: Mapped[list[Any]]
     dataset: Mapped[DatasetRow] = relationship()
 
-
-SPECIFICATION_PARAMETERS = (
-    "target_column",
-    "n_periods",
-    "n_splits",
-    "stride",
-    "n_retrain",
-    "future_weather_provider",
-)
-"""What makes evaluations on one dataset comparable: a specification's columns besides it."""
+    @property
+    def plan(self) -> BacktestPlan:
+        """The backtest plan of the evaluations filed under this specification."""
+        return BacktestPlan(
+            n_periods=self.n_periods,
+            n_splits=self.n_splits,
+            stride=self.stride,
+            n_retrain=self.n_retrain,
+        )
 
 
 def find_specification(
-    session: Session, dataset: DatasetRow, parameters: Any
+    session: Session,
+    dataset: DatasetRow,
+    plan: BacktestPlan,
+    future_weather_provider: str,
+    target_column: str = TARGET_COLUMN,
 ) -> BacktestSpecificationRow | None:
-    """The specification on ``dataset`` of ``parameters`` (an object with the attributes
-    :data:`SPECIFICATION_PARAMETERS` names, such as ``wire.specifications.BacktestParameters``)."""
-    values = {name: getattr(parameters, name) for name in SPECIFICATION_PARAMETERS}
+    """The specification on ``dataset`` of ``plan``, the future weather and the target."""
     return session.scalar(
-        select(BacktestSpecificationRow).filter_by(**values, dataset_id=dataset.id)
+        select(BacktestSpecificationRow).filter_by(
+            dataset_id=dataset.id,
+            target_column=target_column,
+            future_weather_provider=future_weather_provider,
+            **asdict(plan),
+        )
     )
 
 
 def find_or_add_specification(
-    session: Session, dataset: DatasetRow, parameters: Any
+    session: Session,
+    dataset: DatasetRow,
+    plan: BacktestPlan,
+    future_weather_provider: str,
+    target_column: str = TARGET_COLUMN,
 ) -> BacktestSpecificationRow:
     """:func:`find_specification`, or a new one over the dataset's org units, added and flushed.
     Nothing is committed: a caller that may race another writer commits and retries (see
     ``domain.specifications.resolve_specification``)."""
-    found = find_specification(session, dataset, parameters)
+    found = find_specification(session, dataset, plan, future_weather_provider, target_column)
     if found is not None:
         return found
     row = BacktestSpecificationRow(
-        **{name: getattr(parameters, name) for name in SPECIFICATION_PARAMETERS},
         dataset_id=dataset.id,
+        target_column=target_column,
+        future_weather_provider=future_weather_provider,
         org_units=list(dataset.org_units),
+        **asdict(plan),
     )
     session.add(row)
     session.flush()

@@ -6,18 +6,13 @@ Each check raises :class:`FieldProblem` naming the request field and the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from chaplab.service.errors import FieldProblem
-from chaplab.service.forecasting import (
-    InsufficientHistoryError,
-    ModelTemplateSpec,
-    Panel,
-    check_history,
-)
-from chaplab.vocabulary import evaluated_periods
+from chaplab.service.forecasting import ModelTemplateSpec, Panel
+from chaplab.vocabulary import BacktestPlan
 
 
 def check_model_fits(
@@ -55,58 +50,31 @@ def check_model_fits(
             )
 
 
-class BacktestSettings(Protocol):
-    """The backtest settings of a request or a stored specification."""
-
-    n_periods: int
-    n_splits: int
-    stride: int
-
-
 def check_backtest_fits(
     template: ModelTemplateSpec,
     options: dict[str, Any],
     panel: Panel,
-    backtest: BacktestSettings,
+    plan: BacktestPlan,
     field: str,
     additional_covariates: Sequence[str] = (),
 ) -> None:
     """The model suits the panel (a problem names ``field``) and the panel has the history the
     backtest needs: both checks a backtest is queued after."""
     check_model_fits(template, options, panel, field, additional_covariates)
-    check_backtest_history(
-        template, options, panel, backtest.n_periods, backtest.n_splits, backtest.stride
-    )
+    check_backtest_history(template, options, panel, plan)
 
 
 def check_backtest_history(
-    template: ModelTemplateSpec,
-    options: dict[str, Any],
-    panel: Panel,
-    n_periods: int,
-    n_splits: int,
-    stride: int,
+    template: ModelTemplateSpec, options: dict[str, Any], panel: Panel, plan: BacktestPlan
 ) -> None:
-    """The dataset has enough periods to train before the first split and to score every split.
-
-    The problem names ``nPeriods`` when it is outside the model's prediction-length bounds or
-    one split's horizon alone does not fit, otherwise the count of splits (``nSplits``, or
-    ``stride`` when the splits would fit one period apart)."""
-    check_horizon(template, n_periods)
-    training = template.history_needed(options, panel.period_type)
-    try:
-        check_history(training, panel, n_periods, n_splits, stride)
-    except InsufficientHistoryError as error:
-        raise FieldProblem(_too_long(training, panel, n_periods, n_splits), str(error)) from None
-
-
-def _too_long(training: int, panel: Panel, n_periods: int, n_splits: int) -> str:
-    """The request field to blame when the backtest does not fit in the dataset's history."""
-    if training + n_periods > panel.n_periods:
-        return "nPeriods"
-    if training + evaluated_periods(n_periods, n_splits, stride=1) > panel.n_periods:
-        return "nSplits"
-    return "stride"
+    """``plan``'s forecast periods are within the model's prediction-length bounds and its
+    splits fit the dataset after the periods the model trains on
+    (:meth:`BacktestPlan.misfit`, the rule the panel's launcher shows its limit by); the
+    problem names the setting to change."""
+    check_horizon(template, plan.n_periods)
+    problem = plan.misfit(panel.n_periods, template.history_needed(options, panel.period_type))
+    if problem is not None:
+        raise FieldProblem(problem.setting.wire_name, problem.reason)
 
 
 def check_horizon(template: ModelTemplateSpec, n_periods: int) -> None:

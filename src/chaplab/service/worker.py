@@ -59,7 +59,7 @@ from chaplab.service.tables import (
     finished_line,
     utc_now,
 )
-from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, JobType
+from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, BacktestPlan, JobType
 
 N_SAMPLES = 100
 SERVICE_GONE_EXIT_CODE = 70
@@ -89,28 +89,24 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         n_retrain = retrains_of(session, payload.get("specification_id"))
         panel = panel_of(dataset)
     weather = WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)]
+    plan = BacktestPlan(
+        n_periods=payload["n_periods"],
+        n_splits=payload["n_splits"],
+        stride=payload["stride"],
+        n_retrain=n_retrain,
+    )
     log(
         f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units), "
         f"future weather: {weather.id}"
     )
     n_samples = N_SAMPLES
     if remote is not None:  # the splits are forecast on the model service first
-        template, n_samples = remote.backtest_template(
-            panel,
-            payload["n_periods"],
-            payload["n_splits"],
-            payload["stride"],
-            weather,
-            log,
-            n_retrain,
-        )
+        template, n_samples = remote.backtest_template(panel, plan, weather, log)
     result = run_backtest(
         template,
         model.user_option_values,
         panel,
-        n_periods=payload["n_periods"],
-        n_splits=payload["n_splits"],
-        stride=payload["stride"],
+        plan,
         n_samples=n_samples,
         seed=payload.get("seed", 0),
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
@@ -126,9 +122,9 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             org_units=result.org_units,
             split_periods=result.split_periods,
             periods=result.periods,
-            n_periods=payload["n_periods"],
-            n_splits=payload["n_splits"],
-            stride=payload["stride"],
+            n_periods=plan.n_periods,
+            n_splits=plan.n_splits,
+            stride=plan.stride,
             n_samples=n_samples,
             future_weather_provider=weather.id,
             aggregate_metrics=finite_metrics(result.aggregate_metrics),

@@ -20,7 +20,7 @@ from sqlalchemy.orm import configure_mappers
 from chaplab.service.db import make_engine
 from chaplab.service.forecasting import TEMPLATES, Panel, run_backtest
 from chaplab.service.tables import Base
-from chaplab.vocabulary import period_range
+from chaplab.vocabulary import BacktestPlan, period_range
 
 
 def compile_every_table() -> None:
@@ -46,7 +46,7 @@ def run_a_tiny_backtest() -> None:
     periods = period_range("202001", "202112")
     cases = np.arange(len(periods), dtype=np.float64).reshape(1, -1)
     panel = Panel("month", periods, ["place"], {"disease_cases": cases})
-    run_backtest(TEMPLATES["naive_model"], {}, panel, 2, 2, 1, 10, 0)
+    run_backtest(TEMPLATES["naive_model"], {}, panel, BacktestPlan(n_periods=2, n_splits=2), 10, 0)
 
 
 compile_every_table()

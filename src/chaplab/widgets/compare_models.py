@@ -2,8 +2,8 @@
 
 The analyst picks a dataset and configured models (those whose template has the ``baseline``
 role preselected, as the server says), sets the
-backtest (the launcher's :class:`~chaplab.widgets.backtest_settings.BacktestSettings`, with the
-service's bounds) once and runs the models as one batch
+backtest plan (the launcher's :class:`~chaplab.widgets.plan_inputs.PlanInputs`, with the
+service's bounds and the chosen models' training periods) once and runs the models as one batch
 (``create_backtests``): every evaluation files under one backtest specification, so they are
 comparable by construction. Each model's job gets a row like those of the jobs section; when
 every job has ended and the specification's baselines are done, the entries of every
@@ -27,12 +27,13 @@ import ipywidgets as widgets
 
 from chaplab.client import ArgumentError, ChapError
 from chaplab.frames import format_number, format_numbers
+from chaplab.vocabulary import BacktestPlan
 from chaplab.widgets._markup import GREEN, message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import Started, TaskKeeper
-from chaplab.widgets.backtest_settings import BacktestSettings
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
+from chaplab.widgets.plan_inputs import PlanInputs
 from chaplab.widgets.results import HISTORY_PERIODS, ChartView
 from chaplab.widgets.snippets import CodeView, LeaderboardShown, access_of, leaderboard_code
 from chaplab.widgets.tables import Column, SortableTable, fit_choices
@@ -68,9 +69,7 @@ class BatchRequest:
     name: str
     dataset_id: int
     model_names: tuple[str, ...]
-    n_periods: int
-    n_splits: int
-    stride: int
+    plan: BacktestPlan
 
 
 @dataclass(frozen=True)
@@ -170,6 +169,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         self._client = client
         self._keeper = keeper
         self._datasets: dict[int, Any] = {}
+        self._models: dict[str, Any] = {}
         self._running = False
         self.unavailable = False
         self._showing_batches = False
@@ -188,7 +188,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             description="models", rows=6, style=_STYLE, layout=widgets.Layout(width="380px")
         )
         self.models_note = widgets.HTML(layout=widgets.Layout(margin="0 0 0 98px"))
-        self.settings = BacktestSettings()
+        self.settings = PlanInputs()
         self.n_periods = self.settings.n_periods
         self.n_splits = self.settings.n_splits
         self.stride = self.settings.stride
@@ -239,10 +239,8 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         self.comparison = image_widget()
         self.comparison_title = widgets.HTML()
         self.code = CodeView()  # the leaderboard's own: it scores and draws what is ranked
-        self.dataset.observe(
-            lambda _: self.settings.set_dataset(self._datasets.get(self.dataset.value)),
-            names="value",
-        )
+        for choice in (self.dataset, self.models):
+            choice.observe(lambda _: self._bound_the_plan(), names="value")
         for control in (
             self.dataset,
             self.models,
@@ -296,6 +294,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             model.name for model in models if model.role_in(templates) == BASELINE_ROLE
         }
         self._datasets = {dataset.id: dataset for dataset in datasets}
+        self._models = {model.name: model for model in models}
         kept = self.dataset.value
         self.dataset.options = [
             (dataset.name or f"dataset {dataset.id}", dataset.id) for dataset in datasets
@@ -314,6 +313,13 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             name for name in names if name in chosen or (not chosen and name in self.baselines)
         )
         self.check()
+
+    def _bound_the_plan(self) -> None:
+        """The plan fits the chosen dataset after the periods every chosen model trains on."""
+        self.settings.set_choice(
+            self._datasets.get(self.dataset.value),
+            [self._models[name] for name in self.models.value if name in self._models],
+        )
 
     def problems(self) -> list[str]:
         """Why the batch cannot run yet (empty when it can); the settings' own problems come
@@ -360,14 +366,11 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         found = self.check()
         if found:
             raise ValueError("cannot run the batch: " + "; ".join(found))
-        settings = self.settings.values()
         return BatchRequest(
             name=self.name.value.strip(),
             dataset_id=self.dataset.value,
             model_names=tuple(self.models.value),
-            n_periods=settings.n_periods,
-            n_splits=settings.n_splits,
-            stride=settings.stride,
+            plan=self.settings.plan(),
         )
 
     # -- running ------------------------------------------------------------------------
@@ -402,9 +405,9 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             request.name,
             list(request.model_names),
             request.dataset_id,
-            n_periods=request.n_periods,
-            n_splits=request.n_splits,
-            stride=request.stride,
+            n_periods=request.plan.n_periods,
+            n_splits=request.plan.n_splits,
+            stride=request.plan.stride,
         )
         names = dict(zip((job.job_id for job in batch.jobs), request.model_names, strict=True))
         self.job_rows = [_job_row(job_id, names[job_id]) for job_id in names]

@@ -1,14 +1,14 @@
-"""The "run an evaluation" form: name, the backtest settings (forecast periods, number of splits,
-step between splits: :class:`~chaplab.widgets.backtest_settings.BacktestSettings`), and the
-dataset and configured model selected in the tables. The button is enabled only when the inputs
-are valid, and the name is prefilled (and kept unique) so a new user can press it at once.
+"""The "run an evaluation" form: name, the backtest plan (forecast periods, number of splits,
+step between splits: :class:`~chaplab.widgets.plan_inputs.PlanInputs`), and the dataset and
+configured model selected in the tables. The button is enabled only when the inputs are valid,
+and the name is prefilled (and kept unique) so a new user can press it at once.
 
-Whether the dataset has history enough for the backtest is the service's to say: it knows how
-many periods the model trains on (the rule is ``check_backtest_fits`` in our service, and
-chap-core has its own). The panel does not guess with a copy of that rule: beyond the dataset's
-length (no backtest fits in fewer periods than it forecasts), it sends the request, and a
-refusal is shown once, beside the button, which stays disabled until one of the refused
-settings changes.
+Whether the dataset has history enough for the backtest is said by the rule the service accepts
+it by (:meth:`~chaplab.vocabulary.BacktestPlan.misfit`), given the dataset's length and the
+periods the model trains on before its first forecast, which our service sends with the model
+(chap-core does not: there one period of history is what the form knows of). Whatever the
+service still refuses is shown once, beside the button, which stays disabled until one of the
+refused settings changes.
 
 The same goes for covariates: a model that declares covariates the dataset lacks is warned about
 (in amber, under the button) but not held back, because chap-core 2.5.1's ``naive_model``
@@ -25,23 +25,22 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
+from chaplab.vocabulary import BacktestPlan
 from chaplab.widgets._markup import AMBER, message
-from chaplab.widgets.backtest_settings import BacktestSettings
+from chaplab.widgets.plan_inputs import PlanInputs
 from chaplab.widgets.tables import uncut_button
 
 _STYLE = {"description_width": "90px"}
 
 
 @dataclass(frozen=True)
-class EvaluationRequest:
-    """What the launcher asks the service to run."""
+class EvaluationLaunch:
+    """What the launcher asks the service to run: a model on a dataset, with a plan."""
 
     name: str
     model_name: str
     dataset_id: int
-    n_periods: int
-    n_splits: int
-    stride: int
+    plan: BacktestPlan
 
 
 def missing_covariates(model: Any, dataset: Any) -> list[str]:
@@ -85,7 +84,7 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
             placeholder="evaluation name",
             layout=widgets.Layout(width="540px"),
         )
-        self.settings = BacktestSettings()
+        self.settings = PlanInputs()
         self.n_periods = self.settings.n_periods
         self.n_splits = self.settings.n_splits
         self.stride = self.settings.stride
@@ -93,7 +92,7 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         self.button = uncut_button("Run evaluation", "play", button_style="primary", disabled=True)
         self.problem = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
         self.warning = widgets.HTML()
-        self._refused: tuple[EvaluationRequest, str] | None = None
+        self._refused: tuple[EvaluationLaunch, str] | None = None
         self.unavailable = False
         self.name.observe(lambda _: self.check(), names="value")
         for control in self.settings.inputs.values():
@@ -112,7 +111,7 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         """Use ``dataset`` and ``model`` (either may be None); a name the person has not
         edited follows the choice."""
         self.dataset, self.model = dataset, model
-        self.settings.set_dataset(dataset)
+        self.settings.set_choice(dataset, () if model is None else (model,))
         self.choice.value = (
             f"dataset: <b>{html.escape(_title(dataset))}</b> · "
             f"model: <b>{html.escape(_title(model))}</b>"
@@ -124,7 +123,7 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         self.taken_names = set(names)
         self._suggest_name()
 
-    def launched(self, request: EvaluationRequest) -> None:
+    def launched(self, request: EvaluationLaunch) -> None:
         """``request`` was launched: a name the person typed becomes the next free one
         (``short try-2``), not a red "already used" right after the launch."""
         self.taken_names.add(request.name)
@@ -176,7 +175,7 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
             f"run it without {'it' if len(missing) == 1 else 'them'}"
         )
 
-    def refuse(self, request: EvaluationRequest, reason: str) -> None:
+    def refuse(self, request: EvaluationLaunch, reason: str) -> None:
         """The service refused ``request`` (``reason``, its answer): say so, and keep the
         button disabled while the inputs ask for the same."""
         self._refused = (request, reason)
@@ -195,25 +194,22 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         """Say (in red, beside the button) why the evaluation cannot run."""
         self.problem.value = message(text)
 
-    def request(self) -> EvaluationRequest:
+    def request(self) -> EvaluationLaunch:
         """The evaluation to run; ``ValueError`` listing the problems when there are any."""
         found, settings = self.check(), self._settings()
         if found or settings is None:
             raise ValueError("cannot run the evaluation: " + "; ".join(found))
         return settings
 
-    def _settings(self) -> EvaluationRequest | None:
+    def _settings(self) -> EvaluationLaunch | None:
         """What the inputs ask for (None while a dataset or a model is not selected)."""
         if self.dataset is None or self.model is None or not self.settings.valid:
             return None
-        settings = self.settings.values()
-        return EvaluationRequest(
+        return EvaluationLaunch(
             name=self.name.value.strip(),
             model_name=self.model.name,
             dataset_id=self.dataset.id,
-            n_periods=settings.n_periods,
-            n_splits=settings.n_splits,
-            stride=settings.stride,
+            plan=self.settings.plan(),
         )
 
     def _suggest_name(self) -> None:

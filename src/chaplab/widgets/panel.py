@@ -28,13 +28,13 @@ from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._shown import ViewCounter
 from chaplab.widgets._tasks import Coalescer, Started, TaskKeeper
-from chaplab.widgets.backtest_settings import dataset_period_count
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
-from chaplab.widgets.launcher import EvaluationLauncher, EvaluationRequest
+from chaplab.widgets.launcher import EvaluationLaunch, EvaluationLauncher
 from chaplab.widgets.model_form import NewModelForm
+from chaplab.widgets.plan_inputs import dataset_periods
 from chaplab.widgets.results import HISTORY_PERIODS, ResultsView, chart_split
 from chaplab.widgets.snippets import CodeView, ViewState
 from chaplab.widgets.tables import Column, Row, SortableTable, columns
@@ -57,7 +57,7 @@ def dataset_row(dataset: Any) -> dict[str, Any]:
         "id": dataset.id,
         "name": dataset.name or f"dataset {dataset.id}",
         "type": dataset.type,
-        "periods": dataset_period_count(dataset),
+        "periods": (dataset_periods(dataset) or (None,))[0],
         "span": dataset.span,
         "org_units": len(dataset.org_units),
         "created": dataset.created,
@@ -463,14 +463,14 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         else:
             self.model_form.show_message(f"created {model.name}")
 
-    async def _launch(self, request: EvaluationRequest) -> None:
+    async def _launch(self, request: EvaluationLaunch) -> None:
         job = await self.client.create_evaluation(
             request.name,
             request.model_name,
             request.dataset_id,
-            n_periods=request.n_periods,
-            n_splits=request.n_splits,
-            stride=request.stride,
+            n_periods=request.plan.n_periods,
+            n_splits=request.plan.n_splits,
+            stride=request.plan.stride,
         )
         self.jobs.track(job.id, request.name)
         self._launching.discard(request.name)  # its row holds the name from now on

@@ -33,7 +33,7 @@ class ViewState:
     split_period: str | None = None
     top: int | None = None  # "all org units": the places with the most cases the chart draws
     history_periods: int | None = None  # actual cases shown before the first split (None: all)
-    launch: Any = None  # the launcher's EvaluationRequest, when its inputs are valid
+    launch: Any = None  # the launcher's EvaluationLaunch, when its inputs are valid
 
 
 def view_code(state: ViewState) -> str:
@@ -50,8 +50,8 @@ def view_code(state: ViewState) -> str:
             lines.append(
                 f"evaluation = client.run_evaluation({quoted(request.name)}, "
                 f"{quoted(request.model_name)}, "
-                f"{request.dataset_id}, n_periods={request.n_periods}, "
-                f"n_splits={request.n_splits}, stride={request.stride})"
+                f"{request.dataset_id}, n_periods={request.plan.n_periods}, "
+                f"n_splits={request.plan.n_splits}, stride={request.plan.stride})"
             )
         return "\n".join(lines) + "\n"
     quantiles = ", ".join(repr(float(q)) for q in state.quantiles)

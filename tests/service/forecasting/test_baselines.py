@@ -10,7 +10,7 @@ from chaplab.service.demo import demo_dataset
 from chaplab.service.forecasting import TEMPLATES, Panel, run_backtest
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.metrics import quantiles_from_sorted
-from chaplab.vocabulary import periods_after
+from chaplab.vocabulary import BacktestPlan, periods_after
 
 
 def _monthly(cases: list[float]) -> Panel:
@@ -87,7 +87,9 @@ def test_persistence_needs_a_pair_of_observations_for_each_horizon_and_month() -
 @pytest.mark.parametrize("name", BASELINES)
 def test_each_baseline_is_scored_like_the_other_models(name: str) -> None:
     panel = demo_dataset().panel
-    result = run_backtest(TEMPLATES[name], {}, panel, 3, 4, 1, 100, seed=0)
+    result = run_backtest(
+        TEMPLATES[name], {}, panel, BacktestPlan(n_periods=3, n_splits=4), 100, seed=0
+    )
     assert set(result.aggregate_metrics) >= {"crps", "mae", "coverage_10_90"}
     assert np.isfinite(result.aggregate_metrics["crps"])
     assert result.samples.shape == (4, panel.n_org_units, 3, 100)

@@ -10,7 +10,7 @@ from chaplab.service.demo import demo_dataset, generate_demo, weekly_demo_datase
 from chaplab.service.forecasting import TEMPLATES, Panel, run_backtest
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.metrics import quantiles_from_sorted
-from chaplab.vocabulary import period_range
+from chaplab.vocabulary import BacktestPlan, period_range
 
 from .helpers import negative_binomial_panel
 
@@ -36,9 +36,14 @@ def test_templates_declare_their_options_as_schema_properties() -> None:
 def test_regression_beats_naive_on_crps_on_the_demo_data() -> None:
     panel = demo_dataset().panel
     scores = {
-        name: run_backtest(TEMPLATES[name], {}, panel, 3, 12, 1, 200, seed=1).aggregate_metrics[
-            "crps"
-        ]
+        name: run_backtest(
+            TEMPLATES[name],
+            {},
+            panel,
+            BacktestPlan(n_periods=3, n_splits=12),
+            200,
+            seed=1,
+        ).aggregate_metrics["crps"]
         for name in ("naive_model", "regression_model")
     }
     assert scores["regression_model"] < 0.85 * scores["naive_model"]
@@ -46,8 +51,22 @@ def test_regression_beats_naive_on_crps_on_the_demo_data() -> None:
 
 def test_regression_beats_naive_on_weekly_data() -> None:
     panel = weekly_demo_dataset().panel
-    naive = run_backtest(TEMPLATES["naive_model"], {}, panel, 4, 6, 4, 100, seed=1)
-    regression = run_backtest(TEMPLATES["regression_model"], {}, panel, 4, 6, 4, 100, seed=1)
+    naive = run_backtest(
+        TEMPLATES["naive_model"],
+        {},
+        panel,
+        BacktestPlan(n_periods=4, n_splits=6, stride=4),
+        100,
+        seed=1,
+    )
+    regression = run_backtest(
+        TEMPLATES["regression_model"],
+        {},
+        panel,
+        BacktestPlan(n_periods=4, n_splits=6, stride=4),
+        100,
+        seed=1,
+    )
     assert regression.aggregate_metrics["crps"] < naive.aggregate_metrics["crps"]
 
 
@@ -63,14 +82,28 @@ def test_naive_draws_poisson_counts_around_each_places_mean_as_chap_core_does() 
 def test_naive_10_90_interval_covers_about_80_percent_of_its_own_family() -> None:
     panel = negative_binomial_panel(200, "201501", 72, seed=11)
     options = {"distribution": "negative_binomial"}
-    result = run_backtest(TEMPLATES["naive_model"], options, panel, 3, 6, 1, 200, seed=3)
+    result = run_backtest(
+        TEMPLATES["naive_model"],
+        options,
+        panel,
+        BacktestPlan(n_periods=3, n_splits=6),
+        200,
+        seed=3,
+    )
     assert 0.72 <= result.aggregate_metrics["coverage_10_90"] <= 0.88
     assert 0.42 <= result.aggregate_metrics["coverage_25_75"] <= 0.58
 
 
 def test_regression_10_90_interval_covers_about_80_percent_on_climate_driven_counts() -> None:
     panel = generate_demo(n_org_units=60, n_years=8, seed=5).panel
-    result = run_backtest(TEMPLATES["regression_model"], {}, panel, 3, 6, 2, 200, seed=3)
+    result = run_backtest(
+        TEMPLATES["regression_model"],
+        {},
+        panel,
+        BacktestPlan(n_periods=3, n_splits=6, stride=2),
+        200,
+        seed=3,
+    )
     assert 0.72 <= result.aggregate_metrics["coverage_10_90"] <= 0.88
 
 
@@ -117,7 +150,14 @@ def test_a_required_covariate_missing_entirely_is_named() -> None:
         panel, "mean_temperature", np.full(panel.features["mean_temperature"].shape, np.nan)
     )
     with pytest.raises(ValueError, match="'mean_temperature' has no observed values"):
-        run_backtest(TEMPLATES["regression_model"], {}, empty, 3, 2, 1, 10, seed=0)
+        run_backtest(
+            TEMPLATES["regression_model"],
+            {},
+            empty,
+            BacktestPlan(n_periods=3, n_splits=2),
+            10,
+            seed=0,
+        )
 
 
 def test_partly_missing_covariates_are_filled_from_climatology() -> None:

@@ -12,6 +12,7 @@ from chaplab.schema import ConfigValidationError
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting import TEMPLATES, Panel, run_backtest
 from chaplab.service.validation import check_model_fits
+from chaplab.vocabulary import BacktestPlan
 
 from .helpers import BRAZIL_COVARIATES, brazil_like_panel
 
@@ -60,7 +61,13 @@ def test_a_covariate_that_drives_the_cases_improves_the_fit() -> None:
 
     def crps(additional: list[str]) -> float:
         result = run_backtest(
-            REGRESSION, WITHOUT_RAIN, panel, 1, 12, 1, 200, seed=1, additional_covariates=additional
+            REGRESSION,
+            WITHOUT_RAIN,
+            panel,
+            BacktestPlan(n_periods=1, n_splits=12),
+            200,
+            seed=1,
+            additional_covariates=additional,
         )
         return result.aggregate_metrics["crps"]
 

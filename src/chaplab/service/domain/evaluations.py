@@ -22,7 +22,6 @@ from chaplab.service.domain.models import configured_model_by_name, configured_m
 from chaplab.service.domain.specifications import (
     queue_filed_backtest,
     resolve_specification,
-    single_backtest_parameters,
 )
 from chaplab.service.entries import (
     EvaluationLayout,
@@ -121,7 +120,7 @@ def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
         template,
         model.user_option_values,
         panel,
-        request,
+        request.plan,
         "datasetId",
         model.additional_continuous_covariates,
     )
@@ -134,10 +133,12 @@ def queue_evaluation(
     model: ConfiguredModelRow,
     dataset: DatasetRow,
 ) -> JobRow:
-    """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, horizon,
-    splits and stride, filed under the specification of the dataset and these parameters (the
-    defaults for the rest), as 2.5.1 files every backtest under one."""
-    specification = resolve_specification(session, dataset, single_backtest_parameters(request))
+    """Commit an evaluation job of ``model`` on ``dataset`` with the request's name, plan and
+    future weather, filed under the specification of the dataset and these, as 2.5.1 files
+    every backtest under one."""
+    specification = resolve_specification(
+        session, dataset, request.plan, request.future_weather_provider
+    )
     job = queue_backtest_job(session, request.name, model.id, specification)
     session.commit()
     return job
@@ -236,7 +237,7 @@ def import_and_queue(
         template,
         model.user_option_values,
         usable,
-        request,
+        request.plan,
         "providedData",
         model.additional_continuous_covariates,
     )

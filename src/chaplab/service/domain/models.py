@@ -16,7 +16,7 @@ from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaErr
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.runners import live_service
 from chaplab.service.errors import FieldProblem, NotFound
-from chaplab.service.forecasting import TEMPLATES, Panel
+from chaplab.service.forecasting import TEMPLATES, ModelTemplateSpec, Panel
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.model_services import ModelService, ModelServiceError, user_options
 from chaplab.service.registered_templates import newest_service_version, template_spec
@@ -46,6 +46,7 @@ from chaplab.service.wire.models import (
     ModelTemplateRead,
 )
 from chaplab.toolkit import ProblemError
+from chaplab.vocabulary import PERIOD_TYPES
 
 Spec = TypeVar("Spec", bound=ModelSpecRead)
 
@@ -193,9 +194,24 @@ def _configured_model(shape: type[Spec], row: ConfiguredModelRow, **values: Any)
         target=_feature(spec.target),
         configuration_digest=configuration_digest(row),
         is_live=not row.archived,
+        training_periods=training_periods(spec, row.user_option_values),
         **described,
         **values,
     )
+
+
+def training_periods(spec: ModelTemplateSpec, options: dict[str, Any]) -> dict[str, int]:
+    """The periods the model trains on before its first forecast, by each period type it
+    supports (what a backtest's history is checked by); none for options its template no
+    longer accepts."""
+    try:
+        return {
+            period_type: spec.history_needed(options, period_type)
+            for period_type in PERIOD_TYPES
+            if spec.supported_period_type in ("any", period_type)
+        }
+    except ValueError:
+        return {}
 
 
 def _feature(name: str) -> FeatureRef:

@@ -48,10 +48,9 @@ from chaplab.service.tables import (
 )
 from chaplab.service.validation import check_backtest_fits, check_backtest_history
 from chaplab.service.wire.common import from_row
-from chaplab.service.wire.evaluations import CreateBacktestRequest, CreateBacktestWithDataRequest
+from chaplab.service.wire.evaluations import CreateBacktestRequest
 from chaplab.service.wire.specifications import (
     BacktestJob,
-    BacktestParameters,
     BacktestSpecificationRead,
     BacktestSpecificationSummary,
     LeaderboardBacktestRead,
@@ -61,8 +60,17 @@ from chaplab.service.wire.specifications import (
     ReferenceComparison,
     ReferenceModelResult,
     ReferenceStatus,
+    SpecificationFields,
 )
-from chaplab.vocabulary import FAILURE, PENDING, REVOKED, STARTED, SUCCESS
+from chaplab.vocabulary import (
+    FAILURE,
+    PENDING,
+    REVOKED,
+    STARTED,
+    SUCCESS,
+    TARGET_COLUMN,
+    BacktestPlan,
+)
 
 BASELINE_RUN_NAME = "baseline"
 """The name of a baseline's evaluation, as chap-core names it."""
@@ -72,10 +80,6 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
     """Check the dataset, every model and the parameters, resolve the specification, then commit
     one evaluation job per model (in request order) and the baselines' runs it lacks."""
     dataset = get_or_404(session, DatasetRow, request.dataset_id, "dataset", "datasetId")
-    if request.n_retrain > request.n_splits:
-        raise FieldProblem(
-            "nRetrain", f"is {request.n_retrain}, more than the {request.n_splits} splits"
-        )
     baseline_models(session)  # a database older than the baselines gains their models here
     models = [configured_model(session, model_id) for model_id in request.model_ids]
     repeated = sorted({m.name for m in models if sum(o.id == m.id for o in models) > 1})
@@ -88,11 +92,13 @@ def queue_batch(session: Session, request: MakeBacktestsRequest) -> MakeBacktest
             template,
             model.user_option_values,
             panel,
-            request,
+            request.plan,
             "modelIds",
             model.additional_continuous_covariates,
         )
-    specification = resolve_specification(session, dataset, request)
+    specification = resolve_specification(
+        session, dataset, request.plan, request.future_weather_provider, request.target_column
+    )
     jobs = [
         BacktestJob(
             configured_model_id=model.id,
@@ -118,48 +124,43 @@ def configured_model(session: Session, model_id: int | str) -> ConfiguredModelRo
 def queue_filed_backtest(
     session: Session, request: CreateBacktestRequest, model: ConfiguredModelRow, dataset: DatasetRow
 ) -> JobRow:
-    """Commit one model's evaluation job filed under the specification of its dataset and
-    parameters (the defaults for the rest), as 2.5.1 files a ``create-backtest``. Its baselines
-    are queued when the specification is read or a batch runs on it, so a single evaluation adds
-    no jobs nobody asked for."""
-    specification = resolve_specification(session, dataset, single_backtest_parameters(request))
+    """Commit one model's evaluation job filed under the specification of its dataset, plan and
+    future weather, as 2.5.1 files a ``create-backtest``. Its baselines are queued when the
+    specification is read or a batch runs on it, so a single evaluation adds no jobs nobody
+    asked for."""
+    specification = resolve_specification(
+        session, dataset, request.plan, request.future_weather_provider
+    )
     job = _queue_run(session, specification, model, request.name)
     session.commit()
     return job
 
 
-def single_backtest_parameters(
-    request: CreateBacktestRequest | CreateBacktestWithDataRequest,
-) -> BacktestParameters:
-    """The specification parameters of one evaluation's request: its horizon, splits, stride
-    and future weather, the defaults for the rest."""
-    return BacktestParameters(
-        n_periods=request.n_periods,
-        n_splits=request.n_splits,
-        stride=request.stride,
-        future_weather_provider=request.future_weather_provider,
-    )
-
-
 def resolve_specification(
-    session: Session, dataset: DatasetRow, parameters: BacktestParameters | MakeBacktestsRequest
+    session: Session,
+    dataset: DatasetRow,
+    plan: BacktestPlan,
+    future_weather_provider: str,
+    target_column: str = TARGET_COLUMN,
 ) -> BacktestSpecificationRow:
-    """The specification of these parameters on ``dataset``, created when there is none.
+    """The specification of ``plan``, the future weather and the target on ``dataset``, created
+    when there is none.
 
     A new specification is committed at once, in a transaction of its own (what the request
     did before is committed with it): two requests that create the same specification at the
     same time then collide on its unique constraint, and the one that loses files under the
     winner's row instead of failing."""
-    found = find_specification(session, dataset, parameters)
+    key = (dataset, plan, future_weather_provider, target_column)
+    found = find_specification(session, *key)
     if found is not None:
         return found
     session.commit()
     try:
-        row = find_or_add_specification(session, dataset, parameters)
+        row = find_or_add_specification(session, *key)
         session.commit()
     except IntegrityError:
         session.rollback()
-        found = find_specification(session, dataset, parameters)
+        found = find_specification(session, *key)
         if found is None:
             raise
         return found
@@ -215,12 +216,7 @@ def _queue_missing_baselines(session: Session, specification: BacktestSpecificat
     for model in missing:
         try:
             check_backtest_history(
-                template_spec(model.template),
-                model.user_option_values,
-                panel,
-                specification.n_periods,
-                specification.n_splits,
-                specification.stride,
+                template_spec(model.template), model.user_option_values, panel, specification.plan
             )
         except FieldProblem as problem:
             session.add(
@@ -422,13 +418,13 @@ def _metrics(evaluation: EvaluationRow) -> dict[str, float]:
 
 
 def _parameters(
-    row: BacktestSpecificationRow, model: type[BaseModel] = BacktestParameters
+    row: BacktestSpecificationRow, model: type[BaseModel] = SpecificationFields
 ) -> dict[str, Any]:
-    """The specification's :class:`BacktestParameters` that ``model`` has a field for (a
+    """The specification's :class:`SpecificationFields` that ``model`` has a field for (a
     leaderboard row has no ``target_column``), to build ``model`` from."""
     return {
         name: getattr(row, name)
-        for name in BacktestParameters.model_fields
+        for name in SpecificationFields.model_fields
         if name in model.model_fields
     }
 

@@ -7,12 +7,7 @@ A :class:`Panel` holds a dataset as arrays; :data:`TEMPLATES` maps template name
 
 from __future__ import annotations
 
-from chaplab.service.forecasting.backtest import (
-    BacktestResult,
-    InsufficientHistoryError,
-    check_history,
-    run_backtest,
-)
+from chaplab.service.forecasting.backtest import BacktestResult, run_backtest
 from chaplab.service.forecasting.inputs import ForecastTask
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import TARGET, TEMPLATES, ModelTemplateSpec
@@ -22,9 +17,7 @@ __all__ = [
     "TEMPLATES",
     "BacktestResult",
     "ForecastTask",
-    "InsufficientHistoryError",
     "ModelTemplateSpec",
     "Panel",
-    "check_history",
     "run_backtest",
 ]

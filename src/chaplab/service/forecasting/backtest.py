@@ -1,12 +1,12 @@
 """Rolling-origin evaluation (backtest) of a model template on a panel.
 
-The splits are :func:`chaplab.vocabulary.split_windows`: split ``k`` of ``n_splits`` trains on
-every period before its *split period*, its first forecast period (chap-core's name for a split),
-and forecasts ``n_periods`` periods from it on. Split periods are ``stride`` periods apart and the
-last split's forecast ends exactly at the panel's last period. Each split draws from its own
-random stream (spawned from ``seed``), so results are reproducible and independent of the number
-of splits before it. Samples are kept as float32 sorted along the sample axis, so any quantile is
-an interpolation (:func:`chaplab.service.metrics.quantiles_from_sorted`).
+The splits are a :class:`chaplab.vocabulary.BacktestPlan`'s: split ``k`` of ``n_splits`` trains
+on every period before its *split period*, its first forecast period (chap-core's name for a
+split), and forecasts ``n_periods`` periods from it on. Split periods are ``stride`` periods
+apart and the last split's forecast ends exactly at the panel's last period. Each split draws
+from its own random stream (spawned from ``seed``), so results are reproducible and independent
+of the number of splits before it. Samples are kept as float32 sorted along the sample axis, so
+any quantile is an interpolation (:func:`chaplab.service.metrics.quantiles_from_sorted`).
 """
 
 from __future__ import annotations
@@ -23,20 +23,9 @@ from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
 from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
-from chaplab.vocabulary import FIRST_HORIZON, evaluated_periods, split_windows
+from chaplab.vocabulary import FIRST_HORIZON, BacktestPlan
 
 ProgressCallback = Callable[[float, str], None]
-
-
-class InsufficientHistoryError(ValueError):
-    """The requested splits and horizon need more periods than the dataset has."""
-
-    fields = ("nPeriods", "nSplits", "stride")
-
-    def __init__(self, needed: int, available: int, message: str) -> None:
-        self.needed = needed
-        self.available = available
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -74,37 +63,26 @@ def run_backtest(
     template: ModelTemplateSpec,
     options: dict[str, Any] | None,
     panel: Panel,
-    n_periods: int,
-    n_splits: int,
-    stride: int,
+    plan: BacktestPlan,
     n_samples: int,
     seed: int,
     progress: ProgressCallback | None = None,
     weather: WeatherProvider = CLIMATOLOGY,
     additional_covariates: Sequence[str] = (),
 ) -> BacktestResult:
-    """Fit ``template`` at every split of ``panel`` and score its forecasts against the truth;
-    ``weather`` gives the covariates of each forecast window (default: climatology) and
-    ``additional_covariates`` are the configured model's.
+    """Fit ``template`` at every split of ``plan`` on ``panel`` and score its forecasts against
+    the truth; ``weather`` gives the covariates of each forecast window (default: climatology)
+    and ``additional_covariates`` are the configured model's. A :class:`PlanError` when the
+    splits do not fit the panel with the periods the model trains on before the first.
 
     Linear algebra runs on one thread: the models' matrices are tall and thin, and jobs run
     side by side in worker processes, where BLAS threads would only contend for the cores.
     """
-    for field_name, value in (
-        ("nPeriods", n_periods),
-        ("nSplits", n_splits),
-        ("stride", stride),
-        ("nSamples", n_samples),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{field_name} must be a positive integer, got {value!r}")
     filled = template.options_with_defaults(options)
-    check_history(
-        template.history_needed(filled, panel.period_type), panel, n_periods, n_splits, stride
-    )
+    windows = plan.split_windows(panel.periods, template.history_needed(filled, panel.period_type))
     report = progress or (lambda fraction, message: None)
     target = panel.feature(template.target)
-    windows = split_windows(panel.periods, n_periods, n_splits, stride)
+    n_splits, n_periods = plan.n_splits, plan.n_periods
     streams = np.random.SeedSequence(seed).spawn(n_splits)
     samples = np.empty((n_splits, panel.n_org_units, n_periods, n_samples), dtype=np.float32)
     truth = np.empty((n_splits, panel.n_org_units, n_periods))
@@ -142,22 +120,6 @@ def run_backtest(
     )
     report(1.0, f"scored {n_splits} splits x {n_periods} periods x {panel.n_org_units} org units")
     return result
-
-
-def check_history(training: int, panel: Panel, n_periods: int, n_splits: int, stride: int) -> None:
-    """InsufficientHistoryError unless ``panel`` has ``training`` periods before the first split
-    and every split's horizon; plain arithmetic, so any count is checked without building it."""
-    evaluated = evaluated_periods(n_periods, n_splits, stride)
-    needed = training + evaluated
-    if panel.n_periods < needed:
-        raise InsufficientHistoryError(
-            needed,
-            panel.n_periods,
-            f"nPeriods={n_periods}, nSplits={n_splits} and stride={stride} need at least {needed} "
-            f"periods of history ({training} to train the model on before the first split, "
-            f"{evaluated} to evaluate), "
-            f"the dataset has {panel.n_periods}",
-        )
 
 
 def _metrics_by(

@@ -10,19 +10,32 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
+from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
 from chaplab.service.text import printable, storable
-
-MAX_HORIZON = 520
-"""The most periods one forecast reaches ahead: ten years of weeks."""
-
-
-MAX_SPLITS = 1000
-"""The most split points of one evaluation."""
-
+from chaplab.vocabulary import (
+    MAX_HORIZON,
+    N_PERIODS,
+    N_RETRAIN,
+    N_SPLITS,
+    PLAN_SETTINGS,
+    STRIDE,
+    BacktestPlan,
+    PlanError,
+    PlanSetting,
+)
 
 Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable)]
 """A name a person gave (dataset, evaluation, prediction): printable text."""
@@ -56,20 +69,9 @@ WeatherProviderId = Annotated[
 
 Horizon = Annotated[
     int,
-    Field(gt=0, le=MAX_HORIZON, title="Forecast periods", description="periods ahead"),
+    Field(gt=0, le=MAX_HORIZON, title=N_PERIODS.label, description=N_PERIODS.description),
 ]
-
-
-SplitCount = Annotated[
-    int,
-    Field(gt=0, le=MAX_SPLITS, title="Number of splits", description="split points"),
-]
-
-
-Stride = Annotated[
-    int,
-    Field(gt=0, le=MAX_HORIZON, title="Step between splits", description="periods between splits"),
-]
+"""How many periods a prediction forecasts (a backtest's are its plan's)."""
 
 
 class WireModel(BaseModel):
@@ -93,6 +95,58 @@ class WireRequest(WireModel):
 
 class SnakeModel(BaseModel):
     """snake_case on the wire (jobs, system information)."""
+
+
+def plan_field(setting: PlanSetting) -> Any:
+    """A request field of ``setting``: its default, label and description, and its range for
+    forms and ``/openapi.json`` (the range is checked by :class:`BacktestPlan`)."""
+    return Field(
+        setting.default,
+        title=setting.label,
+        description=setting.description,
+        json_schema_extra={"minimum": setting.minimum, "maximum": setting.maximum},
+    )
+
+
+class BacktestPlanRequest(WireRequest):
+    """The settings of a backtest a request carries, as chap-core 2.5.1's ``BacktestParams``
+    names them: once the fields have their types, they are made into a :class:`BacktestPlan`
+    (:attr:`plan`), which checks them; a setting it refuses is a 422 naming that field."""
+
+    n_periods: int = plan_field(N_PERIODS)
+    n_splits: int = plan_field(N_SPLITS)
+    stride: int = plan_field(STRIDE)
+    n_retrain: int = plan_field(N_RETRAIN)
+    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
+    _plan: BacktestPlan = PrivateAttr()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _made_into_a_plan(
+        cls, data: Any, handler: ModelWrapValidatorHandler[BacktestPlanRequest]
+    ) -> BacktestPlanRequest:
+        request = handler(data)
+        settings = {setting.name: getattr(request, setting.name) for setting in PLAN_SETTINGS}
+        try:
+            request._plan = BacktestPlan(**settings)
+        except PlanError as error:
+            problem = PydanticCustomError("backtest_plan", error.reason)
+            raise ValidationError.from_exception_data(
+                cls.__name__,
+                [
+                    InitErrorDetails(
+                        type=problem,
+                        loc=(error.setting.wire_name,),
+                        input=settings[error.setting.name],
+                    )
+                ],
+            ) from None
+        return request
+
+    @property
+    def plan(self) -> BacktestPlan:
+        """The backtest plan of the request's settings."""
+        return self._plan
 
 
 class DataSource(WireRequest):

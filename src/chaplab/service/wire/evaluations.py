@@ -9,15 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chaplab.service.forecasting.weather import CLIMATOLOGY
 from chaplab.service.wire.common import (
+    BacktestPlanRequest,
     DataSource,
     Horizon,
     Name,
     Observation,
-    SplitCount,
-    Stride,
-    WeatherProviderId,
     WireModel,
     WireRequest,
 )
@@ -66,16 +63,7 @@ class BacktestRead(BacktestFields):
     dataset: DatasetRead
 
 
-class BacktestSettings(WireRequest):
-    """How an evaluation splits its data: the settings both create requests share."""
-
-    n_periods: Horizon = 3
-    n_splits: SplitCount = 7
-    stride: Stride = 1
-    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
-
-
-class CreateBacktestRequest(BacktestSettings):
+class CreateBacktestRequest(BacktestPlanRequest):
     """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
 
     name: Name
@@ -83,7 +71,7 @@ class CreateBacktestRequest(BacktestSettings):
     dataset_id: int
 
 
-class CreateBacktestWithDataRequest(BacktestSettings):
+class CreateBacktestWithDataRequest(BacktestPlanRequest):
     """``POST /v1/analytics/create-backtest-with-data/``: an evaluation on data sent inline."""
 
     name: Name

@@ -128,6 +128,11 @@ class ModelSpecRead(TemplateMetadata, TemplateSource):
     archived: bool = False
     configuration_digest: str
     is_live: bool = Field(description="whether the configured model is offered: not archived")
+    training_periods: dict[str, int] = Field(
+        default_factory=dict,
+        description="how many periods the model trains on before its first forecast, by the "
+        "period types it supports ('month', 'week'): a backtest's first split comes after them",
+    )
 
 
 class ConfiguredModelDetail(ModelSpecRead):

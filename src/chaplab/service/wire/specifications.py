@@ -9,16 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from chaplab.service.forecasting.weather import CLIMATOLOGY
-from chaplab.service.wire.common import (
-    Horizon,
-    Name,
-    SplitCount,
-    Stride,
-    WeatherProviderId,
-    WireModel,
-    WireRequest,
-)
+from chaplab.service.wire.common import BacktestPlanRequest, Name, WireModel
 from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.evaluations import BacktestFields
 from chaplab.service.wire.models import ConfiguredModelRead
@@ -26,33 +17,24 @@ from chaplab.service.wire.models import ConfiguredModelRead
 ReferenceStatus = Literal["pending", "done", "not_applicable", "failed"]
 
 
-class BacktestParameters(WireModel):
-    """What makes evaluations comparable, besides their dataset."""
+class SpecificationFields(WireModel):
+    """What makes evaluations on a dataset comparable: a specification's backtest settings and
+    target, as its wire shapes repeat them."""
 
-    n_periods: Horizon = 3
-    n_splits: SplitCount = 7
-    stride: Stride = 1
-    n_retrain: int = Field(default=1, ge=1, description="trainings, evenly spaced over the splits")
-    future_weather_provider: str = CLIMATOLOGY.id
-    target_column: str = "disease_cases"
+    n_periods: int
+    n_splits: int
+    stride: int
+    n_retrain: int
+    future_weather_provider: str
+    target_column: str
 
 
-class MakeBacktestsRequest(WireRequest):
+class MakeBacktestsRequest(BacktestPlanRequest):
     """Several configured models (ids or names) on one dataset under one specification."""
 
     name: Name
     model_ids: list[int | str] = Field(min_length=1, max_length=100)
     dataset_id: int
-    n_periods: Horizon = 3
-    n_splits: SplitCount = 7
-    stride: Stride = 1
-    n_retrain: int = Field(
-        1,
-        ge=1,
-        title="Number of training runs",
-        description="trainings, evenly spaced over the splits; at most the number of splits",
-    )
-    future_weather_provider: WeatherProviderId = CLIMATOLOGY.id
     target_column: Literal["disease_cases"] = Field(
         "disease_cases", title="Target column", description="the feature that is forecast"
     )
@@ -111,14 +93,14 @@ class MetricInfo(WireModel):
     comparison_description: str
 
 
-class BacktestSpecificationSummary(BacktestParameters):
+class BacktestSpecificationSummary(SpecificationFields):
     id: int
     dataset: DatasetRead
     org_unit_count: int
     backtest_count: int = Field(description="evaluations of models that are not baselines")
 
 
-class BacktestSpecificationRead(BacktestParameters):
+class BacktestSpecificationRead(SpecificationFields):
     """A specification's leaderboard: its evaluations (newest first) with their comparisons,
     the baselines' runs, and the metrics the comparisons are keyed by."""
 
