@@ -85,6 +85,9 @@ def test_ranges_refuse_mixed_types_and_reversed_ends() -> None:
 
 # -- one grammar, every spelling ---------------------------------------------------------------
 
+from datetime import date, timedelta  # noqa: E402
+
+import pandas as pd  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -166,3 +169,41 @@ def test_horizon_counts_from_the_first_forecast_period() -> None:
         forecast_horizon("202409", "202408")
     with pytest.raises(ValueError, match="differ in type"):
         forecast_horizon("202409", "2024W40")
+
+
+# -- weeks written as their dates ------------------------------------------------------------
+
+
+@given(monday=st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 25)))
+def test_the_text_pandas_writes_for_a_weekly_period_is_that_iso_week(monday: date) -> None:
+    monday -= timedelta(days=monday.weekday())
+    text = str(pd.Period(monday, freq="W-SUN"))  # '2021-01-04/2021-01-10'
+    year, week, _ = monday.isocalendar()
+    assert canonical_period(text) == f"{year:04d}W{week:02d}"
+
+
+def test_chap_cores_weekly_dates_name_iso_weeks_across_a_53_week_year() -> None:
+    assert canonical_period("2020-12-21/2020-12-27") == "2020W52"
+    assert canonical_period("2020-12-28/2021-01-03") == "2020W53"
+    assert canonical_period(" 2021-01-04/2021-01-10 ") == "2021W01"
+    assert next_period("2020-12-28/2021-01-03") == "2021W01"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("2021-01-03/2021-01-09", "runs 7 days from a Sunday, so it is no ISO week"),
+        ("2021-01-04/2021-01-17", "runs 14 days from a Monday, so it is no ISO week"),
+        ("2021-01-10/2021-01-04", "ends before it starts, so it is no ISO week"),
+        ("2021-01-01/2021-01-31", "runs 31 days from a Friday, so it is no ISO week"),
+        ("2021-02-29/2021-03-07", "is no range of dates: 2021-02-29 is no date"),
+    ],
+)
+def test_any_other_range_of_dates_is_refused_in_one_sentence_naming_it(
+    text: str, reason: str
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_period(text)
+    message = str(refused.value)
+    assert message.startswith(f"period {text!r} {reason}")
+    assert "\n" not in message and message.count(". ") == 0

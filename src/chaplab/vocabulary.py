@@ -5,9 +5,11 @@ its org unit.
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
 Periods. Monthly periods arrive as ``202101`` or ``2021-01``, weekly ones as ``2021W05`` or
-``2021-W05`` (chap-core's spellings are the dashed ones; ISO 8601 weeks: a year has 52 or 53
-weeks, week 1 holds the year's first Thursday). Every layer writes the canonical forms ``202101``
-and ``2021W05``.
+``2021-W05`` (ISO 8601 weeks, Monday to Sunday: a year has 52 or 53 weeks, week 1 holds the
+year's first Thursday), or as the week's dates ``2021-02-01/2021-02-07``, the text pandas writes
+for a weekly Period and chap-core writes in its dataset CSV and frames; any other range of dates
+is refused. The wire's canonical forms are ``202101`` and ``2021W05``; people read ``2021-01``
+and ``2021-W05`` (:func:`readable_period`).
 
 Arithmetic works on an integer *ordinal* per period type (months since year 0, weeks since the
 proleptic Gregorian epoch), so that next/previous periods and ranges are exact across year ends.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 from enum import StrEnum
 from numbers import Integral
 from typing import Any
@@ -138,6 +140,8 @@ FIRST_YEAR, LAST_YEAR = date.min.year, date.max.year
 
 _MONTH_PATTERN = re.compile(r"^(\d{4})-?(\d{2})$")
 _WEEK_PATTERN = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
+_DATE_RANGE_PATTERN = re.compile(r"^(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})$")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def parse_period(value: str) -> tuple[str, int]:
@@ -164,9 +168,37 @@ def parse_period(value: str) -> tuple[str, int]:
         if not 1 <= month <= 12:
             raise ValueError(f"period {value!r} has month {month}, expected 01 to 12")
         return MONTH, year * 12 + month - 1
+    range_match = _DATE_RANGE_PATTERN.match(text)
+    if range_match:
+        return WEEK, _week_of_range(value, range_match.group(1), range_match.group(2))
     raise ValueError(
         f"period {value!r} is not a period: expected monthly '202101'/'2021-01' "
-        "or weekly '2021W05'/'2021-W05'"
+        "or weekly '2021W05'/'2021-W05'/'2021-02-01/2021-02-07'"
+    )
+
+
+def _week_of_range(value: str, first: str, last: str) -> int:
+    """The week ordinal of a range of dates that is an ISO week (a Monday to the Sunday after
+    it); ValueError naming ``value`` for any other range."""
+    days = []
+    for text in (first, last):
+        try:
+            days.append(date.fromisoformat(text))
+        except ValueError:
+            raise ValueError(f"period {value!r} is no range of dates: {text} is no date") from None
+    start, end = days
+    if start.isoweekday() == 1 and (end - start).days == 6:
+        return start.toordinal() // 7
+    monday = start - timedelta(days=start.isoweekday() - 1)
+    week = readable_period(format_period(WEEK, monday.toordinal() // 7))
+    span = (
+        "ends before it starts"
+        if end < start
+        else f"runs {(end - start).days + 1} days from a {_WEEKDAYS[start.isoweekday() - 1]}"
+    )
+    raise ValueError(
+        f"period {value!r} {span}, so it is no ISO week: a weekly period runs from a Monday to "
+        f"the Sunday after it, such as '{monday}/{monday + timedelta(days=6)}' ({week})"
     )
 
 

@@ -2,10 +2,11 @@
 
 An evaluation frame has one row per (org_unit, split_period, period, quantile) with columns
 ``org_unit`` (categorical), ``split_period`` and ``period`` (``Period[M]`` or ISO-weekly
-``Period[W-SUN]``), ``horizon`` (int16, 1 = the split period), ``quantile`` and ``value``
-(float64), sorted chronologically. Prediction frames are the same without ``split_period`` (their
-horizon 1 is their first period); actual cases have ``org_unit``, ``period``, ``value``. What a
-split period and a horizon are: docs/wire-contract.md, "Split periods and horizons".
+``Period[W-SUN]``, whose weeks print as ``2023-W47``), ``horizon`` (int16, 1 = the split
+period), ``quantile`` and ``value`` (float64), sorted chronologically. Prediction frames are
+the same without ``split_period`` (their horizon 1 is their first period); actual cases have
+``org_unit``, ``period``, ``value``. What a split period and a horizon are:
+docs/wire-contract.md, "Split periods and horizons".
 The org unit ``adm0`` (the service's sum over all org units) is an org unit like any other.
 ``with_org_unit_names`` adds an ``org_unit_name`` column (categorical) beside ``org_unit``, from
 the dataset's GeoJSON; charts show it wherever a frame has it.
@@ -45,6 +46,7 @@ from chaplab.frames._periods import (
     format_periods,
     parse_periods,
     period_kind,
+    periods_from_ordinals,
 )
 from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
@@ -83,6 +85,7 @@ __all__ = [
     "period_kind",
     "period_label",
     "period_labels",
+    "periods_from_ordinals",
     "probability_labels",
     "quantile_column",
     "readable",

@@ -1,8 +1,10 @@
 """Period strings of the wire <-> pandas periods.
 
 Monthly periods are ``202101`` or ``2021-01`` and become ``Period[M]``. Weekly periods are ISO
-weeks, ``2021W05`` or ``2021-W05``, and become ``Period[W-SUN]``: a week ending on Sunday starts on
-the ISO Monday, so the period's ordinal order is the chronological order across year ends.
+weeks, ``2021W05``, ``2021-W05`` or their dates ``2021-02-01/2021-02-07``, and become
+``Period[W-SUN]``: a week ending on Sunday starts on the ISO Monday, so the period's ordinal order
+is the chronological order across year ends. Weeks are held in an ``IsoWeekArray``, which prints
+them as ``2021-W05`` (``chaplab.frames._weeks``).
 The grammar is ``chaplab.vocabulary``'s (the one every layer reads); this module only turns its
 periods into pandas ones. Each distinct string is parsed once and mapped back by its factorize
 code, so parsing a million values costs a hash pass, not a million regex matches.
@@ -19,9 +21,9 @@ import pandas as pd
 
 from chaplab import vocabulary
 from chaplab.errors import ArgumentError
+from chaplab.frames._weeks import WEEKLY, frame_periods
 
 MONTHLY = "M"
-WEEKLY = "W-SUN"
 
 
 def _parse_one(text: str) -> pd.Period:
@@ -53,7 +55,8 @@ def _as_period(value: Any) -> pd.Period:
 
 
 def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
-    """Wire period strings -> a PeriodIndex of one frequency (monthly or ISO weekly).
+    """Wire period strings (or periods) -> a PeriodIndex of one frequency, monthly or ISO weekly
+    (its weeks an ``IsoWeekArray``, which prints them as ``2021-W05``).
 
     Raises ValueError naming the value for a missing, unparseable or mixed-frequency period.
     """
@@ -61,7 +64,7 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
         index = pd.PeriodIndex(values)
         if index.freqstr not in (MONTHLY, WEEKLY):
             raise ArgumentError(f"periods have frequency {index.freqstr}; expected M or W-SUN")
-        return index
+        return frame_periods(index)
     array = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
     codes, uniques = pd.factorize(array.astype(object, copy=False))
     if (codes < 0).any():
@@ -78,8 +81,14 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
                 f"period {raw!r} is {kind[period.freqstr]} but {uniques[0]!r} is {kind[freq]}: "
                 "periods of one frame must share one frequency"
             )
-    distinct = pd.PeriodIndex.from_ordinals([p.ordinal for p in parsed], freq=freq)
-    return distinct.take(codes)
+    distinct = periods_from_ordinals([p.ordinal for p in parsed], freq)
+    return pd.PeriodIndex(distinct.take(codes))
+
+
+def periods_from_ordinals(ordinals: Any, freq: str | pd.offsets.BaseOffset) -> Any:
+    """pandas period ordinals of one frequency -> a PeriodArray as frames hold it (weeks as an
+    ``IsoWeekArray``)."""
+    return frame_periods(pd.PeriodIndex.from_ordinals(ordinals, freq=freq).array)
 
 
 def format_period(period: pd.Period | str) -> str:

@@ -24,6 +24,7 @@ from chaplab.frames import (
     QUANTILE,
     SPLIT_PERIOD,
     VALUE,
+    periods_from_ordinals,
     with_horizon,
 )
 from chaplab.scoring._score import score
@@ -77,12 +78,8 @@ def ensemble(
     frame = pd.DataFrame(
         {
             ORG_UNIT: pd.Categorical(np.repeat(labels, count), categories=sorted(set(labels))),
-            SPLIT_PERIOD: pd.PeriodIndex.from_ordinals(
-                np.repeat(targets[:, 1], count), freq=found.dtype.freq
-            ),
-            PERIOD: pd.PeriodIndex.from_ordinals(
-                np.repeat(targets[:, 2], count), freq=found.dtype.freq
-            ),
+            SPLIT_PERIOD: periods_from_ordinals(np.repeat(targets[:, 1], count), found.dtype.freq),
+            PERIOD: periods_from_ordinals(np.repeat(targets[:, 2], count), found.dtype.freq),
             QUANTILE: np.tile(grid.levels, len(targets)),
             VALUE: combined.ravel(),
         }

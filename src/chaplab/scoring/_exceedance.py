@@ -34,6 +34,7 @@ from chaplab.frames import (
     forecast_starts,
     format_periods,
     parse_periods,
+    period_label,
     require_frame_columns,
 )
 from chaplab.thresholds import (
@@ -301,7 +302,7 @@ def _history(actuals: pd.DataFrame, dtype: object) -> pd.DataFrame:
         row = history[twice].iloc[0]
         raise ArgumentError(
             f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period "
-            f"{row['_period_seen']}"
+            f"{period_label(row['_period_seen'])}"
         )
     return history[~np.isnan(values)]
 

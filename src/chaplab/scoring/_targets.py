@@ -28,6 +28,8 @@ from chaplab.frames import (
     VALUE,
     forecast_horizons,
     frame_labels,
+    period_label,
+    periods_from_ordinals,
     require_frame_columns,
 )
 from chaplab.scoring._rules import LEVEL_DIGITS
@@ -74,8 +76,8 @@ class Targets:
         """The identifying columns of a block's targets: model, org unit (and its name, when
         known), split period, period, horizon (1 = the split period,
         ``chaplab.frames.forecast_horizons``), calendar month and scale."""
-        split = pd.PeriodIndex.from_ordinals(block.split_period, freq=self.dtype.freq)
-        period = pd.PeriodIndex.from_ordinals(block.period, freq=self.dtype.freq)
+        split = periods_from_ordinals(block.split_period, self.dtype.freq)
+        period = periods_from_ordinals(block.period, self.dtype.freq)
         count = len(period)
         keys = pd.DataFrame(
             {
@@ -328,7 +330,8 @@ def _actuals(actuals: pd.DataFrame, entries: _Entries) -> _Lookup:
         duplicate = int(np.flatnonzero(keys.duplicated())[0])
         row = actuals[known].iloc[duplicate]
         raise ArgumentError(
-            f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period {row[PERIOD]}"
+            f"actuals has more than one value for org unit {row[ORG_UNIT]!r}, period "
+            f"{period_label(row[PERIOD])}"
         )
     return _Lookup(keys, actuals[VALUE].to_numpy(np.float64)[known], first, span)
 
@@ -423,8 +426,9 @@ def _raise_irregular(
     )
 
 
-def _period(ordinal: np.integer, dtype: pd.PeriodDtype) -> pd.Period:
-    return pd.Period(ordinal=int(ordinal), freq=dtype.freq)
+def _period(ordinal: np.integer, dtype: pd.PeriodDtype) -> str:
+    """A period ordinal of ``dtype`` as people read it, for an error message."""
+    return period_label(pd.Period(ordinal=int(ordinal), freq=dtype.freq))
 
 
 def _log_block(block: Block) -> Block:
