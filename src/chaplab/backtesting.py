@@ -252,11 +252,10 @@ class _Series:
             self.spelling.get(period, period)
             for period in self.periods[forecast.start : forecast.stop]
         ]
-        merged.insert(
-            0,
-            TIME_PERIOD,
-            np.asarray(spelt, dtype=object)[merged.pop("_position") - forecast.start],
-        )
+        times = np.asarray(spelt, dtype=object)[merged.pop("_position") - forecast.start]
+        if isinstance(self.data[TIME_PERIOD].dtype, pd.PeriodDtype):  # periods stay periods
+            times = parse_periods(times).array
+        merged.insert(0, TIME_PERIOD, times)
         seen, ahead = slice(0, window.history_end), window.forecast_slice
         for name, values in self.covariates.items():
             merged[name] = future_values(
@@ -536,8 +535,12 @@ def _evaluation_frame(
             ORG_UNIT: pd.Categorical.from_codes(
                 np.repeat(np.arange(n_units), per_unit), categories=pd.Index(org_units)
             ),
-            SPLIT_PERIOD: np.tile(np.repeat(split_periods, n_periods * n_levels), n_units),
-            PERIOD: np.tile(np.repeat(periods, n_levels), n_units),
+            SPLIT_PERIOD: split_periods.array.take(
+                np.tile(np.repeat(np.arange(n_splits), n_periods * n_levels), n_units)
+            ),
+            PERIOD: periods.array.take(
+                np.tile(np.repeat(np.arange(len(periods)), n_levels), n_units)
+            ),
             QUANTILE: np.tile(levels, n_units * n_splits * n_periods),
             VALUE: ordered.astype(np.float64).ravel(),
         }

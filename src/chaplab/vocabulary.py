@@ -245,6 +245,15 @@ def readable_period(canonical: str) -> str:
     return f"{canonical[:4]}-{canonical[4:]}"
 
 
+def period_start(value: str) -> date:
+    """The first day of a period: a month's 1st, an ISO week's Monday."""
+    period_type, ordinal = parse_period(value)
+    if period_type == MONTH:
+        year, month_index = divmod(ordinal, 12)
+        return date(year, month_index + 1, 1)
+    return date.fromordinal(ordinal * 7 + 1)
+
+
 def period_type_of(value: str) -> str:
     """``"month"`` or ``"week"``."""
     return parse_period(value)[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -344,3 +345,78 @@ def test_a_dataset_without_geojson_keeps_the_ids(call: Callable[..., Any]) -> No
     assert plot.place_names == {} and '"org_unit": "OU_North"' in json.dumps(
         plot.interactive().spec
     )
+
+
+def texts_of(svg: bytes) -> set[str]:
+    """The words a drawn chart writes."""
+    return set(re.findall(r">([^<>]+)</text>", svg.decode()))
+
+
+def weekly_evaluation_24() -> dict[str, httpx.Response]:
+    """chap-core's answers about evaluation 24: two weekly splits across the end of 2020, a year
+    of 53 ISO weeks (its charts captured from chap-core 2.5.1)."""
+    weekly = {**BACKTEST, "id": 24, "splitPeriods": ["2021W01", "2020W53"]}
+    return {
+        "GET /v1/crud/backtests/24": httpx.Response(200, json=weekly),
+        "GET /v1/crud/datasets/1": httpx.Response(200, json=NAMED_DATASET),
+        "GET /v1/visualization/backtest-plots/evaluation_plot/24": vega_answer(
+            "weekly_evaluation_plot.vg.json.gz"
+        ),
+        "GET /v1/visualization/metric-plots/metric_by_time_period_mean/24/crps": vega_answer(
+            "weekly_metric_by_time_period_mean.vg.json"
+        ),
+    }
+
+
+def test_chap_cores_weekly_split_headers_name_the_splits_as_the_frames_do(
+    call: Callable[..., Any],
+) -> None:
+    """chap-core heads split 2020W53 by 2020-12-21, the Monday of the week before it (the last
+    week its model saw), and split 2021W01 by 2020-12-28; shown, they are the splits' weeks."""
+    mock = ChapCoreMock(weekly_evaluation_24())
+    plot = call(mock.handler, "evaluation_plot", "evaluation_plot", 24)
+    sent = texts_of(ServerPlot(plot.data, plot.media_type).picture(".svg"))
+    assert {"2020-12-21", "2020-12-28"} <= sent
+    shown = texts_of(plot.picture(".svg"))
+    assert {"2020-W53", "2021-W01", "North", "South"} <= shown
+    assert not shown & {"2020-12-21", "2020-12-28"}
+    assert {"2019", "2020", "2021"} <= shown  # the time axis keeps its dates
+
+
+def test_chap_cores_weekly_metric_labels_read_as_weeks(call: Callable[..., Any]) -> None:
+    mock = ChapCoreMock(weekly_evaluation_24())
+    plot = call(mock.handler, "metric_plot", "metric_by_time_period_mean", 24, "crps")
+    assert "2020W53" in plot.data.decode()
+    shown = texts_of(plot.picture(".svg"))
+    assert {"2020-W53", "2021-W01", "2021-W02", "2021-W03"} <= shown
+    assert not any(re.fullmatch(r"\d{4}W\d{2}", text) for text in shown)
+
+
+def test_a_monthly_split_header_and_month_read_as_the_frames_say_them(
+    call: Callable[..., Any],
+) -> None:
+    """chap-core heads split 2022-09 by 2022-08-01 (the month before it) and writes its metric
+    months as the wire does, 202209."""
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "data": {"values": [{"split_period": "2022-08-01", "time_period": "202209", "crps": 2}]},
+        "facet": {"column": {"field": "split_period", "type": "ordinal"}},
+        "spec": {
+            "mark": "point",
+            "encoding": {
+                "x": {"field": "time_period", "type": "ordinal"},
+                "y": {"field": "crps", "type": "quantitative"},
+            },
+        },
+    }
+    monthly = {**BACKTEST, "splitPeriods": ["202209"]}
+    mock = ChapCoreMock(
+        {
+            "GET /v1/crud/backtests/12": httpx.Response(200, json=monthly),
+            "GET /v1/crud/datasets/1": httpx.Response(200, json=NAMED_DATASET),
+            f"GET {FACETS_PATH}": httpx.Response(200, json=spec),
+        }
+    )
+    plot = call(mock.handler, "evaluation_plot", "evaluation_plot", 12)
+    shown = texts_of(plot.picture(".svg"))
+    assert "2022-09" in shown and not shown & {"2022-08-01", "202209"}

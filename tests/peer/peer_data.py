@@ -1,6 +1,7 @@
 """The tests' own small dataset, as chap-core takes it: two org units, four years of monthly
-cases, rainfall, temperature and population, deterministic so that runs compare; square polygons
-for the org units. Also the names the tests look for on the peer."""
+cases, rainfall, temperature and population (or two years and three weeks of weekly ones),
+deterministic so that runs compare; square polygons for the org units. Also the names the tests
+look for on the peer."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import math
 from typing import Any
 
 import pandas as pd
+
+from chaplab.vocabulary import period_range, period_type_of
 
 DATASET_NAME = "chaplab peer tests"
 CONFIGURATION_NAME = "chaplab-peer-tests"
@@ -26,13 +29,22 @@ def monthly_periods() -> list[str]:
     ]
 
 
-def observation_table() -> pd.DataFrame:
-    """The dataset as one row per org unit and period, one column per feature: a yearly
-    season in cases and rainfall, a warmer south, deterministic so runs compare."""
+def weekly_periods() -> list[str]:
+    """The weekly dataset's ISO weeks, 2019W01 through 2021W03: two whole years, the second
+    with 53 weeks, and three weeks into the next."""
+    return period_range("2019W01", "2021W03")
+
+
+def observation_table(periods: list[str] | None = None) -> pd.DataFrame:
+    """The dataset (monthly unless ``periods`` says otherwise) as one row per org unit and
+    period, one column per feature: a yearly season in cases and rainfall, a warmer south,
+    deterministic so runs compare."""
+    periods = monthly_periods() if periods is None else periods
+    per_year = 12 if period_type_of(periods[0]) == "month" else 52
     rows = []
     for unit_index, org_unit in enumerate(ORG_UNITS):
-        for index, period in enumerate(monthly_periods()):
-            season = math.sin(2 * math.pi * (index % 12) / 12)
+        for index, period in enumerate(periods):
+            season = math.sin(2 * math.pi * (index % per_year) / per_year)
             rows.append(
                 {
                     "org_unit": org_unit,

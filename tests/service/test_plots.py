@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import httpx
 import matplotlib.image
@@ -11,7 +12,7 @@ import pytest
 
 from chaplab.client import ChapClient, ConflictError, NotFoundError
 
-from .helpers import Evaluated
+from .helpers import Evaluated, small_frame
 
 pytestmark = pytest.mark.integration
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -134,3 +135,38 @@ def test_the_service_and_the_client_count_horizons_alike(
     assert sorted(served) == by_horizon.index.tolist() == [1, 2]
     for horizon, mae in served.items():
         assert by_horizon[horizon] == pytest.approx(mae, rel=1e-5)
+
+
+def test_weekly_charts_say_weeks_as_people_read_them(
+    client: ChapClient, service_database: str, unique: str
+) -> None:
+    """The PNG charts of a weekly dataset and evaluation write ``2016-W52``, not the wire's
+    ``2016W52``, in titles and ticks, as the frames and the client's charts do."""
+    from matplotlib.text import Text
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    from chaplab.service.domain import plots
+    from chaplab.service.domain.evaluations import actual_cases
+    from chaplab.service.tables import DatasetRow, EvaluationRow
+
+    dataset = client.create_dataset(f"weekly {unique}", small_frame(2, period_type="week"))
+    evaluation = client.run_evaluation(
+        f"weekly {unique}", "naive_model", dataset.id, n_periods=2, n_splits=2, timeout=120
+    )
+    engine = create_engine(service_database)
+    try:
+        with Session(engine) as session:
+            row = session.get(EvaluationRow, evaluation.id)
+            actuals = actual_cases(session, evaluation.id).model_dump(by_alias=True)
+            figures = [
+                plots.last_split_chart(row, actuals),
+                plots.forecasts_chart(row, actuals),
+                plots.features_chart(session.get(DatasetRow, dataset.id)),
+            ]
+    finally:
+        engine.dispose()
+    texts = [" ".join(t.get_text() for t in figure.findobj(Text)) for figure in figures]
+    assert "split 2016-W51" in texts[0] and "split 2016-W50" in texts[1]
+    assert "2016-W" in texts[2]
+    assert not any(re.search(r"\d{4}W\d{2}", text) for text in texts)

@@ -157,16 +157,19 @@ class ChapClient(SyncDriver):
         self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
     def dataset_csv(self, dataset_id: int | str) -> str:
-        """The dataset's (by id or name) rows as CSV text (text cells that look like
-        spreadsheet formulas come prefixed with ``'``)."""
+        """The dataset's (by id or name) rows as CSV text, periods as people read them
+        (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes
+        a week as its dates); text cells that look like spreadsheet formulas come prefixed
+        with ``'``. ``upload_dataset_csv`` takes it back as it is."""
         return self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
     def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
-        then one float64 column per feature (missing values NaN), in the order the server
-        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
-        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
-        (``run_prediction``, ``create_dataset``) on either server."""
+        """The dataset's (by id or name) rows as a wide frame: ``time_period`` (periods, as
+        in every frame of ``chaplab.frames``: weeks print as ``2021-W05``), ``location``, then
+        one float64 column per feature (missing values NaN), in the order the server gives
+        them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON (text,
+        ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``, ``chaplab.backtest``) on either server."""
         return self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     def list_data_sources(self) -> list[DataSourceKind]:
@@ -1163,16 +1166,19 @@ class AsyncChapClient(AsyncDriver):
         await self._drive(self._resources.datasets.delete_dataset(dataset_id))
 
     async def dataset_csv(self, dataset_id: int | str) -> str:
-        """The dataset's (by id or name) rows as CSV text (text cells that look like
-        spreadsheet formulas come prefixed with ``'``)."""
+        """The dataset's (by id or name) rows as CSV text, periods as people read them
+        (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes
+        a week as its dates); text cells that look like spreadsheet formulas come prefixed
+        with ``'``. ``upload_dataset_csv`` takes it back as it is."""
         return await self._drive(self._resources.datasets.dataset_csv(dataset_id))
 
     async def dataset_frame(self, dataset_id: int | str) -> pd.DataFrame:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
-        then one float64 column per feature (missing values NaN), in the order the server
-        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
-        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
-        (``run_prediction``, ``create_dataset``) on either server."""
+        """The dataset's (by id or name) rows as a wide frame: ``time_period`` (periods, as
+        in every frame of ``chaplab.frames``: weeks print as ``2021-W05``), ``location``, then
+        one float64 column per feature (missing values NaN), in the order the server gives
+        them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON (text,
+        ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``, ``chaplab.backtest``) on either server."""
         return await self._drive(self._resources.datasets.dataset_frame(dataset_id))
 
     async def list_data_sources(self) -> list[DataSourceKind]:

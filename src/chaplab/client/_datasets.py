@@ -40,6 +40,9 @@ from chaplab.vocabulary import DATASET_TYPES, JobType, missing_target
 if TYPE_CHECKING:
     import pandas as pd
 
+TIME_PERIOD = "time_period"
+"""The period column of a dataset's rows (CSV, frames)."""
+
 # -- wire models -----------------------------------------------------------------------------
 
 
@@ -354,18 +357,21 @@ class Datasets(Resource):
         yield from self._request("DELETE", f"/v1/crud/datasets/{dataset_id}")
 
     def dataset_csv(self, dataset_id: int | str) -> Operation[str]:
-        """The dataset's (by id or name) rows as CSV text (text cells that look like
-        spreadsheet formulas come prefixed with ``'``)."""
+        """The dataset's (by id or name) rows as CSV text, periods as people read them
+        (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes
+        a week as its dates); text cells that look like spreadsheet formulas come prefixed
+        with ``'``. ``upload_dataset_csv`` takes it back as it is."""
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/csv")
-        return response.text
+        return _with_readable_periods(response.text)
 
     def dataset_frame(self, dataset_id: int | str) -> Operation[pd.DataFrame]:
-        """The dataset's (by id or name) rows as a wide frame: ``time_period``, ``location``,
-        then one float64 column per feature (missing values NaN), in the order the server
-        gives them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON
-        (text, ``"-"`` for none); it is a label, so the frame can be sent back as it is
-        (``run_prediction``, ``create_dataset``) on either server."""
+        """The dataset's (by id or name) rows as a wide frame: ``time_period`` (periods, as
+        in every frame of ``chaplab.frames``: weeks print as ``2021-W05``), ``location``, then
+        one float64 column per feature (missing values NaN), in the order the server gives
+        them. chap-core 2.5.1 adds ``parent``, each org unit's parent in the GeoJSON (text,
+        ``"-"`` for none); it is a label, so the frame can be sent back as it is
+        (``run_prediction``, ``create_dataset``, ``chaplab.backtest``) on either server."""
         dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}/df")
         return (yield from convert(_observation_frame, decode(response), response))
@@ -394,18 +400,46 @@ def _dataset_body(
 
 def _observation_frame(records: Any) -> pd.DataFrame:
     """Dataset rows (``[{time_period, location, <column>: value}]``) as a wide frame with the
-    time and location first and every column of numbers (or of nulls only: a feature never
-    observed) as float64; text columns, such as chap-core's ``parent``, stay text."""
+    time (as periods) and location first and every column of numbers (or of nulls only: a
+    feature never observed) as float64; text columns, such as chap-core's ``parent``, stay
+    text."""
     import pandas as pd
 
+    from chaplab.frames import parse_periods
+
     frame = pd.DataFrame.from_records(records)
-    first = [name for name in ("time_period", "location") if name in frame.columns]
+    first = [name for name in (TIME_PERIOD, "location") if name in frame.columns]
     frame = frame[first + [name for name in frame.columns if name not in first]]
+    if TIME_PERIOD in frame.columns:
+        frame[TIME_PERIOD] = parse_periods(frame[TIME_PERIOD]).array
     for name in frame.columns[len(first) :]:
         column = frame[name]
         if column.isna().all() or pd.api.types.is_numeric_dtype(column):
             frame[name] = column.astype("float64")
     return frame
+
+
+def _with_readable_periods(text: str) -> str:
+    """Dataset CSV text with each ``time_period`` cell as people read it (``2021-W05``), the
+    rest as it came; a cell that is no period stays as it is."""
+    rows = list(csv_module.reader(io.StringIO(text, newline="")))
+    if not rows or TIME_PERIOD not in rows[0]:
+        return text
+    column = rows[0].index(TIME_PERIOD)
+    readable: dict[str, str] = {}
+    for row in rows[1:]:
+        if len(row) > column:
+            cell = row[column]
+            if cell not in readable:
+                try:
+                    readable[cell] = vocabulary.readable_period(vocabulary.canonical_period(cell))
+                except ValueError:
+                    readable[cell] = cell
+            row[column] = readable[cell]
+    line_end = "\r\n" if "\r\n" in text else "\n"
+    buffer = io.StringIO()
+    csv_module.writer(buffer, lineterminator=line_end).writerows(rows)
+    return buffer.getvalue()
 
 
 def _dataset_type(value: str) -> str:

@@ -74,15 +74,18 @@ class ServerPlot:
     shrunk to the output's width (to 60 % at most; a wider chart scrolls sideways inside its
     output), so that no chart can hang the browser; ``interactive()`` gives the live Vega
     view. Org-unit ids in the chart's data and titles read as place names (``place_names``,
-    from the dataset's GeoJSON), polygons are wound as Vega's maps read them, a size the
-    server left to the page is fixed, and a chart with nothing drawn says so
-    (``empty_message``). ``save`` writes ``.png``, ``.svg``, ``.pdf`` or the specification
+    from the dataset's GeoJSON), periods as people read them (``2023-W47``, ``2023-11``; a
+    split as chaplab's frames name it: chap-core heads a split of its evaluation chart by the
+    first day of the period before it, ``split_headers``), polygons are wound as Vega's maps
+    read them, a size the server left to the page is fixed, and a chart with nothing drawn
+    says so (``empty_message``). ``save`` writes ``.png``, ``.svg``, ``.pdf`` or the specification
     (``.vg.json``, ``.vl.json`` for a Vega-Lite one).
     """
 
     data: bytes
     media_type: str = "image/png"
     place_names: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    split_headers: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_png(self) -> bool:
@@ -222,11 +225,12 @@ class ServerPlot:
 
     @cached_property
     def _shown(self) -> dict[str, Any] | None:
-        """The specification as shown: its size fixed, place names, polygons wound for Vega."""
+        """The specification as shown: its size fixed, place names, periods as people read
+        them, polygons wound for Vega."""
         found, spec = self._grammar, self.spec
         if found is None or spec is None:
             return None
-        shown = vega.settled(spec, found[0])
+        shown = vega.with_period_labels(vega.settled(spec, found[0]), self.split_headers)
         return vega.wound_for_vega(vega.with_place_names(shown, self.place_names))
 
 
@@ -362,10 +366,13 @@ class Plots(Resource):
         if items is None or not all(isinstance(item, dict) and "spec" in item for item in items):
             raise decode_failure(response, f"no list of facets with a spec: {payload!r}"[:300])
         names = yield from self._evaluation_names(chart[1])
+        headers = yield from self._split_headers(chart[1])
         return [
             FacetPlot(
                 key=_facet_key(item.get("key")),
-                plot=ServerPlot(json.dumps(item["spec"]).encode(), "application/json", names),
+                plot=ServerPlot(
+                    json.dumps(item["spec"]).encode(), "application/json", names, headers
+                ),
             )
             for item in items
         ]
@@ -445,19 +452,28 @@ class Plots(Resource):
     def _named(
         self, plot: ServerPlot, *, evaluation_id: int | None = None, dataset_id: int | None = None
     ) -> Operation[ServerPlot]:
-        """``plot`` with the place names of its dataset; a PNG as it came (its names drawn)."""
+        """``plot`` with the place names of its dataset and, for an evaluation's chart, the
+        headers of its splits; a PNG as it came (its names and periods drawn)."""
         if plot.is_png:
             return plot
-        if evaluation_id is not None:
-            names = yield from self._evaluation_names(evaluation_id)
-        else:
+        if evaluation_id is None:
             names = (yield from self._place_names.of_dataset(dataset_id)) or {}
-        return replace(plot, place_names=names)
+            return replace(plot, place_names=names)
+        names = yield from self._evaluation_names(evaluation_id)
+        headers = yield from self._split_headers(evaluation_id)
+        return replace(plot, place_names=names, split_headers=headers)
 
     def _evaluation_names(self, evaluation_id: int) -> Operation[dict[str, str]]:
         """The place names of an evaluation's dataset (none where it has no GeoJSON)."""
         record = RecordOnce(evaluation_id, self._evaluations.get_evaluation)
         return (yield from self._place_names.of_record((yield from record.read()))) or {}
+
+    def _split_headers(self, evaluation_id: int) -> Operation[dict[str, str]]:
+        """How chap-core heads each split of an evaluation's charts -> the split's label
+        (:func:`chaplab.client._vega.split_header_labels`)."""
+        read = self._evaluations.get_evaluation
+        evaluation = yield from self._place_names.result_of("evaluation", evaluation_id, read)
+        return vega.split_header_labels(evaluation.split_periods if evaluation else [])
 
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"

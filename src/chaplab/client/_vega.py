@@ -1,6 +1,7 @@
 """Vega and Vega-Lite specifications made safe to show and to save: sizes that never depend on
-the page, place names for org-unit ids, polygons wound the way Vega's maps read them, and
-pictures drawn in the kernel with vl-convert (the converter chap-core itself uses).
+the page, place names for org-unit ids, periods as people read them (``2023-W47``), polygons
+wound the way Vega's maps read them, and pictures drawn in the kernel with vl-convert (the
+converter chap-core itself uses).
 
 chap-core 2.5.1 sends Vega v6 specifications sized by their container (``autosize: fit-x`` and a
 width signal reading ``containerSize()``); JupyterLab's Vega 5 renderer never settles such a
@@ -12,9 +13,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from chaplab import vocabulary
 from chaplab.client._errors import ArgumentError
 
 CONTAINER_WIDTH = 640
@@ -71,6 +73,60 @@ def with_place_names(spec: dict[str, Any], names: Mapping[str, str]) -> dict[str
         + r")(?![\w])"
     )
     _rename_titles(spec, lambda text: token.sub(lambda m: names[m.group(1)], text))
+    return spec
+
+
+PERIOD_FIELDS = ("time_period", "split_period", "period")
+"""The fields of a chart's data rows that hold periods."""
+
+
+def split_header_labels(split_periods: Sequence[str]) -> dict[str, str]:
+    """The text chap-core 2.5.1's evaluation charts head each split with -> the split's label.
+
+    chap-core heads a split by the first day of the period before its first forecast period
+    (the last period the model saw, ``time_period - horizon_distance`` in
+    ``assessment/backtest_plots/evaluation_plot.py``): the split chaplab calls ``2021-W01``
+    (first forecast week 2021W01) is headed ``2020-12-21``, the Monday of 2020W52; the split
+    ``2022-09`` is headed ``2022-08-01``. Split periods that are no periods are left out."""
+    labels = {}
+    for split in split_periods:
+        try:
+            seen_last = vocabulary.previous_period(split)
+            label = vocabulary.readable_period(vocabulary.canonical_period(split))
+        except ValueError:
+            continue
+        labels[vocabulary.period_start(seen_last).isoformat()] = label
+    return labels
+
+
+def with_period_labels(spec: dict[str, Any], split_headers: Mapping[str, str]) -> dict[str, Any]:
+    """``spec`` (changed in place) with the periods in its data rows as people read them: in a
+    field of :data:`PERIOD_FIELDS`, a period in any spelling of ``chaplab.vocabulary``
+    (``2023W47``, ``202311``, a week's dates) becomes ``2023-W47`` or ``2023-11``, and a split
+    header of ``split_headers`` (:func:`split_header_labels`) its split's label. Dates, which
+    place marks on a time axis, stay as they are."""
+    readable: dict[str, str] = {}
+
+    def label(name: str, value: str) -> str:
+        if name == "split_period" and value in split_headers:
+            return split_headers[value]
+        if value not in readable:
+            try:
+                readable[value] = vocabulary.readable_period(vocabulary.canonical_period(value))
+            except ValueError:
+                readable[value] = value
+        return readable[value]
+
+    def relabelled(values: Any) -> Any:
+        if isinstance(values, list):
+            for row in values:
+                if isinstance(row, dict):
+                    for name in PERIOD_FIELDS:
+                        if isinstance(row.get(name), str):
+                            row[name] = label(name, row[name])
+        return values
+
+    _change_data_values(spec, relabelled)
     return spec
 
 

@@ -47,7 +47,7 @@ from chaplab.service.wire.datasets import (
     MakeDatasetRequest,
 )
 from chaplab.toolkit import ProblemError
-from chaplab.vocabulary import SUCCESS, missing_target
+from chaplab.vocabulary import SUCCESS, missing_target, readable_period
 
 CellValue = str | float | None
 LISTED_COLUMNS = (
@@ -216,8 +216,12 @@ def delete_dataset(session: Session, dataset_id: int) -> None:
     session.commit()
 
 
-def dataset_records(session: Session, dataset_id: int) -> tuple[list[str], list[list[CellValue]]]:
-    """Header and rows (one per org unit and period) of a stored dataset; NaN as None."""
+def dataset_records(
+    session: Session, dataset_id: int, *, readable: bool = False
+) -> tuple[list[str], list[list[CellValue]]]:
+    """Header and rows (one per org unit and period) of a stored dataset; NaN as None. Periods
+    are canonical (``202101``, ``2021W05``) or, ``readable``, as people read them (``2021-01``,
+    ``2021-W05``: the CSV export)."""
     panel = panel_of(get_or_404(session, DatasetRow, dataset_id, "dataset"))
     names = list(panel.features)
     stacked = np.stack([panel.features[name] for name in names], axis=-1) if names else None
@@ -229,7 +233,7 @@ def dataset_records(session: Session, dataset_id: int) -> tuple[list[str], list[
                 if stacked is None
                 else [None if np.isnan(v) else float(v) for v in stacked[u, p].tolist()]
             )
-            rows.append([period, unit, *values])
+            rows.append([readable_period(period) if readable else period, unit, *values])
     return [TIME_PERIOD, LOCATION, *names], rows
 
 

@@ -31,7 +31,7 @@ from chaplab.service.tables import DatasetRow, EvaluationRow
 from chaplab.service.text import display_name
 from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
 from chaplab.toolkit import ProblemError
-from chaplab.vocabulary import DEFAULT_QUANTILES
+from chaplab.vocabulary import DEFAULT_QUANTILES, readable_period
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -79,7 +79,8 @@ def last_split_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure
 
     frame, actuals = _evaluation_frames(row, actual_cases)
     last = row.split_periods[-1] if row.split_periods else None
-    return fan_chart(frame, actuals, split_period=last, title=f"{row.name}: split {last}")
+    split = readable_period(last) if last else None
+    return fan_chart(frame, actuals, split_period=last, title=f"{row.name}: split {split}")
 
 
 BACKTEST_PLOTS: dict[str, Callable[[EvaluationRow, dict[str, Any]], Figure]] = {
@@ -189,7 +190,9 @@ def _value(metrics: dict[str, Any], name: str) -> float:
 def _period_ticks(ax: Any, periods: list[str]) -> None:
     step = max(1, len(periods) // 8)
     positions = list(range(0, len(periods), step))
-    ax.set_xticks(positions, [periods[i] for i in positions], rotation=30, ha="right")
+    ax.set_xticks(
+        positions, [readable_period(periods[i]) for i in positions], rotation=30, ha="right"
+    )
 
 
 def backtest_plot(session: Session, name: str, backtest_id: int) -> bytes:

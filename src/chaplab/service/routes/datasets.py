@@ -109,8 +109,9 @@ def delete_dataset(dataset_id: int, session: DB) -> Response:
     responses=csv_answer("time_period, location, one column per feature"),
 )
 def dataset_csv(dataset_id: int, session: DB) -> Response:
-    """The dataset's rows as CSV; text cells that look like formulas are neutralised."""
-    header, rows = datasets.dataset_records(session, dataset_id)
+    """The dataset's rows as CSV, periods as people read them (``2021-01``, ``2021-W05``);
+    text cells that look like formulas are neutralised."""
+    header, rows = datasets.dataset_records(session, dataset_id, readable=True)
     return csv_response(header, rows, f"dataset-{dataset_id}.csv")
 
 
