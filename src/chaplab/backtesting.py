@@ -66,6 +66,14 @@ RNG = "rng"
 WEATHERS = (CLIMATOLOGY_WEATHER, OBSERVED_WEATHER)
 
 
+def _said(period: Any) -> str:
+    """A period of the data as people read it (``2021-W05``), or its repr when it is none."""
+    try:
+        return vocabulary.readable_period(vocabulary.canonical_period(str(period)))
+    except ValueError:
+        return repr(period)
+
+
 class BacktestError(ShortError):
     """A model function failed, or answered what a backtest cannot use, in one split.
 
@@ -77,7 +85,7 @@ class BacktestError(ShortError):
     """
 
     def __init__(self, split_period: str, function: str, problem: str) -> None:
-        super().__init__(f"split {split_period}: {function} {problem}")
+        super().__init__(f"split {_said(split_period)}: {function} {problem}")
         self.split_period = split_period
         self.function = function
 
@@ -205,7 +213,7 @@ class _Series:
         if keys.has_duplicates:
             location, position = keys[keys.duplicated()][0]
             raise ArgumentError(
-                f"data has more than one row for location {location!r}, {periods[position]}"
+                f"data has more than one row for location {location!r}, {_said(periods[position])}"
             )
         locations = list(dict.fromkeys(data[LOCATION].astype(str)))
         rows = pd.Index(locations).get_indexer(data[LOCATION].astype(str))
@@ -370,8 +378,8 @@ class _Split:
         if not known.all():
             row = answer[~known].iloc[0]
             raise fail(
-                f"returned a row for location {row[LOCATION]!r}, {row[TIME_PERIOD]} that is not "
-                "among the future rows it was given"
+                f"returned a row for location {row[LOCATION]!r}, {_said(row[TIME_PERIOD])} that is "
+                "not among the future rows it was given"
             )
         cell = locations.astype(np.int64) * len(self.window.forecast_periods) + periods
         if len(np.unique(cell)) != len(cell):
@@ -380,7 +388,8 @@ class _Split:
             lacking = np.setdiff1d(np.arange(len(future)), cell)[0]
             raise fail(
                 f"returned {len(cell)} rows for the {len(future)} future rows; it lacks e.g. "
-                f"location {future[LOCATION].iloc[lacking]!r}, {future[TIME_PERIOD].iloc[lacking]}"
+                f"location {future[LOCATION].iloc[lacking]!r}, "
+                f"{_said(future[TIME_PERIOD].iloc[lacking])}"
             )
         try:
             drawn = answer[[name for _, name in columns]].to_numpy(np.float64)
@@ -391,7 +400,7 @@ class _Split:
                 row = answer.iloc[int(np.flatnonzero(bad.any(axis=1))[0])]
                 raise fail(
                     f"returned {what} samples, e.g. for location {row[LOCATION]!r}, "
-                    f"{row[TIME_PERIOD]}; case counts are finite and >= 0"
+                    f"{_said(row[TIME_PERIOD])}; case counts are finite and >= 0"
                 )
         grid = np.empty((len(future), drawn.shape[1]))
         grid[cell] = drawn
@@ -494,7 +503,7 @@ def _run_concurrently(
                 try:
                     future.result()
                 except BacktestError as error:
-                    bar.set_description(f"backtest failed at split {error.split_period}")
+                    bar.set_description(f"backtest failed at split {_said(error.split_period)}")
                     raise
                 except Exception:
                     bar.set_description("backtest failed")

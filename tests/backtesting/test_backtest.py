@@ -263,9 +263,8 @@ def test_a_function_that_raises_is_named_with_its_split_and_message() -> None:
     error = raised.value
     name = "test_a_function_that_raises_is_named_with_its_split_and_message.<locals>.train"
     assert error.split_period in {"202009", "202011"}  # the splits trained on August
-    assert str(error) == (
-        f"split {error.split_period}: train ({name}) raised KeyError: 'rainfall_lag'"
-    )
+    split = f"{error.split_period[:4]}-{error.split_period[4:]}"  # as people read it
+    assert str(error) == f"split {split}: train ({name}) raised KeyError: 'rainfall_lag'"
     assert isinstance(error.__cause__, KeyError)
 
 
@@ -276,7 +275,7 @@ async def failing_predict(config: Any, model: Any, historic: Any, future: Any, g
 def test_an_async_function_that_raises_is_named_too() -> None:
     with pytest.raises(
         BacktestError,
-        match=r"^split 2020\d\d: predict \(failing_predict\) raised "
+        match=r"^split 2020-\d\d: predict \(failing_predict\) raised "
         r"RuntimeError: the model diverged$",
     ):
         run(predict=failing_predict)
@@ -321,7 +320,7 @@ def answering(change: Any) -> Any:
 )
 def test_a_wrong_answer_is_named_with_the_split_and_function(change: Any, message: str) -> None:
     with pytest.raises(
-        BacktestError, match=r"^split 2020\d\d: predict \(answering.<locals>.predict\) " + message
+        BacktestError, match=r"^split 2020-\d\d: predict \(answering.<locals>.predict\) " + message
     ):
         run(predict=answering(change))
 
@@ -349,7 +348,7 @@ def test_too_few_periods_and_bad_data_are_named() -> None:
             n_splits=1,
             n_periods=1,
         )
-    with pytest.raises(ValueError, match="data has more than one row for location 'B', 202001"):
+    with pytest.raises(ValueError, match="data has more than one row for location 'B', 2020-01"):
         backtest(
             train_last, predict_spread, pd.concat([monthly_data()] * 2), n_splits=1, n_periods=1
         )
@@ -364,3 +363,28 @@ def test_progress_is_a_bar_over_the_splits(capsys: pytest.CaptureFixture[str]) -
 def test_backtest_is_a_lazy_top_level_name() -> None:
     assert chaplab.backtest is backtest
     assert "backtest" in dir(chaplab)
+
+
+def test_a_weekly_error_names_its_weeks_as_people_read_them() -> None:
+    """A weekly model's failure names its split and week as ``2020-W53`` (the data as
+    ``dataset_frame`` gives it: weeks as periods), never the wire's ``2020W53`` or pandas'
+    ``2020-12-28/2021-01-03``."""
+    weeks = chaplab.frames.parse_periods([f"2020W{week:02d}" for week in range(40, 54)])
+    data = pd.DataFrame(
+        {
+            "time_period": np.tile(weeks.array, 2),
+            "location": np.repeat(["A", "B"], len(weeks)),
+            "disease_cases": np.arange(2.0 * len(weeks)),
+        }
+    )
+    with pytest.raises(BacktestError) as raised:
+        backtest(
+            train_last,
+            answering(lambda f: f.assign(sample_0=-1.0)),
+            data,
+            n_splits=1,
+            n_periods=2,
+            progress=False,
+        )
+    assert str(raised.value).startswith("split 2020-W52: predict")
+    assert "for location 'A', 2020-W52; case counts" in str(raised.value)

@@ -14,6 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import chaplab
 from chaplab.errors import FULL_TRACEBACK_HINT
+from chaplab.vocabulary import readable_period
 
 DATA = pd.DataFrame(
     {
@@ -55,7 +56,7 @@ def test_a_model_raising_in_pandas_shows_the_sentence_and_its_own_frames_only(
     shown = shown_in_ipython([MODEL_CELL, run], capsys)
 
     assert re.fullmatch(
-        r"BacktestError: split 2021\d\d: predict raised KeyError: 'rainfall'", shown[0]
+        r"BacktestError: split 2021-\d\d: predict raised KeyError: 'rainfall'", shown[0]
     )
     assert shown[1:-1] == [
         shown[1],  # the cell's number depends on the cells the shell ran before
@@ -93,7 +94,7 @@ def test_a_wrong_answer_is_the_sentence_alone(
     shown = shown_in_ipython(cells, capsys)
     assert len(shown) == 2 and shown[1] == FULL_TRACEBACK_HINT
     assert re.fullmatch(
-        r"BacktestError: split 2021\d\d: predict returned no sample columns \(sample_0, "
+        r"BacktestError: split 2021-\d\d: predict returned no sample columns \(sample_0, "
         r"sample_1, \.\.\.\); its columns are \['time_period', 'location'\]",
         shown[0],
     )
@@ -118,5 +119,6 @@ def test_the_progress_bar_says_which_split_failed(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(chaplab.BacktestError) as raised:
         chaplab.backtest(train, predict, DATA, n_splits=2, n_periods=2)
     last = bar.getvalue().split("\r")[-1]
-    assert last.startswith(f"backtest failed at split {raised.value.split_period}: ")
+    split = readable_period(raised.value.split_period)  # 202105 as people read it: 2021-05
+    assert last.startswith(f"backtest failed at split {split}: ")
     assert "0/2" in last

@@ -67,6 +67,21 @@ def test_weekly_periods_have_horizons_and_their_thursday_month() -> None:
     assert scores["month"].tolist() == [1, 1]
 
 
+def test_weekly_errors_name_the_week_as_people_read_it() -> None:
+    entries = [
+        {"orgUnit": "A", "splitPeriod": "2020W53", "period": period, "quantile": q, "value": 5.0}
+        for period in ("2020W53", "2021W01")
+        for q in LEVELS
+    ]
+    week_53 = pd.Period("2020-12-28", "W-SUN")
+    twice = actuals_frame([("A", week_53, 4.0), ("A", week_53, 5.0)])
+    with pytest.raises(ValueError, match=r"org unit 'A', period 2020-W53$"):
+        score({"m": entries_to_frame(entries)}, twice)
+    unseen = actuals_frame([("A", week_53, 4.0)])
+    with pytest.raises(ValueError, match=r"e\.g\. org unit 'A', period 2021-W01; pass"):
+        score({"m": entries_to_frame(entries)}, unseen)
+
+
 def test_a_frame_with_a_model_column_scores_like_a_mapping() -> None:
     forecasts = {"a": normal_forecasts(3), "b": normal_forecasts(3, spread=2)}
     long = pd.concat([frame.assign(model=name) for name, frame in forecasts.items()])

@@ -17,6 +17,7 @@ from chaplab.frames import (
     ORG_UNIT_NAME,
     PERIOD,
     SPLIT_PERIOD,
+    period_label,
     require_frame_columns,
     with_horizon,
 )
@@ -91,7 +92,8 @@ def score_pmf(
         if unmatched == "raise":
             raise ArgumentError(
                 f"observed has no category for org unit {frame[ORG_UNIT][first]!r} in "
-                f"{frame[PERIOD][first]}; pass unmatched='drop' to score the observed ones only"
+                f"{period_label(frame[PERIOD][first])}; pass unmatched='drop' to score the "
+                "observed ones only"
             )
         grid, frame, found = grid[found >= 0], frame[found >= 0], found[found >= 0]
     result = frame.reset_index(drop=True).rename(columns={model_column: MODEL})
