@@ -41,7 +41,6 @@ from chaplab.frames._names import (
 from chaplab.frames._observations import frame_to_observations
 from chaplab.frames._periods import (
     MONTHLY,
-    WEEKLY,
     format_period,
     format_periods,
     parse_periods,
@@ -50,6 +49,7 @@ from chaplab.frames._periods import (
 )
 from chaplab.frames._tidy import HORIZON, ORG_UNIT, PERIOD, QUANTILE, SPLIT_PERIOD, VALUE
 from chaplab.frames._totals import NATIONAL, national_total, with_national_total
+from chaplab.frames._weeks import WEEKLY
 from chaplab.frames._wide import quantile_column, tidy, wide
 
 __all__ = [
