@@ -9,6 +9,7 @@ import pytest
 
 from chaplab import ChapClient
 from chaplab.client import Dataset, ModelSpec, NotFoundError
+from chaplab.frames import format_period
 
 from .peer_data import DATASET_NAME, OFFLINE_MODELS, ORG_UNITS, monthly_periods
 from .peer_requests import upload_dataset
@@ -35,7 +36,7 @@ def test_the_dataset_comes_back_with_the_uploaded_case_counts(
 ) -> None:
     stored = peer_client.dataset_frame(peer_dataset.id)
     stored_cases = {
-        (row.location, row.time_period.replace("-", "")): row.disease_cases
+        (row.location, format_period(row.time_period)): row.disease_cases
         for row in stored.itertuples(index=False)
     }
     uploaded_cases = {
