@@ -365,8 +365,7 @@ class Plots(Resource):
         items = payload if isinstance(payload, list) else None
         if items is None or not all(isinstance(item, dict) and "spec" in item for item in items):
             raise decode_failure(response, f"no list of facets with a spec: {payload!r}"[:300])
-        names = yield from self._evaluation_names(chart[1])
-        headers = yield from self._split_headers(chart[1])
+        names, headers = yield from self._evaluation_labels(chart[1])
         return [
             FacetPlot(
                 key=_facet_key(item.get("key")),
@@ -459,21 +458,19 @@ class Plots(Resource):
         if evaluation_id is None:
             names = (yield from self._place_names.of_dataset(dataset_id)) or {}
             return replace(plot, place_names=names)
-        names = yield from self._evaluation_names(evaluation_id)
-        headers = yield from self._split_headers(evaluation_id)
+        names, headers = yield from self._evaluation_labels(evaluation_id)
         return replace(plot, place_names=names, split_headers=headers)
 
-    def _evaluation_names(self, evaluation_id: int) -> Operation[dict[str, str]]:
-        """The place names of an evaluation's dataset (none where it has no GeoJSON)."""
-        record = RecordOnce(evaluation_id, self._evaluations.get_evaluation)
-        return (yield from self._place_names.of_record((yield from record.read()))) or {}
-
-    def _split_headers(self, evaluation_id: int) -> Operation[dict[str, str]]:
-        """How chap-core heads each split of an evaluation's charts -> the split's label
+    def _evaluation_labels(
+        self, evaluation_id: int
+    ) -> Operation[tuple[dict[str, str], dict[str, str]]]:
+        """From one read of the evaluation: the place names of its dataset (none where it has
+        no GeoJSON) and how chap-core heads each of its splits -> the split's label
         (:func:`chaplab.client._vega.split_header_labels`)."""
-        read = self._evaluations.get_evaluation
-        evaluation = yield from self._place_names.result_of("evaluation", evaluation_id, read)
-        return vega.split_header_labels(evaluation.split_periods if evaluation else [])
+        evaluation = yield from RecordOnce(evaluation_id, self._evaluations.get_evaluation).read()
+        names = (yield from self._place_names.of_record(evaluation)) or {}
+        splits = evaluation.split_periods if evaluation is not None else []
+        return names, vega.split_header_labels(splits)
 
     def _plot(self, path: str) -> Operation[ServerPlot]:
         accept = "image/png, application/json;q=0.9"
