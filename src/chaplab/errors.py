@@ -70,23 +70,42 @@ class ArgumentTypeError(ChapError, TypeError):
     anything is sent or computed; a ``TypeError``, shown in IPython like :class:`ArgumentError`."""
 
 
+Frame = tuple[str, int, str]
+"""Where code ran: its file name, line number and function name (picklable, so a worker
+process can say where a model failed)."""
+
+
 def own_frames(traceback: TracebackType | None) -> list[str]:
     """The frames of ``traceback`` in the caller's own code, formatted as Python formats a
     traceback's frames (a notebook cell's as IPython names it, ``Cell In[3], line 7``): those
     neither in Python's standard library nor in an installed package nor in chaplab, outermost
     first. Empty when the traceback has none."""
+    return format_frames(own_frame_list(traceback))
+
+
+def own_frame_list(traceback: TracebackType | None) -> list[Frame]:
+    """The frames :func:`own_frames` formats, as ``(file name, line, function)``: what another
+    process sends back for :func:`format_frames` to show where it ran the caller's code."""
     library = _library_folders()
-    lines = []
+    frames = []
     while traceback is not None:
         code = traceback.tb_frame.f_code
         filename = code.co_filename
         if not filename.startswith("<frozen") and not _inside(filename, library):
-            line = traceback.tb_lineno
-            lines.append(f"  {_where(filename)}, line {line}, in {code.co_name}")
-            source = linecache.getline(filename, line).strip()
-            if source:
-                lines.append(f"    {source}")
+            frames.append((filename, traceback.tb_lineno, code.co_name))
         traceback = traceback.tb_next
+    return frames
+
+
+def format_frames(frames: list[Frame]) -> list[str]:
+    """``frames`` as Python formats a traceback's frames, each with its line of source where
+    this process knows it (a notebook cell's code is known to the kernel that ran it)."""
+    lines = []
+    for filename, line, function in frames:
+        lines.append(f"  {_where(filename)}, line {line}, in {function}")
+        source = linecache.getline(filename, line).strip()
+        if source:
+            lines.append(f"    {source}")
     return lines
 
 
