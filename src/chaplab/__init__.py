@@ -14,6 +14,8 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "backtest": "chaplab.backtesting",
     "BacktestError": "chaplab.backtesting",
+    "tune": "chaplab.tuning",
+    "Tuning": "chaplab.tuning",
     "ChapClient": "chaplab.client",
     "AsyncChapClient": "chaplab.client",
     "ChapError": "chaplab.client",
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from chaplab.client import ChapError as ChapError
     from chaplab.client import JobFailedError as JobFailedError
     from chaplab.client import UnsupportedRouteError as UnsupportedRouteError
+    from chaplab.tuning import Tuning as Tuning
+    from chaplab.tuning import tune as tune
 
 
 def __getattr__(name: str) -> Any:

@@ -258,7 +258,7 @@ class _Scheduler:
         self.ship = shipped(executor)
         self.executor = executor
         assert executor is not None
-        workers = _workers(executor)
+        workers = self.workers = _workers(executor)
         window = 2 * workers if self.ship else 4 * workers
         self.window = window if self.ship or time_budget is not None else max(window, 32)
         self.deadline = None if time_budget is None else time.monotonic() + time_budget
@@ -275,6 +275,7 @@ class _Scheduler:
         heapq.heapify(self.ready)
         self.started_groups: set[int] = set()
         self.closed_groups: set[int] = set()
+        self.remaining = {group: len(members) for group, members in self.members.items()}
 
     async def run(self) -> Run:
         in_flight: dict[asyncio.Future[Any], int] = {}
@@ -300,17 +301,28 @@ class _Scheduler:
                 return self.run_state
 
     def _start_ready(self, in_flight: dict[asyncio.Future[Any], int]) -> None:
+        """Start ready tasks in order while the window has room; with a time budget, a new
+        group only while fewer groups than workers are unfinished and the budget lasts, so
+        the budget stops the run between groups."""
+        deferred = []
         while self.ready and len(in_flight) < self.window:
             index = heapq.heappop(self.ready)
             group = self.tasks[index].group
             if group in self.closed_groups:
                 continue
             if group not in self.started_groups:
-                if self.deadline is not None and time.monotonic() >= self.deadline:
-                    self._close(group)
-                    continue
+                if self.deadline is not None:
+                    if time.monotonic() >= self.deadline:
+                        self._close(group)
+                        continue
+                    unfinished = sum(self.remaining[g] > 0 for g in self.started_groups)
+                    if unfinished >= self.workers:
+                        deferred.append(index)
+                        continue
                 self.started_groups.add(group)
             in_flight[asyncio.ensure_future(self._perform(index))] = index
+        for index in deferred:
+            heapq.heappush(self.ready, index)
 
     def _close(self, group: int) -> None:
         """Leave out every task of a group the time budget does not start."""
@@ -319,6 +331,7 @@ class _Scheduler:
         self.run_state.not_run.update(self.members[group])
 
     def _finish(self, index: int, future: asyncio.Future[Any]) -> None:
+        self.remaining[self.tasks[index].group] -= 1
         error = future.exception()
         if error is None:
             result, model = future.result()
@@ -337,6 +350,7 @@ class _Scheduler:
         self.run_state.failures[index] = error
         self.events.put(("failed", index, error))
         for dependent in self.dependents.get(index, []):
+            self.remaining[self.tasks[dependent].group] -= 1
             self._fail(
                 dependent,
                 self.tasks[dependent].error(
