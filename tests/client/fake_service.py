@@ -287,7 +287,7 @@ class FakeService:
                 lambda r, i: _ok({**CMWDS, "id": 4}),
             ),
             ("POST", r"/v1/analytics/create-backtest", self._create_backtest),
-            ("GET", r"/v1/crud/backtests", lambda r: _ok(list(self.evaluations.values()))),
+            ("GET", r"/v1/crud/backtests", self._list_evaluations),
             ("GET", r"/v1/crud/backtests/(\d+)/info", self._get_evaluation),
             ("DELETE", r"/v1/crud/backtests/(\d+)", self._delete_evaluation),
             ("GET", r"/v1/analytics/evaluation-entry", self._evaluation_entries),
@@ -295,6 +295,7 @@ class FakeService:
             ("POST", r"/v1/analytics/make-prediction(?:-with-data-source)?", self._make_prediction),
             ("GET", r"/v1/analytics/prediction-entry/(\d+)", self._prediction_entries),
             ("GET", r"/v1/crud/predictions", lambda r: _ok(self.predictions)),
+            ("DELETE", r"/v1/crud/predictions/(\d+)", self._delete_prediction),
             (
                 "GET",
                 r"/v1/crud/predictions/(\d+)",
@@ -434,6 +435,10 @@ class FakeService:
         )
         return _ok({"id": job.id})
 
+    def _list_evaluations(self, request: httpx.Request) -> httpx.Response:
+        wanted = request.url.params.get("datasetId")
+        return _ok([e for e in self.evaluations.values() if wanted in (None, str(e["datasetId"]))])
+
     def _get_evaluation(self, request: httpx.Request, evaluation_id: str) -> httpx.Response:
         record = self.evaluations.get(int(evaluation_id))
         return _ok(record) if record else _detail(404, f"Backtest {evaluation_id} not found")
@@ -475,6 +480,13 @@ class FakeService:
                 "data": [{"pe": "202101", "ou": unit, "value": 26.0} for unit in units],
             }
         )
+
+    def _delete_prediction(self, request: httpx.Request, prediction_id: str) -> httpx.Response:
+        kept = [p for p in self.predictions if p["id"] != int(prediction_id)]
+        if len(kept) == len(self.predictions):
+            return _detail(404, "Prediction not found")
+        self.predictions = kept
+        return _ok({"message": "deleted"})
 
     def _make_prediction(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)

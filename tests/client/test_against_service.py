@@ -13,6 +13,7 @@ from chaplab.client import (
     AsyncChapClient,
     AuthenticationError,
     ChapClient,
+    ConflictError,
     NameResolutionError,
     NotFoundError,
 )
@@ -136,3 +137,35 @@ def test_a_cancel_of_a_queued_job_says_it_is_cancelled(service_url: str) -> None
         assert (cancellation.job_id, cancellation.status) == (queued.id, "REVOKED")
         assert client.job_status(queued.id) == "REVOKED"
         client.wait_for_job(ahead.id, timeout=120)
+
+
+def test_a_dataset_in_use_is_deleted_only_with_force(service_url: str) -> None:
+    """Refused naming the evaluations and forecasts made from it; ``force=True`` deletes them
+    first and says so (on chap-core 2.5.1 the same: tests/peer/test_guard_rails.py)."""
+    with ChapClient(service_url, api_key=KEY) as client:
+        source = next(d for d in client.list_datasets() if d.org_units)
+        forecast = client.run_prediction(
+            "made from it", "naive_model", client.dataset_frame(source.id), 2
+        )
+        dataset_id = forecast.dataset_id
+        evaluation = client.run_evaluation(
+            "run on it", "naive_model", dataset_id, n_splits=1, n_periods=2, timeout=120
+        )
+        with pytest.raises(ConflictError) as refused:
+            client.delete_dataset(dataset_id)
+        assert str(refused.value) == (
+            f"dataset {dataset_id} is used by evaluation {evaluation.id} ('run on it') and "
+            f"prediction {forecast.id} ('made from it'); delete those first, or "
+            f"delete_dataset({dataset_id}, force=True) to delete them with it"
+        )
+        assert dataset_id in {d.id for d in client.list_datasets()}
+        deletion = client.delete_dataset(dataset_id, force=True)
+        assert (deletion.evaluation_ids, deletion.prediction_ids) == (
+            [evaluation.id],
+            [forecast.id],
+        )
+        assert dataset_id not in {d.id for d in client.list_datasets()}
+        with pytest.raises(NotFoundError):
+            client.get_evaluation(evaluation.id)
+        with pytest.raises(NotFoundError):
+            client.get_prediction(forecast.id)

@@ -27,6 +27,7 @@ from chaplab.client import (
     CovariateName,
     DataImportReport,
     Dataset,
+    DatasetDeletion,
     DataSourceKind,
     DebugEntry,
     Evaluation,
@@ -84,7 +85,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     )
     assert_type(client.upload_dataset_csv("d", Path("data.csv"), geojson=b"{}"), Dataset)
     assert_type(client.make_dataset("d", frame), Job)
-    client.delete_dataset(1)
+    assert_type(client.delete_dataset(1, force=True), DatasetDeletion)
     assert_type(client.dataset_csv(1), str)
     assert_type(client.dataset_frame(1), pd.DataFrame)
     assert_type(client.list_data_sources(), list[DataSourceKind])
@@ -256,7 +257,7 @@ async def every_async_method(
     )
     assert_type(await client.upload_dataset_csv("d", Path("data.csv"), geojson=b"{}"), Dataset)
     assert_type(await client.make_dataset("d", frame), Job)
-    await client.delete_dataset(1)
+    assert_type(await client.delete_dataset(1), DatasetDeletion)
     assert_type(await client.dataset_csv(1), str)
     assert_type(await client.dataset_frame(1), pd.DataFrame)
     assert_type(await client.dataset_frame("demo"), pd.DataFrame)

@@ -9,6 +9,7 @@ from one set of sans-IO operations, one module per resource (``_datasets``, ``_j
 from chaplab.client._alerts import Alert, AlertLevel, AlertPolicy, NewAlert
 from chaplab.client._backtest_form import BacktestParameter, CovariateName, WeatherProvider
 from chaplab.client._client import AsyncChapClient, ChapClient
+from chaplab.client._dataset_deletion import DatasetDeletion, DatasetUser
 from chaplab.client._datasets import Dataset, DataSource, DataSourceKind, Observation
 from chaplab.client._errors import (
     ArgumentError,
@@ -24,6 +25,7 @@ from chaplab.client._errors import (
     JobTimeoutError,
     NameResolutionError,
     NotFoundError,
+    OrphanedRecordError,
     PermissionDeniedError,
     ServerError,
     UnprocessableEntityError,
@@ -83,6 +85,8 @@ from chaplab.client._wire import RecordKey
 from chaplab.vocabulary import DEFAULT_QUANTILES, NON_TERMINAL_STATUSES
 
 __all__ = [
+    "DatasetDeletion",
+    "DatasetUser",
     "RecordKey",
     "Alert",
     "AlertLevel",
@@ -157,6 +161,7 @@ __all__ = [
     "PredictionRequest",
     "RejectedOrgUnit",
     "RetryPolicy",
+    "OrphanedRecordError",
     "ServerError",
     "ServerPlot",
     "SystemInfo",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chaplab.client._alerts import Alert, AlertLevel, AlertPolicy, Approval, NewAlert
 from chaplab.client._async import AsyncDriver
 from chaplab.client._backtest_form import BacktestParameter, CovariateName, WeatherProvider
+from chaplab.client._dataset_deletion import DatasetDeletion
 from chaplab.client._datasets import Dataset, DataSourceKind, Observation
 from chaplab.client._evaluations import (
     DataImportReport,
@@ -149,13 +150,6 @@ class ChapClient(SyncDriver):
         it as ``"evaluation"`` whatever ``type`` says."""
         return self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
-    def delete_dataset(self, dataset_id: int | str) -> None:
-        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
-        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
-        (``list_evaluations``) then fails with a server error for every evaluation that used
-        it: delete those first there."""
-        self._drive(self._resources.datasets.delete_dataset(dataset_id))
-
     def dataset_csv(self, dataset_id: int | str) -> str:
         """The dataset's (by id or name) rows as CSV text, periods as people read them
         (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes
@@ -175,6 +169,26 @@ class ChapClient(SyncDriver):
     def list_data_sources(self) -> list[DataSourceKind]:
         """The kinds of data the service's models read, and which templates use each."""
         return self._drive(self._resources.datasets.list_data_sources())
+
+    def delete_dataset(self, dataset_id: int | str, force: bool = False) -> DatasetDeletion:
+        """Delete a dataset (by id or name) that no evaluation or prediction uses; returns
+        what was deleted.
+
+        Where evaluations or predictions (forecasts) were made from it, nothing is deleted:
+        ``ConflictError`` names them (names and ids). With ``force=True`` they are deleted
+        first, then the dataset, and the answer lists them.
+
+        The client finds them itself, on every server: our service refuses such a delete
+        too, while chap-core 2.5.1 would delete the dataset and then fail (500) to read them,
+        or to list any evaluations, and give their dataset's id to the next dataset stored.
+        On chap-core this check is best effort: its prediction list has no dataset filter (the
+        whole list is read), its evaluation list leaves out the runs of its baseline models
+        (the client adds them from the job list, as ``list_evaluations`` does), and a job
+        still running on the dataset, such as the baseline runs chap-core queues with a
+        dataset's first evaluation, stores its evaluation after the check. chap-core 2.5.1 on
+        SQLite keeps the dataset's backtest specifications, which then no list shows
+        (``list_backtest_specifications``)."""
+        return self._drive(self._resources.dataset_deletion.delete_dataset(dataset_id, force))
 
     def list_model_templates(self) -> list[ModelTemplate]:
         """All model templates; their ids are the valid ``model_template_id`` values."""
@@ -403,13 +417,17 @@ class ChapClient(SyncDriver):
         chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
         there they are found from the ids its successful evaluation jobs stored, read one by
         one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is)."""
+        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
+        remove them."""
         return self._drive(
             self._resources.evaluations.list_evaluations(dataset_id, specification_id)
         )
 
     def get_evaluation(self, evaluation_id: int) -> Evaluation:
-        """One evaluation (its metrics, split periods, org units, ...)."""
+        """One evaluation (its metrics, split periods, org units, ...). One whose dataset was
+        deleted, which chap-core 2.5.1 cannot read, is an ``OrphanedRecordError`` saying so
+        and how to remove it."""
         return self._drive(self._resources.evaluations.get_evaluation(evaluation_id))
 
     def get_evaluation_full(
@@ -533,7 +551,11 @@ class ChapClient(SyncDriver):
         target_column: str | None = None,
     ) -> list[BacktestSpecification]:
         """The specifications evaluations ran under, those matching every filter given
-        (``dataset_id``: a dataset's id or name)."""
+        (``dataset_id``: a dataset's id or name).
+
+        chap-core 2.5.1 on SQLite keeps the specifications of a deleted dataset, and its list
+        of every specification then fails (500): the client lists them dataset by dataset
+        instead, leaving out those of deleted datasets, which nothing can read or remove."""
         return self._drive(
             self._resources.specifications.list_backtest_specifications(
                 dataset_id, n_periods, n_splits, stride, n_retrain, target_column
@@ -667,11 +689,14 @@ class ChapClient(SyncDriver):
         )
 
     def list_predictions(self) -> list[Prediction]:
-        """All stored predictions."""
+        """All stored predictions. Where the server cannot list them because one's dataset
+        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
+        how to remove them."""
         return self._drive(self._resources.predictions.list_predictions())
 
     def get_prediction(self, prediction_id: int) -> Prediction:
-        """One stored prediction."""
+        """One stored prediction (``OrphanedRecordError`` where its dataset was deleted and
+        the server cannot read it)."""
         return self._drive(self._resources.predictions.get_prediction(prediction_id))
 
     def job_prediction_result(
@@ -1158,13 +1183,6 @@ class AsyncChapClient(AsyncDriver):
         it as ``"evaluation"`` whatever ``type`` says."""
         return await self._drive(self._resources.datasets.make_dataset(name, frame, geojson, type))
 
-    async def delete_dataset(self, dataset_id: int | str) -> None:
-        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
-        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
-        (``list_evaluations``) then fails with a server error for every evaluation that used
-        it: delete those first there."""
-        await self._drive(self._resources.datasets.delete_dataset(dataset_id))
-
     async def dataset_csv(self, dataset_id: int | str) -> str:
         """The dataset's (by id or name) rows as CSV text, periods as people read them
         (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes
@@ -1184,6 +1202,26 @@ class AsyncChapClient(AsyncDriver):
     async def list_data_sources(self) -> list[DataSourceKind]:
         """The kinds of data the service's models read, and which templates use each."""
         return await self._drive(self._resources.datasets.list_data_sources())
+
+    async def delete_dataset(self, dataset_id: int | str, force: bool = False) -> DatasetDeletion:
+        """Delete a dataset (by id or name) that no evaluation or prediction uses; returns
+        what was deleted.
+
+        Where evaluations or predictions (forecasts) were made from it, nothing is deleted:
+        ``ConflictError`` names them (names and ids). With ``force=True`` they are deleted
+        first, then the dataset, and the answer lists them.
+
+        The client finds them itself, on every server: our service refuses such a delete
+        too, while chap-core 2.5.1 would delete the dataset and then fail (500) to read them,
+        or to list any evaluations, and give their dataset's id to the next dataset stored.
+        On chap-core this check is best effort: its prediction list has no dataset filter (the
+        whole list is read), its evaluation list leaves out the runs of its baseline models
+        (the client adds them from the job list, as ``list_evaluations`` does), and a job
+        still running on the dataset, such as the baseline runs chap-core queues with a
+        dataset's first evaluation, stores its evaluation after the check. chap-core 2.5.1 on
+        SQLite keeps the dataset's backtest specifications, which then no list shows
+        (``list_backtest_specifications``)."""
+        return await self._drive(self._resources.dataset_deletion.delete_dataset(dataset_id, force))
 
     async def list_model_templates(self) -> list[ModelTemplate]:
         """All model templates; their ids are the valid ``model_template_id`` values."""
@@ -1418,13 +1456,17 @@ class AsyncChapClient(AsyncDriver):
         chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
         there they are found from the ids its successful evaluation jobs stored, read one by
         one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is)."""
+        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
+        remove them."""
         return await self._drive(
             self._resources.evaluations.list_evaluations(dataset_id, specification_id)
         )
 
     async def get_evaluation(self, evaluation_id: int) -> Evaluation:
-        """One evaluation (its metrics, split periods, org units, ...)."""
+        """One evaluation (its metrics, split periods, org units, ...). One whose dataset was
+        deleted, which chap-core 2.5.1 cannot read, is an ``OrphanedRecordError`` saying so
+        and how to remove it."""
         return await self._drive(self._resources.evaluations.get_evaluation(evaluation_id))
 
     async def get_evaluation_full(
@@ -1552,7 +1594,11 @@ class AsyncChapClient(AsyncDriver):
         target_column: str | None = None,
     ) -> list[BacktestSpecification]:
         """The specifications evaluations ran under, those matching every filter given
-        (``dataset_id``: a dataset's id or name)."""
+        (``dataset_id``: a dataset's id or name).
+
+        chap-core 2.5.1 on SQLite keeps the specifications of a deleted dataset, and its list
+        of every specification then fails (500): the client lists them dataset by dataset
+        instead, leaving out those of deleted datasets, which nothing can read or remove."""
         return await self._drive(
             self._resources.specifications.list_backtest_specifications(
                 dataset_id, n_periods, n_splits, stride, n_retrain, target_column
@@ -1686,11 +1732,14 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def list_predictions(self) -> list[Prediction]:
-        """All stored predictions."""
+        """All stored predictions. Where the server cannot list them because one's dataset
+        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
+        how to remove them."""
         return await self._drive(self._resources.predictions.list_predictions())
 
     async def get_prediction(self, prediction_id: int) -> Prediction:
-        """One stored prediction."""
+        """One stored prediction (``OrphanedRecordError`` where its dataset was deleted and
+        the server cannot read it)."""
         return await self._drive(self._resources.predictions.get_prediction(prediction_id))
 
     async def job_prediction_result(

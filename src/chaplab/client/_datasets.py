@@ -348,14 +348,6 @@ class Datasets(Resource):
                 return dataset
         return (yield from self.get_dataset(dataset_id))
 
-    def delete_dataset(self, dataset_id: int | str) -> Operation[None]:
-        """Delete a dataset (by id or name); ``ConflictError`` on our service while evaluations
-        or predictions use it. chap-core 2.5.1 deletes it all the same, and its evaluation list
-        (``list_evaluations``) then fails with a server error for every evaluation that used
-        it: delete those first there."""
-        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        yield from self._request("DELETE", f"/v1/crud/datasets/{dataset_id}")
-
     def dataset_csv(self, dataset_id: int | str) -> Operation[str]:
         """The dataset's (by id or name) rows as CSV text, periods as people read them
         (``2021-01``, ``2021-W05``, whichever spelling the server wrote: chap-core 2.5.1 writes

@@ -16,6 +16,7 @@ import httpx
 from chaplab.client._alerts import Alerts
 from chaplab.client._backtest_form import BacktestForm
 from chaplab.client._capabilities import RouteCache
+from chaplab.client._dataset_deletion import DatasetDeletions
 from chaplab.client._datasets import Datasets, OrgUnitNames
 from chaplab.client._errors import public_url
 from chaplab.client._evaluations import Evaluations
@@ -38,6 +39,7 @@ class Resources:
 
     system: System
     datasets: Datasets
+    dataset_deletion: DatasetDeletions
     model_catalog: ModelCatalog
     evaluations: Evaluations
     specifications: Specifications
@@ -57,14 +59,16 @@ class Resources:
         routes = RouteCache()
         names = OrgUnitNames(builder, retry, routes)
         evaluations = Evaluations(builder, retry, routes, names)
+        predictions = Predictions(builder, retry, routes, names)
         return cls(
             system=System(builder, retry, routes),
             datasets=Datasets(builder, retry, routes),
+            dataset_deletion=DatasetDeletions(builder, retry, routes, evaluations, predictions),
             model_catalog=ModelCatalog(builder, retry, routes),
             evaluations=evaluations,
             specifications=Specifications(builder, retry, routes),
             backtest_form=BacktestForm(builder, retry, routes),
-            predictions=Predictions(builder, retry, routes, names),
+            predictions=predictions,
             prediction_setups=PredictionSetups(builder, retry, routes),
             thresholds=ThresholdsResource(builder, retry, routes, names),
             alerts=Alerts(builder, retry, routes),

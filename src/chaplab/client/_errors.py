@@ -133,6 +133,44 @@ class ServerError(ChapHTTPError):
     """5xx: the service failed while handling the request."""
 
 
+class OrphanedRecordError(ServerError):
+    """A server error that chap-core 2.5.1 answers for a record whose dataset was deleted
+    (it deletes a dataset that evaluations or predictions use, and then cannot read them):
+    the message says which records are broken and how to remove them, in one sentence.
+
+    Attributes: ``kind`` (``"evaluation"`` or ``"prediction"``), ``ids`` (the broken records
+    found; empty when the client could not tell which), and those of ``ServerError``.
+    """
+
+    def __init__(self, sentence: str, *, kind: str, ids: list[int], cause: ChapHTTPError):
+        super().__init__(
+            sentence,
+            status_code=cause.status_code,
+            method=cause.method,
+            url=cause.url,
+            body=cause.body,
+            problem=cause.problem,
+        )
+        self.args = (sentence,)
+        self.kind = kind
+        self.ids = ids
+
+
+_LOST_DATASET = re.compile(
+    r"\bdataset\b[\s\S]{0,300}?(?:'input': None|input_value=None)"
+    r"|'NoneType' object has no attribute 'observations'"
+)
+"""How chap-core 2.5.1's 500 reads when a record's dataset is gone: its answer's ``dataset``
+fails validation as ``None``, or a chart finds no observations."""
+
+
+def lost_dataset(error: ChapHTTPError) -> bool:
+    """Whether ``error`` is a server's failure on a record whose dataset was deleted."""
+    said = (error.problem or {}).get("error")
+    text = said if isinstance(said, str) else error.body
+    return error.status_code >= 500 and _LOST_DATASET.search(text) is not None
+
+
 class JobFailedError(ChapError):
     """A job reached a terminal status other than ``SUCCESS``.
 

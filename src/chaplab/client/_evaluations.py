@@ -13,9 +13,16 @@ from pydantic import Field, field_validator
 from chaplab import vocabulary
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import Dataset, OrgUnitNames
-from chaplab.client._errors import ArgumentError, NotFoundError
-from chaplab.client._jobs import Job, JobRef, job_path
+from chaplab.client._errors import (
+    ArgumentError,
+    NotFoundError,
+    OrphanedRecordError,
+    ServerError,
+    lost_dataset,
+)
+from chaplab.client._jobs import Job, JobRef, job_path, newest_storing
 from chaplab.client._model_catalog import ModelSpec
+from chaplab.client._orphans import EVALUATIONS, orphaned_list, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
     RequestBuilder,
@@ -303,14 +310,21 @@ class Evaluations(QuantileRecordResource):
         chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
         there they are found from the ids its successful evaluation jobs stored, read one by
         one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is)."""
+        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
+        remove them."""
         params: dict[str, int] = {}
         if dataset_id is not None:
             dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
             params["datasetId"] = dataset_id
         if specification_id is not None:
             params["specificationId"] = require_id("specification_id", specification_id)
-        listed = yield from self._get(list[Evaluation], "/v1/crud/backtests", params=params)
+        try:
+            listed = yield from self._get(list[Evaluation], "/v1/crud/backtests", params=params)
+        except ServerError as error:
+            if not lost_dataset(error):
+                raise
+            raise orphaned_list(error, EVALUATIONS, (yield from self._orphans())) from None
         routes = yield from self._server_routes()
         if not (routes.version or "").startswith(CHAP_CORE_TITLE):
             return listed  # our service lists every evaluation
@@ -333,6 +347,8 @@ class Evaluations(QuantileRecordResource):
             except NotFoundError:
                 self._gone_jobs.update(job_ids)  # deleted since its jobs ran
                 continue
+            except OrphanedRecordError:
+                continue  # its dataset deleted elsewhere: chap-core does not list it either
             if (dataset_id is None or found.dataset_id == dataset_id) and (
                 specification_id is None or found.specification_id == specification_id
             ):
@@ -340,12 +356,42 @@ class Evaluations(QuantileRecordResource):
         return listed + references
 
     def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
-        """One evaluation (its metrics, split periods, org units, ...)."""
+        """One evaluation (its metrics, split periods, org units, ...). One whose dataset was
+        deleted, which chap-core 2.5.1 cannot read, is an ``OrphanedRecordError`` saying so
+        and how to remove it."""
         evaluation_id = require_id("evaluation_id", evaluation_id)
         path = f"/v1/crud/backtests/{evaluation_id}"
         if not (yield from self._lists(EVALUATION_BY_ID)):
             path += "/info"
-        return (yield from self._get(Evaluation, path))
+        try:
+            return (yield from self._get(Evaluation, path))
+        except ServerError as error:
+            if not lost_dataset(error):
+                raise
+            raise orphaned_record(error, EVALUATIONS, evaluation_id) from None
+
+    def _orphans(self) -> Operation[list[tuple[int, str | None]]]:
+        """The evaluations (id, name) whose dataset was deleted, which chap-core 2.5.1 cannot
+        read: those its successful evaluation jobs stored that no list of an existing dataset
+        holds and that cannot be read."""
+        readable: set[int] = set()
+        for dataset in (yield from self._get(list[StoredRecord], DATASETS.path)):
+            params = {"datasetId": dataset.id}
+            listed = yield from self._get(list[StoredRecord], "/v1/crud/backtests", params=params)
+            readable.update(evaluation.id for evaluation in listed)
+        jobs = yield from self._jobs.list_jobs()
+        stored = newest_storing(job for job in jobs if job.type in EVALUATION_JOB_TYPES)
+        broken = []
+        for evaluation_id, job in sorted(stored.items()):
+            if evaluation_id in readable:
+                continue
+            try:
+                yield from self.get_evaluation(evaluation_id)
+            except OrphanedRecordError:
+                broken.append((evaluation_id, job.name))
+            except NotFoundError:
+                continue  # deleted since
+        return broken
 
     def get_evaluation_full(
         self, evaluation_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES

@@ -4,7 +4,8 @@ builds), their statuses, logs and results, and waiting for one to stop."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -247,7 +248,7 @@ class Jobs(Resource):
         payload = decode(response)
         if isinstance(payload, dict) and "resultType" not in payload:
             job = yield from self._listed_job_or_none(job_id)
-            kind = _result_type(job.type if job is not None else None)
+            kind = result_type(job.type if job is not None else None)
             payload = {"jobId": job_id, "resultType": kind, **payload}
         return validate(JobResult, payload, response)
 
@@ -427,6 +428,23 @@ class Jobs(Resource):
             return None
 
 
+def newest_storing(jobs: Iterable[Job]) -> dict[int, Job]:
+    """Of ``jobs``, the newest successful one that stored each row id (its ``result_id``): a
+    server that gives a deleted row's id again (chap-core 2.5.1) has several jobs per id."""
+    newest: dict[int, Job] = {}
+    for job in jobs:
+        if not job.succeeded or job.result_id is None:
+            continue
+        known = newest.get(job.result_id)
+        if known is None or _started(job) > _started(known):
+            newest[job.result_id] = job
+    return newest
+
+
+def _started(job: Job) -> datetime:
+    return job.start_time or datetime.min.replace(tzinfo=UTC)
+
+
 def _earlier(first: float, deadline: float | None) -> float:
     """``first``, or ``deadline`` when that comes sooner."""
     return first if deadline is None else min(first, deadline)
@@ -444,9 +462,9 @@ def job_path(job_id: str) -> str:
     return f"/v1/jobs/{quote(require_job_id(job_id), safe='')}"
 
 
-def _result_type(job_type: str | None) -> str:
-    """What kind of row a job of ``job_type`` creates: ``backtest``, ``prediction``,
-    ``dataset``, or the job type itself when it names none of them."""
+def result_type(job_type: str | None) -> str:
+    """What kind of row a job of ``job_type`` creates, on either server's words: ``backtest``,
+    ``prediction``, ``dataset``, or the job type itself when it names none of them."""
     text = (job_type or "").lower()
     for kind in ("backtest", "prediction", "dataset"):
         if kind in text:

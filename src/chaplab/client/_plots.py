@@ -21,8 +21,9 @@ from pydantic import Field
 from chaplab.client import _vega as vega
 from chaplab.client._capabilities import Route, RouteCache
 from chaplab.client._datasets import OrgUnitNames
-from chaplab.client._errors import ArgumentError
+from chaplab.client._errors import ArgumentError, ServerError, lost_dataset
 from chaplab.client._evaluations import Evaluations
+from chaplab.client._orphans import EVALUATIONS, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
     RequestBuilder,
@@ -329,7 +330,8 @@ class Plots(Resource):
         """An evaluation chart as the service draws it (shown inline in Jupyter)."""
         name = _plot_name("visualization_name", visualization_name)
         evaluation_id = require_id("evaluation_id", evaluation_id)
-        plot = yield from self._plot(f"/v1/visualization/backtest-plots/{name}/{evaluation_id}")
+        path = f"/v1/visualization/backtest-plots/{name}/{evaluation_id}"
+        plot = yield from self._plot(path, evaluation_id)
         return (yield from self._named(plot, evaluation_id=evaluation_id))
 
     def backtest_plot_facets(
@@ -406,7 +408,7 @@ class Plots(Resource):
         evaluation_id = require_id("evaluation_id", evaluation_id)
         metric = _plot_name("metric", metric)
         path = f"/v1/visualization/metric-plots/{name}/{evaluation_id}/{metric}"
-        plot = yield from self._plot(path)
+        plot = yield from self._plot(path, evaluation_id)
         return (yield from self._named(plot, evaluation_id=evaluation_id))
 
     def evaluation_metrics(self, evaluation_id: int) -> Operation[EvaluationMetrics]:
@@ -472,9 +474,17 @@ class Plots(Resource):
         splits = evaluation.split_periods if evaluation is not None else []
         return names, vega.split_header_labels(splits)
 
-    def _plot(self, path: str) -> Operation[ServerPlot]:
+    def _plot(self, path: str, evaluation_id: int | None = None) -> Operation[ServerPlot]:
+        """The chart at ``path``; of the evaluation ``evaluation_id``, an
+        ``OrphanedRecordError`` where the server cannot draw it because its dataset was
+        deleted."""
         accept = "image/png, application/json;q=0.9"
-        response = yield from self._request("GET", path, headers={"Accept": accept})
+        try:
+            response = yield from self._request("GET", path, headers={"Accept": accept})
+        except ServerError as error:
+            if evaluation_id is None or not lost_dataset(error):
+                raise
+            raise orphaned_record(error, EVALUATIONS, evaluation_id) from None
         return _plot_of(response)
 
 

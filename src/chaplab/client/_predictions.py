@@ -10,7 +10,14 @@ from pydantic import Field
 
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset, DataSource, Observation
-from chaplab.client._jobs import Job, JobRef, job_path
+from chaplab.client._errors import (
+    NotFoundError,
+    OrphanedRecordError,
+    ServerError,
+    lost_dataset,
+)
+from chaplab.client._jobs import Job, JobRef, job_path, newest_storing, result_type
+from chaplab.client._orphans import PREDICTIONS, orphaned_list, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
     decode,
@@ -186,13 +193,41 @@ class Predictions(QuantileRecordResource):
         return (yield from self._call_route(Prediction, route, json=body))
 
     def list_predictions(self) -> Operation[list[Prediction]]:
-        """All stored predictions."""
-        return (yield from self._get(list[Prediction], "/v1/crud/predictions"))
+        """All stored predictions. Where the server cannot list them because one's dataset
+        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
+        how to remove them."""
+        try:
+            return (yield from self._get(list[Prediction], "/v1/crud/predictions"))
+        except ServerError as error:
+            if not lost_dataset(error):
+                raise
+            raise orphaned_list(error, PREDICTIONS, (yield from self._orphans())) from None
 
     def get_prediction(self, prediction_id: int) -> Operation[Prediction]:
-        """One stored prediction."""
+        """One stored prediction (``OrphanedRecordError`` where its dataset was deleted and
+        the server cannot read it)."""
         prediction_id = require_id("prediction_id", prediction_id)
-        return (yield from self._get(Prediction, f"/v1/crud/predictions/{prediction_id}"))
+        try:
+            return (yield from self._get(Prediction, f"/v1/crud/predictions/{prediction_id}"))
+        except ServerError as error:
+            if not lost_dataset(error):
+                raise
+            raise orphaned_record(error, PREDICTIONS, prediction_id) from None
+
+    def _orphans(self) -> Operation[list[tuple[int, str | None]]]:
+        """The predictions (id, name) that successful prediction jobs stored and that cannot
+        be read because their dataset was deleted."""
+        jobs = yield from self._jobs.list_jobs()
+        stored = newest_storing(job for job in jobs if result_type(job.type) == "prediction")
+        broken = []
+        for prediction_id, job in sorted(stored.items()):
+            try:
+                yield from self.get_prediction(prediction_id)
+            except OrphanedRecordError:
+                broken.append((prediction_id, job.name))
+            except NotFoundError:
+                continue  # deleted since
+        return broken
 
     def job_prediction_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES

@@ -11,7 +11,13 @@ from pydantic import Field
 
 from chaplab.client._capabilities import RouteCache
 from chaplab.client._datasets import Dataset
-from chaplab.client._errors import ArgumentError, ArgumentTypeError, JobTimeoutError
+from chaplab.client._errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    JobTimeoutError,
+    ServerError,
+    lost_dataset,
+)
 from chaplab.client._evaluations import Evaluation
 from chaplab.client._jobs import Jobs
 from chaplab.client._model_catalog import ModelSpec
@@ -27,7 +33,7 @@ from chaplab.client._plumbing import (
     require_timeout,
 )
 from chaplab.client._steps import Now, Operation, RetryPolicy, Sleep
-from chaplab.client._wire import NullableDict, NullableList, WireModel
+from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -193,7 +199,11 @@ class Specifications(Resource):
         target_column: str | None = None,
     ) -> Operation[list[BacktestSpecification]]:
         """The specifications evaluations ran under, those matching every filter given
-        (``dataset_id``: a dataset's id or name)."""
+        (``dataset_id``: a dataset's id or name).
+
+        chap-core 2.5.1 on SQLite keeps the specifications of a deleted dataset, and its list
+        of every specification then fails (500): the client lists them dataset by dataset
+        instead, leaving out those of deleted datasets, which nothing can read or remove."""
         params: dict[str, Any] = plan_filters(
             n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain
         )
@@ -201,11 +211,17 @@ class Specifications(Resource):
             params["targetColumn"] = require_name("target_column", target_column)
         if dataset_id is not None:
             params["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-        return (
-            yield from self._get(
-                list[BacktestSpecification], "/v1/crud/backtest-specifications", params=params
-            )
-        )
+        shape, path = list[BacktestSpecification], "/v1/crud/backtest-specifications"
+        try:
+            return (yield from self._get(shape, path, params=params))
+        except ServerError as error:
+            if dataset_id is not None or not lost_dataset(error):
+                raise
+        found: list[BacktestSpecification] = []
+        for dataset in (yield from self._get(list[StoredRecord], DATASETS.path)):
+            of_dataset = {**params, "datasetId": dataset.id}
+            found += yield from self._get(shape, path, params=of_dataset)
+        return sorted(found, key=lambda specification: specification.id)
 
     def get_backtest_specification(
         self, specification_id: int, include_comparison_models: bool = False

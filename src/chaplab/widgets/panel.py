@@ -259,7 +259,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         return Started(self._keeper.spawn(run, on_error=self.forecasts.show_error))
 
     def delete(
-        self, table: SortableTable, delete: Callable[[Any], Awaitable[None]], row: Row
+        self, table: SortableTable, delete: Callable[[Any], Awaitable[object]], row: Row
     ) -> Started:
         """Delete ``row``'s item with ``delete`` (the client's method) and reload the lists
         (what confirming a table's delete does); a refusal, such as a dataset that evaluations
