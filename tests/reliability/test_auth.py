@@ -16,7 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from chaplab.toolkit import DEFAULT_UNAUTHENTICATED_PATHS, BackgroundServer
+from chaplab.service.app import OPEN_PATHS
+from chaplab.toolkit import BackgroundServer
 
 from .openapi_routes import RouteCall, ServedRoute, route_calls, served_routes
 
@@ -58,9 +59,7 @@ def authed_service(
 
 def documented_calls(url: str) -> list[RouteCall]:
     openapi = httpx.get(f"{url}/openapi.json", timeout=10).json()
-    return [
-        call for call in route_calls(openapi) if call.template not in DEFAULT_UNAUTHENTICATED_PATHS
-    ]
+    return [call for call in route_calls(openapi) if call.template not in OPEN_PATHS]
 
 
 def assert_unauthorized(response: httpx.Response, detail: str, call: RouteCall) -> None:
@@ -98,11 +97,7 @@ def test_every_documented_route_refuses_requests_without_a_valid_key(
 
 def guarded_routes(app: Any) -> list[ServedRoute]:
     """Every route the app serves outside the open paths."""
-    return [
-        route
-        for route in served_routes(app.routes)
-        if route.template not in DEFAULT_UNAUTHENTICATED_PATHS
-    ]
+    return [route for route in served_routes(app.routes) if route.template not in OPEN_PATHS]
 
 
 def test_every_served_route_and_method_refuses_requests_without_a_valid_key(
@@ -127,7 +122,7 @@ def test_every_served_route_and_method_refuses_requests_without_a_valid_key(
 
 def test_the_open_paths_answer_without_a_key(authed_service: tuple[str, Any]) -> None:
     url, _ = authed_service
-    for path in sorted(DEFAULT_UNAUTHENTICATED_PATHS):
+    for path in sorted(OPEN_PATHS):
         assert httpx.get(f"{url}{path}", timeout=10).status_code == 200, path
 
 
