@@ -7,7 +7,8 @@ booleans and bounded ranges give the configurations it allows) with
 every configuration, all on one executor. The answer, a :class:`Tuning`, has the forecasts in
 one frame with a ``configuration`` column, their scores, relative skill with bootstrap intervals
 (:func:`chaplab.scoring.relative_skill`), the best configuration named and a leaderboard chart.
-:func:`leaderboard` makes the same :class:`Tuning` of any configurations' evaluation frames.
+``client.tune`` answers the same :class:`Tuning` for configured models run on a server
+(:func:`leaderboard`).
 """
 
 from __future__ import annotations

@@ -564,6 +564,11 @@ def test_specifications(client: ChapClient, peer_dataset: Dataset) -> None:
         lambda: client.get_backtest_specification(batch.specification_id),
     )
     assert {evaluation.model_id for evaluation in read.backtests} == {MODEL}
+    tuned = attempt(
+        "tune(template, dataset_id)",
+        lambda: client.tune(MODEL, peer_dataset.id, None, 3, 2, timeout=600),
+    )
+    assert tuned.best in set(tuned.configurations["configuration"])
 
 
 # -- jobs --------------------------------------------------------------------------------------

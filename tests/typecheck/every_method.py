@@ -62,6 +62,7 @@ from chaplab.client import (
     ThresholdStrategy,
     WeatherProvider,
 )
+from chaplab.tuning import Tuning
 
 TARGETS = [QuantileTarget(quantile="0.5", data_element_id="de_median")]
 LEVELS = [AlertLevel(name="a", threshold_params=SeasonalParams(), exceedance_threshold=0.8)]
@@ -143,6 +144,10 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(
         client.run_backtests("b", ["naive_model"], 1, n_periods=3, timeout=60.0, on_status=print),
         BacktestSpecificationDetail,
+    )
+    assert_type(
+        client.tune("naive_model", 1, {"distribution": ["poisson"]}, 3, 2, timeout=60.0),
+        Tuning,
     )
     assert_type(
         client.list_backtest_specifications(1, 3, 7, 1, 1, "disease_cases"),
@@ -317,6 +322,7 @@ async def every_async_method(
         await client.run_backtests("b", ["naive_model"], 1, timeout=60.0, on_status=print),
         BacktestSpecificationDetail,
     )
+    assert_type(await client.tune(1, "demo", None, baseline="persistence"), Tuning)
     assert_type(
         await client.list_backtest_specifications(dataset_id=1), list[BacktestSpecification]
     )

@@ -46,10 +46,13 @@ from chaplab.client._thresholds import (
     Thresholds,
     ThresholdStrategy,
 )
+from chaplab.client._tuning import BASELINES, REFERENCE
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from chaplab.tuning import Tuning
 
 
 class ChapClient(SyncDriver):
@@ -614,6 +617,57 @@ class ChapClient(SyncDriver):
         seconds, naming a baseline still pending."""
         return self._drive(
             self._resources.specifications.wait_for_baselines(specification_id, timeout, on_pending)
+        )
+
+    def tune(
+        self,
+        template: int | str,
+        dataset_id: int | str,
+        grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]] | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        baselines: Sequence[str] = BASELINES,
+        baseline: str = REFERENCE,
+        name: str | None = None,
+        points: int = 3,
+        metric: str = "wis",
+        n_bootstrap: int = 1000,
+        level: float = 0.9,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Tuning:
+        """Tune a model template on a dataset: one configured model per configuration of
+        ``grid`` (a dict of option lists, a list of configurations, or None for the
+        configurations the template's option schema allows; ``points`` values of a bounded
+        number), each checked against that schema before anything is created and named by its
+        options (``<template>:n_lags=2``), so a rerun reuses it: the same name with the same
+        options is the stored model, with other options a ``ConflictError``. The configured
+        models and ``baselines`` (configured-model names) run as one batch (``run_backtests``,
+        named ``name``, default ``tune <template>``; ``timeout`` and ``on_status`` as there),
+        and their evaluation frames make the ``chaplab.tuning.Tuning`` that ``chaplab.tune``
+        answers: ranked by the relative ``metric`` against ``baseline`` with ``level``
+        bootstrap intervals, the best configuration named."""
+        return self._drive(
+            self._resources.tunings.tune(
+                template,
+                dataset_id,
+                grid,
+                n_periods,
+                n_splits,
+                stride,
+                n_retrain,
+                baselines,
+                baseline,
+                name,
+                points,
+                metric,
+                n_bootstrap,
+                level,
+                timeout,
+                on_status,
+            )
         )
 
     def list_backtest_parameters(self) -> list[BacktestParameter]:
@@ -1657,6 +1711,57 @@ class AsyncChapClient(AsyncDriver):
         seconds, naming a baseline still pending."""
         return await self._drive(
             self._resources.specifications.wait_for_baselines(specification_id, timeout, on_pending)
+        )
+
+    async def tune(
+        self,
+        template: int | str,
+        dataset_id: int | str,
+        grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]] | None = None,
+        n_periods: int | None = None,
+        n_splits: int | None = None,
+        stride: int | None = None,
+        n_retrain: int | None = None,
+        baselines: Sequence[str] = BASELINES,
+        baseline: str = REFERENCE,
+        name: str | None = None,
+        points: int = 3,
+        metric: str = "wis",
+        n_bootstrap: int = 1000,
+        level: float = 0.9,
+        timeout: float | None = None,
+        on_status: Callable[[str], object] | None = None,
+    ) -> Tuning:
+        """Tune a model template on a dataset: one configured model per configuration of
+        ``grid`` (a dict of option lists, a list of configurations, or None for the
+        configurations the template's option schema allows; ``points`` values of a bounded
+        number), each checked against that schema before anything is created and named by its
+        options (``<template>:n_lags=2``), so a rerun reuses it: the same name with the same
+        options is the stored model, with other options a ``ConflictError``. The configured
+        models and ``baselines`` (configured-model names) run as one batch (``run_backtests``,
+        named ``name``, default ``tune <template>``; ``timeout`` and ``on_status`` as there),
+        and their evaluation frames make the ``chaplab.tuning.Tuning`` that ``chaplab.tune``
+        answers: ranked by the relative ``metric`` against ``baseline`` with ``level``
+        bootstrap intervals, the best configuration named."""
+        return await self._drive(
+            self._resources.tunings.tune(
+                template,
+                dataset_id,
+                grid,
+                n_periods,
+                n_splits,
+                stride,
+                n_retrain,
+                baselines,
+                baseline,
+                name,
+                points,
+                metric,
+                n_bootstrap,
+                level,
+                timeout,
+                on_status,
+            )
         )
 
     async def list_backtest_parameters(self) -> list[BacktestParameter]:

@@ -171,7 +171,7 @@ def _import_block(imports: set[Import]) -> str:
     runtime = _sorted_import_lines([item for item in imports if not item.type_checking], "")
     checking = _sorted_import_lines([item for item in imports if item.type_checking], "    ")
     if checking:
-        return runtime + "if TYPE_CHECKING:\n" + checking.replace("\n\n", "\n")
+        return runtime + "if TYPE_CHECKING:\n" + checking.rstrip("\n") + "\n"
     return runtime
 
 

@@ -31,6 +31,7 @@ from chaplab.client._specifications import Specifications
 from chaplab.client._steps import Operation, RetryPolicy
 from chaplab.client._system import System
 from chaplab.client._thresholds import ThresholdsResource
+from chaplab.client._tuning import Tunings
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Resources:
     model_catalog: ModelCatalog
     evaluations: Evaluations
     specifications: Specifications
+    tunings: Tunings
     backtest_form: BacktestForm
     predictions: Predictions
     prediction_setups: PredictionSetups
@@ -60,13 +62,16 @@ class Resources:
         names = OrgUnitNames(builder, retry, routes)
         evaluations = Evaluations(builder, retry, routes, names)
         predictions = Predictions(builder, retry, routes, names)
+        catalog = ModelCatalog(builder, retry, routes)
+        specifications = Specifications(builder, retry, routes)
         return cls(
             system=System(builder, retry, routes),
             datasets=Datasets(builder, retry, routes),
             dataset_deletion=DatasetDeletions(builder, retry, routes, evaluations, predictions),
-            model_catalog=ModelCatalog(builder, retry, routes),
+            model_catalog=catalog,
             evaluations=evaluations,
-            specifications=Specifications(builder, retry, routes),
+            specifications=specifications,
+            tunings=Tunings(builder, retry, routes, catalog, specifications, evaluations),
             backtest_form=BacktestForm(builder, retry, routes),
             predictions=predictions,
             prediction_setups=PredictionSetups(builder, retry, routes),
