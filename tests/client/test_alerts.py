@@ -166,6 +166,20 @@ def test_an_approved_alert_cannot_be_deleted(call: Callable[..., Any]) -> None:
             ),
             "levels",
         ),
+        (
+            "create_alert_policy",
+            (
+                "p",
+                [
+                    {
+                        "name": "x",
+                        "threshold_params": {"type": "percentile", "baseline_year": 3},
+                        "exceedance_threshold": 0.5,
+                    }
+                ],
+            ),
+            r"levels\[0\].threshold_params: the 'percentile' strategy takes no 'baseline_year'",
+        ),
         ("create_alert", (1, "", "OU_North", "202301"), "level must be a non-empty string"),
         ("create_alerts", ([],), "alerts must hold at least one alert"),
         ("create_alerts", ([{"level": "x"}],), "alerts: .* is not an alert"),

@@ -135,6 +135,10 @@ def test_the_strategies_are_listed(call: Callable[..., Any]) -> None:
         ((7, ["202301"], {"type": "median"}), "params is not a threshold strategy"),
         ((7, ["202301"], {"quantile": 0.5}), "params is not a threshold strategy"),
         ((7, ["202301"], 2.0), "params must be SeasonalParams"),
+        (
+            (7, ["202301"], {"type": "percentile", "baselineYear": 3}),
+            "the 'percentile' strategy takes no 'baselineYear' .only quantile, baseline_years.",
+        ),
         ((7, ["202301"], None, [""]), "org_units must be org unit id strings"),
     ],
 )
@@ -154,4 +158,25 @@ def test_a_server_without_thresholds_says_so_before_sending(call: Callable[..., 
     assert caught.value.operation == "compute_thresholds"
     with pytest.raises(UnsupportedRouteError):  # a dataset's name is not looked up either
         call(mock.handler, "compute_thresholds", "demo", ["202301"])
+    assert mock.seen == []
+
+
+@pytest.mark.parametrize(
+    ("params", "meant"),
+    [
+        ({"type": "seasonal", "lines": [1.0]}, "std_multiplier=[1.0]"),
+        (SeasonalParams(lines=[1.0, 3.0]), "std_multiplier=[1.0, 3.0]"),
+        ({"type": "percentile", "lines": 0.9}, "quantile=0.9"),
+    ],
+)
+def test_lines_are_asked_for_by_the_strategy_s_line_parameter(
+    call: Callable[..., Any], params: Any, meant: str
+) -> None:
+    """An answer's ``lines`` echo the line parameter; asked for as ``lines``, chap-core 2.5.1
+    ignores them and draws its default line (2 standard deviations): refused, naming the
+    parameter that asks for them."""
+    mock = ChapCoreMock({})
+    with pytest.raises(ValueError, match="takes no 'lines'") as refused:
+        call(mock.handler, "compute_thresholds", 7, ["202301"], params)
+    assert meant in str(refused.value) and "chap-core 2.5.1 ignores" in str(refused.value)
     assert mock.seen == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pandas as pd
 import pytest
 
@@ -14,6 +15,7 @@ from chaplab import ChapClient
 from chaplab.client import (
     AlertLevel,
     AlertPolicy,
+    ArgumentError,
     ConflictError,
     Dataset,
     NewAlert,
@@ -62,6 +64,21 @@ def test_percentile_thresholds_for_one_org_unit(
     [entry] = thresholds.entries
     assert entry.location == "OU_North"
     assert entry.values == [pytest.approx(january_cases(dataset_table, "OU_North").quantile(0.75))]
+
+
+def test_lines_asked_for_as_lines_are_ignored_by_chap_core_and_refused_by_the_client(
+    peer_client: ChapClient, peer_http: httpx.Client, peer_dataset: Dataset
+) -> None:
+    """chap-core 2.5.1 ignores a parameter its strategy lacks: ``lines`` (the answer's echo of
+    the line parameter) gets the default line, 2 standard deviations. The client refuses it."""
+    params = {"type": "seasonal", "lines": [1.0]}
+    body = {"datasetId": peer_dataset.id, "periodIds": ["2023-01"], "params": params}
+    answer = peer_http.post("/v1/analytics/thresholds", json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["params"] == {"type": "seasonal", "stdMultiplier": 2.0}
+    assert answer.json()["lines"] == [2.0]
+    with pytest.raises(ArgumentError, match=r"std_multiplier=\[1.0\]"):
+        peer_client.compute_thresholds(peer_dataset.id, ["2023-01"], params)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from chaplab.client._capabilities import Route
 from chaplab.client._errors import ArgumentError, ArgumentTypeError
 from chaplab.client._plumbing import Resource, require_id, require_name
 from chaplab.client._steps import Operation
-from chaplab.client._thresholds import ThresholdParams
+from chaplab.client._thresholds import ThresholdParams, known_parameters
 from chaplab.client._wire import CreatedId, NullableList, UtcDatetime, WireModel
 
 Approval = Literal["pending", "approved", "declined"]
@@ -244,11 +244,12 @@ def _levels(levels: Sequence[AlertLevel | Mapping[str, Any]]) -> list[dict[str, 
             f"levels must be a non-empty list of AlertLevel or dicts, got {levels!r}"
         )
     checked: list[dict[str, Any]] = []
-    for level in levels:
+    for index, level in enumerate(levels):
         try:
             model = level if isinstance(level, AlertLevel) else AlertLevel.model_validate(level)
         except ValidationError as error:
             raise ArgumentError(f"levels: {level!r} is not an alert level: {error}") from None
+        known_parameters(f"levels[{index}].threshold_params", model.threshold_params)
         checked.append(model.to_wire())
     return checked
 

@@ -5,7 +5,7 @@ or a seasonal percentile)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError
 
@@ -34,6 +34,7 @@ class SeasonalParams(WireModel):
 
     type: Literal["seasonal"] = "seasonal"
     std_multiplier: float | list[float] = 2.0
+    line_parameter: ClassVar[str] = "std_multiplier"
 
 
 class PercentileParams(WireModel):
@@ -43,6 +44,7 @@ class PercentileParams(WireModel):
     type: Literal["percentile"] = "percentile"
     quantile: float | list[float] = 0.75
     baseline_years: int | None = 5
+    line_parameter: ClassVar[str] = "quantile"
 
 
 ThresholdParams = Annotated[SeasonalParams | PercentileParams, Field(discriminator="type")]
@@ -165,13 +167,33 @@ def threshold_params(
     if params is None:
         return SeasonalParams()
     if isinstance(params, (SeasonalParams, PercentileParams)):
-        return params
+        return known_parameters(field, params)
     if not isinstance(params, Mapping):
         raise ArgumentTypeError(
             f"{field} must be SeasonalParams, PercentileParams or a dict with 'type', "
             f"got {type(params).__name__}"
         )
     try:
-        return _PARAMS.validate_python(dict(params))
+        return known_parameters(field, _PARAMS.validate_python(dict(params)))
     except ValidationError as error:
         raise ArgumentError(f"{field} is not a threshold strategy's parameters: {error}") from None
+
+
+def known_parameters(
+    field: str, params: SeasonalParams | PercentileParams
+) -> SeasonalParams | PercentileParams:
+    """``params`` if it holds only parameters of its strategy. chap-core 2.5.1 ignores any
+    other (``{"type": "seasonal", "lines": [1.0]}`` is answered with its default line, 2
+    standard deviations), so one is refused, with the line parameter it probably stands for:
+    an answer's ``lines`` echo the strategy's line parameter, they are not one."""
+    extra = params.model_extra or {}
+    if not extra:
+        return params
+    taken = ", ".join(name for name in type(params).model_fields if name != "type")
+    hint = (
+        f"; ask for lines as {params.line_parameter}={extra['lines']!r}" if "lines" in extra else ""
+    )
+    raise ArgumentError(
+        f"{field}: the {params.type!r} strategy takes no {', '.join(map(repr, sorted(extra)))} "
+        f"(only {taken}), which chap-core 2.5.1 ignores, computing its defaults instead{hint}"
+    )
