@@ -20,7 +20,7 @@ from chaplab.client import (
 )
 
 from .chap_core_mock import ChapCoreMock, without
-from .fake_service import DISCOVERY, FakeService, last_body
+from .fake_service import DISCOVERY, MODEL_SPEC, FakeService, last_body
 
 
 def test_model_templates_and_models(client: Any, fake: FakeService) -> None:
@@ -287,3 +287,15 @@ def test_an_archived_model_keeps_its_name(client: Any, fake: FakeService) -> Non
         client.create_configured_model("weekly", 1, {"n_lags": 4})
     again = client.create_configured_model("weekly", 1, {"n_lags": 3})
     assert (again.id, again.archived) == (5, False)  # brought back
+
+
+def test_a_model_whose_model_service_is_not_registered_is_marked(
+    client: Any, fake: FakeService
+) -> None:
+    service = {"usesChapkit": True, "modelTemplateId": 1}
+    fake.configured_models += [
+        {**MODEL_SPEC, **service, "id": 6, "name": "scaled:gone", "healthStatus": None},
+        {**MODEL_SPEC, **service, "id": 7, "name": "scaled:here", "healthStatus": "live"},
+    ]
+    marked = {model.name: model.service_missing for model in client.list_configured_models()}
+    assert marked == {"naive_model:weekly": False, "scaled:gone": True, "scaled:here": False}

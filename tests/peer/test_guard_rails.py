@@ -8,6 +8,8 @@ chap-core keeps none of these rules itself; the client keeps them there (docs/cl
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,9 @@ import pytest
 
 from chaplab import ChapClient
 from chaplab.client import ConflictError, OrphanedRecordError
+from panels import loaded_panel
 
+from .chapkit_services import scaled_mean
 from .peer_data import observation_table, org_unit_geojson
 from .peer_requests import wait_for_pending_jobs
 
@@ -153,6 +157,40 @@ def test_a_dataset_in_use_is_deleted_only_with_what_uses_it(
     if server == "chap-core":  # a dataset taking the id back ends that for the tests after this
         again = client.create_dataset("guard rails, after", wide_table(), org_unit_geojson())
         assert again.id == dataset.id
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("server", ["chap-core", "ours"])
+async def test_a_model_whose_service_stopped_is_marked_and_not_launched(
+    servers: dict[str, ChapClient], server: str, tmp_path: Path
+) -> None:
+    """A chapkit model service stops (and deregisters): its configured model is listed as
+    missing its service, in the client and the panel, whose launcher refuses it before
+    launch."""
+    client = servers[server]
+    service_id = f"guard-rails-{server}"
+    with scaled_mean(client.base_url, service_id, tmp_path / "service.log"):
+        template = client.register_template_from_service(service_id)
+        model = client.create_configured_model("stopping", template.id, {"scale": 2.0})
+        listed = {m.name: m for m in client.list_configured_models()}[model.name]
+        assert (listed.health_status, listed.service_missing) == ("live", False)
+    deadline = time.monotonic() + 60
+    while not {m.name: m for m in client.list_configured_models()}[model.name].service_missing:
+        assert time.monotonic() < deadline, "the stopped service is still listed as registered"
+        await asyncio.sleep(0.5)
+    async with loaded_panel(client.base_url) as panel:
+        [row] = [row for row in panel.models.rows if row["name"] == model.name]
+        assert row["service"] == "not registered"
+        panel.models.select(model.id)
+        assert panel.launcher.button.disabled
+        assert "runs on a model service that is not registered now" in (
+            panel.launcher.problem.value
+        )
 
 
 @pytest.mark.parametrize("server", ["chap-core", "ours"])

@@ -110,6 +110,17 @@ def test_a_services_template_is_stored_once_retired_and_shown_again(
     assert not chap.register_template_from_service(model.service_id).archived
 
 
+def test_a_model_whose_service_is_no_longer_registered_is_marked(
+    chap: ChapClient, stand_in: tuple[StandIn, str]
+) -> None:
+    model, _ = stand_in
+    name = configured(chap, model.service_id)
+    assert not {m.name: m for m in chap.list_configured_models()}[name].service_missing
+    chap.remove_model_runner(model.service_id)
+    gone = {m.name: m for m in chap.list_configured_models()}[name]
+    assert (gone.uses_chapkit, gone.health_status, gone.service_missing) == (True, None, True)
+
+
 def test_a_version_is_written_once_with_its_revision(
     chap: ChapClient, own_service: str, stand_in: tuple[StandIn, str]
 ) -> None:

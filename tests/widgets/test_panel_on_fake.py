@@ -51,7 +51,13 @@ async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: Make
         }
     ]
     assert panel.models.rows == [
-        {"id": 5, "name": "naive_model:weekly", "template": "naive_model", "options": "n_lags=3"}
+        {
+            "id": 5,
+            "name": "naive_model:weekly",
+            "template": "naive_model",
+            "options": "n_lags=3",
+            "service": None,
+        }
     ]
     assert [row["name"] for row in panel.results.table.rows] == ["bt_naive"]
     assert panel.datasets.selected == (1,) and panel.models.selected == (5,)
@@ -793,3 +799,31 @@ async def test_an_action_started_in_a_cell_shows_nothing_and_can_be_awaited(
         assert started.done()
     await panel.wait_idle()
     assert [row.name for row in panel.jobs.rows][-1].startswith("naive_model")
+
+
+async def test_a_model_whose_service_is_gone_is_marked_and_not_launched(
+    fake: FakeService, make_panel: MakePanel
+) -> None:
+    """A configured model a model service runs, whose service is not registered now (the
+    server says ``healthStatus`` null): the table says so, and the launcher refuses it before
+    launch, saying why."""
+    service = {"usesChapkit": True, "modelTemplateId": 1}
+    fake.configured_models += [
+        {**MODEL_SPEC, **service, "id": 6, "name": "scaled:gone", "healthStatus": None},
+        {**MODEL_SPEC, **service, "id": 7, "name": "scaled:here", "healthStatus": "live"},
+    ]
+    panel = await make_panel()
+    states = {row["name"]: row["service"] for row in panel.models.rows}
+    assert states == {
+        "naive_model:weekly": None,
+        "scaled:gone": "not registered",
+        "scaled:here": "registered",
+    }
+    panel.models.select(6)
+    assert panel.launcher.button.disabled
+    assert (
+        "scaled:gone runs on a model service that is not registered now: start the service "
+        "(it registers itself) and refresh, or choose another model"
+    ) in panel.launcher.problem.value
+    panel.models.select(7)
+    assert not panel.launcher.button.disabled

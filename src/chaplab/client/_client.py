@@ -258,7 +258,8 @@ class ChapClient(SyncDriver):
     def list_configured_models(self, include_archived: bool = False) -> list[ModelSpec]:
         """All configured models; archived ones (deleted, still readable by id) only with
         ``include_archived=True``. Some servers list them, some do not: the client leaves them
-        out unless asked."""
+        out unless asked. A model whose model service is not registered now is listed with
+        ``service_missing`` True (its ``health_status`` None), on both servers."""
         return self._drive(self._resources.model_catalog.list_configured_models(include_archived))
 
     def get_configured_model(self, model_id: int) -> ModelSpec:
@@ -1344,7 +1345,8 @@ class AsyncChapClient(AsyncDriver):
     async def list_configured_models(self, include_archived: bool = False) -> list[ModelSpec]:
         """All configured models; archived ones (deleted, still readable by id) only with
         ``include_archived=True``. Some servers list them, some do not: the client leaves them
-        out unless asked."""
+        out unless asked. A model whose model service is not registered now is listed with
+        ``service_missing`` True (its ``health_status`` None), on both servers."""
         return await self._drive(
             self._resources.model_catalog.list_configured_models(include_archived)
         )

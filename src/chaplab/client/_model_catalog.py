@@ -80,6 +80,10 @@ class ModelSpec(WireModel):
     servers' ``list_configured_models``); they are taken from a nested ``modelTemplate`` when
     given, as evaluations and leaderboards nest it. :meth:`template_in` finds the template
     where they are missing.
+
+    A model that a model service runs (``uses_chapkit``) says whether that service is
+    registered now (``health_status``: ``live``, ``revision_mismatch``, or None when it is
+    not); ``service_missing`` is True for one whose service is not, which cannot be evaluated.
     """
 
     id: int
@@ -97,6 +101,14 @@ class ModelSpec(WireModel):
     """How many periods it trains on before its first forecast, by period type (``month``,
     ``week``), as our service says: a backtest's splits fit after them. Empty from a server
     that does not say (chap-core 2.5.1), where one period is all that is known."""
+    uses_chapkit: bool | None = None
+    health_status: str | None = None
+
+    @property
+    def service_missing(self) -> bool:
+        """True for a model that a model service runs whose service is not registered now:
+        evaluating it or forecasting with it would fail."""
+        return bool(self.uses_chapkit) and self.health_status is None
 
     @model_validator(mode="before")
     @classmethod
@@ -292,7 +304,8 @@ class ModelCatalog(Resource):
     def list_configured_models(self, include_archived: bool = False) -> Operation[list[ModelSpec]]:
         """All configured models; archived ones (deleted, still readable by id) only with
         ``include_archived=True``. Some servers list them, some do not: the client leaves them
-        out unless asked."""
+        out unless asked. A model whose model service is not registered now is listed with
+        ``service_missing`` True (its ``health_status`` None), on both servers."""
         models = yield from self._get(list[ModelSpec], "/v1/crud/configured-models")
         return [model for model in models if include_archived or not model.archived]
 

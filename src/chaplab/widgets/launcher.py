@@ -10,6 +10,9 @@ periods the model trains on before its first forecast, which our service sends w
 service still refuses is shown once, beside the button, which stays disabled until one of the
 refused settings changes.
 
+A configured model whose model service is not registered now is refused before launch, saying
+so, since the service would fail the evaluation.
+
 The same goes for covariates: a model that declares covariates the dataset lacks is warned about
 (in amber, under the button) but not held back, because chap-core 2.5.1's ``naive_model``
 declares rainfall and mean temperature and runs without them; a service that refuses such a
@@ -150,6 +153,11 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
             found.append("select a dataset")
         if self.model is None:
             found.append("select a configured model")
+        elif getattr(self.model, "service_missing", False):
+            found.append(
+                f"{self.model.name} runs on a model service that is not registered now: start "
+                "the service (it registers itself) and refresh, or choose another model"
+            )
         name = self.name.value.strip()
         if not name:
             found.append("name: give the evaluation a name")

@@ -47,7 +47,13 @@ DATASET_COLUMNS = (
     Column("span", "from – to"),
     *columns("org_units", "created"),
 )
-MODEL_COLUMNS = (*columns("name", "id", "template"), Column("options", "options", "360px"))
+MODEL_COLUMNS = (
+    *columns("name", "id", "template"),
+    Column("options", "options", "360px"),
+    Column("service", "model service"),
+)
+SERVICE_STATES = {"live": "registered", "revision_mismatch": "another revision"}
+"""How the models table says a model service's ``health_status``."""
 
 
 def dataset_row(dataset: Any) -> dict[str, Any]:
@@ -65,13 +71,18 @@ def dataset_row(dataset: Any) -> dict[str, Any]:
 
 
 def model_row(model: Any, template_names: dict[int, str]) -> dict[str, Any]:
-    """The table row of a configured model: name, template and option values."""
+    """The table row of a configured model: name, template, option values, and for a model a
+    model service runs, whether that service is registered now."""
     options = ", ".join(f"{key}={value!r}" for key, value in model.user_option_values.items())
+    service = None
+    if model.uses_chapkit:
+        service = SERVICE_STATES.get(model.health_status or "", "not registered")
     return {
         "id": model.id,
         "name": model.name,
         "template": template_of(model, template_names),
         "options": options or "defaults",
+        "service": service,
     }
 
 
