@@ -1,7 +1,8 @@
 """Real engines for the backtests that ship their tasks: a process pool started by ``spawn`` (a
 fresh Python, as a notebook's pool on macOS or Windows, so nothing arrives by fork) and a Dask
 ``LocalCluster`` of two worker processes under nannies (a real scheduler and workers). Each is
-started once per session, when first asked for, and closed at its end."""
+started when a test of this folder first asks for it and closed when the folder's tests are done,
+so no worker outlives them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def process_pool() -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     with concurrent.futures.ProcessPoolExecutor(
         max_workers=2, mp_context=multiprocessing.get_context("spawn")
@@ -21,7 +22,7 @@ def process_pool() -> Iterator[concurrent.futures.ProcessPoolExecutor]:
         yield pool
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def dask_client() -> Iterator[Any]:
     """A client of a two-worker ``LocalCluster``; a task whose worker dies is run again once
     (``allowed-failures`` 1), a second death fails it with ``KilledWorker``."""

@@ -17,25 +17,7 @@ import chaplab
 from chaplab import BacktestError, backtest
 from chaplab.vocabulary import BacktestPlan
 
-from .models import predict_spread, samples_frame, train_last
-
-PERIODS = [f"2020{month:02d}" for month in range(1, 13)]
-LOCATIONS = ["B", "A", "C"]
-
-
-def monthly_data() -> pd.DataFrame:
-    """Three locations over twelve months, wire-spelt periods, one covariate."""
-    rows = [
-        {
-            "time_period": f"{period[:4]}-{period[4:]}",
-            "location": location,
-            "disease_cases": float(10 * index + month),
-            "rainfall": float(month),
-        }
-        for index, location in enumerate(LOCATIONS)
-        for month, period in enumerate(PERIODS)
-    ]
-    return pd.DataFrame(rows)
+from .models import LOCATIONS, PERIODS, monthly_data, predict_spread, samples_frame, train_last
 
 
 def run(train: Any = train_last, predict: Any = predict_spread, **settings: Any) -> pd.DataFrame:

@@ -21,43 +21,9 @@ from chaplab import BacktestError
 from chaplab.backtesting import BacktestWarning
 from chaplab.errors import FULL_TRACEBACK_HINT
 
-from .test_backtest import monthly_data
+from .models import MODEL_CELL, cell_model, monthly_data
 
-# A model as a notebook defines it: in a cell, so that only its value can reach another process.
-MODEL_CELL = """\
-import os, signal
-import numpy as np
-import pandas as pd
-
-
-def train(config, data, geo):
-    return data.groupby("location")["disease_cases"].mean() * (config or {}).get("scale", 1)
-
-
-def predict(config, model, historic, future, geo, *, rng, n_samples=100):
-    config = config or {}
-    split = str(future["time_period"].min())
-    if split in config.get("fail_at", ()):
-        raise KeyError("rainfall")
-    if split in config.get("kill_at", ()):
-        marker = config.get("once")
-        if marker is None or not os.path.exists(marker):
-            if marker is not None:
-                open(marker, "w").close()
-            os.kill(os.getpid(), signal.SIGKILL)
-    mean = future["location"].map(model).to_numpy()
-    draws = rng.poisson(np.maximum(mean, 0)[:, None], (len(future), n_samples))
-    columns = [f"sample_{i}" for i in range(n_samples)]
-    return pd.concat([future, pd.DataFrame(draws, index=future.index, columns=columns)], axis=1)
-"""
 SETTINGS = {"n_splits": 3, "n_periods": 2, "stride": 2, "n_samples": 20, "progress": False}
-
-
-def cell_model() -> tuple[Any, Any]:
-    """``train`` and ``predict`` defined in a notebook cell (IPython's ``__main__``)."""
-    shell = InteractiveShell.instance()
-    assert shell.run_cell(MODEL_CELL).success
-    return shell.user_ns["train"], shell.user_ns["predict"]
 
 
 def run(executor: Any = None, **settings: Any) -> pd.DataFrame:

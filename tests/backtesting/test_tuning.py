@@ -26,8 +26,7 @@ from chaplab.schema import (
 )
 from chaplab.tuning import configuration_name, grid_configurations
 
-from .test_backtest import monthly_data
-from .test_executors import cell_model
+from .models import cell_model, monthly_data
 
 matplotlib.use("Agg")
 
