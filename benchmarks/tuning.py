@@ -145,11 +145,9 @@ def model_compute(frame: pd.DataFrame) -> float:
     periods = sorted(frame["time_period"].unique())
     windows = BacktestPlan(n_periods=PERIODS, n_splits=SPLITS).split_windows(periods)
     inputs = []
-    for window in windows:
-        seen = frame["time_period"] < window.split_period[:4] + "-" + window.split_period[4:]
-        ahead = frame["time_period"].isin(
-            [f"{period[:4]}-{period[4:]}" for period in window.forecast_periods]
-        )
+    for window in windows:  # periods spelt as the data spells them ("2015-07")
+        seen = frame["time_period"] < window.split_period
+        ahead = frame["time_period"].isin(window.forecast_periods)
         future = frame[ahead].drop(columns="disease_cases").reset_index(drop=True)
         inputs.append((frame[seen].reset_index(drop=True), future))
     rng = np.random.default_rng(1)
