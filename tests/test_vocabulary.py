@@ -12,6 +12,7 @@ from chaplab.vocabulary import (
     iso_weeks_in_year,
     next_period,
     period_range,
+    period_start,
     period_type_of,
     periods_after,
     previous_period,
@@ -52,6 +53,12 @@ def test_iso_weeks_follow_53_week_years() -> None:
     assert previous_period("2021W01") == "2020W53"
     assert periods_after("2019W51", 3) == ["2019W52", "2020W01", "2020W02"]
     assert len(period_range("2020W01", "2021W52")) == 105
+
+
+def test_a_period_starts_on_its_first_day() -> None:
+    assert period_start("2021-02").isoformat() == "2021-02-01"
+    assert period_start("2021W01").isoformat() == "2021-01-04"  # the Monday of ISO week 1
+    assert period_start("2020W53").isoformat() == "2020-12-28"
 
 
 def test_season_positions() -> None:

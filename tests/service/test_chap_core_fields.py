@@ -16,6 +16,7 @@ import pytest
 from wire_fields import (
     Lack,
     deliberate_differences,
+    free_form_paths,
     lacks,
     path_shape,
     schema_fields,
@@ -82,4 +83,34 @@ def test_every_deliberate_difference_is_one_still(ours: dict[str, Any]) -> None:
     ]
     assert not stale, "deliberate differences that are none (any more):\n" + "\n".join(
         f"{difference.method} {difference.path} {difference.field}" for difference in stale
+    )
+
+
+def json_body_schema(operation: dict[str, Any]) -> dict[str, Any] | None:
+    content = operation.get("requestBody", {}).get("content", {})
+    schema = content.get("application/json", {}).get("schema")
+    return schema if schema else None
+
+
+def test_every_request_field_chap_core_takes_ours_takes(ours: dict[str, Any]) -> None:
+    """A request written for chap-core 2.5.1 is not refused as naming a field we do not know:
+    our request body of each route both serve declares every field of 2.5.1's."""
+    theirs = chap_core_openapi()
+    our_paths = {path_shape(path): operations for path, operations in ours["paths"].items()}
+    problems = []
+    for path, operations in theirs["paths"].items():
+        for method, operation in operations.items():
+            our_operation = our_paths.get(path_shape(path), {}).get(method)
+            schema = json_body_schema(operation)
+            if our_operation is None or schema is None:
+                continue
+            our_schema = json_body_schema(our_operation) or {}
+            our_fields = schema_fields(ours, our_schema)
+            free = free_form_paths(our_fields, ours, our_schema)  # they take any field
+            for lack in lacks(schema_fields(theirs, schema), our_fields):
+                inside_free = any(lack.path.startswith((f"{p}.", f"{p}[]")) for p in free)
+                if lack.ours is None and not inside_free:
+                    problems.append(f"{method.upper()} {path}: {lack}")
+    assert not problems, "request fields chap-core 2.5.1 takes and ours does not:\n" + "\n".join(
+        problems
     )

@@ -158,7 +158,8 @@ def test_creating_a_setup_refuses_bad_input_and_stores_nothing(
     for body, status, field in [
         ({"backtestId": 999999, "name": "x"}, 404, "backtestId"),
         ({"backtestId": evaluation.id}, 422, "name"),
-        ({"backtestId": "1", "name": "x"}, 422, "backtestId"),
+        ({"backtestId": "one", "name": "x"}, 422, "backtestId"),
+        ({"backtestId": evaluation.id, "nme": "x"}, 422, "did you mean 'name'"),
         (
             {"backtestId": evaluation.id, "name": "x", "scheduleEnabled": True},
             422,

@@ -3,7 +3,8 @@ records: whether a dataset was stored as one or came with an evaluation's or a p
 data (``createdManually``), the template version an evaluation ran (``modelTemplateVersion``),
 the prediction setup made from an evaluation and the one whose run made a prediction
 (``predictionSetupId``), and a prediction's configured model and dataset. A database of schema
-version 8 gains them: its datasets are told apart by the rows and requests that made them."""
+version 8 gains them: its datasets are told apart by the rows and requests that made them (and
+its predictions an empty ``metaData``)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ def test_records_say_where_they_come_from(
     with engine.begin() as connection:  # what a version-8 chaplab stored
         connection.exec_driver_sql("ALTER TABLE datasets DROP COLUMN created_manually")
         connection.exec_driver_sql("ALTER TABLE evaluations DROP COLUMN model_template_version")
+        connection.exec_driver_sql("ALTER TABLE predictions DROP COLUMN meta_data")
         connection.exec_driver_sql("UPDATE schema_version SET version = 8")
     with BackgroundServer(create_app(database, seed_demo=False, workers=1), "127.0.0.1") as server:
         migrated = {
@@ -78,6 +80,7 @@ def test_records_say_where_they_come_from(
         assert (
             read(server.url, f"/v1/crud/backtests/{evaluation.id}")["modelTemplateVersion"] is None
         )
+        assert read(server.url, f"/v1/crud/predictions/{run.result_id}")["metaData"] == {}
     with engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version FROM schema_version").all() == [
             (SCHEMA_VERSION,)

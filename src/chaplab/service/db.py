@@ -56,7 +56,7 @@ from chaplab.service.tables import (
 )
 from chaplab.vocabulary import BacktestPlan, JobType
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -384,6 +384,12 @@ def _say_where_datasets_and_evaluations_come_from(session: Session) -> None:
         )
 
 
+def _keep_metadata_with_predictions(session: Session) -> None:
+    """Version 9 -> 10: a prediction keeps the metadata its request sent
+    (``predictions.meta_data``, chap-core 2.5.1's ``metaData``); the stored ones had none."""
+    _add_column(session, "predictions", "meta_data", "JSON DEFAULT '{}' NOT NULL")
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
@@ -394,6 +400,7 @@ MIGRATIONS: dict[int, Callable[[Session], None]] = {
     6: _file_evaluations_under_their_specifications,
     7: _never_reuse_ids,
     8: _say_where_datasets_and_evaluations_come_from,
+    9: _keep_metadata_with_predictions,
 }
 
 

@@ -73,9 +73,11 @@ def queue_prediction_job(
     n_periods: int,
     dataset: dict[str, Any],
     prediction_setup_id: int | None = None,
+    meta_data: dict[str, Any] | None = None,
 ) -> JobRow:
     """Add a job that forecasts ``n_periods`` after ``dataset`` (a dataset's payload form,
-    ``DatasetContent.to_payload``), as a run of the prediction setup when one is given."""
+    ``DatasetContent.to_payload``), as a run of the prediction setup when one is given; the
+    prediction keeps ``meta_data``."""
     bundle = session.get_one(ConfiguredModelWithDataSourceRow, configured_model_with_data_source_id)
     return create_job(
         session,
@@ -87,6 +89,7 @@ def queue_prediction_job(
             "n_periods": n_periods,
             "dataset": dataset,
             "prediction_setup_id": prediction_setup_id,
+            "meta_data": meta_data or {},
             **lane_of_model(session, bundle.configured_model_id),
         },
     )

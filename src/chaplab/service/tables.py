@@ -259,7 +259,8 @@ class EvaluationRow(PublicId, Base):
 
 
 class PredictionRow(PublicId, Base):
-    """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``."""
+    """A forward forecast: sorted float32 samples, shape ``(n_org_units, n_periods, n_samples)``,
+    and the metadata its request sent (``metaData``, chap-core 2.5.1's free-form map)."""
 
     __tablename__ = "predictions"
     name: Mapped[str] = mapped_column(String(200))
@@ -273,6 +274,7 @@ class PredictionRow(PublicId, Base):
     n_periods: Mapped[int]
     n_samples: Mapped[int]
     samples: Mapped[bytes]
+    meta_data: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
 
 
 ACTIVE_STATUSES = (PENDING, STARTED)

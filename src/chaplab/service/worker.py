@@ -181,6 +181,7 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
             n_periods=n_periods,
             n_samples=samples.shape[-1],
             samples=samples_to_bytes(samples),
+            meta_data=payload.get("meta_data", {}),
         )
         session.add(row)
         session.flush()

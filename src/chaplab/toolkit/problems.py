@@ -19,6 +19,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chaplab.toolkit.field_hints import hinted
+
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:service:error:"
 
@@ -199,10 +201,17 @@ async def _handle_http_exception(request: Request, exc: Exception) -> JSONRespon
 
 async def _handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = validation_errors(exc.errors())
+    errors = validation_errors(hinted(exc.errors(), _body_model(request)))
     return problem_response(
         422, instance=request.url.path, detail=validation_detail(errors), errors=errors
     )
+
+
+def _body_model(request: Request) -> Any:
+    """The type the request's route reads its body as (None for a route without a body)."""
+    body_field = getattr(request.scope.get("route"), "body_field", None)
+    field_info = getattr(body_field, "field_info", None)
+    return getattr(field_info, "annotation", None)
 
 
 def install_problem_handlers(app: FastAPI) -> None:

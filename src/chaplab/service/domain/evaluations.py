@@ -50,7 +50,7 @@ from chaplab.service.tables import (
     EvaluationRow,
     JobRow,
 )
-from chaplab.service.validation import check_backtest_fits
+from chaplab.service.validation import check_backtest_fits, check_nothing_to_fetch
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.datasets import RejectedOrgUnit
 from chaplab.service.wire.evaluations import (
@@ -215,6 +215,7 @@ def import_and_queue(
     evaluation queued."""
     model = configured_model_by_name(session, request.model_id)
     template = template_spec(model.template)
+    check_nothing_to_fetch(request.data_to_be_fetched)
     panel = panel_from_observations(request.provided_data, "providedData")
     rejected = rejected_org_units(template, model, panel, request.geojson)
     imported = [unit for unit in panel.org_units if unit not in rejected]

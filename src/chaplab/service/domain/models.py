@@ -245,13 +245,10 @@ def configured_model(session: Session, model_id: int) -> ConfiguredModelDetail:
 
 
 def configured_model_by_name(session: Session, model_id: str | int) -> ConfiguredModelRow:
-    """The configured model named ``model_id`` (the ``modelId`` of a request); an integer id is
-    refused with a hint."""
+    """The configured model named ``model_id`` (the ``modelId`` of a request), or with that id
+    when it is an integer (as chap-core 2.5.1's ``create-backtest`` takes it too)."""
     if isinstance(model_id, int):
-        raise FieldProblem(
-            "modelId",
-            f"expects a configured-model NAME (such as 'naive_model'), not the integer {model_id}",
-        )
+        return get_or_404(session, ConfiguredModelRow, model_id, "configured model", "modelId")
     row = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == model_id))
     if row is None:
         if model_id.isdigit():

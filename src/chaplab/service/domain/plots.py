@@ -197,7 +197,7 @@ def _period_ticks(ax: Any, periods: list[str]) -> None:
 
 def backtest_plot(session: Session, name: str, backtest_id: int) -> bytes:
     """The evaluation chart ``name`` of evaluation ``backtest_id`` as PNG bytes."""
-    chart = _known("backtest plot", name, BACKTEST_PLOTS)
+    chart = known_name("backtest plot", name, BACKTEST_PLOTS)
     row = get_evaluation(session, backtest_id)
     actuals = actual_cases(session, backtest_id).model_dump(by_alias=True)
     return _png(lambda: chart(row, actuals))
@@ -205,7 +205,7 @@ def backtest_plot(session: Session, name: str, backtest_id: int) -> bytes:
 
 def dataset_plot(session: Session, name: str, dataset_id: int) -> bytes:
     """The dataset chart ``name`` of dataset ``dataset_id`` as PNG bytes."""
-    chart = _known("dataset plot", name, DATASET_PLOTS)
+    chart = known_name("dataset plot", name, DATASET_PLOTS)
     row = get_or_404(session, DatasetRow, dataset_id, "dataset")
     return _png(lambda: chart(row))
 
@@ -231,13 +231,13 @@ def metric_plot_catalog(session: Session, backtest_id: int) -> MetricPlotCatalog
 
 def metric_plot(session: Session, name: str, backtest_id: int, metric_id: str) -> bytes:
     """The metric chart ``name`` of ``metric_id`` for evaluation ``backtest_id`` as PNG bytes."""
-    chart = _known("metric plot", name, METRIC_PLOTS)
-    _known("metric", metric_id, dict.fromkeys(METRICS), "metric_id")
+    chart = known_name("metric plot", name, METRIC_PLOTS)
+    known_name("metric", metric_id, dict.fromkeys(METRICS), "metric_id")
     row = get_evaluation(session, backtest_id)
     return _png(lambda: chart(row, metric_id))
 
 
-def _known(
+def known_name(
     kind: str, name: str, known: Mapping[str, Chart], field: str = "visualization_name"
 ) -> Chart:
     """The entry of ``known`` named ``name``; 404 listing the known names otherwise."""

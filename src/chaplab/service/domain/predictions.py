@@ -75,7 +75,6 @@ def prediction_read(session: Session, row: PredictionRow) -> PredictionRead:
         row,
         model_id=bundle.configured_model.name,
         prediction_setup_id=setup_id,
-        meta_data={},
         configured_model=configured_model_db(bundle.configured_model),
         dataset=dataset_read(session.get_one(DatasetRow, row.dataset_id)),
     )
@@ -154,6 +153,7 @@ def queue_prediction(
         request.n_periods,
         content.to_payload(),
         prediction_setup_id,
+        request.meta_data,
     )
     session.commit()
     return job
@@ -171,6 +171,7 @@ def queue_prediction_by_model_name(session: Session, request: LegacyPredictionRe
         panel,
         request.data_sources,
         data_to_be_fetched=request.data_to_be_fetched,
+        meta_data=request.meta_data,
     )
 
 
@@ -183,6 +184,7 @@ def queue_prediction_with_model(
     *,
     data_to_be_fetched: list[dict[str, Any]] | None = None,
     prediction_setup_id: int | None = None,
+    meta_data: dict[str, Any] | None = None,
 ) -> JobRow:
     """Bundle ``model`` with the org units of ``panel`` (the observations sent) and
     ``data_sources``, then queue the forecast as :func:`queue_prediction` does: the one path of
@@ -199,6 +201,7 @@ def queue_prediction_with_model(
         data_to_be_fetched=data_to_be_fetched or [],
         configured_model_with_data_source_id=bundle.id,
         n_periods=observations.n_periods,
+        meta_data=meta_data or {},
     )
     return queue_prediction(session, submitted, prediction_setup_id=prediction_setup_id)
 

@@ -129,7 +129,7 @@ def queue_filed_backtest(
     specification is read or a batch runs on it, so a single evaluation adds no jobs nobody
     asked for."""
     specification = resolve_specification(
-        session, dataset, request.plan, request.future_weather_provider
+        session, dataset, request.plan, request.future_weather_provider, request.target_column
     )
     job = _queue_run(session, specification, model, request.name)
     session.commit()

@@ -1,4 +1,5 @@
-"""Server-drawn plots (``/v1/visualization``): PNG charts of evaluations, datasets and metrics.
+"""Server-drawn plots (``/v1/visualization``): PNG charts of evaluations, datasets and metrics,
+and the evaluation charts one facet at a time as Vega specs (chap-core 2.5.1's facet routes).
 
 Sync routes, so FastAPI renders in its thread pool, off the event loop. An unknown chart or
 metric name gets 404 listing the known ones. The metrics behind the metric charts are an
@@ -7,13 +8,14 @@ evaluation's (``GET /v1/visualization/metrics/{id}``, in :mod:`.evaluations`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Body, Response
+from fastapi.responses import JSONResponse
 
-from chaplab.service.domain import plots
+from chaplab.service.domain import facets, plots
 from chaplab.service.routes.dependencies import DB
-from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
+from chaplab.service.wire.plots import FacetSpec, MetricPlotCatalog, PlotType
 
 router = APIRouter(prefix="/v1/visualization", tags=["plots"])
 PNG: dict[int | str, dict[str, Any]] = {
@@ -35,6 +37,36 @@ def backtest_plot_types() -> list[PlotType]:
 )
 def backtest_plot(visualization_name: str, backtest_id: int, session: DB) -> Response:
     return png(plots.backtest_plot(session, visualization_name, backtest_id))
+
+
+@router.get("/backtest-plots/{visualization_name}/{backtest_id}/facet-coords")
+def backtest_plot_facets(
+    visualization_name: str, backtest_id: int, session: DB
+) -> dict[str, list[str]]:
+    """Each facet dimension of the evaluation chart and its values (``split_period``,
+    ``location``), as chap-core 2.5.1 answers them."""
+    return facets.facet_coordinates(session, visualization_name, backtest_id)
+
+
+@router.post("/backtest-plots/{visualization_name}/{backtest_id}/subplot")
+def backtest_subplot(
+    visualization_name: str,
+    backtest_id: int,
+    coordinates: Annotated[
+        dict[str, Any], Body(description="facet dimension -> value, from facet-coords")
+    ],
+    session: DB,
+) -> JSONResponse:
+    """One facet of the evaluation chart as a Vega spec: the rows at the coordinates given (a
+    dimension left out draws all its values together); 422 naming an unknown dimension or
+    value."""
+    return JSONResponse(facets.subplot(session, visualization_name, backtest_id, coordinates))
+
+
+@router.get("/backtest-plots/{visualization_name}/{backtest_id}/subplots")
+def backtest_subplots(visualization_name: str, backtest_id: int, session: DB) -> list[FacetSpec]:
+    """Every facet of the evaluation chart as ``{key, spec}``: its coordinates and Vega spec."""
+    return facets.subplots(session, visualization_name, backtest_id)
 
 
 @router.get("/dataset-plots/")

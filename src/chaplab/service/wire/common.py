@@ -8,7 +8,7 @@ descriptions and system information are snake_case. Every route declares a model
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -67,6 +67,42 @@ WeatherProviderId = Annotated[
 ]
 
 
+def forecasting_weather_provider(provider_id: str) -> str:
+    """A known provider that a forecast of the future can use (one reading no future data)."""
+    if WEATHER_PROVIDERS[known_weather_provider(provider_id)].leaks_future_data:
+        raise ValueError(
+            f"{provider_id!r} reads the forecast window's own observations and so cannot "
+            "forecast ahead; use a forecasting provider such as 'climatology'"
+        )
+    return provider_id
+
+
+ForecastWeatherProviderId = Annotated[
+    str,
+    AfterValidator(forecasting_weather_provider),
+    Field(
+        title="Future-weather provider",
+        description="where the covariates of the forecast window come from: one that reads no "
+        "future data (GET /v1/analytics/weather-providers)",
+    ),
+]
+
+
+TargetColumn = Annotated[
+    Literal["disease_cases"],
+    Field(title="Target column", description="the feature that is forecast"),
+]
+
+
+DatasetType = Annotated[
+    str,
+    Field(
+        pattern="^(evaluation|prediction)$",
+        description="what the dataset is for: evaluations or forward predictions",
+    ),
+]
+
+
 Horizon = Annotated[
     int,
     Field(gt=0, le=MAX_HORIZON, title=N_PERIODS.label, description=N_PERIODS.description),
@@ -86,11 +122,13 @@ class WireModel(BaseModel):
 
 
 class WireRequest(WireModel):
-    """A request body, validated strictly: a number where an id is wanted (never ``true`` or
-    ``"3"``), a string where a name is wanted. A value of the wrong type is a 422 naming the
-    field, not something quietly converted."""
+    """A request body: strict where it helps, lenient where chap-core 2.5.1 is. A field the
+    model does not declare is refused (422 naming it and the field it probably meant, so that
+    ``nPriods`` is not quietly ignored); each route's model declares every field 2.5.1's takes.
+    Values are converted as 2.5.1's pydantic models convert them (``"3"`` or ``3.0`` for a
+    count), so a request 2.5.1 accepts is accepted here too."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class SnakeModel(BaseModel):

@@ -11,10 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chaplab.service.wire.common import (
     BacktestPlanRequest,
+    DatasetType,
     DataSource,
     Horizon,
     Name,
     Observation,
+    TargetColumn,
     WireModel,
     WireRequest,
 )
@@ -64,11 +66,12 @@ class BacktestRead(BacktestFields):
 
 
 class CreateBacktestRequest(BacktestPlanRequest):
-    """``modelId`` is a configured-model NAME; an integer is refused with a readable 422."""
+    """``modelId`` is a configured model's NAME, or its integer id (as 2.5.1 takes it)."""
 
     name: Name
-    model_id: str | int
+    model_id: str | int = Field(description="the configured model's NAME, or its id")
     dataset_id: int
+    target_column: TargetColumn = "disease_cases"
 
 
 class CreateBacktestWithDataRequest(BacktestPlanRequest):
@@ -79,6 +82,12 @@ class CreateBacktestWithDataRequest(BacktestPlanRequest):
     provided_data: list[Observation] = Field(min_length=1)
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
+    data_to_be_fetched: list[dict[str, Any]] = Field(
+        [], description="data to fetch from outside: none, the service fetches nothing"
+    )
+    type: DatasetType | None = Field(
+        None, description="2.5.1's dataset type: the data of an evaluation is 'evaluation'"
+    )
 
 
 class DataImportReport(WireModel):

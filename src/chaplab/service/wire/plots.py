@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from chaplab.service.wire.common import WireModel
@@ -14,6 +16,14 @@ class PlotType(WireModel):
     id: str
     display_name: str
     description: str
+
+
+class FacetSpec(BaseModel):
+    """One facet of an evaluation chart (2.5.1's ``{key, spec}``): its coordinate value, or
+    its values in the chart's order of dimensions, and its Vega spec."""
+
+    key: str | list[str]
+    spec: dict[str, Any]
 
 
 class MetricPlotCatalog(BaseModel):

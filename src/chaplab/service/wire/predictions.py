@@ -8,8 +8,11 @@ from typing import Any
 
 from pydantic import Field
 
+from chaplab.service.forecasting.weather import CLIMATOLOGY
 from chaplab.service.wire.common import (
+    DatasetType,
     DataSource,
+    ForecastWeatherProviderId,
     Horizon,
     Name,
     Observation,
@@ -28,6 +31,9 @@ class PredictionRequest(WireRequest):
     data_to_be_fetched: list[dict[str, Any]] = []
     configured_model_with_data_source_id: int
     n_periods: Horizon = 3
+    meta_data: dict[str, Any] = Field(
+        default_factory=dict, description="kept with the prediction, as its metaData"
+    )
 
 
 class LegacyPredictionRequest(WireRequest):
@@ -40,6 +46,13 @@ class LegacyPredictionRequest(WireRequest):
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
     n_periods: Horizon = 3
+    future_weather_provider: ForecastWeatherProviderId = CLIMATOLOGY.id
+    meta_data: dict[str, Any] = Field(
+        default_factory=dict, description="kept with the prediction, as its metaData"
+    )
+    type: DatasetType | None = Field(
+        None, description="2.5.1's dataset type: the data of a forecast is 'prediction'"
+    )
 
 
 class PredictionRowCreate(WireRequest):
@@ -62,7 +75,7 @@ class PredictionInfo(WireModel):
     model_id: str
     n_periods: int
     meta_data: dict[str, Any] = Field(
-        description="2.5.1's free-form metadata of a forecast: empty, the service keeps none"
+        description="the metadata the forecast's request sent (2.5.1's free-form map)"
     )
     org_units: list[str]
     configured_model: ConfiguredModelDB | None
