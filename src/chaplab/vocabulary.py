@@ -65,17 +65,26 @@ def is_terminal_status(status: str) -> bool:
 
 
 class JobType(StrEnum):
-    """What a job of the embedded service does, as a job's ``type`` names it on the wire.
+    """What a job does, as a job's ``type`` names it on the wire: chap-core 2.5.1's names, by
+    which the DHIS2 Modeling App filters its job list.
 
-    The service's registry of job types: each has one payload builder and one kind of work in
-    the service, and one table its result row is stored in."""
+    The embedded service's registry of job types: each has one payload type and one kind of
+    work in the service, and one table its result row is stored in."""
 
     CREATE_BACKTEST = "create_backtest"
-    """Evaluate a configured model on a stored dataset; stores an evaluation."""
-    MAKE_PREDICTION = "make_prediction"
-    """Forecast after data sent inline; stores the data and a prediction."""
+    """Evaluate a configured model on a stored dataset (``create-backtest``, a batch's models);
+    stores an evaluation."""
+    CREATE_BACKTEST_FROM_DATA = "create_backtest_from_data"
+    """Evaluate a configured model on data sent with the request
+    (``create-backtest-with-data/``); stores an evaluation."""
+    RUN_BASELINE = "run_baseline"
+    """Evaluate a baseline the service queued on a backtest specification; stores an
+    evaluation."""
+    CREATE_PREDICTION = "create_prediction"
+    """Forecast after data sent inline (``make-prediction``, a prediction setup's run); stores
+    the data and a prediction."""
     CREATE_DATASET = "create_dataset"
-    """Store a validated dataset."""
+    """Store a validated dataset (``make-dataset``)."""
 
 
 # -- datasets --------------------------------------------------------------------------------

@@ -16,9 +16,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service import worker
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
-from chaplab.service.tables import JobLogRow, create_job
+from chaplab.service.job_types import queue_dataset_job
+from chaplab.service.tables import JobLogRow
 from chaplab.service.worker import JobLog
-from chaplab.vocabulary import JobType
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def factory(new_database_url: Callable[[str], str]) -> Iterator[sessionmaker[Ses
 @pytest.fixture
 def job_id(factory: sessionmaker[Session]) -> str:
     with transaction(factory) as session:
-        return create_job(session, JobType.CREATE_DATASET, "logged", {}).id
+        return queue_dataset_job(session, "logged", "evaluation", {}).id
 
 
 def stored_lines(factory: sessionmaker[Session], job_id: str) -> list[str]:

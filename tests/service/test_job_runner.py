@@ -26,7 +26,7 @@ from chaplab.service import create_app, job_runner
 from chaplab.service.db import make_engine, prepare_database, session_factory, transaction
 from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
-from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, create_job, utc_now
+from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, utc_now
 from chaplab.service.wire.common import Observation
 from chaplab.service.worker import SERVICE_GONE_EXIT_CODE, WORK, Write, exit_with_service, run_job
 from chaplab.toolkit import BackgroundServer
@@ -230,7 +230,7 @@ def queue_jobs(factory: sessionmaker[Session], count: int) -> list[str]:
     """``count`` PENDING jobs created one second apart; their ids, oldest first."""
     first = utc_now() - timedelta(seconds=count)
     with transaction(factory) as session:
-        queued = [create_job(session, JobType.CREATE_DATASET, f"job {n}", {}) for n in range(count)]
+        queued = [queue_dataset_job(session, f"job {n}", "evaluation", {}) for n in range(count)]
         for n, job in enumerate(queued):
             job.created = first + timedelta(seconds=n)
     return [job.id for job in queued]

@@ -160,7 +160,7 @@ def test_job_results_give_the_created_rows(
         full.model_dump()
         == client.get_evaluation_full(evaluated.evaluation.id, quantiles=[0.5]).model_dump()
     )
-    with pytest.raises(ConflictError, match="is a create_backtest job, not a make_prediction job"):
+    with pytest.raises(ConflictError, match="a create_backtest job, which creates no prediction"):
         client.job_prediction_result(job.id)
     with pytest.raises(NotFoundError):
         client.job_database_result("no-such-job")
@@ -176,7 +176,7 @@ def test_a_prediction_job_result_has_its_entries(client: ChapClient) -> None:
     assert full.dataset is not None and full.dataset.type == "prediction"
     assert len(full.forecasts) == 2 * 2 * 2
     assert client.job_database_result(done.id).result_type == "prediction"
-    with pytest.raises(ConflictError, match="not a create_backtest job"):
+    with pytest.raises(ConflictError, match="a create_prediction job, which creates no backtest"):
         client.job_evaluation_result(done.id)
     built = client.wait_for_job(client.make_dataset("job result data", frame).id, timeout=60)
     assert client.job_database_result(built.id).row["id"] == built.result_id

@@ -5,14 +5,16 @@ nothing stored."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from chaplab.client import ChapClient, Evaluation
-from chaplab.vocabulary import FAILURE, SUCCESS
+from chaplab.service import create_app
+from chaplab.toolkit import BackgroundServer
+from chaplab.vocabulary import FAILURE, PENDING, SUCCESS
 from wire_schemas import assert_matches_chap_core
 
 from .helpers import Evaluated, geojson_for, observations, small_frame
@@ -228,6 +230,8 @@ def test_deleting_a_setup_keeps_its_forecasts_and_deleting_the_evaluation_its_se
     prediction_id = _result(http, job["id"])
     assert checked(http, "DELETE", f"{SETUPS}/{setup_id}") == {"message": "deleted"}
     assert http.get(f"{SETUPS}/{setup_id}").status_code == 404
+    assert http.get(f"/v1/jobs/{job['id']}").status_code == 404  # its runs go, as on chap-core
+    assert http.get("/v1/jobs", params={"predictionSetupId": setup_id}).json() == []
     assert http.delete(f"{SETUPS}/{setup_id}").status_code == 404
     assert http.get(f"/v1/crud/predictions/{prediction_id}").status_code == 200
 
@@ -256,3 +260,26 @@ def test_a_setup_names_an_alert_policy_which_then_stays(
     assert http.delete(f"/v1/crud/alert-policies/{policy_id}").status_code == 409
     assert checked(http, "DELETE", f"{SETUPS}/{created['id']}") == {"message": "deleted"}
     assert http.delete(f"/v1/crud/alert-policies/{policy_id}").status_code == 200
+
+
+def test_deleting_a_setup_cancels_its_queued_run_and_deletes_it(
+    new_database_url: Callable[[str], str],
+) -> None:
+    """One worker, busy with a long evaluation: the setup's run waits in the queue when the
+    setup is deleted, and is cancelled and deleted with it; it never runs."""
+    frame = small_frame(n_years=2)
+    geojson = geojson_for(sorted(set(frame.location)))
+    app = create_app(new_database_url("setup_cascade"), workers=1)
+    with BackgroundServer(app, "127.0.0.1") as server, ChapClient(server.url) as chap:
+        dataset = chap.create_dataset("runs", frame, geojson=geojson)
+        evaluation = chap.run_evaluation("promoted", "naive_model", dataset.id, 2, 2, timeout=120)
+        setup = chap.create_prediction_setup(evaluation.id, "deleted with its runs")
+        weeks = chap.create_dataset("long", small_frame(n_years=12, period_type="week"))
+        busy = chap.create_evaluation("busy", "regression_model", weeks.id, 3, 400)
+        run = chap.run_prediction_setup(setup.id, "never run", frame, geojson, n_periods=2)
+        assert chap.get_job(run.id).status == PENDING  # behind the long evaluation
+        predictions = len(chap.list_predictions())
+        assert httpx.delete(f"{server.url}{SETUPS}/{setup.id}").json() == {"message": "deleted"}
+        assert httpx.get(f"{server.url}/v1/jobs/{run.id}").status_code == 404
+        chap.cancel_job(busy.id)
+        assert len(chap.list_predictions()) == predictions

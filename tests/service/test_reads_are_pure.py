@@ -123,7 +123,7 @@ def populate(chap: ChapClient, service_url: str) -> dict[str, Any]:
         "alertPolicyId": policy.id,
         "alertId": alert.id,
         "job_id": imported.id,
-        "prediction_job_id": jobs[JobType.MAKE_PREDICTION].id,
+        "prediction_job_id": jobs[JobType.CREATE_PREDICTION].id,
         "service_id": "pure-runner",
         "entry_id": entry.id,
     }

@@ -48,9 +48,14 @@ if TYPE_CHECKING:
 CHAP_CORE_TITLE = "CHAP Core"
 """How chap-core's ``/openapi.json`` names it (``info.title``): its list of evaluations leaves
 out the reference runs (2.5.1)."""
-EVALUATION_JOB_TYPES = (JobType.CREATE_BACKTEST, "run_baseline")
-"""Job types whose result is a stored evaluation's id: an evaluation, and chap-core 2.5.1's run
-of a baseline model on a backtest specification."""
+EVALUATION_JOB_TYPES = (
+    JobType.CREATE_BACKTEST,
+    JobType.CREATE_BACKTEST_FROM_DATA,
+    JobType.RUN_BASELINE,
+)
+"""Job types whose result is a stored evaluation's id: an evaluation of a stored dataset or of
+data sent with it, and a baseline's run on a backtest specification (chap-core 2.5.1's
+names)."""
 
 # -- wire models -----------------------------------------------------------------------------
 

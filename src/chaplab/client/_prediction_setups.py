@@ -25,6 +25,7 @@ from chaplab.client._plumbing import (
 from chaplab.client._predictions import Prediction
 from chaplab.client._steps import Operation
 from chaplab.client._wire import CreatedId, NullableList, UtcDatetime, WireModel
+from chaplab.vocabulary import JobType
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,7 +179,7 @@ class PredictionSetups(Resource):
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
         }
         ref = yield from self._call_route(JobRef, RUN, setup_id, json=body)
-        return ref.pending_job("create_prediction", name)
+        return ref.pending_job(JobType.CREATE_PREDICTION, name)
 
 
 def _targets(targets: Sequence[QuantileTarget | Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -121,7 +121,7 @@ class Predictions(QuantileRecordResource):
         )
         route = PREDICTION_WITH_DATA_SOURCE
         ref = yield from self._call_route(JobRef, route, json=model.to_wire())
-        return ref.pending_job("create_prediction", model.name)
+        return ref.pending_job(JobType.CREATE_PREDICTION, model.name)
 
     def make_prediction_for_model(
         self,
@@ -147,7 +147,7 @@ class Predictions(QuantileRecordResource):
         }
         send = self._call(JobRef, "POST", "/v1/analytics/make-prediction", json=body)
         ref = yield from self._suggesting_model(send, model_name(model))
-        return ref.pending_job(JobType.MAKE_PREDICTION, name)
+        return ref.pending_job(JobType.CREATE_PREDICTION, name)
 
     def run_prediction(
         self,

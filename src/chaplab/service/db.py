@@ -30,6 +30,11 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from chaplab.service.job_types import (
+    EvaluationPayload,
+    JobPayload,
+    PredictionPayload,
+)
 from chaplab.service.tables import (
     AlertPolicyRow,
     AlertRow,
@@ -54,9 +59,9 @@ from chaplab.service.tables import (
     find_or_add_specification,
     table_of,
 )
-from chaplab.vocabulary import BacktestPlan, JobType
+from chaplab.vocabulary import CLIMATOLOGY_WEATHER, BacktestPlan, JobType
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -390,6 +395,84 @@ def _keep_metadata_with_predictions(session: Session) -> None:
     _add_column(session, "predictions", "meta_data", "JSON DEFAULT '{}' NOT NULL")
 
 
+def _type_jobs_as_chap_core_does(session: Session) -> None:
+    """Version 10 -> 11: a job's type is chap-core 2.5.1's name for it, its payload the model of
+    its type (``chaplab.service.job_types``: an evaluation's settings are one ``plan``), and a
+    run of a prediction setup names the setup in a column of its own
+    (``jobs.prediction_setup_id``), by which deleting the setup finds its runs.
+
+    ``make_prediction`` becomes ``create_prediction``; a ``create_backtest`` job whose request
+    sent the data becomes ``create_backtest_from_data``, and a baseline's run the service queued
+    on a specification by itself (named ``baseline``) ``run_baseline``. An evaluation's plan
+    trains as often as its specification says (once for a job older than specifications)."""
+    if _add_column(session, "jobs", "prediction_setup_id", "INTEGER"):
+        session.connection().exec_driver_sql(
+            "CREATE INDEX ix_jobs_prediction_setup_id ON jobs (prediction_setup_id)"
+        )
+    jobs, runs = table_of(JobRow), table_of(SpecificationRunRow)
+    specifications, requests = table_of(BacktestSpecificationRow), table_of(JobRequestRow)
+    sent_data = {
+        job_id
+        for job_id, body in session.execute(select(requests.c.job_id, requests.c.body))
+        if isinstance(body, dict) and ("providedData" in body or "provided_data" in body)
+    }
+    queued_baselines = set(
+        session.scalars(
+            select(runs.c.job_id)
+            .join(jobs, jobs.c.id == runs.c.job_id)
+            .where(runs.c.reference.is_(True), jobs.c.name == "baseline")  # as version 9 named it
+        )
+    )
+    retrains = dict(session.execute(select(specifications.c.id, specifications.c.n_retrain)).all())
+    stored = session.execute(select(jobs.c.id, jobs.c.type, jobs.c.payload)).all()
+    for job_id, old_type, old in stored:
+        setup_id = None
+        if old_type == "create_backtest" and "plan" not in old:
+            new_type = (
+                JobType.CREATE_BACKTEST_FROM_DATA
+                if job_id in sent_data
+                else JobType.RUN_BASELINE
+                if job_id in queued_baselines
+                else JobType.CREATE_BACKTEST
+            )
+            specification_id = old.get("specification_id")
+            payload: JobPayload = EvaluationPayload(
+                name=old["name"],
+                lane=old.get("lane"),
+                configured_model_id=old["configured_model_id"],
+                dataset_id=old["dataset_id"],
+                specification_id=specification_id,
+                plan=BacktestPlan(
+                    n_periods=old["n_periods"],
+                    n_splits=old["n_splits"],
+                    stride=old["stride"],
+                    n_retrain=retrains.get(specification_id, 1),
+                ),
+                future_weather_provider=old.get("future_weather_provider", CLIMATOLOGY_WEATHER),
+            )
+        elif old_type == "make_prediction":
+            new_type, setup_id = JobType.CREATE_PREDICTION, old.get("prediction_setup_id")
+            payload = PredictionPayload(
+                name=old["name"],
+                lane=old.get("lane"),
+                configured_model_with_data_source_id=old["configured_model_with_data_source_id"],
+                n_periods=old["n_periods"],
+                dataset=old["dataset"],
+                meta_data=old.get("meta_data", {}),
+            )
+        else:  # a dataset's payload is the same in both versions
+            continue
+        session.execute(
+            update(jobs)
+            .where(jobs.c.id == job_id)
+            .values(
+                type=new_type,
+                payload=payload.model_dump(mode="json", exclude_none=True),
+                prediction_setup_id=setup_id,
+            )
+        )
+
+
 # Migrations by the version they start from; each moves the layout one version up.
 MIGRATIONS: dict[int, Callable[[Session], None]] = {
     1: _add_further_tables,
@@ -401,6 +484,7 @@ MIGRATIONS: dict[int, Callable[[Session], None]] = {
     7: _never_reuse_ids,
     8: _say_where_datasets_and_evaluations_come_from,
     9: _keep_metadata_with_predictions,
+    10: _type_jobs_as_chap_core_does,
 }
 
 

@@ -39,7 +39,6 @@ from chaplab.service.model_services import (
 )
 from chaplab.service.registered_templates import newest_service_version, template_spec
 from chaplab.service.tables import (
-    BacktestSpecificationRow,
     ConfiguredModelRow,
     ModelRunnerRow,
     utc_now,
@@ -200,14 +199,6 @@ class RemoteModel:
                 config_id, panel, n_periods, self.features, "forecast", log
             )
             return self.service.predict(trained, panel, n_periods, self.features, "forecast", log)
-
-
-def retrains_of(session: Session, specification_id: int | None) -> int:
-    """How often a backtest filed under the specification trains the model (1 without one)."""
-    specification = (
-        session.get(BacktestSpecificationRow, specification_id) if specification_id else None
-    )
-    return specification.n_retrain if specification is not None else 1
 
 
 def remote_model(session: Session, model: ConfiguredModelRow) -> RemoteModel | None:

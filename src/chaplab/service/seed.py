@@ -20,7 +20,7 @@ from chaplab.service.tables import (
     utc_now,
 )
 from chaplab.service.worker import run_job
-from chaplab.vocabulary import CLIMATOLOGY_WEATHER, STARTED, BacktestPlan
+from chaplab.vocabulary import CLIMATOLOGY_WEATHER, STARTED, BacktestPlan, JobType
 
 DEMO_NAME = "demo"
 PREDICTION_PERIODS = 48
@@ -74,7 +74,13 @@ def seed_demo(database_url: str, factory: sessionmaker[Session]) -> None:
         ).one()
         dataset = session.get_one(DatasetRow, evaluation_data.id)
         specification = resolve_specification(session, dataset, DEMO_PLAN, CLIMATOLOGY_WEATHER)
-        job = queue_backtest_job(session, f"{DEMO_NAME} naive evaluation", model.id, specification)
+        job = queue_backtest_job(
+            session,
+            JobType.CREATE_BACKTEST,
+            f"{DEMO_NAME} naive evaluation",
+            model.id,
+            specification,
+        )
         job.status, job.start_time = STARTED, utc_now()
         session.commit()
         job_id = job.id

@@ -8,7 +8,6 @@ prediction. Times are stored in UTC. The engine, the schema version and its migr
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -35,7 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, Session, mapped_column, relationship
 
-from chaplab.vocabulary import PENDING, STARTED, TARGET_COLUMN, BacktestPlan, JobType
+from chaplab.vocabulary import PENDING, STARTED, TARGET_COLUMN, BacktestPlan
 
 
 def utc_now() -> datetime:
@@ -282,7 +281,8 @@ ACTIVE_STATUSES = (PENDING, STARTED)
 
 
 class JobRow(Base):
-    """A background job; ``payload`` is the validated request it works on."""
+    """A background job; ``payload`` is what it works on, its type's payload model
+    (``chaplab.service.job_types``) as JSON; a run of a prediction setup names the setup."""
 
     __tablename__ = "jobs"
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -295,6 +295,7 @@ class JobRow(Base):
     result: Mapped[str | None] = mapped_column(String(40))
     error: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict[str, Any]]
+    prediction_setup_id: Mapped[int | None] = mapped_column(index=True)
     logs: Mapped[list[JobLogRow]] = relationship(
         cascade="all, delete-orphan", order_by="JobLogRow.id"
     )
@@ -303,18 +304,6 @@ class JobRow(Base):
 
 REQUEST_BODY = "chaplab.request_body"
 """The key of ``Session.info`` holding the JSON object body of the request a session serves."""
-
-
-def create_job(session: Session, job_type: JobType, name: str, payload: dict[str, Any]) -> JobRow:
-    """Add a PENDING job to ``session`` (committed by the caller's transaction); the job runner
-    starts it once it is committed. A session serving a request with a JSON object body keeps
-    that body with the job (``GET /v1/jobs/{id}/request``)."""
-    job = JobRow(id=str(uuid.uuid4()), type=job_type, name=name, status=PENDING, payload=payload)
-    body = session.info.get(REQUEST_BODY)
-    if isinstance(body, dict):
-        job.request = JobRequestRow(body=body)
-    session.add(job)
-    return job
 
 
 def finished_line(result_id: object) -> str:

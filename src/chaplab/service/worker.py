@@ -40,10 +40,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.db import make_engine, session_factory, transaction
 from chaplab.service.forecasting import run_backtest
-from chaplab.service.forecasting.weather import CLIMATOLOGY, WEATHER_PROVIDERS
+from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
+from chaplab.service.job_types import DatasetPayload, EvaluationPayload, PredictionPayload
 from chaplab.service.metrics import finite_metrics
 from chaplab.service.registered_templates import template_spec, template_version
-from chaplab.service.remote_models import remote_model, retrains_of
+from chaplab.service.remote_models import remote_model
 from chaplab.service.storage import DatasetContent, add_dataset_row, panel_of, samples_to_bytes
 from chaplab.service.tables import (
     ConfiguredModelRow,
@@ -59,7 +60,7 @@ from chaplab.service.tables import (
     finished_line,
     utc_now,
 )
-from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, BacktestPlan, JobType
+from chaplab.vocabulary import FAILURE, STARTED, SUCCESS, JobType
 
 N_SAMPLES = 100
 SERVICE_GONE_EXIT_CODE = 70
@@ -74,27 +75,25 @@ LOG_FLUSH_SECONDS = 1.0
 Log = Callable[[str], None]
 Write = Callable[[Session], int]
 """Adds a job's rows to the session of its final transaction; returns the new row's id."""
-Work = Callable[[sessionmaker[Session], dict[str, Any], Log], Write]
-"""Reads its inputs and computes outside any write transaction, then hands back its writer."""
+Work = Callable[[sessionmaker[Session], JobRow, Log], Write]
+"""Reads the job's payload (its type's model) and inputs and computes outside any write
+transaction, then hands back its writer."""
+SEED = 0
+"""The seed of every job's random streams: a job run again draws the same samples."""
 
 
-def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
-    """Run a rolling-origin evaluation; the writer adds the evaluation row."""
+def evaluate(factory: sessionmaker[Session], job: JobRow, log: Log) -> Write:
+    """Run a rolling-origin evaluation by the payload's plan; the writer adds the evaluation
+    row, filed under the payload's specification."""
+    payload = EvaluationPayload.model_validate(job.payload)
     with factory() as session:
-        dataset = session.get_one(DatasetRow, payload["dataset_id"])
-        model = session.get_one(ConfiguredModelRow, payload["configured_model_id"])
+        dataset = session.get_one(DatasetRow, payload.dataset_id)
+        model = session.get_one(ConfiguredModelRow, payload.configured_model_id)
         template = template_spec(model.template)
         version = template_version(model.template)
         remote = remote_model(session, model)
-        n_retrain = retrains_of(session, payload.get("specification_id"))
         panel = panel_of(dataset)
-    weather = WEATHER_PROVIDERS[payload.get("future_weather_provider", CLIMATOLOGY.id)]
-    plan = BacktestPlan(
-        n_periods=payload["n_periods"],
-        n_splits=payload["n_splits"],
-        stride=payload["stride"],
-        n_retrain=n_retrain,
-    )
+    weather, plan = WEATHER_PROVIDERS[payload.future_weather_provider], payload.plan
     log(
         f"evaluating {model.name} on dataset {dataset.name!r} ({panel.n_org_units} org units), "
         f"future weather: {weather.id}"
@@ -108,7 +107,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
         panel,
         plan,
         n_samples=n_samples,
-        seed=payload.get("seed", 0),
+        seed=SEED,
         progress=lambda fraction, message: log(f"{fraction:4.0%} {message}"),
         weather=weather,
         additional_covariates=model.additional_continuous_covariates,
@@ -116,7 +115,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
 
     def write(session: Session) -> int:
         row = EvaluationRow(
-            name=payload["name"],
+            name=payload.name,
             dataset_id=dataset.id,
             configured_model_id=model.id,
             org_units=result.org_units,
@@ -129,7 +128,7 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
             future_weather_provider=weather.id,
             aggregate_metrics=finite_metrics(result.aggregate_metrics),
             samples=samples_to_bytes(result.samples),
-            specification_id=payload.get("specification_id"),
+            specification_id=payload.specification_id,
             model_template_version=version,
         )
         session.add(row)
@@ -139,19 +138,20 @@ def evaluate(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) 
     return write
 
 
-def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+def predict(factory: sessionmaker[Session], job: JobRow, log: Log) -> Write:
     """Forecast ``n_periods`` after the provided data; the writer stores the data as a
     prediction dataset and the prediction, which joins the history of the prediction setup
-    it was run from (unless the setup was deleted meanwhile)."""
+    the job was run from (unless the setup was deleted meanwhile)."""
+    payload, setup_id = PredictionPayload.model_validate(job.payload), job.prediction_setup_id
     with factory() as session:
         bundle = session.get_one(
-            ConfiguredModelWithDataSourceRow, payload["configured_model_with_data_source_id"]
+            ConfiguredModelWithDataSourceRow, payload.configured_model_with_data_source_id
         )
         model = bundle.configured_model
         template = template_spec(model.template)
         remote = remote_model(session, model)
-    content = DatasetContent.from_payload(payload["dataset"])
-    n_periods = payload["n_periods"]
+    content = DatasetContent.from_payload(payload.dataset)
+    n_periods = payload.n_periods
     log(
         f"forecasting {n_periods} periods with {model.name} "
         f"for {content.panel.n_org_units} org units"
@@ -164,16 +164,16 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
             n_periods,
             N_SAMPLES,
             model.user_option_values,
-            np.random.default_rng(payload.get("seed", 0)),
+            np.random.default_rng(SEED),
             additional_covariates=model.additional_continuous_covariates,
         )
 
     def write(session: Session) -> int:
         dataset = add_dataset_row(
-            session, payload["name"], "prediction", content, created_manually=False
+            session, payload.name, "prediction", content, created_manually=False
         )
         row = PredictionRow(
-            name=payload["name"],
+            name=payload.name,
             dataset_id=dataset.id,
             configured_model_with_data_source_id=bundle.id,
             org_units=content.panel.org_units,
@@ -181,11 +181,10 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
             n_periods=n_periods,
             n_samples=samples.shape[-1],
             samples=samples_to_bytes(samples),
-            meta_data=payload.get("meta_data", {}),
+            meta_data=payload.meta_data,
         )
         session.add(row)
         session.flush()
-        setup_id = payload.get("prediction_setup_id")
         if setup_id is not None and session.get(PredictionSetupRow, setup_id) is not None:
             session.add(
                 PredictionSetupForecastRow(prediction_id=row.id, prediction_setup_id=setup_id)
@@ -195,13 +194,14 @@ def predict(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -
     return write
 
 
-def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: Log) -> Write:
+def store_dataset(factory: sessionmaker[Session], job: JobRow, log: Log) -> Write:
     """Store a validated dataset; the writer returns its id."""
-    content = DatasetContent.from_payload(payload["dataset"])
+    payload = DatasetPayload.model_validate(job.payload)
+    content = DatasetContent.from_payload(payload.dataset)
 
     def write(session: Session) -> int:
         return add_dataset_row(
-            session, payload["name"], payload["type"], content, created_manually=True
+            session, payload.name, payload.type, content, created_manually=True
         ).id
 
     log(f"storing {content.size()}")
@@ -210,10 +210,12 @@ def store_dataset(factory: sessionmaker[Session], payload: dict[str, Any], log: 
 
 WORK: dict[JobType, Work] = {
     JobType.CREATE_BACKTEST: evaluate,
-    JobType.MAKE_PREDICTION: predict,
+    JobType.CREATE_BACKTEST_FROM_DATA: evaluate,
+    JobType.RUN_BASELINE: evaluate,
+    JobType.CREATE_PREDICTION: predict,
     JobType.CREATE_DATASET: store_dataset,
 }
-"""The work of each job type (its payload is built in :mod:`chaplab.service.job_types`)."""
+"""The work of each job type (its payload model is :data:`chaplab.service.job_types.PAYLOADS`')."""
 
 
 class JobEndedElsewhere(Exception):
@@ -419,14 +421,13 @@ def do_job(factory: sessionmaker[Session], job_id: str) -> None:
     try:
         with factory() as session:
             job = session.get_one(JobRow, job_id)
-            job_type, payload, status = job.type, dict(job.payload), job.status
-            attempt = job.start_time
+            status, attempt = job.status, job.start_time
         if status != STARTED or attempt is None:  # ended before the worker began: do no work
             return
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         log(f"worker process {os.getpid()} started at niceness {niceness}")
         with log.flushed_every_interval():
-            write = WORK[JobType(job_type)](factory, payload, log)
+            write = WORK[JobType(job.type)](factory, job, log)
         with transaction(factory) as session:  # the waiting log lines land with the SUCCESS
             result_id = write(session)
             finish(session, job_id, attempt, SUCCESS, result=str(result_id))

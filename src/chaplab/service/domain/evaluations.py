@@ -68,7 +68,7 @@ from chaplab.service.wire.evaluations import (
     HorizonMetrics,
     OrgUnitMetrics,
 )
-from chaplab.vocabulary import feature_ids
+from chaplab.vocabulary import JobType, feature_ids
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
@@ -129,7 +129,7 @@ def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:
 
 def queue_evaluation(
     session: Session,
-    request: CreateBacktestRequest | CreateBacktestWithDataRequest,
+    request: CreateBacktestWithDataRequest,
     model: ConfiguredModelRow,
     dataset: DatasetRow,
 ) -> JobRow:
@@ -139,7 +139,9 @@ def queue_evaluation(
     specification = resolve_specification(
         session, dataset, request.plan, request.future_weather_provider
     )
-    job = queue_backtest_job(session, request.name, model.id, specification)
+    job = queue_backtest_job(
+        session, JobType.CREATE_BACKTEST_FROM_DATA, request.name, model.id, specification
+    )
     session.commit()
     return job
 

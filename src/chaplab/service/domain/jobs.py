@@ -31,7 +31,9 @@ ResultKind = Literal["backtest", "prediction", "dataset"]
 ResultRow = EvaluationRow | PredictionRow | DatasetRow
 RESULT_TABLES: dict[JobType, tuple[ResultKind, type[ResultRow]]] = {
     JobType.CREATE_BACKTEST: ("backtest", EvaluationRow),
-    JobType.MAKE_PREDICTION: ("prediction", PredictionRow),
+    JobType.CREATE_BACKTEST_FROM_DATA: ("backtest", EvaluationRow),
+    JobType.RUN_BASELINE: ("backtest", EvaluationRow),
+    JobType.CREATE_PREDICTION: ("prediction", PredictionRow),
     JobType.CREATE_DATASET: ("dataset", DatasetRow),
 }
 """Job type -> the kind and table of the row a successful job of that type created."""
@@ -39,7 +41,7 @@ RESULT_TABLES: dict[JobType, tuple[ResultKind, type[ResultRow]]] = {
 
 def describe(job: JobRow) -> JobDescription:
     """The job as listed; a run of a prediction setup names the setup."""
-    return from_row(JobDescription, job, prediction_setup_id=job.payload.get("prediction_setup_id"))
+    return from_row(JobDescription, job)
 
 
 def get_job(session: Session, job_id: str) -> JobRow:
@@ -55,11 +57,9 @@ def list_jobs(
     query = select(JobRow).order_by(JobRow.created.desc())
     if ids:
         query = query.where(JobRow.id.in_(ids))
-    jobs = session.scalars(query)
-    described = [describe(job) for job in jobs]
-    if prediction_setup_id is None:
-        return described
-    return [job for job in described if job.prediction_setup_id == prediction_setup_id]
+    if prediction_setup_id is not None:
+        query = query.where(JobRow.prediction_setup_id == prediction_setup_id)
+    return [describe(job) for job in session.scalars(query)]
 
 
 def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:
@@ -119,23 +119,25 @@ def database_result(session: Session, job_id: str) -> JobDatabaseResult:
 
 def evaluation_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
     """The full evaluation a successful evaluation job created, with its entries."""
-    row = created_row(session, succeeded(session, job_id, JobType.CREATE_BACKTEST))
+    row = created_row(session, succeeded(session, job_id, "backtest"))
     assert isinstance(row, EvaluationRow)
     return backtest_full_json(row, quantiles)
 
 
 def prediction_result_json(session: Session, job_id: str, quantiles: Sequence[float]) -> bytes:
     """The full prediction a successful prediction job created, with its entries."""
-    row = created_row(session, succeeded(session, job_id, JobType.MAKE_PREDICTION))
+    row = created_row(session, succeeded(session, job_id, "prediction"))
     assert isinstance(row, PredictionRow)
     return prediction_full_json(session, row, quantiles)
 
 
-def succeeded(session: Session, job_id: str, job_type: JobType | None = None) -> JobRow:
-    """The job, when it succeeded (and is of ``job_type``); 409 saying why not otherwise."""
+def succeeded(session: Session, job_id: str, kind: ResultKind | None = None) -> JobRow:
+    """The job, when it succeeded (and creates a ``kind`` of row); 409 saying why not
+    otherwise."""
     job = get_job(session, job_id)
-    if job_type is not None and job.type != job_type:
-        raise ProblemError(409, detail=f"job {job_id} is a {job.type} job, not a {job_type} job")
+    created = RESULT_TABLES.get(JobType(job.type))
+    if kind is not None and (created is None or created[0] != kind):
+        raise ProblemError(409, detail=f"job {job_id} is a {job.type} job, which creates no {kind}")
     if job.status != SUCCESS:
         reason = f": {job.error}" if job.error else ""
         state = "has not finished yet" if job.status in ACTIVE_STATUSES else "did not succeed"

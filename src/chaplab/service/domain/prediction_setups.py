@@ -24,6 +24,7 @@ from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
+    ACTIVE_STATUSES,
     AlertPolicyRow,
     EvaluationRow,
     JobRow,
@@ -152,9 +153,26 @@ def update_setup(
     return setup_read(session, row)
 
 
+def unfinished_runs(session: Session, setup_id: int) -> list[str]:
+    """The ids of the setup's run jobs still queued or running (404 for an unknown setup):
+    cancelled before the setup is deleted."""
+    get_setup_row(session, setup_id)
+    return list(
+        session.scalars(
+            select(JobRow.id).where(
+                JobRow.prediction_setup_id == setup_id, JobRow.status.in_(ACTIVE_STATUSES)
+            )
+        )
+    )
+
+
 def delete_setup(session: Session, setup_id: int) -> None:
-    """Delete the setup; the forecasts of its history stay as predictions."""
-    session.delete(get_setup_row(session, setup_id))
+    """Delete the setup and its run jobs, as chap-core 2.5.1 does (cancel the unfinished ones
+    first: :func:`unfinished_runs`); the forecasts of its history stay as predictions."""
+    setup = get_setup_row(session, setup_id)
+    for job in session.scalars(select(JobRow).where(JobRow.prediction_setup_id == setup_id)):
+        session.delete(job)
+    session.delete(setup)
     session.commit()
 
 

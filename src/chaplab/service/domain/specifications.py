@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 from sqlalchemy import select
@@ -70,6 +70,7 @@ from chaplab.vocabulary import (
     SUCCESS,
     TARGET_COLUMN,
     BacktestPlan,
+    JobType,
 )
 
 BASELINE_RUN_NAME = "baseline"
@@ -172,9 +173,11 @@ def _queue_run(
     specification: BacktestSpecificationRow,
     model: ConfiguredModelRow,
     name: str,
+    job_type: Literal[JobType.CREATE_BACKTEST, JobType.RUN_BASELINE] = JobType.CREATE_BACKTEST,
 ) -> JobRow:
-    """Add the evaluation job of ``model`` under ``specification`` and its run; the job."""
-    job = queue_backtest_job(session, name, model.id, specification)
+    """Add the evaluation job of ``model`` under ``specification`` and its run; the job (a
+    ``run_baseline`` job for a baseline the service queues itself, as chap-core names it)."""
+    job = queue_backtest_job(session, job_type, name, model.id, specification)
     session.add(
         SpecificationRunRow(
             specification_id=specification.id,
@@ -228,7 +231,7 @@ def _queue_missing_baselines(session: Session, specification: BacktestSpecificat
                 )
             )
             continue
-        _queue_run(session, specification, model, BASELINE_RUN_NAME)
+        _queue_run(session, specification, model, BASELINE_RUN_NAME, JobType.RUN_BASELINE)
         queued += 1
     return queued
 

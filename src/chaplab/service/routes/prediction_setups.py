@@ -52,8 +52,11 @@ def update_prediction_setup(
 
 
 @router.delete("/{predictionSetupId}")
-def delete_prediction_setup(setup_id: SetupId, session: DB) -> Deleted:
-    """Delete the setup (its forecasts stay as predictions)."""
+def delete_prediction_setup(setup_id: SetupId, session: DB, state: State) -> Deleted:
+    """Delete the setup and its run jobs, those still queued or running cancelled first, as
+    chap-core 2.5.1 does (its forecasts stay as predictions)."""
+    for job_id in prediction_setups.unfinished_runs(session, setup_id):
+        state.runner.cancel(job_id)
     prediction_setups.delete_setup(session, setup_id)
     return Deleted()
 
