@@ -291,9 +291,12 @@ def leaderboard(
         )
     scored = {name: forecasts[name] for name in finished} | compared
     scores = scoring.score(scored, actuals, unmatched="drop")
-    skill = scoring.relative_skill(
-        scores, baseline, metric=metric, n_bootstrap=n_bootstrap, level=level
-    )
+    if len(scored) == 1:  # nothing to compare with: the one model is its own baseline
+        skill = _alone(scores, baseline, metric)
+    else:
+        skill = scoring.relative_skill(
+            scores, baseline, metric=metric, n_bootstrap=n_bootstrap, level=level
+        )
     ranked = skill[skill["model"].isin(finished)]
     best = str(ranked["model"].iloc[0])
     table = pd.DataFrame(
@@ -320,6 +323,24 @@ def leaderboard(
         best_options=dict(options[best]),
         failures=list(failures),
         stopped=stopped,
+    )
+
+
+def _alone(scores: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
+    """The skill table of one model alone, as :func:`chaplab.scoring.relative_skill` lays it out:
+    its own baseline, relative skill 1."""
+    return pd.DataFrame(
+        {
+            "rank": [1],
+            "model": [model],
+            "relative_skill": [1.0],
+            "lower": [1.0],
+            "upper": [1.0],
+            "mean_score": [float(scores[metric].mean())],
+            "n_targets": [len(scores)],
+            "baseline": [True],
+            "metric": [metric],
+        }
     )
 
 

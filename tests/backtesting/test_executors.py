@@ -174,6 +174,11 @@ def test_what_cannot_be_pickled_is_refused_naming_what_cannot_go(
         chaplab.backtest(train, locked_predict, monthly_data(), **SETTINGS, executor=process_pool)
     assert "an open connection, file, lock" in str(raised.value)
     assert len(chaplab.backtest(train, locked_predict, monthly_data(), **SETTINGS)) == 90
+    with concurrent.futures.ThreadPoolExecutor(2) as threads:  # threads of your own: no pickling
+        on_threads = chaplab.backtest(
+            train, locked_predict, monthly_data(), **SETTINGS, executor=threads
+        )
+    assert len(on_threads) == 90
 
 
 def test_a_killed_process_pool_worker_fails_naming_what_was_lost(tmp_path: Path) -> None:
