@@ -302,8 +302,8 @@ class _Scheduler:
 
     def _start_ready(self, in_flight: dict[asyncio.Future[Any], int]) -> None:
         """Start ready tasks in order while the window has room; with a time budget, a new
-        group only while fewer groups than workers are unfinished and the budget lasts, so
-        the budget stops the run between groups."""
+        group only while fewer groups than workers are unfinished and the budget lasts (the
+        first group always), so the budget stops the run between groups."""
         deferred = []
         while self.ready and len(in_flight) < self.window:
             index = heapq.heappop(self.ready)
@@ -312,7 +312,7 @@ class _Scheduler:
                 continue
             if group not in self.started_groups:
                 if self.deadline is not None:
-                    if time.monotonic() >= self.deadline:
+                    if self.started_groups and time.monotonic() >= self.deadline:
                         self._close(group)
                         continue
                     unfinished = sum(self.remaining[g] > 0 for g in self.started_groups)

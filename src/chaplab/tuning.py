@@ -384,7 +384,7 @@ def tune(
     is the one ``chaplab.backtest`` gives it with the same seed.
 
     Stops early on request: ``max_configurations`` runs the grid's first ones only, and no
-    configuration starts after ``time_budget`` seconds (those started finish). The
+    configuration but the first starts after ``time_budget`` seconds (those started finish). The
     configurations that finished are scored against ``data``'s cases with ``compare_with``
     (name -> evaluation frame, such as the service's baselines) and ranked by the relative
     ``metric`` against ``baseline`` (a configuration's or a compared model's name; default the

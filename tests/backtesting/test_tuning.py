@@ -200,6 +200,8 @@ def test_a_budget_stops_the_tune_between_configurations() -> None:
     assert set(tuned.skill["model"]) == set(
         tuned.configurations.loc[tuned.configurations["status"] == "done", "configuration"]
     )
+    spent = chaplab.tune(train, predict, monthly_data(), grid, **SETTINGS, time_budget=1e-9)
+    assert spent.configurations["status"].tolist() == ["done"] + ["not started"] * 7  # the first
     alone = chaplab.tune(train, predict, monthly_data(), grid, **SETTINGS, max_configurations=1)
     assert alone.best == "scale=0.5" and alone.skill["relative_skill"].tolist() == [1.0]
     first = chaplab.tune(train, predict, monthly_data(), grid, **SETTINGS, max_configurations=2)
