@@ -35,6 +35,15 @@ from urllib.parse import quote
 
 from playwright.sync_api import BrowserContext, Locator, Page, Playwright
 
+from readability import (
+    TEXT_BOXES_JS,
+    crowded,
+    cut_texts,
+    overflowing,
+    page_text_boxes,
+    read_the_same,
+)
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -47,6 +56,11 @@ CHROMIUM_ARGS = [
 ]
 # JupyterLab plugins that pop up notifications unrelated to the notebook under test.
 DISABLED_LAB_PLUGINS = ["@jupyterlab/apputils-extension:announcements"]
+# Every cell laid out, also out of view, so that tests measure every output.
+NOTEBOOK_SETTINGS = {"windowingMode": "none"}
+CHART_RECORDER = Path(__file__).with_name("chart_recorder.py")
+"""Runs at the start of every kernel (an IPython startup file): keeps each chart's figure, for
+:meth:`NotebookPage.chart_problems`."""
 LAB_START_TIMEOUT_S = 90.0
 DEFAULT_TIMEOUT_MS = 60_000
 
@@ -195,6 +209,21 @@ def isolated_jupyter_env(state_dir: Path) -> dict[str, str]:
     page_config.write_text(
         json.dumps({"disabledExtensions": {name: True for name in DISABLED_LAB_PLUGINS}})
     )
+    notebook_settings = (
+        folders["JUPYTERLAB_SETTINGS_DIR"]
+        / "@jupyterlab"
+        / "notebook-extension"
+        / "tracker.jupyterlab-settings"
+    )
+    notebook_settings.parent.mkdir(parents=True, exist_ok=True)
+    notebook_settings.write_text(json.dumps(NOTEBOOK_SETTINGS))
+    startup = folders["IPYTHONDIR"] / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-chart-recorder.py").write_text(
+        "import sys\n"
+        f"sys.path += [{str(CHART_RECORDER.parent.parent)!r}, {str(CHART_RECORDER.parent)!r}]\n"
+        "from chart_recorder import chart_facts\n"
+    )
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
 
@@ -312,6 +341,38 @@ _PAST_RIGHT_EDGE_JS = """
 """
 
 
+# Runs in the page on an element: each raster picture shown inside it (an <img> in sight of the
+# layout), with the SHA-1 of its bytes, its width in pixels, the width it is shown at and where
+# it is (the notebook cell holding it).
+_PICTURES_JS = """
+async (root) => {
+  const cells = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')];
+  const pictures = [];
+  for (const img of root.querySelectorAll('img')) {
+    const shown = img.getBoundingClientRect().width;
+    if (img.offsetParent === null || shown === 0 || !img.complete) continue;
+    const bytes = await (await fetch(img.src)).arrayBuffer();
+    const digest = await crypto.subtle.digest('SHA-1', bytes);
+    const sha1 = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const cell = cells.indexOf(img.closest('.jp-Cell'));
+    pictures.push({
+      sha1, natural: img.naturalWidth, shown,
+      where: (cell >= 0 ? `cell ${cell}` : 'an output')
+        + (img.classList.contains('widget-image') ? ', a widget picture' : ''),
+    });
+  }
+  return pictures;
+}
+"""
+
+SHOWN_AT_LEAST = 0.9
+"""A chart is shown at 90 to 100 % of the width it was drawn for."""
+SMALLEST_TEXT = 10.0
+"""CSS pixels a chart's smallest text is shown at, at least."""
+SHARP = 2.0
+"""Pixels a chart has per CSS pixel it is shown at, at least: sharp at a device pixel ratio of 2
+(most laptops) and at 200 % zoom."""
+
 MENU_TOOLBARS_AND_STATUS_BAR = 200
 """Pixels of a window's height that JupyterLab's menu, toolbars and status bar take, with room
 to spare."""
@@ -385,6 +446,55 @@ class NotebookPage:
         """The visible elements inside ``locator`` that reach past its right edge (an empty
         list: everything is in sight)."""
         return list(locator.evaluate(_PAST_RIGHT_EDGE_JS))
+
+    def text_problems(self, locator: Locator) -> list[str]:
+        """What is wrong with the texts inside each element of ``locator`` (tests/readability.py
+        measures them as rendered), in sentences: a text out of its box or over another one, a
+        text cut without an ellipsis and its whole text in a title, two different texts that
+        read the same where they are cut."""
+        problems = []
+        for index in range(locator.count()):
+            found = locator.nth(index).evaluate(TEXT_BOXES_JS)
+            boxes = page_text_boxes(found)
+            problems += overflowing(boxes, slack=0.5) + crowded(boxes, 0)
+            problems += cut_texts(found) + read_the_same(found)
+        return problems
+
+    def chart_problems(self, locator: Locator) -> list[str]:
+        """What is wrong with each raster chart shown inside ``locator``, in sentences: shown
+        at less than 90 % or more than 100 % of the width it was drawn for, its smallest text
+        under 10 CSS pixels as shown, fewer than two pixels per CSS pixel, and what its time
+        panels draw against what the chart says (``chart_recorder.drawn_problems``). A picture
+        no kernel recorded is measured by its size alone."""
+        problems = []
+        for picture in locator.evaluate(_PICTURES_JS):
+            facts = json.loads(
+                self.kernel_output(f"print(chart_facts({picture['sha1']!r}))").strip() or "null"
+            )
+            where, natural, shown = picture["where"], picture["natural"], picture["shown"]
+            ratio = facts["ratio"] if facts else 1.0
+            drawn_for = natural / ratio
+            if not SHOWN_AT_LEAST <= shown / drawn_for <= 1.0 + 1e-3:
+                problems.append(
+                    f"{where}: a chart drawn for {drawn_for:.0f} px is shown at {shown:.0f} px "
+                    f"({shown / drawn_for:.0%})"
+                )
+            if natural < SHARP * shown - 1:
+                problems.append(
+                    f"{where}: a chart of {natural} px shown at {shown:.0f} px is not sharp at "
+                    f"a device pixel ratio of {SHARP:g}"
+                )
+            if facts is None:
+                continue
+            if facts["smallest_points"] is not None:
+                text = facts["smallest_points"] * facts["dpi"] / 72 * shown / drawn_for
+                if text < SMALLEST_TEXT - 1e-6:
+                    problems.append(
+                        f"{where}: its smallest text ({facts['smallest_points']:g} pt) is shown "
+                        f"{text:.1f} px tall, less than {SMALLEST_TEXT:g}"
+                    )
+            problems += [f"{where}: {problem}" for problem in facts["problems"]]
+        return problems
 
     def assert_reads_well(self, locator: Locator) -> None:
         """Nothing in ``locator`` is cut, nothing reaches past its right edge, and neither it
