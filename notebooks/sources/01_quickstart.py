@@ -158,9 +158,10 @@ frame.head(10)
 # For each microregion: the shaded bands are the forecast intervals (10-90% and 25-75%), the line
 # in them the median forecast, the black line the cases that really happened, and the dashed line
 # the split period, where the forecast starts. The chart shows the last of the three splits and
-# the two years of cases before it (`history=24`); the two microregions with the most cases in
-# those months (`top=2`) keep it readable. `split_period="all"` draws every split in a panel of
-# its own; leave out `top` to see every microregion.
+# the year of cases before it (`history=12`: a season to compare the forecast with, and the three
+# forecast months still a fifth of the panel); the two microregions with the most cases in those
+# months (`top=2`) keep it readable. `split_period="all"` draws every split in a panel of its own;
+# leave out `top` to see every microregion.
 
 # %%
 from chaplab.plotting import fan_chart
@@ -169,6 +170,6 @@ fan_chart(
     frame,
     actuals,
     top=2,
-    history=24,
+    history=12,
     title=f"Dengue in Acre, three months ahead: {described}",
 )

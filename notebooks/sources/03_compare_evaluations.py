@@ -64,7 +64,7 @@ metrics_frame(evaluations.values()).round(3)
 #
 # `compare_chart` overlays the forecast bands of the two evaluations on the periods they share,
 # with the actual cases in black. Here for the two microregions with the most cases and the last
-# split period.
+# split period, after the year of cases before it (`history=12`).
 
 # %%
 from chaplab.plotting import compare_chart
@@ -72,11 +72,11 @@ from chaplab.plotting import compare_chart
 naive_run, seasonal_run = evaluations["naive"], evaluations["seasonal"]
 all_actuals = client.actual_cases(naive_run.id)
 districts = list(all_actuals.groupby("org_unit", observed=True)["value"].sum().nlargest(2).index)
-actuals = all_actuals[all_actuals["org_unit"].isin(districts)]
 compare_chart(
     client.evaluation_frame(naive_run.id, org_units=districts),
     client.evaluation_frame(seasonal_run.id, org_units=districts),
-    actuals[actuals["period"] >= actuals["period"].max() - 24],
+    all_actuals[all_actuals["org_unit"].isin(districts)],
     labels=tuple(models.values()),
     split_period=naive_run.split_periods[-1],
+    history=12,
 )

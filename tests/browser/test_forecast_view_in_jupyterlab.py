@@ -22,8 +22,9 @@ import pytest
 from lab_harness import JupyterLab, NotebookPage
 from playwright.sync_api import Locator, expect
 
+from chaplab.plotting._figure import DPI
 from chaplab.plotting._map import LABEL_FONT
-from chaplab.widgets._render import DPI, PIXEL_RATIO
+from chaplab.widgets._render import PIXEL_RATIO
 
 NOTEBOOK = "forecast_view.ipynb"
 WINDOW = {"width": 1400, "height": 900}

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from chaplab.frames import wide
 from chaplab.plotting import fan_chart
+from chaplab.plotting._figure import MAX_WIDTH
 
 from .cases import evaluation
 
@@ -90,26 +91,33 @@ def test_all_splits_are_small_multiples_not_overlays() -> None:
     ]
     assert all(len(_by_gid(ax, "band 0.1-0.9")) == 1 for ax in figure.axes)
     rows = {round(ax.get_position().y0, 3) for ax in figure.axes}
-    assert len(rows) == 2  # a row of splits per org unit
+    assert len(rows) == 4  # rows of two splits, each org unit's apart
     six, _ = evaluation(("OU_A",), n_splits=6)
     grid = fan_chart(six, split_period="all").axes[0].get_subplotspec().get_gridspec()
-    assert grid.get_geometry() == (2, 3)
+    assert grid.get_geometry() == (3, 2)
 
 
-def test_the_y_limits_stay_put_and_the_window_follows_the_split_shown() -> None:
-    """An org unit's value axis is the same whichever split is shown; the time window is the
-    split's forecast with as much history before it (at least three periods), so the forecast
-    gets most of the panel (it changed from one window over every split and all history)."""
+def test_the_y_limits_hold_what_is_drawn_and_the_window_follows_the_split_shown() -> None:
+    """An org unit's value axis holds the split shown, its bands and the actual cases of its
+    window, and no more than 5 % above them (covering every split made an axis up to 380 around
+    values of at most 125); the time window is the split's forecast with as much history before
+    it (at least three periods), so the forecast gets most of the panel."""
     frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
+    frame.loc[frame["split_period"] == frame["split_period"].min(), "value"] *= 3  # far above
     splits = ("202212", "202301", "202302")
     charts = [fan_chart(frame, actuals, split_period=s) for s in splits]
     charts.append(fan_chart(frame, actuals))
     for org_unit in ("OU_A", "OU_B"):
-        y_limits = {_panel(c, org_unit).get_ylim() for c in charts}
-        assert len(y_limits) == 1
-        ((bottom, top),) = y_limits
-        assert bottom == 0
-        assert top >= frame[frame["org_unit"] == org_unit]["value"].max()
+        for split, chart in zip(splits, charts, strict=False):
+            shown = frame[(frame["org_unit"] == org_unit) & (frame["split_period"] == split)]
+            bottom, top = _panel(chart, org_unit).get_ylim()
+            window = actuals[
+                (actuals["org_unit"] == org_unit)
+                & (actuals["period"] >= pd.Period(split, "M") - 3)
+                & (actuals["period"] <= pd.Period(split, "M") + 3)
+            ]
+            highest = max(shown["value"].max(), window["value"].max())
+            assert bottom == 0 and highest <= top <= 1.06 * highest, (split, top, highest)
     for split, chart in zip(splits, charts, strict=False):
         low, high = (mdates.num2date(x).replace(tzinfo=None) for x in chart.axes[0].get_xlim())
         first = pd.Period(split, "M") + 1  # the first forecast period
@@ -186,18 +194,19 @@ def test_unknown_org_unit_and_split_are_named() -> None:
         fan_chart(frame, actuals=pd.DataFrame({"ou": []}))
 
 
-@pytest.mark.parametrize(("places", "geometry"), [(9, (3, 3)), (12, (4, 3)), (13, (5, 3))])
-def test_panels_take_at_most_three_columns_so_their_text_stays_readable(
+@pytest.mark.parametrize(("places", "geometry"), [(3, (2, 2)), (12, (6, 2)), (13, (7, 2))])
+def test_panels_take_at_most_two_columns_so_their_text_stays_readable(
     places: int, geometry: tuple[int, int]
 ) -> None:
-    """Twelve panels in four columns make a 15-inch figure an output shrinks to 7 px text."""
+    """Twelve panels in three columns made an 11.8-inch figure an output 844 px wide shrinks to
+    8 px text; two columns stay within a chart's width."""
     frame, actuals = evaluation(tuple(f"OU_{i:02d}" for i in range(places)), n_splits=1)
     figure = fan_chart(frame, actuals, max_panels=places)
     assert figure.axes[0].get_subplotspec().get_gridspec().get_geometry() == geometry
-    assert figure.get_size_inches()[0] < 12  # 11.8 inches, not four columns' 15.2
+    assert figure.get_size_inches()[0] <= MAX_WIDTH
 
 
-def test_an_org_units_splits_take_at_most_three_columns() -> None:
+def test_an_org_units_splits_take_at_most_two_columns() -> None:
     """Four splits of one place: two rows of two, not a row of four 15 inches wide."""
     four, _ = evaluation(("OU_A",), n_splits=4)
     grid = fan_chart(four, split_period="all").axes[0].get_subplotspec().get_gridspec()

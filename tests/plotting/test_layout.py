@@ -10,6 +10,7 @@ from matplotlib.image import imread
 from matplotlib.transforms import Bbox
 
 from chaplab.plotting import compare_chart, fan_chart
+from chaplab.plotting._figure import MAX_WIDTH
 
 from .cases import evaluation
 
@@ -47,8 +48,8 @@ def _text(figure: Figure, text: str) -> Bbox:
 
 def test_a_long_legend_label_widens_the_figure_not_narrows_the_panels() -> None:
     frame, actuals = evaluation(("OU_A", "OU_B"))
-    short = compare_chart(frame, frame, actuals, labels=("a long model name", "b"))
-    long = compare_chart(frame, frame, actuals, labels=("a much longer model name", "b"))
+    short = compare_chart(frame, frame, actuals, labels=("a name", "b"))
+    long = compare_chart(frame, frame, actuals, labels=("a longer name", "b"))
     assert long.get_figwidth() > short.get_figwidth()
     widths = [{round(ax.bbox.width) for ax in figure.axes} for figure in (short, long)]
     assert widths[0] == widths[1]
@@ -56,11 +57,25 @@ def test_a_long_legend_label_widens_the_figure_not_narrows_the_panels() -> None:
     assert max(box.x1 for box in panels) < legend.x0 and legend.x1 <= whole.x1
 
 
+def test_labels_too_long_for_a_charts_width_take_more_lines() -> None:
+    """Two evaluations named as the panel names them made a comparison 11.6 inches wide (2,326
+    pixels drawn, shown at 968): up to ``MAX_WIDTH`` the figure grows, then labels break."""
+    frame, actuals = evaluation(("OU_A", "OU_B"))
+    names = ("naive_model on dengue Brazil (Acre)-2", "seasonal_median on dengue Brazil (Acre)")
+    figure = compare_chart(frame, frame, actuals, labels=names)
+    assert figure.get_figwidth() <= MAX_WIDTH
+    texts = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert any("\n" in text for text in texts)
+    assert " ".join(" ".join(texts).split()).count("seasonal_median on dengue Brazil (Acre)") == 3
+    panels, legend, whole = _boxes(figure)
+    assert max(box.x1 for box in panels) < legend.x0 and legend.x1 <= whole.x1
+
+
 def test_only_panels_with_none_below_label_the_time_axis() -> None:
     frame, _ = evaluation([f"OU_{i}" for i in range(5)], n_splits=1)
     figure = fan_chart(frame)
     shown = [ax.xaxis.get_tick_params()["labelbottom"] for ax in figure.axes]
-    assert shown == [False, False, True, True, True]
+    assert shown == [False, False, False, True, True]  # rows of two: the fifth alone
 
 
 def test_bands_with_a_missing_value_are_drawn_around_the_gap() -> None:

@@ -8,11 +8,13 @@ import io
 import matplotlib.pyplot as plt
 from PIL import Image
 
-from chaplab.widgets._render import DPI, image_widget, png_bytes
+from chaplab.widgets._render import image_widget, png_bytes
+
+DPI = 100  # the figure's, as chaplab's charts are drawn
 
 
 def test_a_chart_is_drawn_sharp_and_shown_at_its_size() -> None:
-    figure = plt.figure(figsize=(6.0, 2.5))
+    figure = plt.figure(figsize=(6.0, 2.5), dpi=DPI)
     figure.text(0.5, 0.5, "12%", fontsize=9)
     png = png_bytes(figure)
     plt.close(figure)
@@ -21,7 +23,7 @@ def test_a_chart_is_drawn_sharp_and_shown_at_its_size() -> None:
     assert image.layout.display == "none"
     image.value = png
     assert image.layout.display == ""
-    assert image.layout.width == f"{6 * DPI}px"  # 540 CSS pixels, 1080 drawn
+    assert image.layout.width == f"{6 * DPI}px"  # 600 CSS pixels, 1200 drawn
     assert image.layout.max_width == "100%" and image.layout.height == "auto"
     assert image.layout.align_self == "flex-start"  # a column box does not stretch it
     image.value = b""

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
+from chaplab.plotting._figure import MAX_WIDTH
 from chaplab.plotting._scoring_style import (
     MODEL,
     REFERENCE_COLOUR,
@@ -101,7 +102,7 @@ def coverage_chart(table: pd.DataFrame, *, title: str | None = None) -> Figure:
         hint="pass coverage(...) without by=",
     )
     models, colours = coloured_models(table)
-    figure = new_figure(9.5, 4.2)
+    figure = new_figure(MAX_WIDTH, 4.2)
     axes = figure.subplots(1, 2, sharey=True)
     panels = (
         (

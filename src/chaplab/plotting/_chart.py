@@ -38,27 +38,20 @@ def draw_chart(
     *,
     title: str | None,
     ylabel: str | None,
-    limits_of_every_split: bool = True,
 ) -> Figure:
     """The planned panels with every layer's forecasts drawn in order (later layers on top).
 
-    An org unit's value limits cover every split of the layers at the quantile levels drawn
-    (``limits_of_every_split``: stepping through the splits keeps the axis still), or else only
-    what its panels draw: the splits and quantile levels shown and the actual cases of their
-    windows. Levels not drawn never stretch the axis."""
+    An org unit's value limits cover what its panels draw: the splits and quantile levels shown
+    and the actual cases of their windows. Splits and levels not drawn never stretch the axis
+    (a split far above the one shown left it a sliver at the bottom of its panel)."""
     org_units = list(dict.fromkeys(panel.org_unit for panel in plan.panels))
     splits = list(dict.fromkeys(panel.split for panel in plan.panels))
     needed = drawn_levels(bands, median)
     shown = [_shown(layer.frame, org_units, splits, needed) for layer in layers]
     tables = [forecast_rows(wide(frame)) for frame in shown]
-    if limits_of_every_split:
-        covered = [layer.frame[layer.frame[QUANTILE].isin(needed)] for layer in layers]
-        windows = list(plan.windows.values())
-    else:
-        covered, windows = shown, [plan.windows[split] for split in splits]
+    windows = [plan.windows[split] for split in splits]
     limits = {
-        org_unit: org_unit_value_limits(covered, actuals, windows, org_unit)
-        for org_unit in org_units
+        org_unit: org_unit_value_limits(shown, actuals, windows, org_unit) for org_unit in org_units
     }
     figure, axes, owns_figure = make_panels(plan.panels, ax, plan.frequency, plan.columns)
     for panel, axis in zip(plan.panels, axes, strict=True):

@@ -116,5 +116,4 @@ def compare_chart(
         handles,
         title=title,
         ylabel=ylabel,
-        limits_of_every_split=False,
     )

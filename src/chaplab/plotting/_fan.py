@@ -40,7 +40,7 @@ def fan_chart(
     A prediction (no ``split_period`` column) gets a "forecast starts" line instead of the split
     period's dashed one; the legend names both, so no label covers the data. Each panel spans
     its forecast window and ``history`` periods before it (by default as many as the window
-    has, at least four); an org unit's value limits do not depend on the split shown.
+    has, at least three); an org unit's value limits cover what its panels draw.
     ``quantile_bands`` are ``(low, high)`` pairs of levels in [0, 1], e.g. ``[(0.05, 0.95)]``;
     by default each quantile q below 0.5 is paired with 1 - q and the bands are nested from the
     outermost inwards (a level without its partner gets no band). More panels than

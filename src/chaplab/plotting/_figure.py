@@ -1,4 +1,12 @@
-"""The charts' Figure: shown once in a notebook, also as a cell's last value.
+"""The charts' Figure: the size every chart is drawn for, and shown once in a notebook, also as
+a cell's last value, sharp on a screen of two device pixels per CSS pixel.
+
+Sizes: a chart is drawn at :data:`DPI` dots per inch as shown, in a notebook and in the panel,
+at most :data:`MAX_WIDTH` inches wide, with no text smaller than :data:`MIN_TEXT` points. So it
+is shown whole where JupyterLab's output is 968 CSS px wide (a 1400 px window with the file
+browser open) and at 90 % or more where it is 844 px (a 1024 px window), where its smallest
+text is 10 CSS px or more. A chart wider than the output was shrunk to it: a 11.8-inch chart's
+7-point legend read 7 px.
 
 With the inline backend a new figure is shown twice when it is a cell's last value: IPython
 shows the value, then the backend shows every figure of the cell when the cell ends. ipympl
@@ -18,11 +26,24 @@ from typing import Any
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
+DPI = 100
+"""Dots per inch of a chart as shown (a notebook's and the panel's): 8-point text is 11 CSS px."""
+MAX_WIDTH = 9.1
+"""The widest a chart's figure is, in inches; the picture a notebook saves of it adds a margin
+of 0.1 inch on each side (``bbox_inches="tight"``): 930 CSS px at :data:`DPI`."""
+MIN_TEXT = 8.0
+"""The smallest text of a chart, in points: 10 CSS px where a chart of :data:`MAX_WIDTH` is
+shown in 844 px."""
+PIXEL_RATIO = 2
+"""Pixels a notebook's picture of a chart has per CSS pixel it is shown at: sharp on screens of
+two device pixels per CSS pixel (most laptops) and at 200 % zoom."""
+
 
 class ChartFigure(Figure):
-    """A matplotlib Figure that a notebook shows once per cell."""
+    """A matplotlib Figure that a notebook shows once per cell, drawn at :data:`DPI`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("dpi", DPI)
         super().__init__(*args, **kwargs)
         shell = _shell()
         self._created_in = _execution_count(shell)
@@ -71,11 +92,12 @@ def _is_widget(canvas: Any) -> bool:
 
 
 def _figure_bundle(figure: Figure) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What IPython would show for a plain Figure: the formats its formatters produce for the
-    Figure type (the inline backend's PNG, SVG or retina PNG), a PNG when none is set up (a
-    notebook on the Agg backend), and the text form."""
+    """What IPython would show for a plain Figure, but sharp: the formats its formatters
+    produce for the Figure type (the inline backend's PNG, SVG), a PNG when none is set up (a
+    notebook on the Agg backend), and the text form; a PNG has ``PIXEL_RATIO`` pixels per CSS
+    pixel it is shown at (IPython's "retina" PNG, its size at 100 % in the metadata)."""
     from IPython import get_ipython
-    from IPython.core.pylabtools import print_figure
+    from IPython.core.pylabtools import retina_figure
 
     data: dict[str, Any] = {"text/plain": repr(figure)}
     metadata: dict[str, Any] = {}
@@ -88,14 +110,19 @@ def _figure_bundle(figure: Figure) -> tuple[dict[str, Any], dict[str, Any]]:
             printer = formatter.lookup_by_type(Figure)
         except KeyError:
             continue
-        output = printer(figure)
+        output = (
+            retina_figure(figure, base64=True)  # type: ignore[no-untyped-call]  # IPython
+            if mime == "image/png"
+            else printer(figure)
+        )
         if isinstance(output, tuple):
             output, extra = output
             metadata[mime] = extra
         if output is not None:
             data[mime] = output
     if len(data) == 1:
-        data["image/png"] = print_figure(  # type: ignore[no-untyped-call]  # unannotated in IPython
-            figure, "png", base64=True
+        png, metadata["image/png"] = retina_figure(  # type: ignore[no-untyped-call]  # unannotated
+            figure, base64=True
         )
+        data["image/png"] = png
     return data, metadata

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, ORG_UNIT_NAME, frame_labels
+from chaplab.plotting._figure import MAX_WIDTH
 from chaplab.plotting._scoring_style import (
     MODEL,
     metric_label,
@@ -73,10 +74,12 @@ def score_heatmap(
     tables = {m: t.reindex(index=shown, columns=horizons) for m, t in tables.items()}
     values = np.concatenate([t.to_numpy(np.float64).ravel() for t in tables.values()])
     norm = Normalize(float(np.nanmin(values)), float(np.nanmax(values)))
-    columns = min(len(chosen), MAX_COLUMNS)
-    rows = math.ceil(len(chosen) / columns)
     names_width = 0.3 + NAME_CHARACTER * max(len(name) for name in names)
-    width = names_width + columns * (0.3 + CELL_WIDTH * len(horizons)) + 1.2
+    per_model = 0.3 + CELL_WIDTH * len(horizons)
+    fitting = int((MAX_WIDTH - names_width - 1.2) // per_model)  # within a chart's width
+    columns = max(1, min(len(chosen), MAX_COLUMNS, fitting))
+    rows = math.ceil(len(chosen) / columns)
+    width = names_width + columns * per_model + 1.2
     height = rows * (0.75 + CELL_HEIGHT * len(shown)) + 0.8
     figure = new_figure(width, height)
     axes = figure.subplots(rows, columns, squeeze=False, sharey=True).ravel()

@@ -21,7 +21,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from chaplab.errors import ArgumentError
 from chaplab.frames import format_number
-from chaplab.plotting._figure import ChartFigure
+from chaplab.plotting._figure import MAX_WIDTH, ChartFigure
 from chaplab.plotting._panels import MAX_COLUMNS, Panel
 from chaplab.plotting._time import set_time_axis
 
@@ -29,7 +29,8 @@ PANEL_WIDTH = 3.4
 PANEL_HEIGHT = 2.4
 SINGLE_WIDTH = 7.0  # a single panel is drawn large
 SINGLE_HEIGHT = 3.8
-LEGEND_WIDTH = 1.6  # inches beside the grid for the shared legend
+LEGEND_WIDTH = 1.6  # inches beside the grid for the shared legend, more when it needs them
+MIN_LEGEND_LINE = 12  # characters a legend label's line holds at least
 TITLE_HEIGHT = 0.6  # inches above the grid for the title
 
 # Margins of a chart's own figure, in inches.
@@ -58,9 +59,10 @@ def make_panels(
     when they are in one); also whether the figure is ours.
 
     Our own figure is a grid of ``columns`` (by default by count: a single panel alone and
-    large, at most four); cells the grid does not need are removed. Each axes shows its panel's
-    window with period labels of ``frequency``; a panel labels its time axis unless the panel
-    below it shows the same window.
+    large, else ``MAX_COLUMNS``); given ``columns`` (an org unit's splits), each org unit's
+    panels start a row of their own. Cells the grid does not need are removed. Each axes shows
+    its panel's window with period labels of ``frequency``; a panel labels its time axis unless
+    the panel below it shows the same window.
     """
     count = len(panels)
     if ax is not None:
@@ -68,14 +70,28 @@ def make_panels(
         for given, panel in zip(axes, panels, strict=True):
             set_time_axis(given, panel.limits, frequency)
         return axes[0].figure, axes, False
+    places = _grid_places(panels, columns) if columns else list(range(count))
     columns = columns or _columns(count)
     figure = plt.figure(FigureClass=ChartFigure)
-    cells = _add_panel_grid(figure, count, columns)
-    for index, (cell, panel) in enumerate(zip(cells, panels, strict=True)):
+    cells = _add_panel_grid(figure, places, columns)
+    at = dict(zip(places, panels, strict=True))
+    for place, cell, panel in zip(places, cells, panels, strict=True):
         set_time_axis(cell, panel.limits, frequency)
-        below = index + columns
-        _fix_axis_labels(cell, below >= count or panels[below].window != panel.window)
+        below = at.get(place + columns)
+        _fix_axis_labels(cell, below is None or below.window != panel.window)
     return figure, cells, True
+
+
+def _grid_places(panels: Sequence[Panel], columns: int) -> list[int]:
+    """Each panel's cell in a grid of ``columns``, in reading order, each org unit's panels
+    starting a row."""
+    places: list[int] = []
+    for index, panel in enumerate(panels):
+        place = places[-1] + 1 if places else 0
+        if index and panel.org_unit != panels[index - 1].org_unit and place % columns:
+            place += columns - place % columns
+        places.append(place)
+    return places
 
 
 def _given_axes(count: int, ax: Axes | Sequence[Axes]) -> list[Axes]:
@@ -90,9 +106,9 @@ def _given_axes(count: int, ax: Axes | Sequence[Axes]) -> list[Axes]:
 
 
 def _columns(count: int) -> int:
-    """Grid columns: 1 panel alone, up to 4 in two columns, else ``MAX_COLUMNS`` (three: a
-    country's twelve places make an 11.8-inch figure, not four columns' 15.2 inches)."""
-    return 1 if count == 1 else 2 if count <= 4 else MAX_COLUMNS
+    """Grid columns: 1 panel alone (large), else ``MAX_COLUMNS`` (two: a country's twelve
+    places make six rows, and the chart stays within ``MAX_WIDTH``)."""
+    return 1 if count == 1 else MAX_COLUMNS
 
 
 def _fix_axis_labels(ax: Axes, time_labels: bool) -> None:
@@ -105,16 +121,19 @@ def _fix_axis_labels(ax: Axes, time_labels: bool) -> None:
     ax.yaxis.set_label_coords(-0.2, 0.5)
 
 
-def _add_panel_grid(figure: Figure, count: int, columns: int) -> list[Axes]:
-    """Size ``figure`` for ``count`` panels in rows of ``columns`` with room for the legend and
-    add them (a single panel large); cells the grid does not need are removed."""
-    rows = math.ceil(count / columns)
-    width, height = (SINGLE_WIDTH, SINGLE_HEIGHT) if count == 1 else (PANEL_WIDTH, PANEL_HEIGHT)
+def _add_panel_grid(figure: Figure, places: Sequence[int], columns: int) -> list[Axes]:
+    """Size ``figure`` for panels at ``places`` of a grid in rows of ``columns`` with room for
+    the legend and add them (a single panel large); cells the grid does not need are
+    removed."""
+    rows = math.ceil((places[-1] + 1) / columns)
+    single = len(places) == 1
+    width, height = (SINGLE_WIDTH, SINGLE_HEIGHT) if single else (PANEL_WIDTH, PANEL_HEIGHT)
     figure.set_size_inches(width * columns + LEGEND_WIDTH, height * rows + TITLE_HEIGHT)
     cells = list(figure.subplots(rows, columns, squeeze=False).ravel())
-    for unused in cells[count:]:
-        unused.remove()
-    return cells[:count]
+    for place, unused in enumerate(cells):
+        if place not in places:
+            unused.remove()
+    return [cells[place] for place in places]
 
 
 def style_panel(ax: Axes, title: str) -> None:
@@ -181,7 +200,7 @@ def _place_outside(
     spec = axes[0].get_subplotspec()
     assert spec is not None, "our own axes are a grid's"
     rows, columns = spec.get_gridspec().get_geometry()
-    row_gap = ROW_GAP + (TIME_LABELS if _inner_time_labels(axes, columns) else 0.0)
+    row_gap = ROW_GAP + (TIME_LABELS if _inner_time_labels(axes, rows) else 0.0)
     panel_width = ((right - LEFT / width) * width - (columns - 1) * COLUMN_GAP) / columns
     panel_height = ((top - bottom) * height - (rows - 1) * row_gap) / rows
     figure.subplots_adjust(
@@ -217,22 +236,42 @@ def _wrap(figure: Figure, parts: Sequence[str], width: float) -> str:
     return "\n".join(lines)
 
 
-def _inner_time_labels(axes: list[Axes], columns: int) -> bool:
-    """Whether a panel with a panel below it labels its time axis."""
-    return any(
-        ax.xaxis.get_tick_params()["labelbottom"] for ax in axes[: max(len(axes) - columns, 0)]
-    )
+def _inner_time_labels(axes: list[Axes], rows: int) -> bool:
+    """Whether a panel above the grid's last row labels its time axis."""
+    for ax in axes:
+        spec = ax.get_subplotspec()
+        if (
+            spec is not None
+            and spec.rowspan.stop < rows
+            and ax.xaxis.get_tick_params()["labelbottom"]
+        ):
+            return True
+    return False
 
 
 def _legend_beside(figure: Figure, handles: list[Artist]) -> tuple[Legend, float]:
     """The legend at the figure's right edge, and where the panels end (a figure fraction).
-    The figure grows when the legend needs more than ``LEGEND_WIDTH``; the caller anchors the
-    legend's top."""
-    legend = figure.legend(
-        handles=handles, loc="upper right", fontsize="small", frameon=False, borderaxespad=0
-    )
-    needed = EDGE + legend.get_window_extent().width / figure.dpi + LEGEND_GAP
+    The figure grows when the legend needs more than ``LEGEND_WIDTH``, up to ``MAX_WIDTH``:
+    labels too long for that are broken onto more lines (a comparison names both evaluations
+    in its labels). The caller anchors the legend's top."""
     width, height = figure.get_size_inches()
+    room = MAX_WIDTH - (width - LEGEND_WIDTH)
+    labels = [str(handle.get_label()) for handle in handles]
+    longest = max((len(label) for label in labels), default=0)
+    for per_line in range(longest, MIN_LEGEND_LINE - 1, -1):
+        shown = [textwrap.fill(label, per_line) for label in labels]
+        legend = figure.legend(
+            handles=handles,
+            labels=shown,
+            loc="upper right",
+            fontsize="small",
+            frameon=False,
+            borderaxespad=0,
+        )
+        needed = EDGE + legend.get_window_extent().width / figure.dpi + LEGEND_GAP
+        if needed <= room or per_line == MIN_LEGEND_LINE:
+            break
+        legend.remove()
     if needed > LEGEND_WIDTH:
         width += needed - LEGEND_WIDTH
         figure.set_size_inches(width, height)

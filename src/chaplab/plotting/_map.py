@@ -57,22 +57,22 @@ BOUND_GID = "map bound"
 MAX_LABELS = 30
 """Names are written on maps of at most this many org units (``labels=True`` forces them)."""
 MAX_PANELS = 12
-MAX_COLUMNS = 3
+MAX_COLUMNS = 2
 NO_VALUE_COLOUR = "0.88"
 DARK = 0.55
 """Fills of a lower luminance than this get white names."""
 EDGE_COLOUR = "white"
 MAP_GID = "map"
 LABEL_GID = "label"
-LABEL_FONT = 8  # points: 10 pixels at the panel's 90 dpi, on small multiples ...
+LABEL_FONT = 8  # points (a chart's MIN_TEXT): 11 CSS px at 100 dpi, on small multiples ...
 LARGE_LABEL_FONT = 9  # ... and on a single map of a few places
 
 # Figure geometry, in inches.
 SINGLE_WIDTH = 6.0
-PANEL_WIDTH = 3.2
-"""Three small multiples and their colour bar are 11.3 inches: 1,020 pixels at the panel's 90 dpi,
-shown at 92 % where the panel is 1400 pixels wide with the file browser open, so names of
-``LABEL_FONT`` stay 9 pixels or more there."""
+PANEL_WIDTH = 3.8
+"""Two small multiples in a row and their colour bar are 9.2 inches, within a chart's
+``MAX_WIDTH``: names of ``LABEL_FONT`` are shown 10 CSS px tall or more (three in a row were
+11.3 inches, shrunk until the names were 7-8 px)."""
 MIN_PANEL_HEIGHT, MAX_PANEL_HEIGHT = 1.6, 7.0
 EDGE = 0.15
 TITLE = 0.55

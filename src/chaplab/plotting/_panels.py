@@ -3,8 +3,7 @@
 One split at a time by default (the last one): overlaid splits hide each other. ``split_period=
 "all"`` draws each split in a panel of its own (small multiples). A panel's time window is the
 forecast window of its split with ``history`` periods of actual cases before it, so the forecast
-gets most of the width; in a fan chart an org unit's value limits cover every split, so stepping
-through the splits keeps its axis still (a comparison's cover what its panels draw).
+gets most of the width; an org unit's value limits cover what its panels draw.
 """
 
 from __future__ import annotations
@@ -31,10 +30,10 @@ from chaplab.vocabulary import ALL_SPLITS
 
 MIN_HISTORY = 3
 """Periods of history shown before a forecast window at least, by default."""
-MAX_COLUMNS = 3
-"""A grid of panels has at most this many columns (as the maps, heatmaps and calibration charts):
-four columns make a figure of 15 inches whose text an output about 1,000 px wide shrinks to
-about 7 px."""
+MAX_COLUMNS = 2
+"""A grid of panels has at most this many columns (as the maps): two panels and the legend
+beside them fit a chart's ``MAX_WIDTH``; three made a figure of 11.8 inches, whose text an output
+844 px wide (JupyterLab in a 1024 px window) shrank to 8 px."""
 
 Window = tuple[pd.Period, pd.Period]
 
@@ -67,7 +66,7 @@ class Plan:
     notes: list[str]
     frequency: str
     windows: dict[pd.Period | None, Window]
-    """Every split's window, shown or not (value limits cover them all)."""
+    """Every split's window, shown or not."""
 
 
 def _middle(period: pd.Period, following: pd.Period) -> np.datetime64:
@@ -164,11 +163,8 @@ def _in_windows(actuals: pd.DataFrame | None, windows: Sequence[Window]) -> pd.D
 
 
 def _split_columns(splits: int) -> int:
-    """Columns for an org unit's splits: all of them up to three, else three or two, whichever
-    leaves fewer empty cells in its last row (four splits: two rows of two)."""
-    if splits <= MAX_COLUMNS:
-        return splits
-    return min((MAX_COLUMNS, MAX_COLUMNS - 1), key=lambda columns: -splits % columns)
+    """Columns for an org unit's splits: one split alone, else rows of ``MAX_COLUMNS``."""
+    return min(splits, MAX_COLUMNS)
 
 
 def _org_units(
@@ -250,8 +246,9 @@ def org_unit_value_limits(
     windows: Iterable[Window],
     org_unit: str,
 ) -> tuple[float, float]:
-    """The y-limits of one org unit over every split and quantile of ``frames`` and its actual
-    cases in any split's window: the same whichever split a panel shows."""
+    """The y-limits of one org unit over the rows of ``frames`` (the forecasts its panels draw)
+    and its actual cases in the ``windows`` its panels span (and where their line crosses the
+    windows' edges)."""
     values = [
         frame.loc[frame[ORG_UNIT] == org_unit, VALUE].to_numpy(np.float64) for frame in frames
     ]

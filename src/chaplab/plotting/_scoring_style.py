@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from chaplab.errors import ArgumentError
 from chaplab.frames import require_frame_columns
-from chaplab.plotting._figure import ChartFigure
+from chaplab.plotting._figure import MAX_WIDTH, ChartFigure
 
 MODEL = "model"
 REFERENCE_COLOUR = "0.45"
@@ -86,5 +86,7 @@ def require_table(
 
 def new_figure(width: float, height: float) -> Figure:
     """A pyplot figure that a notebook shows once per cell (:class:`ChartFigure`), laid out by
-    matplotlib's constrained layout."""
-    return plt.figure(FigureClass=ChartFigure, figsize=(width, height), layout="constrained")
+    matplotlib's constrained layout, at most ``MAX_WIDTH`` wide."""
+    return plt.figure(
+        FigureClass=ChartFigure, figsize=(min(width, MAX_WIDTH), height), layout="constrained"
+    )

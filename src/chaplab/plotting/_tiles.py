@@ -29,6 +29,7 @@ from chaplab.frames import (
     period_labels,
     probability_labels,
 )
+from chaplab.plotting._figure import MAX_WIDTH
 from chaplab.plotting._scoring_style import new_figure, require_table
 from chaplab.plotting._time import LABEL_GAP, label_inches, set_period_columns
 
@@ -37,7 +38,7 @@ ROW = 0.3  # inches per org unit, up to ...
 GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
 NAMED_ROW = 0.12  # rows lower than this are too low for names
 COLUMN = 0.62  # inches per period at least (or its label's and a gap), up to ...
-GRID_WIDTH = 10.0  # ... a grid this wide: more periods share it
+GRID_WIDTH = MAX_WIDTH - 2.6  # ... a grid this wide (names, colour bar, margins: 2.6 in)
 SEPARATED_COLUMN = 0.1  # columns narrower than this have no white line between them
 WRITTEN_COLUMN = 0.45  # inches: columns narrower than this are too narrow for "< 10%" in CELL_FONT
 WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells

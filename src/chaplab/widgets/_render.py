@@ -24,13 +24,12 @@ from chaplab.widgets._chart_process import ChartProcess
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-DPI = 90
-"""Dots per inch of a chart as shown: 9-point text is 11 pixels high at 100 % zoom."""
 PIXEL_RATIO = 2
-"""Pixels drawn per pixel shown. The PNG is drawn at ``DPI * PIXEL_RATIO`` and shown at its
-width / ``PIXEL_RATIO`` (never wider than the panel), so it is sharp on screens of two device
-pixels per CSS pixel (most laptops) and at 200 % zoom; a PNG of ``DPI`` shown there, or stretched
-to a box's width, was scaled up and blurred."""
+"""Pixels drawn per pixel shown. A chart is drawn at its figure's dpi (``chaplab.plotting``'s,
+as in a notebook) times ``PIXEL_RATIO`` and shown at its width / ``PIXEL_RATIO`` (never wider
+than the panel), so it is sharp on screens of two device pixels per CSS pixel (most laptops)
+and at 200 % zoom; a PNG of one pixel per CSS pixel shown there, or stretched to a box's width,
+was scaled up and blurred."""
 PNG_WIDTH = slice(16, 20)
 """Where a PNG holds its width: the first four bytes of its IHDR chunk's data, big-endian."""
 
@@ -52,9 +51,9 @@ class Rendered:
 
 
 def image_widget() -> widgets.Image:
-    """An empty PNG Image widget that shows a chart at its size (``DPI``) and scales it down to
-    the panel's width, never up, hidden while it holds no picture (an empty ``<img>`` shows the
-    browser's broken-image icon)."""
+    """An empty PNG Image widget that shows a chart at its size (its dots per inch as in a
+    notebook) and scales it down to the panel's width, never up, hidden while it holds no
+    picture (an empty ``<img>`` shows the browser's broken-image icon)."""
     image = widgets.Image(
         format="png",
         layout=widgets.Layout(
@@ -84,9 +83,9 @@ def shown_width(png: bytes) -> int:
 
 def png_bytes(figure: Figure) -> bytes:
     """Rasterise a figure that has an Agg canvas to PNG bytes, ``PIXEL_RATIO`` pixels per
-    pixel shown."""
+    pixel shown (its dots per inch as a notebook shows it)."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI * PIXEL_RATIO)
+    figure.savefig(buffer, format="png", dpi=figure.dpi * PIXEL_RATIO)
     return buffer.getvalue()
 
 
