@@ -3,8 +3,8 @@
 A notebook opens the panel on its own embedded service (a fresh data folder), shows the view,
 adds our three models to the preselected baselines and runs the batch. The test waits until the
 leaderboard is drawn, checks what the page shows (every model's job row ending ``SUCCESS``, six
-ranked rows, the charts, the comparison of two models picked by clicking their rows, no choice
-cut in the dropdowns with a long dataset name among them) and saves
+ranked rows, the charts, the comparison of two models picked by clicking their rows shown right
+under them, no choice cut in the dropdowns with a long dataset name among them) and saves
 a screenshot of the view as test-output/browser/compare-models.png.
 """
 
@@ -61,7 +61,8 @@ def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
 
     charts = view.locator("img.widget-image")
     expect(charts).to_have_count(5)
-    for index in range(4):  # leaderboard, WIS components, coverage, PIT
+    comparison = charts.nth(0)  # under the leaderboard's rows, empty until two are selected
+    for index in range(1, 5):  # leaderboard, WIS components, coverage, PIT
         page.page.wait_for_function(
             "(img) => img.complete && img.naturalWidth > 300",
             arg=charts.nth(index).element_handle(),
@@ -74,8 +75,17 @@ def test_a_batch_of_six_models_is_ranked_and_two_are_compared_in_jupyterlab(
     )
     expect(view.get_by_text("vs")).to_be_visible()
     page.page.wait_for_function(
-        "(img) => img.complete && img.naturalWidth > 300", arg=charts.nth(4).element_handle()
+        "(img) => img.complete && img.naturalWidth > 300", arg=comparison.element_handle()
     )
+    # the pair's chart right under the rows clicked (it appeared 900 px below them)
+    rows = [
+        view.get_by_role("button", name=model, exact=True).bounding_box()
+        for model in (*OUR_MODELS, *BASELINES)
+    ]
+    chart = comparison.bounding_box()
+    assert chart is not None and all(rows)
+    last_row = max(row["y"] + row["height"] for row in rows if row)
+    assert 0 < chart["y"] - last_row < 150
 
     # a dataset with a long name: every choice of every dropdown readable, nothing cut
     expect(view.locator("select option", has_text=LONG_NAME)).to_have_count(1)

@@ -70,9 +70,14 @@ class TestRefusedWithoutChange:
         with pytest.raises(NotFoundError):
             client.create_configured_model_with_data_source_from_evaluation(999_999)
 
-    def test_unknown_model_name_is_404(self, client: ChapClient) -> None:
-        with pytest.raises(NotFoundError, match="model: "):
+    def test_unknown_model_name_is_404_and_called_a_name(self, client: ChapClient) -> None:
+        with pytest.raises(NotFoundError, match="model: ") as refused:
             client.create_evaluation("x", "naive_model:no-such-name", demo_dataset_id(client))
+        assert "no configured model named 'naive_model:no-such-name'" in str(refused.value)
+        assert "with id" not in str(refused.value)  # a name was given, not an id
+        with pytest.raises(NotFoundError) as batch:
+            client.create_backtests("x", ["naive_model", "no-such-model"], demo_dataset_id(client))
+        assert "no configured model named 'no-such-model'" in str(batch.value)
 
     def test_an_id_where_a_name_is_wanted_is_refused(self, client: ChapClient) -> None:
         model = client.list_models()[0]

@@ -17,8 +17,9 @@ from chaplab.client import AsyncChapClient, ModelSpec, ModelTemplate
 from chaplab.frames import format_numbers
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
+from chaplab.widgets._markup import GREY, RED
 from chaplab.widgets._tasks import TaskKeeper
-from chaplab.widgets.compare_models import CompareModelsView
+from chaplab.widgets.compare_models import RUNNING, CompareModelsView
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -248,3 +249,57 @@ async def test_a_new_panel_offers_the_batches_run_before_and_ranks_one(
         fresh.close()
         await fresh.wait_idle()
         await client.aclose()
+
+
+async def test_the_comparison_starts_on_the_dataset_selected_in_the_panel(
+    panel: ChapPanel,
+) -> None:
+    """Selecting a dataset in the panel's table chooses it for the batch too (the view started
+    on the first evaluation dataset whatever the panel showed); a choice made in the view
+    stays until the next selection in the table."""
+    view = panel.compare
+    evaluation_sets = [d for d in panel.dataset_list if d.type == "evaluation"]
+    assert view.dataset.value == panel.datasets.selected[0]
+    other = next(d for d in panel.dataset_list if d.id != view.dataset.value)
+    panel.datasets.select(other.id)
+    assert view.dataset.value == other.id
+    view.dataset.value = evaluation_sets[0].id  # chosen in the view
+    await panel.refresh()
+    assert view.dataset.value == evaluation_sets[0].id
+
+
+async def test_earlier_batch_offers_batches_not_an_evaluation_run_alone(
+    compared: ChapPanel, service_url: str
+) -> None:
+    """An evaluation run alone has a specification too (one model and the baselines' runs, as
+    every specification): it is listed under the evaluations, not as an earlier batch."""
+    dataset = next(d for d in compared.dataset_list if d.name == "demo")
+    async with AsyncChapClient(service_url) as client:
+        alone = await client.run_evaluation(
+            "alone", "naive_model", dataset.id, n_periods=2, n_splits=5, stride=1
+        )
+        specifications = await client.list_backtest_specifications()
+    view = compared.compare
+    await view.load_batches()
+    offered = {value for _, value in view.earlier.options[1:]}
+    single = {item.id for item in specifications if item.backtest_count == 1}
+    assert alone.id and single and not offered & single
+    assert offered and all(
+        item.backtest_count is None or item.backtest_count > 1
+        for item in specifications
+        if item.id in offered
+    )
+
+
+async def test_a_running_batch_is_said_as_a_note_not_as_an_error(panel: ChapPanel) -> None:
+    """ "a batch is running" stood in red beside the button, as if something were wrong."""
+    view = panel.compare
+    view.models.value = tuple(BASELINES)
+    view.n_periods.value, view.n_splits.value = 2, 2
+    started = view.run()
+    assert started is not None and view.button.disabled
+    assert RUNNING in html.unescape(view.problem.value)
+    assert GREY in view.problem.value and RED not in view.problem.value
+    await started
+    await panel.wait_idle()
+    assert view.problem.value == "" and not view.button.disabled

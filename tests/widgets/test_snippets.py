@@ -4,6 +4,7 @@ still works after the next ``make lab`` (a new port), and asks for a key only wh
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
@@ -89,3 +90,20 @@ def test_quoted_is_python_source_for_the_same_value(value: object) -> None:
     assert ast.literal_eval(quoted(value)) == value
     if isinstance(value, str) and '"' not in value:
         assert quoted(value).startswith('"')
+
+
+def test_a_comment_says_what_the_chart_shows_only_where_the_code_asks_for_it() -> None:
+    """The copied code said "the chart shows the 24 periods before the first split" over a
+    chart that showed its default 3: a comment names the periods a chart shows only where the
+    chart's call passes them as ``history``."""
+    evaluation_view = view_code(
+        ViewState("http://127.0.0.1:8000", evaluations=[(3, "e")], history_periods=24)
+    )
+    forecast_view = forecast_code(
+        ViewState("http://127.0.0.1:8000"), ForecastShown(7, 1, "naive forecast", 12)
+    )
+    for code in (evaluation_view, forecast_view):
+        for claim in re.findall(r"the chart shows the (\d+) periods", code):
+            assert f"history={claim}" in code, code
+    assert "the chart shows the 24 periods" not in evaluation_view
+    assert "history=12" in forecast_view and "the chart shows the 12 periods" in forecast_view

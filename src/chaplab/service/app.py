@@ -170,7 +170,7 @@ async def _field_problem(request: Request, error: Exception) -> JSONResponse:
 
 async def _not_found(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, NotFound)
-    detail = f"No {error.what} with id {error.identifier!r}"
+    detail = f"No {error.what} {error.described()}"
     errors = None
     if error.field is not None:
         detail = f"{error.field}: {detail[0].lower()}{detail[1:]}"
@@ -178,7 +178,7 @@ async def _not_found(request: Request, error: Exception) -> JSONResponse:
             {
                 "loc": [error.field],
                 "field": error.field,
-                "msg": f"no {error.what} with this id",
+                "msg": f"no {error.what} with this {error.key}",
                 "type": "not_found",
             }
         ]

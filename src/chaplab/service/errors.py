@@ -18,10 +18,20 @@ class FieldProblem(ValueError):
 
 
 class NotFound(LookupError):
-    """No stored ``what`` has this identifier."""
+    """No stored ``what`` has this identifier: its id, or its name (``named=True``), as the
+    message says (``no configured model named 'x'``)."""
 
-    def __init__(self, what: str, identifier: object, field: str | None = None) -> None:
+    def __init__(
+        self, what: str, identifier: object, field: str | None = None, *, named: bool = False
+    ) -> None:
         self.what = what
         self.identifier = identifier
         self.field = field
-        super().__init__(f"no {what} with id {identifier!r}")
+        self.key = "name" if named else "id"
+        super().__init__(f"no {what} {self.described()}")
+
+    def described(self) -> str:
+        """``with id 3`` or ``named 'x'``."""
+        return (
+            f"named {self.identifier!r}" if self.key == "name" else f"with id {self.identifier!r}"
+        )

@@ -7,6 +7,7 @@ import html
 RED = "#b00020"
 GREEN = "#1b7a1b"
 AMBER = "#8a5a00"
+GREY = "#555"  # a note: what is going on, not a problem
 
 
 def message(text: str, colour: str = RED, *, alert: bool = False) -> str:

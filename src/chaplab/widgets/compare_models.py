@@ -28,7 +28,7 @@ import ipywidgets as widgets
 from chaplab.client import ArgumentError, ChapError
 from chaplab.frames import format_number, format_numbers
 from chaplab.vocabulary import BacktestPlan
-from chaplab.widgets._markup import GREEN, message
+from chaplab.widgets._markup import GREEN, GREY, message
 from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import Started, TaskKeeper
 from chaplab.widgets.connection import describe_error
@@ -49,6 +49,8 @@ scaled by one of them."""
 SKILL_LEVEL = 0.9
 NO_BATCH = "none (run a batch, or choose one run before)"
 """The **earlier batch** choice that shows no batch of the service's."""
+RUNNING = "a batch is running: Run batch waits until it has finished"
+"""Said (as a note, not in red) beside the button while a batch runs."""
 _STYLE = {"description_width": "90px"}
 _EARLIER_LABEL = "100px"  # "earlier batch" whole
 
@@ -270,14 +272,16 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             self.status,
             self.baseline,
             self.leaderboard,
+            # the two models selected in the leaderboard, right under its rows (under the
+            # diagnostics it appeared 900 px below the click)
+            self.comparison_title,
+            self.comparison,
             self.images["leaderboard_chart"],
             widgets.HBox(
                 [self.images["wis_components_chart"], self.images["coverage_chart"]],
                 layout=widgets.Layout(flex_flow="row wrap"),
             ),
             self.images["pit_chart"],
-            self.comparison_title,
-            self.comparison,
         ]
         self.check()
 
@@ -321,10 +325,18 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             [self._models[name] for name in self.models.value if name in self._models],
         )
 
+    def follow_dataset(self, dataset_id: int | None) -> None:
+        """Choose the dataset the panel has selected (its datasets table): the batch starts on
+        the data the person is looking at; one chosen here afterwards stays until the next
+        selection there."""
+        if dataset_id is not None and dataset_id in self._datasets:
+            self.dataset.value = dataset_id
+
     def problems(self) -> list[str]:
-        """Why the batch cannot run yet (empty when it can); the settings' own problems come
-        last (they are said under the settings)."""
-        return [*self._own_problems(), *self.settings.problems()]
+        """Why the batch cannot run yet (empty when it can): one is running, or the inputs'
+        problems; the settings' own problems come last (they are said under the settings)."""
+        running = [RUNNING] if self._running else []
+        return [*running, *self._own_problems(), *self.settings.problems()]
 
     def set_unavailable(self, unavailable: bool) -> None:
         """Whether the service's datasets and models could not be loaded (the connection bar
@@ -336,8 +348,6 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         if self.unavailable:
             return ["the service's datasets and configured models could not be loaded"]
         found: list[str] = []
-        if self._running:
-            found.append("a batch is running")
         if self.dataset.value is None:
             found.append("select a dataset")
         if len(self.models.value) < 2:
@@ -353,7 +363,10 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             f"<small>{chosen} of {offered} selected (Ctrl- or Shift-click to choose)</small>"
         )
         found = self.problems()
-        self.show_problem("" if self.unavailable else "; ".join(self._own_problems()))
+        if self._running:  # not a problem: the button waits for the batch
+            self.problem.value = message(RUNNING, GREY)
+        else:
+            self.show_problem("" if self.unavailable else "; ".join(self._own_problems()))
         self.button.disabled = bool(found)
         return found
 
@@ -445,14 +458,20 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         await self._score({**forecasts, **self.local_forecasts}, actuals)
 
     async def load_batches(self) -> None:
-        """Offer the batches the service holds (its backtest specifications), newest first, under
-        **earlier batch**; a server without them offers none."""
+        """Offer the batches the service holds, newest first, under **earlier batch**: its
+        backtest specifications with more than one model besides the baselines (an evaluation
+        run alone has one, and the baselines' runs every specification gets: it is listed under
+        the evaluations, not here); a server without them offers none."""
         try:
             specifications = await self._client.list_backtest_specifications()
         except ChapError:
             return
         kept = self.earlier.value
-        choices = [(batch_title(item), item.id) for item in reversed(specifications)]
+        choices = [
+            (batch_title(item), item.id)
+            for item in reversed(specifications)
+            if item.backtest_count is None or item.backtest_count > 1
+        ]
         self._showing_batches = True
         try:
             self.earlier.options = [(NO_BATCH, NO_BATCH), *choices]

@@ -429,6 +429,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
         self.compare.set_choices(self.dataset_list, models, self.template_list)
+        self._dataset_selected()
 
     def _show_evaluations(self, evaluations: list[Any]) -> None:
         """Show the server's evaluations and those launched here that it does not list
@@ -519,6 +520,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
     def _wire(self) -> None:
         self.connection.refresh_button.on_click(lambda _: self.refresh())
         self.datasets.observe(lambda _: self._choice_changed(), names="selected")
+        self.datasets.observe(lambda _: self._dataset_selected(), names="selected")
         self.models.observe(lambda _: self._choice_changed(), names="selected")
         self.launcher.button.on_click(lambda _: self.launch())
         self.forecasts.button.on_click(lambda _: self.forecast())
@@ -542,6 +544,11 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         ]
         for control, trait in view_changes:
             control.observe(lambda _: self._show_code(), names=trait)
+
+    def _dataset_selected(self) -> None:
+        """The comparison of models starts on the dataset selected in the datasets table."""
+        dataset = _selected(self.datasets, self.dataset_list)
+        self.compare.follow_dataset(None if dataset is None else dataset.id)
 
     def _choice_changed(self) -> None:
         dataset = _selected(self.datasets, self.dataset_list)

@@ -228,7 +228,8 @@ def _history_lines(history_periods: int | None) -> list[str]:
     if history_periods is None:
         return ["recent = actuals"]
     return [
-        f"# the chart shows the {history_periods} periods before the first split on",
+        f"# the actual cases from {history_periods} periods before the first split on (each of "
+        "the chart's panels shows its split's forecast and as many periods before it)",
         f'recent = actuals[actuals["period"] >= frame["split_period"].min() - {history_periods}]',
     ]
 

@@ -257,7 +257,7 @@ def configured_model_by_name(session: Session, model_id: str | int) -> Configure
                 f"expects a configured-model NAME (such as 'naive_model'), "
                 f"not an id like {model_id!r}",
             )
-        raise NotFound("configured model", model_id, "modelId")
+        raise NotFound("configured model", model_id, "modelId", named=True)
     return row
 
 

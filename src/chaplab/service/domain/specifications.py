@@ -118,7 +118,7 @@ def configured_model(session: Session, model_id: int | str) -> ConfiguredModelRo
         return get_or_404(session, ConfiguredModelRow, model_id, "configured model", "modelIds")
     row = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == model_id))
     if row is None:
-        raise NotFound("configured model", model_id, "modelIds")
+        raise NotFound("configured model", model_id, "modelIds", named=True)
     return row
 
 
