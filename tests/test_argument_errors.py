@@ -80,6 +80,12 @@ CALLS = [
         id="backtest",
     ),
     pytest.param(
+        'chaplab.backtest(_train, _predict, DATA, n_splits="3", n_periods=1)',
+        ArgumentTypeError,
+        "ArgumentTypeError: n_splits must be an int, got str '3'",
+        id="backtest-count-type",
+    ),
+    pytest.param(
         "datasets.org_units_of(GEOJSON, 'Sergip')",
         ArgumentError,
         "ArgumentError: parent: 'Sergip' is not one of the parents; did you mean 'Sergipe'?",

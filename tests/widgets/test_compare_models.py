@@ -85,10 +85,11 @@ async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: Cha
     assert html.unescape(view.settings.message.value).endswith(
         "the data has 120; at most 88 fit</div>"
     )  # after the 13 months the baselines chosen (persistence, seasonal_median) train on
+    assert view.settings.note.value == ""  # one message at a time: the problem says what fits
+    view.n_splits.value = 3
     assert "allows at most 88 splits of 20 periods after the 13 periods persistence trains on" in (
         html.unescape(view.settings.note.value)
     )
-    view.n_splits.value = 3
     view.models.value = ("persistence",)
     assert "select at least two models" in view.problem.value
     assert view.run() is None and view.job_rows == []

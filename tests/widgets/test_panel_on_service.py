@@ -356,9 +356,7 @@ async def test_the_launcher_knows_the_periods_the_model_trains_on_before_sending
     launcher = panel.launcher
     launcher.name.value = f"too long {unique}"
     launcher.n_periods.value, launcher.n_splits.value = 12, 100
-    assert "at most 94 splits of 12 periods after the 15 periods regression_model trains on" in (
-        html.unescape(launcher.settings.note.value)
-    )
+    assert launcher.settings.note.value == ""  # one message at a time: the problem's
     launcher.button.click()
     await panel.wait_idle()
     shown = html.unescape(launcher.settings.message.value)
@@ -366,6 +364,9 @@ async def test_the_launcher_knows_the_periods_the_model_trains_on_before_sending
     assert launcher.button.disabled and not panel.jobs.rows
     launcher.n_splits.value = 2
     assert launcher.problem.value == "" and not launcher.button.disabled
+    assert "at most 94 splits of 12 periods after the 15 periods regression_model trains on" in (
+        html.unescape(launcher.settings.note.value)
+    )
 
 
 async def test_a_model_whose_covariates_the_dataset_lacks_is_refused_by_the_service_at_once(
@@ -388,3 +389,4 @@ async def test_a_model_whose_covariates_the_dataset_lacks_is_refused_by_the_serv
     shown = html.unescape(launcher.problem.value)
     assert "the data lacks 'rainfall', which model 'regression_model' needs" in shown, shown
     assert launcher.button.disabled and not panel.jobs.rows
+    assert launcher.warning.value == ""  # the refusal alone, not under "the service may refuse"

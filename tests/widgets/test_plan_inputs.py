@@ -96,12 +96,13 @@ def test_the_dataset_says_how_many_splits_fit() -> None:
         "101 periods (1 to train the model on before the first split, 100 to evaluate), the "
         "data has 100; at most 97 fit" in shown(settings)
     )
+    assert settings.note.value == ""  # one message at a time: the problem says what fits
     settings.stride.value = "3"
+    settings.n_splits.value = "30"
+    assert settings.valid
     assert "allows at most 33 splits of 3 periods, 3 periods apart" in html.unescape(
         settings.note.value
     )
-    settings.n_splits.value = "30"
-    assert settings.valid
     settings.stride.value = "4"
     assert "step between splits is 4, too long for the data: " in shown(settings)
     assert shown(settings).endswith("; at most 3 fits</div>")

@@ -190,17 +190,21 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         self.check()
 
     def check(self) -> list[str]:
-        """Show the problems, enable the button only without any; returns the problems."""
+        """Show the problems, enable the button only without any; returns the problems. One
+        message at a time: the amber warning only while nothing is wrong."""
         found = self.problems()
         self.show_problem("" if self.unavailable else "; ".join(self._own_problems()))
-        self.warning.value = message(self.covariates_warning(), AMBER)
+        self.warning.value = "" if found else message(self.covariates_warning(), AMBER)
         self.valid = not found
         self.button.disabled = not self.valid
         return found
 
     def show_problem(self, text: str) -> None:
-        """Say (in red, beside the button) why the evaluation cannot run."""
+        """Say (in red, beside the button) why the evaluation cannot run; a warning under it
+        goes (a refusal said in red under an amber "the service may refuse" read as two)."""
         self.problem.value = message(text)
+        if text:
+            self.warning.value = ""
 
     def request(self) -> EvaluationLaunch:
         """The evaluation to run; ``ValueError`` listing the problems when there are any."""

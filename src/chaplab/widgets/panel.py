@@ -429,7 +429,8 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         names = {template.id: template.name for template in self.template_list}
         self.models.set_rows([model_row(model, names) for model in models])
         self.compare.set_choices(self.dataset_list, models, self.template_list)
-        self._dataset_selected()
+        if not self._loaded:  # the first load: start on the dataset the table selected
+            self._dataset_selected()
 
     def _show_evaluations(self, evaluations: list[Any]) -> None:
         """Show the server's evaluations and those launched here that it does not list

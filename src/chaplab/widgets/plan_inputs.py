@@ -31,7 +31,7 @@ from chaplab.vocabulary import (
     PlanSetting,
     parse_period,
 )
-from chaplab.widgets._markup import message
+from chaplab.widgets._markup import GREY, message
 
 _STYLE = {"description_width": "130px"}
 INPUTS = (N_PERIODS, N_SPLITS, STRIDE)
@@ -170,10 +170,11 @@ class PlanInputs(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annot
         return [] if misfit is None else [self._said(misfit)]
 
     def check(self) -> list[str]:
-        """Show what the plan allows and what is wrong; returns the problems."""
+        """Show what the plan allows, or what is wrong (one of the two: a problem says what
+        fits); returns the problems."""
         found = self.problems()
         self.message.value = message("\n".join(found))
-        self.note.value = message(self._limits(), "#555")
+        self.note.value = "" if found else message(self._limits(), GREY)
         self.valid = not found
         return found
 
