@@ -116,10 +116,6 @@ class Run:
     results: dict[int, Any] = field(default_factory=dict)
     failures: dict[int, Exception] = field(default_factory=dict)
     not_run: set[int] = field(default_factory=set)
-    stopped_by_time: bool = False
-
-    def first_failure(self) -> Exception | None:
-        return self.failures[min(self.failures)] if self.failures else None
 
 
 @dataclass(frozen=True)
@@ -151,11 +147,11 @@ def run_tasks(
     runner.start()
     own_pool: concurrent.futures.ThreadPoolExecutor | None = None
     if executor is None:
-        own_pool = concurrent.futures.ThreadPoolExecutor(
+        own_pool = executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=max(1, min(len(tasks), os.cpu_count() or 1)),
             thread_name_prefix="chaplab-backtest",
         )
-    scheduler = _Scheduler(tasks, executor or own_pool, errors, time_budget, events, loop)
+    scheduler = _Scheduler(tasks, executor, errors, time_budget, events)
     finished = asyncio.run_coroutine_threadsafe(scheduler.run(), loop)
     counted = sum(task.counted for task in tasks)
     failed = 0
@@ -248,16 +244,14 @@ class _Scheduler:
     def __init__(
         self,
         tasks: Sequence[Task],
-        executor: concurrent.futures.Executor | None,
+        executor: concurrent.futures.Executor,
         errors: Errors,
         time_budget: float | None,
         events: queue.Queue[tuple[str, int, Exception | None]],
-        loop: asyncio.AbstractEventLoop,
     ) -> None:
         self.tasks, self.errors, self.events = tasks, errors, events
         self.ship = shipped(executor)
         self.executor = executor
-        assert executor is not None
         workers = self.workers = _workers(executor)
         window = 2 * workers if self.ship else 4 * workers
         self.window = window if self.ship or time_budget is not None else max(window, 32)
@@ -327,7 +321,6 @@ class _Scheduler:
     def _close(self, group: int) -> None:
         """Leave out every task of a group the time budget does not start."""
         self.closed_groups.add(group)
-        self.run_state.stopped_by_time = True
         self.run_state.not_run.update(self.members[group])
 
     def _finish(self, index: int, future: asyncio.Future[Any]) -> None:
@@ -365,7 +358,6 @@ class _Scheduler:
         if not self.ship:
             assert self.calls is not None
             return await perform(*args, model, self.calls)
-        assert self.executor is not None
         return await _ship(self.executor, task, perform, args, model)
 
 
