@@ -825,5 +825,7 @@ async def test_a_model_whose_service_is_gone_is_marked_and_not_launched(
         "scaled:gone runs on a model service that is not registered now: start the service "
         "(it registers itself) and refresh, or choose another model"
     ) in panel.launcher.problem.value
+    assert panel.forecast() is None  # forecast forward refuses it too
+    assert "scaled:gone runs on a model service" in panel.forecasts.message.value
     panel.models.select(7)
     assert not panel.launcher.button.disabled

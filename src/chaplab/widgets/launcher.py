@@ -60,6 +60,17 @@ def missing_covariates(model: Any, dataset: Any) -> list[str]:
     return [name for name in dict.fromkeys(needed) if isinstance(name, str) and name not in have]
 
 
+def service_gone(model: Any) -> str | None:
+    """The sentence refusing ``model`` when the model service that runs it is not registered
+    now (``ModelSpec.service_missing``): the service would fail any run of it."""
+    if not getattr(model, "service_missing", False):
+        return None
+    return (
+        f"{model.name} runs on a model service that is not registered now: start the service "
+        "(it registers itself) and refresh, or choose another model"
+    )
+
+
 def unique_name(base: str, taken: Collection[str]) -> str:
     """``base``, or ``base-2``, ``base-3``, ... whichever is not ``taken`` yet."""
     if base not in taken:
@@ -153,11 +164,8 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
             found.append("select a dataset")
         if self.model is None:
             found.append("select a configured model")
-        elif getattr(self.model, "service_missing", False):
-            found.append(
-                f"{self.model.name} runs on a model service that is not registered now: start "
-                "the service (it registers itself) and refresh, or choose another model"
-            )
+        elif (gone := service_gone(self.model)) is not None:
+            found.append(gone)
         name = self.name.value.strip()
         if not name:
             found.append("name: give the evaluation a name")

@@ -32,7 +32,7 @@ from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
 from chaplab.widgets.jobs import JobBoard
-from chaplab.widgets.launcher import EvaluationLaunch, EvaluationLauncher
+from chaplab.widgets.launcher import EvaluationLaunch, EvaluationLauncher, service_gone
 from chaplab.widgets.model_form import NewModelForm
 from chaplab.widgets.plan_inputs import dataset_periods
 from chaplab.widgets.results import HISTORY_PERIODS, ResultsView, chart_split
@@ -259,6 +259,9 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         dataset, model = self.launcher.dataset, self.launcher.model
         if dataset is None or model is None:
             self.forecasts.message.value = message("select a dataset and a configured model")
+            return None
+        if (gone := service_gone(model)) is not None:
+            self.forecasts.message.value = message(gone)
             return None
         try:
             n_periods = self.launcher.settings.number("nPeriods")
