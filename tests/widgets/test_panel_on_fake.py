@@ -666,6 +666,9 @@ async def test_an_evaluation_the_service_does_not_list_is_shown_once_launched(
         "bt_naive",
         "naive_model:weekly on demo",
     ]
+    del fake.evaluations[launched.id]  # deleted elsewhere: no longer kept after a refresh
+    await panel.refresh()
+    assert [row["name"] for row in panel.results.table.rows] == ["bt_naive"]
 
 
 async def test_a_model_declaring_a_covariate_the_dataset_lacks_is_warned_about_and_launched(

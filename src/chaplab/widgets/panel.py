@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from chaplab._connect import reaches
-from chaplab.client import AsyncChapClient, ChapClient, ChapError, ChapHTTPError, Job
+from chaplab.client import (
+    AsyncChapClient,
+    ChapClient,
+    ChapError,
+    ChapHTTPError,
+    Job,
+    NotFoundError,
+)
 from chaplab.vocabulary import FAILURE, PREDICTION_DATASET
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
@@ -384,7 +391,23 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
             self.client.list_configured_models(),
             self.client.list_evaluations(),
         )
+        await self._recheck_unlisted({item.id for item in evaluations})
         return stored_by_people(datasets, predictions), models, evaluations
+
+    async def _recheck_unlisted(self, listed: set[int]) -> None:
+        """Keep of the evaluations launched here that the server's list left out only those
+        it still holds as they were (the same ``record_key``): one deleted elsewhere, or whose
+        id now names another evaluation, goes."""
+        for key, kept in list(self._unlisted.items()):
+            if key in listed:
+                del self._unlisted[key]
+                continue
+            try:
+                now = await self.client.get_evaluation(key)
+            except NotFoundError:
+                now = None
+            if now is None or now.record_key != kept.record_key:
+                del self._unlisted[key]
 
     def _show_lists(self, datasets: list[Any], models: list[Any], evaluations: list[Any]) -> None:
         self.launcher.set_unavailable(False)
