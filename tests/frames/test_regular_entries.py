@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from chaplab.frames import entries_to_frame
-from chaplab.frames._columns import regular_columns
+from chaplab.jsonrows import regular_columns
 
 TEXTS = ["orgUnit", "period", "splitPeriod"]
 NUMBERS = ["quantile", "value"]

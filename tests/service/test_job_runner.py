@@ -28,6 +28,7 @@ from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
 from chaplab.service.tables import DatasetRow, JobLogRow, JobRow, utc_now
 from chaplab.service.wire.common import Observation
+from chaplab.service.wire.observations import ObservationColumns
 from chaplab.service.worker import SERVICE_GONE_EXIT_CODE, WORK, Write, exit_with_service, run_job
 from chaplab.toolkit import BackgroundServer
 from chaplab.vocabulary import FAILURE, PENDING, STARTED, JobType
@@ -75,7 +76,9 @@ def test_a_worker_whose_job_was_ended_meanwhile_stores_nothing(
     engine = make_engine(url)
     prepare_database(engine)
     factory = session_factory(engine)
-    wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    wire = ObservationColumns.of(
+        [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    )
     content = dataset_content(wire, None, [], "observations")
     with transaction(factory) as session:
         job = queue_dataset_job(session, "fenced", "evaluation", content.to_payload())
@@ -286,7 +289,9 @@ def test_a_restart_fails_the_job_it_cut_off_and_runs_the_queued_one(
     engine = make_engine(url)
     prepare_database(engine)
     factory = session_factory(engine)
-    wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    wire = ObservationColumns.of(
+        [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    )
     payload = dataset_content(wire, None, [], "observations").to_payload()
     with transaction(factory) as session:  # as a killed service left them
         cut_off = queue_dataset_job(session, "cut off", "evaluation", payload)

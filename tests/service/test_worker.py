@@ -19,6 +19,7 @@ from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.storage import dataset_content
 from chaplab.service.tables import JobRow, utc_now
 from chaplab.service.wire.common import Observation
+from chaplab.service.wire.observations import ObservationColumns
 from chaplab.toolkit import BackgroundServer
 from chaplab.vocabulary import STARTED, SUCCESS
 
@@ -86,7 +87,9 @@ def test_a_job_run_in_the_calling_process_leaves_its_priority_alone(tmp_path: Pa
     engine = make_engine(url)
     prepare_database(engine)
     factory = session_factory(engine)
-    wire = [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    wire = ObservationColumns.of(
+        [Observation.model_validate(o) for o in observations(small_frame(n_years=2))]
+    )
     payload = dataset_content(wire, None, [], "observations").to_payload()
     with transaction(factory) as session:
         job = queue_dataset_job(session, "direct", "evaluation", payload)

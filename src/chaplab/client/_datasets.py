@@ -28,6 +28,7 @@ from chaplab.client._plumbing import (
     convert,
     decode,
     decode_failure,
+    frame_observations,
     geojson_body,
     require_id,
     require_name,
@@ -376,16 +377,14 @@ class Datasets(Resource):
 def _dataset_body(
     name: str, frame: pd.DataFrame, geojson: Mapping[str, Any] | None, type: str
 ) -> dict[str, Any]:
-    from chaplab.frames import frame_to_observations
-
     dataset_type = _dataset_type(type)
-    if hasattr(frame, "columns"):  # frame_to_observations says what else a frame needs
+    if hasattr(frame, "columns"):  # frame_observations says what else a frame needs
         _require_target("frame", [str(column) for column in frame.columns], dataset_type)
     return {
         "name": require_name("name", name),
         "type": dataset_type,
         "geojson": geojson_body(geojson),
-        "providedData": frame_to_observations(frame),
+        "providedData": frame_observations(frame),
         "dataSources": [],
     }
 

@@ -29,6 +29,7 @@ from chaplab.client._plumbing import (
     convert,
     decode,
     decode_failure,
+    frame_observations,
     geojson_body,
     model_name,
     plan_body,
@@ -287,12 +288,10 @@ class Evaluations(QuantileRecordResource):
         """Evaluate a configured model on data sent inline (a wide frame: ``time_period``,
         ``location``, one column per feature). Org units the model cannot use are left out and
         reported; ``dry_run=True`` only validates and reports. The report's ``id`` is the job's."""
-        from chaplab.frames import frame_to_observations
-
         body: dict[str, Any] = {
             "name": require_name("name", name),
             "modelId": model_name(model),
-            "providedData": frame_to_observations(frame),
+            "providedData": frame_observations(frame),
             "geojson": geojson_body(geojson),
             "dataToBeFetched": [],
             **plan_body(n_periods=n_periods, n_splits=n_splits, stride=stride),

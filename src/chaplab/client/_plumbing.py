@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import httpx
 import orjson
@@ -42,6 +43,11 @@ from chaplab.client._errors import (
 from chaplab.client._steps import Compute, Operation, RetryPolicy, send_with_retry
 from chaplab.client._wire import StoredRecord
 from chaplab.vocabulary import PLAN_SETTINGS, BacktestPlan
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from chaplab.jsonrows import Rows
 
 T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
@@ -102,6 +108,39 @@ def encode_body(value: Any) -> bytes:
         raise TypeError(f"the request body cannot be written as JSON: {error}") from None
 
 
+class ChunkedJson(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A JSON body sent as the pieces it was written in, never joined into one copy: a
+    country's observations are 56 MB, which a join would hold twice."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.length = sum(map(len, chunks))
+
+    @classmethod
+    def of(cls, value: Any) -> ChunkedJson | None:
+        """An object with a member of :class:`chaplab.jsonrows.Rows` (a frame's observations),
+        written with that member last; None for any other body."""
+        jsonrows = sys.modules.get("chaplab.jsonrows")  # no rows exist before it is imported
+        if jsonrows is None or not isinstance(value, dict):
+            return None
+        found = [(key, item) for key, item in value.items() if isinstance(item, jsonrows.Rows)]
+        if not found:
+            return None
+        if len(found) > 1:
+            raise TypeError("a request body holds at most one member of rows")
+        key, rows = found[0]
+        rest = encode_body({name: item for name, item in value.items() if name != key})
+        head = rest[:-1] + (b"," if len(rest) > 2 else b"") + orjson.dumps(key) + b":"
+        return cls([head, *rows.chunks(), b"}"])
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+
+
 class RequestBuilder:
     """Builds every request: base URL + proxy prefix + path, the key header, the time limit,
     and the body (JSON, or a multipart form of files and fields)."""
@@ -153,7 +192,18 @@ class RequestBuilder:
                 write=timeout.write,
                 pool=timeout.pool,
             )
+        chunked = ChunkedJson.of(json)
         body_headers = {} if json is None else {"Content-Type": "application/json"}
+        headers = {**self._headers, **body_headers, **(options.get("headers") or {})}
+        extensions = {**self._extensions, "timeout": timeout.as_dict()}
+        if chunked is not None:  # a stream of our own: the headers httpx adds for content
+            url = httpx.URL(self.url(path), params=_query(options.get("params")))
+            headers.update(
+                {"Host": url.netloc.decode("ascii"), "Content-Length": str(chunked.length)}
+            )
+            return httpx.Request(
+                method, url, headers=headers, stream=chunked, extensions=extensions
+            )
         return httpx.Request(
             method,
             self.url(path),
@@ -161,8 +211,8 @@ class RequestBuilder:
             content=None if json is None else encode_body(json),
             files=dict(files) if files else None,
             data=dict(data) if data else None,
-            headers={**self._headers, **body_headers, **(options.get("headers") or {})},
-            extensions={**self._extensions, "timeout": timeout.as_dict()},
+            headers=headers,
+            extensions=extensions,
         )
 
 
@@ -544,6 +594,15 @@ def org_unit_params(org_units: Iterable[str] | str | None) -> list[tuple[str, st
         if not isinstance(unit, str) or not unit:
             raise ArgumentError(f"org_units must be org unit id strings, got {unit!r}")
     return [("orgUnits", unit) for unit in units]
+
+
+def frame_observations(frame: pd.DataFrame) -> Rows:
+    """A wide frame's observations for a request body's member: the rows of
+    ``chaplab.frames.frame_to_observations``, checked now, written as JSON column-wise when
+    the body is (``chaplab.frames.observation_rows``)."""
+    from chaplab.frames import observation_rows
+
+    return observation_rows(frame)
 
 
 def geojson_body(geojson: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from chaplab.client._jobs import Job, JobRef
 from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._plumbing import (
     Resource,
+    frame_observations,
     geojson_body,
     require_bool,
     require_id,
@@ -29,6 +30,8 @@ from chaplab.vocabulary import JobType
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from chaplab.jsonrows import Rows
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -204,12 +207,11 @@ def _targets(targets: Sequence[QuantileTarget | Mapping[str, Any]]) -> list[dict
 
 def _observations(
     observations: pd.DataFrame | Sequence[Observation | Mapping[str, Any]],
-) -> list[dict[str, Any]]:
-    """Observations in wire form, from a wide frame or a list."""
+) -> list[dict[str, Any]] | Rows:
+    """Observations in wire form, from a wide frame (their JSON, written column-wise) or a
+    list."""
     if hasattr(observations, "columns"):
-        from chaplab.frames import frame_to_observations
-
-        return frame_to_observations(observations)
+        return frame_observations(observations)
     if isinstance(observations, (str, bytes, Mapping)) or not isinstance(observations, Sequence):
         raise ArgumentTypeError(
             "observations must be a wide frame or a list of observations, "

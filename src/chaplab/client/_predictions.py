@@ -21,6 +21,7 @@ from chaplab.client._orphans import PREDICTIONS, orphaned_list, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
     decode,
+    frame_observations,
     geojson_body,
     model_name,
     org_unit_params,
@@ -134,13 +135,11 @@ class Predictions(QuantileRecordResource):
         """Start a prediction naming the configured model (the older submit,
         ``POST /v1/analytics/make-prediction``); ``frame`` is a wide frame of the history.
         Returns the job; its result is the prediction id."""
-        from chaplab.frames import frame_to_observations
-
         name = require_name("name", name)
-        body = {
+        body: dict[str, Any] = {
             "name": name,
             "modelId": model_name(model),
-            "providedData": frame_to_observations(frame),
+            "providedData": frame_observations(frame),
             "geojson": geojson_body(geojson),
             "nPeriods": require_id("n_periods", n_periods, minimum=1),
             "dataToBeFetched": [],

@@ -38,7 +38,7 @@ from chaplab.frames._names import (
     resolve_org_units,
     with_org_unit_names,
 )
-from chaplab.frames._observations import frame_to_observations
+from chaplab.frames._observations import frame_to_observations, observation_rows
 from chaplab.frames._periods import (
     MONTHLY,
     format_period,
@@ -79,6 +79,7 @@ __all__ = [
     "frame_to_observations",
     "is_bound",
     "national_total",
+    "observation_rows",
     "org_unit_labels",
     "org_unit_names",
     "parse_periods",

@@ -1,9 +1,9 @@
 """Evaluation and prediction entries, and actual cases, -> tidy frames, built column-wise.
 
-Entries bytes laid out regularly (what our service writes, see ``_columns.regular_columns``)
-become columns without a Python object per row; the frame is then built from the distinct
-values' codes and put in order with one sort key (a single scatter when the entries are a full
-grid). Any other input goes through orjson's rows.
+Entries bytes laid out regularly (what our service writes, see
+``chaplab.jsonrows.regular_columns``) become columns without a Python object per row; the frame
+is then built from the distinct values' codes and put in order with one sort key (a single
+scatter when the entries are a full grid). Any other input goes through orjson's rows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pandas as pd
 
 from chaplab.errors import ArgumentError
 from chaplab.frames._columns import (
-    Coded,
     Raw,
     category_column,
     column,
@@ -24,7 +23,6 @@ from chaplab.frames._columns import (
     has_field,
     load_json,
     load_rows,
-    regular_columns,
 )
 from chaplab.frames._horizons import with_horizon
 from chaplab.frames._periods import parse_periods
@@ -38,6 +36,7 @@ from chaplab.frames._tidy import (
     empty_tidy,
     sort_tidy,
 )
+from chaplab.jsonrows import Coded, Column, regular_columns
 
 # Wire spelling first, then the snake_case spelling (the attribute name of the client's models).
 _ENTRY_FIELDS = {
@@ -126,29 +125,36 @@ def _regular_frame(body: Raw, with_split_period: bool | None) -> pd.DataFrame | 
     return None
 
 
-def _sorted_frame(columns: Mapping[str, Coded]) -> pd.DataFrame:
+def _sorted_frame(columns: Mapping[str, Column]) -> pd.DataFrame:
     """The tidy frame of coded columns, sorted as ``sort_tidy`` sorts: each key column's codes
     are ranked, and the ranks combined into one sort key."""
-    built = {name: _built(name, column) for name, column in columns.items()}
-    order = _order([built[name][1][columns[name].codes] for name in KEY_COLUMNS if name in built])
-    return pd.DataFrame(
-        {name: values.take(columns[name].codes[order]) for name, (values, _) in built.items()},
-        copy=False,
-    )
+    coded = {name: _coded(column) for name, column in columns.items() if name != VALUE}
+    built = {name: _built(name, uniques) for name, (_, uniques) in coded.items()}
+    order = _order([built[name][1][coded[name][0]] for name in KEY_COLUMNS if name in built])
+    frame = {name: values.take(coded[name][0][order]) for name, (values, _) in built.items()}
+    return pd.DataFrame({**frame, VALUE: np.asarray(columns[VALUE]).take(order)}, copy=False)
 
 
-def _built(name: str, column: Coded) -> tuple[Any, np.ndarray]:
+def _coded(column: Column) -> tuple[np.ndarray, Sequence[Any]]:
+    """A column's codes and distinct values (numbers coded by value: a few quantile levels)."""
+    if isinstance(column, Coded):
+        return column.codes, column.uniques
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return codes, uniques
+
+
+def _built(name: str, uniques: Sequence[Any]) -> tuple[Any, np.ndarray]:
     """The distinct values of a column, typed for the frame, and each one's dense rank in the
     frame's order (equal values share a rank)."""
     if name == ORG_UNIT:
-        labels = np.asarray(column.uniques, dtype=object).astype(str)
+        labels = np.asarray(uniques, dtype=object).astype(str)
         ranks = np.argsort(np.argsort(labels, kind="stable"))
         categories = pd.Index(np.sort(labels))
         return pd.Categorical.from_codes(ranks, categories=categories), ranks
     if name in (PERIOD, SPLIT_PERIOD):
-        periods = _periods(column.uniques, _ENTRY_FIELDS[name][0])
+        periods = _periods(uniques, _ENTRY_FIELDS[name][0])
         return periods, np.unique(periods.asi8, return_inverse=True)[1]
-    values = np.asarray(column.uniques, dtype=np.float64)
+    values = np.asarray(uniques, dtype=np.float64)
     return values, np.unique(values, return_inverse=True)[1]
 
 

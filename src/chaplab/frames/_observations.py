@@ -1,4 +1,4 @@
-"""A wide frame of observations -> wire observations for a prediction request."""
+"""A wide frame of observations -> wire observations (dicts, or their JSON written column-wise)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pandas as pd
 from chaplab.errors import ArgumentError
 from chaplab.frames._names import ORG_UNIT_NAME
 from chaplab.frames._periods import format_periods, parse_periods
+from chaplab.jsonrows import Coded, Column, Rows
 
 _TIME_COLUMNS = ("time_period", "period")
 _LOCATION_COLUMNS = ("location", "org_unit")
@@ -38,6 +39,32 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
     (chap-core's parent org unit) are labels, not features, and are not sent. Any other column
     is a feature and must hold numbers: a ValueError names the first that does not.
     """
+    (_, features), (_, org_units), (_, periods), (_, values) = _observation_columns(frame)
+    assert isinstance(features, Coded) and isinstance(org_units, Coded)
+    assert isinstance(periods, Coded) and isinstance(values, np.ndarray)
+    return [
+        {"featureName": feature, "orgUnit": org_unit, "period": period, "value": value}
+        for feature, org_unit, period, value in zip(
+            np.asarray(features.uniques, dtype=object)[features.codes],
+            np.asarray(org_units.uniques, dtype=object)[org_units.codes],
+            np.asarray(periods.uniques, dtype=object)[periods.codes],
+            values.tolist(),
+            strict=True,
+        )
+    ]
+
+
+def observation_rows(frame: pd.DataFrame) -> Rows:
+    """The observations of :func:`frame_to_observations` as columns, checked the same way, to
+    be written as their JSON array (``.json()``, or ``.chunks()`` a block at a time) without a
+    Python object per observation: a country's 656,000 observations in a fraction of a
+    second, in about the JSON's size of memory."""
+    return Rows(_observation_columns(frame))
+
+
+def _observation_columns(frame: pd.DataFrame) -> list[tuple[str, Column]]:
+    """The wire observations of a wide frame as columns, feature by feature, each feature's
+    observed values in the frame's row order."""
     frame = frame.reset_index() if _has_named_index(frame) else frame
     time_column = _pick(frame, _TIME_COLUMNS)
     location_column = _pick(frame, _LOCATION_COLUMNS)
@@ -51,20 +78,26 @@ def frame_to_observations(frame: pd.DataFrame) -> list[dict[str, Any]]:
         periods = format_periods(parse_periods(frame[time_column].to_numpy(dtype=object)))
     except ValueError as error:
         raise ArgumentError(f"column {time_column!r}: {error}") from None
-    locations = frame[location_column].astype(str).to_numpy(dtype=object)
     if frame[location_column].isna().any():
         raise ArgumentError(f"column {location_column!r} has missing org units")
-    observations: list[dict[str, Any]] = []
-    for feature in features:
-        values = _numeric(frame[feature], str(feature))
-        present = np.flatnonzero(~np.isnan(values))
-        observations.extend(
-            {"featureName": str(feature), "orgUnit": ou, "period": pe, "value": value}
-            for ou, pe, value in zip(
-                locations[present], periods[present], values[present].tolist(), strict=True
-            )
-        )
-    return observations
+    locations = _coded(frame[location_column].astype(str).to_numpy(dtype=object))
+    period_codes = _coded(periods)
+    numbers = [_numeric(frame[name], str(name)) for name in features]
+    present = [np.flatnonzero(~np.isnan(values)) for values in numbers]
+    rows = np.concatenate(present)
+    feature_codes = np.repeat(np.arange(len(features)), [part.size for part in present])
+    values = np.concatenate([v[part] for v, part in zip(numbers, present, strict=True)])
+    return [
+        ("featureName", Coded(feature_codes, [str(name) for name in features])),
+        ("orgUnit", Coded(locations.codes[rows], locations.uniques)),
+        ("period", Coded(period_codes.codes[rows], period_codes.uniques)),
+        ("value", values),
+    ]
+
+
+def _coded(values: np.ndarray) -> Coded:
+    codes, uniques = pd.factorize(values)
+    return Coded(codes, [str(value) for value in uniques])
 
 
 def _has_named_index(frame: pd.DataFrame) -> bool:

@@ -20,31 +20,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 import orjson
 
+from chaplab.jsonrows import Placed, Texts, joined_texts, number_texts, texts_of, write_rows
+
 BLOCK_ROWS = 1 << 16
 """Rows written at a time (whole slices of the leading axis; at least one)."""
 
 
 @dataclass(frozen=True)
 class Segment:
-    """JSON text for each combination of ``axes``: ``text[starts[i]:starts[i] + lengths[i]]``,
-    ``starts`` and ``lengths`` shaped like those axes; ``width`` and ``shortest`` are the longest
-    and shortest lengths. ``text`` has ``width`` bytes of slack at its end, so that a fixed-width
-    read from any start stays inside it."""
+    """JSON text for each combination of ``axes``: ``texts`` (see :class:`chaplab.jsonrows.Texts`)
+    with ``starts`` and ``lengths`` shaped like those axes."""
 
-    text: np.ndarray
-    starts: np.ndarray
-    lengths: np.ndarray
+    texts: Texts
     axes: tuple[int, ...]
-    width: int
-    shortest: int
-
-
-def _make(
-    text: np.ndarray, starts: np.ndarray, lengths: np.ndarray, axes: tuple[int, ...]
-) -> Segment:
-    """A segment, its longest and shortest lengths measured once."""
-    width, shortest = (int(lengths.max()), int(lengths.min())) if lengths.size else (0, 0)
-    return Segment(text, starts, lengths, axes, width, shortest)
 
 
 @dataclass(frozen=True)
@@ -72,11 +60,9 @@ class JsonStream:
 
 def _segment(texts: Sequence[bytes], axes: tuple[int, ...], shape: tuple[int, ...]) -> Segment:
     """A segment from one text per combination of ``axes`` (C order over sizes ``shape``)."""
-    lengths = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
-    width = int(lengths.max()) if len(texts) else 0
-    text = np.frombuffer(b"".join(texts) + bytes(width), dtype=np.uint8)
-    starts = np.cumsum(lengths) - lengths
-    return _make(text, starts.reshape(shape), lengths.reshape(shape), axes)
+    joined = joined_texts(texts)
+    shaped = texts_of(joined.text, joined.starts.reshape(shape), joined.lengths.reshape(shape))
+    return Segment(shaped, axes)
 
 
 def literal(text: bytes) -> Segment:
@@ -114,26 +100,7 @@ def _key(key: str) -> Segment:
 
 def _numbers(values: np.ndarray, axes: tuple[int, ...]) -> Segment:
     """The JSON text of each number of ``values`` (shaped like ``axes``), as orjson writes it."""
-    flat = np.ascontiguousarray(values).reshape(-1)
-    text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
-    # orjson writes "[a,b,...]": number k spans from after the k-th separator to the next one.
-    array = np.frombuffer(text, dtype=np.uint8)
-    ends = np.append(np.flatnonzero(array == ord(",")), array.size - 1)[: flat.size]
-    starts = np.concatenate(([1], ends[:-1] + 1)) if flat.size else np.empty(0, np.intp)
-    lengths = ends - starts
-    slack = int(lengths.max()) if flat.size else 0
-    return _make(
-        np.frombuffer(text + bytes(slack), dtype=np.uint8),
-        starts.reshape(values.shape),
-        lengths.reshape(values.shape),
-        axes,
-    )
-
-
-def _fixed_width(buffer: np.ndarray, width: int) -> np.ndarray:
-    """Every ``width``-byte run of ``buffer`` (uint8, contiguous) as one item: item i starts at
-    byte i. Assigning to items writes into ``buffer``."""
-    return np.ndarray((buffer.size - width + 1,), dtype=f"V{width}", buffer=buffer, strides=(1,))
+    return Segment(number_texts(values), axes)
 
 
 def _broadcast(table: np.ndarray, segment: Segment, shape: tuple[int, ...]) -> np.ndarray:
@@ -142,54 +109,20 @@ def _broadcast(table: np.ndarray, segment: Segment, shape: tuple[int, ...]) -> n
     return np.broadcast_to(expanded, shape).reshape(-1)
 
 
-def _copy(
-    out: np.ndarray,
-    positions: np.ndarray,
-    segment: Segment,
-    sources: np.ndarray,
-    lengths: np.ndarray,
-    spill: bool,
-) -> None:
-    """Copy each cell's text of ``segment`` to its position in ``out``. With ``spill`` a shorter
-    text may write up to the segment's width (the next segment overwrites the excess); without,
-    texts are copied exactly, one assignment per distinct length."""
-    width = segment.width
-    if spill or segment.shortest == width:
-        _fixed_width(out, width)[positions] = _fixed_width(segment.text, width)[sources]
-        return
-    for length in np.unique(segment.lengths):
-        chosen = lengths == length
-        target = _fixed_width(out, int(length))
-        target[positions[chosen]] = _fixed_width(segment.text, int(length))[sources[chosen]]
-
-
-def _spills(segments: Sequence[Segment]) -> list[bool]:
-    """Whether each segment may copy past its texts: never the last; the others when the
-    excess (width minus shortest text) fits in the next segment's shortest text."""
-    flags = []
-    for current, following in zip(segments[:-1], segments[1:], strict=True):
-        flags.append(current.width - current.shortest <= following.shortest)
-    return [*flags, False]
-
-
 def _write_block(
     segments: Sequence[Segment], shape: tuple[int, ...], offset: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows of the grid ``shape`` written after ``offset`` free bytes: the buffer (with at
     least a row's length of slack at its end) and each row's end."""
-    lengths = [_broadcast(segment.lengths, segment, shape) for segment in segments]
-    row_lengths = lengths[0].copy()
-    for cell_lengths in lengths[1:]:
-        row_lengths += cell_lengths
-    ends = np.cumsum(row_lengths) + offset
-    slack = sum(segment.width for segment in segments)  # at least any row's length
-    out = np.empty(int(ends[-1]) + slack, dtype=np.uint8)
-    positions = ends - row_lengths
-    for segment, cell_lengths, spill in zip(segments, lengths, _spills(segments), strict=True):
-        sources = _broadcast(segment.starts, segment, shape)
-        _copy(out, positions, segment, sources, cell_lengths, spill)
-        positions += cell_lengths
-    return out, ends
+    parts = [
+        Placed(
+            segment.texts,
+            _broadcast(segment.texts.starts, segment, shape),
+            _broadcast(segment.texts.lengths, segment, shape),
+        )
+        for segment in segments
+    ]
+    return write_rows(parts, _combinations(range(len(shape)), shape), offset)
 
 
 def _combinations(axes: Sequence[int], shape: tuple[int, ...]) -> int:
@@ -207,13 +140,15 @@ def _merged(segments: Sequence[Segment], shape: tuple[int, ...]) -> Segment:
     ]
     out, ends = _write_block(local, sub_shape)
     lengths = np.diff(ends, prepend=0)
-    return _make(out, (ends - lengths).reshape(sub_shape), lengths.reshape(sub_shape), axes)
+    starts = (ends - lengths).reshape(sub_shape)
+    return Segment(texts_of(out, starts, lengths.reshape(sub_shape)), axes)
 
 
 def _only_text(segment: Segment) -> bytes:
     """The text of a segment without axes."""
-    start = int(segment.starts)
-    return segment.text[start : start + segment.width].tobytes()
+    texts = segment.texts
+    start = int(texts.starts)
+    return texts.text[start : start + texts.width].tobytes()
 
 
 def _grouped(parts: Sequence[Part], shape: tuple[int, ...], limit: int) -> list[Part]:
@@ -259,7 +194,8 @@ def _in_block(part: Part, lead: slice) -> Segment:
         return _numbers(part.values(lead), part.axes)
     if 0 not in part.axes:
         return part
-    return _make(part.text, part.starts[lead], part.lengths[lead], part.axes)
+    texts = part.texts
+    return Segment(texts_of(texts.text, texts.starts[lead], texts.lengths[lead]), part.axes)
 
 
 def _body_length(parts: Sequence[Part], shape: tuple[int, ...]) -> int | None:
@@ -267,7 +203,7 @@ def _body_length(parts: Sequence[Part], shape: tuple[int, ...]) -> int | None:
         return None
     n_rows = _combinations(range(len(shape)), shape)
     texts = sum(
-        int(part.lengths.sum()) * (n_rows // max(1, _combinations(part.axes, shape)))
+        int(part.texts.lengths.sum()) * (n_rows // max(1, _combinations(part.axes, shape)))
         for part in parts
         if isinstance(part, Segment)
     )

@@ -25,6 +25,7 @@ from chaplab import vocabulary as period_math
 from chaplab.service.errors import FieldProblem
 from chaplab.service.text import control_character_problem
 from chaplab.service.wire.common import Observation
+from chaplab.service.wire.observations import ObservationColumns
 
 TIME_PERIOD, LOCATION = "time_period", "location"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -62,7 +63,7 @@ def csv_response(header: Sequence[str], rows: Iterable[Sequence[Any]], filename:
 
 @dataclass(frozen=True)
 class ParsedCsv:
-    observations: list[Observation]
+    observations: ObservationColumns
     features: list[str]
     rows: int
 
@@ -131,7 +132,7 @@ def parse_dataset_csv(content: bytes, field: str) -> ParsedCsv:
                     value=_number(row[name], f"{where}, column {name}"),
                 )
             )
-    return ParsedCsv(observations, features, len(data_lines))
+    return ParsedCsv(ObservationColumns.of(observations), features, len(data_lines))
 
 
 def _checked_header(header: list[str], field: str) -> list[str]:

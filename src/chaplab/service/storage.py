@@ -15,10 +15,12 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from chaplab import vocabulary as period_math
+from chaplab.jsonrows import Coded
 from chaplab.service.errors import FieldProblem
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.geometry import check_polygon_geometry
 from chaplab.service.tables import DatasetFeatureRow, DatasetRow
+from chaplab.service.wire.observations import ObservationColumns
 from chaplab.vocabulary import feature_id
 
 ROW_ONLY_SAMPLES = 1
@@ -81,18 +83,16 @@ def _nulls_for_nan(values: np.ndarray) -> list[Any]:
     return list(cells.tolist())
 
 
-def panel_from_observations(observations: Sequence[Any], field: str = "observations") -> Panel:
-    """A panel from observations (objects with ``feature_name``, ``org_unit``, ``period``,
-    ``value``); FieldProblem naming the observation on a bad period, a mixed period type or
-    a repeated value. Each distinct period is parsed once and the values are placed with one
-    array assignment, so an upload costs little Python work per observation."""
-    if not observations:
+def panel_from_observations(observations: ObservationColumns, field: str = "observations") -> Panel:
+    """A panel from observations; FieldProblem naming the observation on a bad period, a mixed
+    period type or a repeated value. Each distinct period is parsed once and the values are
+    placed with one array assignment, so an upload costs no Python work per observation. The
+    org units and features keep the order in which the observations first name them."""
+    if not len(observations):
         raise FieldProblem(field, "at least one observation is needed")
-    names, units, period_texts, values = zip(
-        *((o.feature_name, o.org_unit, o.period, o.value) for o in observations), strict=True
-    )
-    period_type, ordinal_of = _period_ordinals(period_texts, field)
-    ordinals = np.fromiter(map(ordinal_of.__getitem__, period_texts), np.int64, len(period_texts))
+    periods_of = observations.periods
+    period_type, distinct_ordinals = _period_ordinals(periods_of, field)
+    ordinals = distinct_ordinals[periods_of.codes]
     first, last = int(ordinals.min()), int(ordinals.max())
     if last - first >= MAX_PERIOD_SPAN:
         raise FieldProblem(
@@ -103,36 +103,32 @@ def panel_from_observations(observations: Sequence[Any], field: str = "observati
             f"{MAX_PERIOD_SPAN} periods",
         )
     periods = [period_math.format_period(period_type, o) for o in range(first, last + 1)]
-    org_units = list(dict.fromkeys(units))
-    feature_names = list(dict.fromkeys(names))
-    unit_index = np.fromiter(map(_positions(org_units).__getitem__, units), np.int64, len(units))
-    name_index = np.fromiter(
-        map(_positions(feature_names).__getitem__, names), np.int64, len(names)
-    )
-    cells = (name_index * len(org_units) + unit_index) * len(periods) + (ordinals - first)
-    numbers = np.array(values, dtype=np.float64)  # None -> NaN
+    org_units = observations.org_units.uniques
+    feature_names = observations.feature_names.uniques
+    cells = (
+        observations.feature_names.codes * len(org_units) + observations.org_units.codes
+    ) * len(periods) + (ordinals - first)
+    numbers = observations.values
     observed = ~np.isnan(numbers)
-    if np.unique(cells).size < cells.size:
+    shape = (len(feature_names), len(org_units), len(periods))
+    if int(np.bincount(cells, minlength=int(np.prod(shape))).max()) > 1:
         _refuse_repeated_value(observations, cells, observed, field)
-    stacked = np.full((len(feature_names), len(org_units), len(periods)), np.nan)
+    stacked = np.full(shape, np.nan)
     stacked.reshape(-1)[cells[observed]] = numbers[observed]
     features = {name: stacked[index] for index, name in enumerate(feature_names)}
-    return Panel(period_type=period_type, periods=periods, org_units=org_units, features=features)
+    return Panel(
+        period_type=period_type, periods=periods, org_units=list(org_units), features=features
+    )
 
 
-def _positions(distinct: Sequence[str]) -> dict[str, int]:
-    return {value: index for index, value in enumerate(distinct)}
-
-
-def _period_ordinals(period_texts: Sequence[str], field: str) -> tuple[str, dict[str, int]]:
-    """The period type and each distinct period's ordinal, parsed once per distinct period;
-    FieldProblem naming the first observation with a bad period or another period type."""
-    first_index: dict[str, int] = {}
-    for index, text in enumerate(period_texts):
-        first_index.setdefault(text, index)
+def _period_ordinals(periods: Coded, field: str) -> tuple[str, np.ndarray]:
+    """The period type and the ordinal of each distinct period, each parsed once; FieldProblem
+    naming the first observation with a bad period or another period type."""
+    firsts = _first_rows(periods.codes, len(periods.uniques))
     period_type: str | None = None
-    ordinal_of: dict[str, int] = {}
-    for text, index in first_index.items():
+    ordinals = np.empty(len(periods.uniques), dtype=np.int64)
+    for code, text in enumerate(periods.uniques):
+        index = int(firsts[code])
         try:
             kind, ordinal = period_math.parse_period(text)
         except ValueError as error:
@@ -145,13 +141,22 @@ def _period_ordinals(period_texts: Sequence[str], field: str) -> tuple[str, dict
                 f"period {text!r} is {kind}ly, earlier periods are {period_type}ly; "
                 "a dataset has one period type",
             )
-        ordinal_of[text] = ordinal
+        ordinals[code] = ordinal
     assert period_type is not None
-    return period_type, ordinal_of
+    return period_type, ordinals
+
+
+def _first_rows(codes: np.ndarray, count: int) -> np.ndarray:
+    """The first row of each of ``count`` codes numbered in order of first appearance (where
+    their running maximum grows)."""
+    highest = np.maximum.accumulate(codes)
+    firsts = np.flatnonzero(np.r_[True, highest[1:] > highest[:-1]])
+    assert firsts.size == count, "codes are numbered in order of first appearance"
+    return firsts
 
 
 def _refuse_repeated_value(
-    observations: Sequence[Any], cells: np.ndarray, observed: np.ndarray, field: str
+    observations: ObservationColumns, cells: np.ndarray, observed: np.ndarray, field: str
 ) -> None:
     """FieldProblem naming the first observation of a cell (feature, org unit, period) that an
     earlier observation gave a value; a cell only earlier ``null`` observations named takes
@@ -159,11 +164,10 @@ def _refuse_repeated_value(
     valued: set[int] = set()
     for index, (cell, has_value) in enumerate(zip(cells.tolist(), observed.tolist(), strict=True)):
         if cell in valued:
-            observation = observations[index]
+            feature, org_unit, period = observations.cell(index)
             raise FieldProblem(
                 f"{field}[{index}]",
-                f"a second value for feature {observation.feature_name!r}, org unit "
-                f"{observation.org_unit!r}, period {observation.period!r}",
+                f"a second value for feature {feature!r}, org unit {org_unit!r}, period {period!r}",
             )
         if has_value:
             valued.add(cell)
@@ -198,7 +202,7 @@ def check_geojson(geojson: Any, org_units: Sequence[str], field: str = "geojson"
 
 
 def dataset_content(
-    observations: Sequence[Any],
+    observations: ObservationColumns,
     geojson: dict[str, Any] | None,
     data_sources: Sequence[Any],
     observations_field: str,

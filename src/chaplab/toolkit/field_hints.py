@@ -18,6 +18,9 @@ from pydantic import AliasChoices, BaseModel
 
 UNKNOWN_FIELD = "extra_forbidden"
 """pydantic's error type for a field the model does not declare."""
+WIRE_ITEM = "wire_item"
+"""The attribute of a field type that is a list on the wire but held otherwise (observations
+as columns): the type of each item of that list."""
 
 
 def hinted(errors: Sequence[Mapping[str, Any]], body_model: Any) -> list[dict[str, Any]]:
@@ -78,6 +81,8 @@ def _step(annotation: Any, part: str | int) -> Any:
         origin = get_origin(option)
         if isinstance(part, int) and origin in (list, tuple, set, frozenset, Sequence):
             return (get_args(option) or (Any,))[0]
+        if isinstance(part, int) and hasattr(option, WIRE_ITEM):
+            return getattr(option, WIRE_ITEM)
     return None
 
 

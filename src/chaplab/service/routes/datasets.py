@@ -18,6 +18,7 @@ from chaplab.service.domain.datasets import CellValue
 from chaplab.service.errors import FieldProblem
 from chaplab.service.routes.dependencies import (
     DB,
+    ObservationsRoute,
     State,
     csv_answer,
     job_reference,
@@ -49,10 +50,14 @@ def get_dataset(dataset_id: int, session: DB) -> Response:
     return json_body(datasets.dataset_json(session, dataset_id))
 
 
-@router.post("/v1/crud/datasets")
 def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:
     """Store a dataset given as observations (and optional polygons) and answer with it."""
     return datasets.create_dataset(session, request)
+
+
+router.add_api_route(
+    "/v1/crud/datasets", create_dataset, methods=["POST"], route_class_override=ObservationsRoute
+)
 
 
 @router.post("/v1/analytics/make-dataset")

@@ -3,18 +3,20 @@ query parameters several resources share (quantile levels, org units)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
+from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_runner import JobRunner
 from chaplab.service.tables import REQUEST_BODY, JobRow
 from chaplab.service.wire.jobs import JobReference
+from chaplab.service.wire.observations import body_with_columns
 from chaplab.vocabulary import DEFAULT_QUANTILES
 
 
@@ -44,6 +46,35 @@ async def json_object_body(request: Request) -> dict[str, Any] | None:
     except ValueError:
         return None
     return body if isinstance(body, dict) else None
+
+
+class ObservationsRequest(Request):
+    """A request whose JSON object body's observations are read as columns, without a Python
+    object per observation, when they are laid out regularly (``body_with_columns``); any
+    other body is parsed as every request's is."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            parsed = body_with_columns(await self.body())
+            if parsed is None:
+                return await super().json()
+            self._json = parsed
+        return self._json
+
+
+class ObservationsRoute(APIRoute):
+    """A route whose body model takes observations (an ``ObservationColumns`` field) and that
+    stores them itself, keeping no copy of the request body: its requests are
+    :class:`ObservationsRequest`. (A route queueing a job keeps the body with the job, as sent,
+    so it reads the body as every route does.)"""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def with_observations_as_columns(request: Request) -> Response:
+            return await handle(ObservationsRequest(request.scope, request.receive))
+
+        return with_observations_as_columns
 
 
 def is_json(content_type: str | None) -> bool:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field
 
 from chaplab.service.wire.common import DataSource, Name, Observation, WireModel, WireRequest
+from chaplab.service.wire.observations import ObservationColumns
 
 
 class DatasetRead(WireModel):
@@ -43,8 +44,8 @@ class DatasetCreate(WireRequest):
 
     name: Name
     type: str = Field(default="evaluation", pattern="^(evaluation|prediction)$")
-    observations: list[Observation] = Field(
-        min_length=1, validation_alias=AliasChoices("observations", "providedData", "provided_data")
+    observations: ObservationColumns = Field(
+        validation_alias=AliasChoices("observations", "providedData", "provided_data")
     )
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
@@ -56,7 +57,7 @@ class MakeDatasetRequest(WireRequest):
     name: Name
     type: str = Field(default="evaluation", pattern="^(evaluation|prediction)$")
     geojson: dict[str, Any] | None = None
-    provided_data: list[Observation] = Field(min_length=1)
+    provided_data: ObservationColumns
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
 

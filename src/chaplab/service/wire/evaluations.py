@@ -15,13 +15,13 @@ from chaplab.service.wire.common import (
     DataSource,
     Horizon,
     Name,
-    Observation,
     TargetColumn,
     WireModel,
     WireRequest,
 )
 from chaplab.service.wire.datasets import DatasetRead, RejectedOrgUnit
 from chaplab.service.wire.models import ConfiguredModelRead
+from chaplab.service.wire.observations import ObservationColumns
 
 
 class BacktestFields(WireModel):
@@ -79,7 +79,7 @@ class CreateBacktestWithDataRequest(BacktestPlanRequest):
 
     name: Name
     model_id: str = Field(min_length=1, description="the configured model's NAME")
-    provided_data: list[Observation] = Field(min_length=1)
+    provided_data: ObservationColumns
     geojson: dict[str, Any] | None = None
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = Field(

@@ -17,11 +17,11 @@ from chaplab.service.wire.common import (
     Horizon,
     Identifier,
     Name,
-    Observation,
     WireModel,
     WireRequest,
 )
 from chaplab.service.wire.models import ConfiguredModelRead
+from chaplab.service.wire.observations import ObservationColumns
 from chaplab.service.wire.predictions import PredictionInfo
 
 
@@ -72,7 +72,7 @@ class RunPredictionSetupRequest(WireRequest):
     model_config = ConfigDict(extra="forbid")
     name: Name
     geojson: dict[str, Any]
-    provided_data: list[Observation] = Field(min_length=1)
+    provided_data: ObservationColumns
     type: str | None = None
     n_periods: Horizon = 3
 

@@ -15,18 +15,18 @@ from chaplab.service.wire.common import (
     ForecastWeatherProviderId,
     Horizon,
     Name,
-    Observation,
     WireModel,
     WireRequest,
 )
 from chaplab.service.wire.datasets import DatasetRead
 from chaplab.service.wire.models import ConfiguredModelDB
+from chaplab.service.wire.observations import ObservationColumns
 
 
 class PredictionRequest(WireRequest):
     name: Name
     geojson: dict[str, Any] | None = None
-    provided_data: list[Observation] = Field(min_length=1)
+    provided_data: ObservationColumns
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
     configured_model_with_data_source_id: int
@@ -42,7 +42,7 @@ class LegacyPredictionRequest(WireRequest):
     name: Name
     model_id: str = Field(min_length=1, description="the configured model's NAME")
     geojson: dict[str, Any] | None = None
-    provided_data: list[Observation] = Field(min_length=1)
+    provided_data: ObservationColumns
     data_sources: list[DataSource] = []
     data_to_be_fetched: list[dict[str, Any]] = []
     n_periods: Horizon = 3
