@@ -105,9 +105,12 @@ def running_service_url(database: Path, deadline: float) -> str | None:
 
 
 def start_embedded(
-    data_dir: Path | None = None, timeout: float = START_TIMEOUT_SECONDS
+    data_dir: Path | None = None,
+    timeout: float = START_TIMEOUT_SECONDS,
+    database: str | None = None,
 ) -> EmbeddedService:
-    """Start the child service on a free loopback port and wait until ``/health`` answers."""
+    """Start the child service on a free loopback port and wait until ``/health`` answers;
+    its database is the data folder's, or ``database`` (a file or a SQLAlchemy URL)."""
     folder = data_dir or default_data_dir()
     folder.mkdir(parents=True, exist_ok=True)
     ready_file = Path(tempfile.mkdtemp(prefix="chaplab-ready-")) / "url"
@@ -122,7 +125,7 @@ def start_embedded(
         "--port",
         "0",
         "--database",
-        str(folder / DATABASE_NAME),
+        database or str(folder / DATABASE_NAME),
         "--ready-file",
         str(ready_file),
         "--exit-with-stdin",
