@@ -4,8 +4,9 @@ JSON types, and what one lacks against another: our service's answers against ch
 (``tests/peer/test_fidelity.py``).
 
 A path names a field from the top of an answer: ``name``, ``configuredModel.modelTemplate.isLive``;
-``[]`` stands for the items of a list (``[].id``). A free-form map (an object whose keys are
-data, such as ``aggregateMetrics`` or ``userOptionValues``) is one field: its keys are not
+``[]`` stands for the items of a list (``[].id``), the empty path for the answer itself. A
+free-form map (an object whose keys are data, such as ``aggregateMetrics`` or
+``userOptionValues``) is one field: its keys are not
 fields. The deliberate differences are the table "Deliberate differences" of
 ``docs/endpoints.md``, read here so that the tests and the documentation cannot disagree."""
 
@@ -73,8 +74,7 @@ def _walk_schema(
             free.add(path)
         if declared == "array" and "items" in variant and depth < 12:
             _walk_schema(document, variant["items"], path + "[]", found, depth + 1, free)
-    if path:
-        found.setdefault(path, set()).update(types or {"any"})
+    found.setdefault(path, set()).update(types or {"any"})
 
 
 def answer_fields(answer: Any, free: Iterable[str] = ()) -> Fields:
@@ -86,8 +86,7 @@ def answer_fields(answer: Any, free: Iterable[str] = ()) -> Fields:
 
 
 def _walk_answer(value: Any, path: str, found: dict[str, set[str]], free: set[str]) -> None:
-    if path:
-        found.setdefault(path, set()).add(json_type(value))
+    found.setdefault(path, set()).add(json_type(value))
     if isinstance(value, dict) and path not in free:
         for key, child in value.items():
             _walk_answer(child, _join(path, key), found, free)
@@ -124,10 +123,11 @@ class Lack:
     ours: frozenset[str] | None
 
     def __str__(self) -> str:
+        where = self.path or "the answer"
         if self.ours is None:
-            return f"{self.path} ({'|'.join(sorted(self.theirs))}) is missing"
+            return f"{where} ({'|'.join(sorted(self.theirs))}) is missing"
         return (
-            f"{self.path} is {'|'.join(sorted(self.ours))} where chap-core's is "
+            f"{where} is {'|'.join(sorted(self.ours))} where chap-core's is "
             f"{'|'.join(sorted(self.theirs))}"
         )
 
@@ -138,7 +138,7 @@ def lacks(theirs: Fields, ours: Fields) -> list[Lack]:
     whose parent is missing is not listed again."""
     found: list[Lack] = []
     for path in sorted(theirs):
-        if any(path.startswith(lack.path) and lack.ours is None for lack in found):
+        if any(lack.path and path.startswith(lack.path) and lack.ours is None for lack in found):
             continue
         if path not in ours:
             found.append(Lack(path, theirs[path], None))

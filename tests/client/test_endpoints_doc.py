@@ -47,3 +47,23 @@ def test_a_cell_names_the_alternative_of_an_unsupported_call() -> None:
         "`metrics_csv(evaluation_id)` works<br>`metrics_csv()` unsupported; instead: per id"
     )
     assert table.cell([{"call": "health()", "outcome": "works"}]) == "works"
+
+
+FIDELITY = Path(__file__).resolve().parents[1] / "peer" / "fidelity_table.py"
+
+
+def test_the_doc_shows_the_recorded_comparison_of_every_route_on_both_servers() -> None:
+    """docs/endpoints.md's "Fields compared on both servers" is what the last passing run of
+    ``tests/peer/test_fidelity.py`` recorded, and it found no field of chap-core's that ours
+    lacks beyond the deliberate differences (which that test reads from the same doc)."""
+    spec = importlib.util.spec_from_file_location("fidelity_table", FIDELITY)
+    assert spec is not None and spec.loader is not None
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    rows = table.load()
+    assert {
+        "GET /v1/crud/backtests",
+        "POST /v1/crud/prediction-setups/{predictionSetupId}/run",
+    } <= {row["route"] for row in rows}
+    text = table.DOC.read_text()
+    assert table.updated(text, table.render(rows)) == text

@@ -23,7 +23,7 @@ from chaplab.service.tables import (
     PredictionRow,
 )
 from chaplab.service.wire.common import from_row
-from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
+from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription
 from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS, JobType
 
@@ -68,9 +68,14 @@ def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:
         return session.scalar(select(JobRow.status).where(JobRow.id == job_id))
 
 
-def job_logs(session: Session, job_id: str) -> list[JobLogLine]:
-    """The job's captured log lines, oldest first."""
-    return [JobLogLine(time=line.time, line=line.line) for line in get_job(session, job_id).logs]
+def job_logs(session: Session, job_id: str) -> str:
+    """The job's captured log as text, as chap-core 2.5.1 answers it: one line per logged line,
+    oldest first, each after its time in UTC (``2026-01-01T10:00:00Z worker process ...``);
+    empty before the job has logged anything."""
+    return "".join(
+        f"{line.time.strftime('%Y-%m-%dT%H:%M:%SZ')} {line.line}\n"
+        for line in get_job(session, job_id).logs
+    )
 
 
 def job_request(session: Session, job_id: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from chaplab.service.routes.dependencies import (
     service_state,
 )
 from chaplab.service.wire.evaluations import BacktestFull
-from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription, JobLogLine
+from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription
 from chaplab.service.wire.predictions import PredictionFull
 from chaplab.vocabulary import is_terminal_status
 
@@ -86,8 +86,9 @@ async def job_status(
 
 
 @router.get("/{job_id}/logs")
-def job_logs(job_id: str, session: DB) -> list[JobLogLine]:
-    """The job's captured log lines, oldest first."""
+def job_logs(job_id: str, session: DB) -> str:
+    """The job's captured log as text (a JSON string, as chap-core 2.5.1 answers it): one line
+    per logged line, oldest first, after its time in UTC."""
     return jobs.job_logs(session, job_id)
 
 

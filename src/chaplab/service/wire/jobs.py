@@ -29,11 +29,6 @@ class JobDescription(SnakeModel):
     prediction_setup_id: int | None = None
 
 
-class JobLogLine(SnakeModel):
-    time: datetime
-    line: str
-
-
 class JobDatabaseResult(WireModel):
     """The row a successful job created."""
 
