@@ -19,7 +19,7 @@ from chaplab.service.tables import JobRow
 from chaplab.service.worker import WORK
 from chaplab.vocabulary import BacktestPlan, JobType
 
-from .helpers import Evaluated
+from .helpers import small_frame
 
 pytestmark = pytest.mark.integration
 
@@ -44,12 +44,13 @@ def session(service_database: str) -> Iterator[Session]:
 
 
 def test_an_evaluation_job_carries_the_requests_plan_to_the_worker(
-    client: ChapClient, evaluated: Evaluated, session: Session, unique: str
+    client: ChapClient, session: Session, unique: str
 ) -> None:
+    dataset = client.create_dataset(f"planned {unique}", small_frame(n_years=2))
     body = {
         "name": f"planned {unique}",
         "modelId": "naive_model",
-        "datasetId": evaluated.dataset.id,
+        "datasetId": dataset.id,
         "nPeriods": 2,
         "nSplits": 4,
         "stride": 2,

@@ -22,7 +22,17 @@ from starlette.responses import JSONResponse
 from chaplab import __version__
 from chaplab.service.db import database_url as to_database_url
 from chaplab.service.db import make_engine, prepare_database, session_factory
-from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.errors import (
+    Conflict,
+    FieldProblem,
+    Invalid,
+    Missing,
+    ModelServiceFailure,
+    NotFound,
+    Refused,
+    ServiceError,
+    Unauthenticated,
+)
 from chaplab.service.instance_lock import InstanceLock, holding
 from chaplab.service.job_runner import DEFAULT_WORKERS, JobRunner, fail_interrupted_jobs
 from chaplab.service.paths import default_data_dir
@@ -127,8 +137,7 @@ def create_app(
         .with_lifespan(lifespan)
         .with_limits(max_body_bytes=max_body_bytes)
         .with_health_check(database_answers)
-        .with_exception_handler(FieldProblem, _field_problem)
-        .with_exception_handler(NotFound, _not_found)
+        .with_exception_handler(ServiceError, _service_error)
     )
     if auth_required:
         key_file = (
@@ -157,29 +166,29 @@ def _database_lock(url: str, given: InstanceLock | None) -> InstanceLock | None:
     return given
 
 
-async def _field_problem(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, FieldProblem)
-    loc = ["body", *error.field.replace("[", ".").replace("]", "").split(".")]
-    return problem_response(
-        422,
-        instance=request.url.path,
-        detail=f"{error.field}: {error.reason}",
-        errors=[{"loc": loc, "field": error.field, "msg": error.reason, "type": "value_error"}],
+PROBLEM_STATUSES: dict[type[ServiceError], int] = {
+    Refused: 400,
+    Unauthenticated: 401,
+    NotFound: 404,
+    Missing: 404,
+    Conflict: 409,
+    FieldProblem: 422,
+    Invalid: 422,
+    ModelServiceFailure: 502,
+}
+"""The status each kind of the service's errors is answered with: the one place they meet HTTP."""
+
+
+async def _service_error(request: Request, error: Exception) -> JSONResponse:
+    """The service's own error as problem details of its kind's status."""
+    assert isinstance(error, ServiceError)
+    status = next(
+        PROBLEM_STATUSES[kind] for kind in type(error).__mro__ if kind in PROBLEM_STATUSES
     )
-
-
-async def _not_found(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, NotFound)
-    detail = f"No {error.what} {error.described()}"
-    errors = None
-    if error.field is not None:
-        detail = f"{error.field}: {detail[0].lower()}{detail[1:]}"
-        errors = [
-            {
-                "loc": [error.field],
-                "field": error.field,
-                "msg": f"no {error.what} with this {error.key}",
-                "type": "not_found",
-            }
-        ]
-    return problem_response(404, instance=request.url.path, detail=detail, errors=errors)
+    return problem_response(
+        status,
+        instance=request.url.path,
+        detail=error.detail,
+        errors=error.problems or None,
+        extensions=error.extensions,
+    )

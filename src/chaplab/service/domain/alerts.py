@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import Conflict, FieldProblem
 from chaplab.service.tables import (
     AlertPolicyRow,
     AlertRow,
@@ -36,7 +36,6 @@ from chaplab.service.wire.alerts import (
     AlertsCreate,
 )
 from chaplab.service.wire.common import CreatedId, from_row
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import canonical_period
 
 PENDING_REVIEW: AlertApproval = "pending"
@@ -101,16 +100,13 @@ def delete_policy(session: Session, policy_id: int) -> None:
         .limit(1)
     )
     if setup_id is not None:
-        raise ProblemError(
-            409, detail=f"alert policy {policy_id} is used by prediction setup {setup_id}"
-        )
+        raise Conflict(f"alert policy {policy_id} is used by prediction setup {setup_id}")
     alert_id = session.scalar(
         select(AlertRow.id).where(AlertRow.alert_policy_id == policy_id).limit(1)
     )
     if alert_id is not None:
-        raise ProblemError(
-            409,
-            detail=f"alert policy {policy_id} has alerts raised against it, e.g. alert "
+        raise Conflict(
+            f"alert policy {policy_id} has alerts raised against it, e.g. alert "
             f"{alert_id}; delete those first",
         )
     session.delete(row)
@@ -244,9 +240,8 @@ def delete_alert(session: Session, alert_id: int) -> None:
     """Delete an alert that is not approved (an approved one stays on record: 409)."""
     row = get_or_404(session, AlertRow, alert_id, "alert")
     if row.approved == APPROVED:
-        raise ProblemError(
-            409,
-            detail=f"alert {alert_id} is approved for dissemination and stays on record",
+        raise Conflict(
+            f"alert {alert_id} is approved for dissemination and stays on record",
         )
     session.delete(row)
     session.commit()

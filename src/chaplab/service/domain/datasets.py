@@ -14,7 +14,7 @@ from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import Conflict, FieldProblem
 from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.spreadsheet import LOCATION, TIME_PERIOD, parse_dataset_csv
@@ -46,7 +46,6 @@ from chaplab.service.wire.datasets import (
     DataSourceKind,
     MakeDatasetRequest,
 )
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS, missing_target, readable_period
 
 CellValue = str | float | None
@@ -207,9 +206,8 @@ def delete_dataset(session: Session, dataset_id: int) -> None:
     if evaluations or predictions:
         users = [f"evaluation {i}" for i in evaluations] + [f"prediction {i}" for i in predictions]
         named = ", ".join(users[:10]) + (f" and {len(users) - 10} more" if len(users) > 10 else "")
-        raise ProblemError(
-            409,
-            detail=f"dataset {dataset_id} is used by {named}; delete those first",
+        raise Conflict(
+            f"dataset {dataset_id} is used by {named}; delete those first",
             extensions={"backtestIds": evaluations, "predictionIds": predictions},
         )
     session.delete(row)

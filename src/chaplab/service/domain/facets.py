@@ -25,12 +25,11 @@ from sqlalchemy.orm import Session
 from chaplab.quantiles import quantiles_from_sorted
 from chaplab.service.domain.evaluations import evaluation_samples, get_evaluation
 from chaplab.service.domain.plots import BACKTEST_PLOTS, known_name
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import Conflict, FieldProblem
 from chaplab.service.registered_templates import template_spec
 from chaplab.service.storage import panel_of
 from chaplab.service.tables import EvaluationRow
 from chaplab.service.wire.plots import FacetSpec
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import WEEK, canonical_period, period_start, readable_period
 
 SPLIT = "split_period"
@@ -124,7 +123,7 @@ def read_facets(session: Session, name: str, backtest_id: int) -> Facets:
     dimensions = known_name("backtest plot", name, FACETS)
     row = get_evaluation(session, backtest_id)
     if not row.split_periods:
-        raise ProblemError(409, detail="nothing to draw: the evaluation holds no forecasts")
+        raise Conflict("nothing to draw: the evaluation holds no forecasts")
     splits = list(row.split_periods) if SPLIT in dimensions else [row.split_periods[-1]]
     every = {SPLIT: splits, LOCATION: list(row.org_units)}
     panel = panel_of(row.dataset)

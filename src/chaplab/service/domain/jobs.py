@@ -15,6 +15,7 @@ from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import backtest_full_json, backtest_read
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.predictions import prediction_full_json, prediction_read
+from chaplab.service.errors import Conflict, Missing
 from chaplab.service.tables import (
     ACTIVE_STATUSES,
     DatasetRow,
@@ -24,7 +25,6 @@ from chaplab.service.tables import (
 )
 from chaplab.service.wire.common import from_row
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import SUCCESS, JobType
 
 ResultKind = Literal["backtest", "prediction", "dataset"]
@@ -83,7 +83,7 @@ def job_request(session: Session, job_id: str) -> dict[str, Any]:
     (the demo's, or one queued before jobs kept their requests)."""
     job = get_job(session, job_id)
     if job.request is None:
-        raise ProblemError(404, detail=f"job {job_id} was not queued by a request with a body")
+        raise Missing(f"job {job_id} was not queued by a request with a body")
     return job.request.body
 
 
@@ -91,18 +91,14 @@ def check_cancellable(session: Session, job_id: str) -> None:
     """A 409 when the job has already finished (only a queued or running job is cancelled)."""
     job = get_job(session, job_id)
     if job.status not in ACTIVE_STATUSES:
-        raise ProblemError(
-            409, detail=f"job {job_id} has already finished with status {job.status}"
-        )
+        raise Conflict(f"job {job_id} has already finished with status {job.status}")
 
 
 def delete_job(session: Session, job_id: str) -> None:
     """Delete a finished job's entry and logs (what it created stays); 409 while it runs."""
     job = get_job(session, job_id)
     if job.status in ACTIVE_STATUSES:
-        raise ProblemError(
-            409, detail=f"job {job_id} is {job.status}; cancel it or wait until it finishes"
-        )
+        raise Conflict(f"job {job_id} is {job.status}; cancel it or wait until it finishes")
     session.delete(job)
     session.commit()
 
@@ -142,13 +138,13 @@ def succeeded(session: Session, job_id: str, kind: ResultKind | None = None) -> 
     job = get_job(session, job_id)
     created = RESULT_TABLES.get(JobType(job.type))
     if kind is not None and (created is None or created[0] != kind):
-        raise ProblemError(409, detail=f"job {job_id} is a {job.type} job, which creates no {kind}")
+        raise Conflict(f"job {job_id} is a {job.type} job, which creates no {kind}")
     if job.status != SUCCESS:
         reason = f": {job.error}" if job.error else ""
         state = "has not finished yet" if job.status in ACTIVE_STATUSES else "did not succeed"
-        raise ProblemError(409, detail=f"job {job_id} {state} (status {job.status}){reason}")
+        raise Conflict(f"job {job_id} {state} (status {job.status}){reason}")
     if job.type not in RESULT_TABLES or job.result is None or not job.result.isdigit():
-        raise ProblemError(409, detail=f"job {job_id} ({job.type}) records no created row")
+        raise Conflict(f"job {job_id} ({job.type}) records no created row")
     return job
 
 
@@ -157,8 +153,6 @@ def created_row(session: Session, job: JobRow) -> ResultRow:
     kind, table = RESULT_TABLES[JobType(job.type)]
     row = session.get(table, int(job.result or 0))
     if row is None:
-        raise ProblemError(
-            404, detail=f"the {kind} {job.result} that job {job.id} created has been deleted since"
-        )
+        raise Missing(f"the {kind} {job.result} that job {job.id} created has been deleted since")
     assert isinstance(row, ResultRow), "a row of the table RESULT_TABLES names"
     return row

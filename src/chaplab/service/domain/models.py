@@ -15,7 +15,14 @@ from sqlalchemy.orm import Session, object_session
 from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.runners import live_service
-from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.errors import (
+    Conflict,
+    FieldProblem,
+    Invalid,
+    ModelServiceFailure,
+    NotFound,
+    ServiceError,
+)
 from chaplab.service.forecasting import TEMPLATES, ModelTemplateSpec, Panel
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.model_services import ModelService, ModelServiceError, user_options
@@ -45,7 +52,6 @@ from chaplab.service.wire.models import (
     ModelTemplateFromService,
     ModelTemplateRead,
 )
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import PERIOD_TYPES
 
 Spec = TypeVar("Spec", bound=ModelSpecRead)
@@ -277,9 +283,8 @@ def check_same_configuration(existing: ConfiguredModelRow, request: ConfiguredMo
         if stored != asked
     ]
     if differences:
-        raise ProblemError(
-            409,
-            detail=f"configured model {existing.name!r} exists with "
+        raise Conflict(
+            f"configured model {existing.name!r} exists with "
             + " and ".join(differences)
             + "; choose another name for other options",
         )
@@ -311,11 +316,10 @@ def create_configured_model(session: Session, request: ConfiguredModelCreate) ->
             }
             for problem in error.problems
         ]
-        raise ProblemError(
-            422,
-            detail=f"userOptionValues break the options of {spec.name!r}: "
+        raise Invalid(
+            f"userOptionValues break the options of {spec.name!r}: "
             + "; ".join(f"{p['field']}: {p['msg']}" for p in problems),
-            errors=problems,
+            problems=problems,
         ) from None
     if any(not name.strip() for name in request.additional_continuous_covariates):
         raise FieldProblem("additionalContinuousCovariates", "covariate names must not be empty")
@@ -353,9 +357,7 @@ def register_template(session: Session, request: ModelTemplateCreate) -> ModelTe
         session.scalar(select(ModelTemplateRow.id).where(ModelTemplateRow.name == request.name))
         is not None
     ):
-        raise ProblemError(
-            409, detail=f"name: a model template named {request.name!r} already exists"
-        )
+        raise Conflict(f"name: a model template named {request.name!r} already exists")
     try:
         schema = ConfigSchema.from_dict(request.config_schema)
     except InvalidSchemaError as error:
@@ -451,7 +453,7 @@ def store_service_template(
     session: Session, service: ModelRunnerRow, api: ModelService
 ) -> ServiceTemplateRow:
     """The stored version of ``service``'s template, stored now from its info and config
-    schema (read through ``api``) when it is new; ProblemError 409 or 502 as
+    schema (read through ``api``) when it is new; Conflict or ModelServiceFailure as
     :func:`template_from_service` says. Commits."""
     info = service.info
     name, version_label, revision = (
@@ -464,9 +466,8 @@ def store_service_template(
         template is not None and session.get(RegisteredTemplateRow, template.id) is not None
     )
     if name in TEMPLATES or registered:
-        raise ProblemError(
-            409,
-            detail=f"Model template {name!r} is a built-in or registered template and cannot be "
+        raise Conflict(
+            f"Model template {name!r} is a built-in or registered template and cannot be "
             "stored from a service. Register the service under another model id.",
         )
     stored = (
@@ -480,9 +481,8 @@ def store_service_template(
         else None
     )
     if revision is None or (stored is not None and stored.source_digest != revision):
-        raise ProblemError(
-            409,
-            detail=f"Model template {name!r} version {version_label!r} is stored from revision "
+        raise Conflict(
+            f"Model template {name!r} version {version_label!r} is stored from revision "
             f"{stored.source_digest if stored else None!r}, but its source now reports revision "
             f"{revision!r}. A version is write-once, so the new revision needs a new version "
             "label: "
@@ -501,9 +501,7 @@ def store_service_template(
         options = user_options(api.config_schema())
         ConfigSchema.from_dict({"type": "object", "properties": options})
     except (ModelServiceError, InvalidSchemaError) as error:
-        raise ProblemError(
-            502, detail=f"Could not read the service at {service.url}: {error}"
-        ) from None
+        raise ModelServiceFailure(f"Could not read the service at {service.url}: {error}") from None
     try:
         if template is None:
             template = ModelTemplateRow(name=name)
@@ -546,7 +544,7 @@ def template_on_registration(session: Session, service: ModelRunnerRow) -> str:
         store_service_template(
             session, service, ModelService(service.id, service.url, READ_SECONDS)
         )
-    except ProblemError as problem:
+    except ServiceError as problem:
         session.rollback()
         return f" The model template was not stored: {problem.detail}"
     return ""

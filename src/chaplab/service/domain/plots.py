@@ -25,12 +25,12 @@ from chaplab.service.domain.evaluations import (
     get_evaluation,
 )
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.errors import Conflict, Missing
 from chaplab.service.metrics import METRIC_NAMES
 from chaplab.service.storage import panel_of
 from chaplab.service.tables import DatasetRow, EvaluationRow
 from chaplab.service.text import display_name
 from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import DEFAULT_QUANTILES, readable_period
 
 if TYPE_CHECKING:
@@ -242,10 +242,9 @@ def known_name(
 ) -> Chart:
     """The entry of ``known`` named ``name``; 404 listing the known names otherwise."""
     if name not in known:
-        raise ProblemError(
-            404,
-            detail=f"{field}: no {kind} named {name[:80]!r}; known: {', '.join(known)}",
-            errors=[
+        raise Missing(
+            f"{field}: no {kind} named {name[:80]!r}; known: {', '.join(known)}",
+            problems=[
                 {
                     "loc": ["path", field],
                     "field": field,
@@ -261,4 +260,4 @@ def _png(draw: Callable[[], Figure]) -> bytes:
     try:
         return png_bytes(draw)
     except ValueError as error:  # e.g. an evaluation stored without forecasts
-        raise ProblemError(409, detail=f"nothing to draw: {error}") from None
+        raise Conflict(f"nothing to draw: {error}") from None

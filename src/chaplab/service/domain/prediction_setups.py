@@ -20,7 +20,7 @@ from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.models import configured_model_read
 from chaplab.service.domain.predictions import prediction_read, queue_prediction_with_model
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import Conflict, FieldProblem, Refused
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
 from chaplab.service.storage import panel_from_observations
 from chaplab.service.tables import (
@@ -41,7 +41,6 @@ from chaplab.service.wire.prediction_setups import (
     QuantileTarget,
     RunPredictionSetupRequest,
 )
-from chaplab.toolkit import ProblemError
 
 CRON_FIELDS = 5
 NO_SCHEDULER = "this service runs prediction setups on request only (POST .../run); no scheduler"
@@ -111,9 +110,7 @@ def create_setup(session: Session, request: PredictionSetupCreate) -> CreatedId:
         select(PredictionSetupRow.id).where(PredictionSetupRow.evaluation_id == evaluation.id)
     )
     if taken is not None:
-        raise ProblemError(
-            409, detail=f"backtest {evaluation.id} already backs prediction setup {taken}"
-        )
+        raise Conflict(f"backtest {evaluation.id} already backs prediction setup {taken}")
     row = PredictionSetupRow(
         name=request.name,
         evaluation_id=evaluation.id,
@@ -184,12 +181,11 @@ def run_setup(session: Session, setup_id: int, request: RunPredictionSetupReques
     setup = get_setup_row(session, setup_id)
     model = setup.configured_model
     if model.archived:
-        raise ProblemError(409, detail=f"configured model {model.name!r} is archived")
+        raise Conflict(f"configured model {model.name!r} is archived")
     provider = session.get_one(EvaluationRow, setup.evaluation_id).future_weather_provider
     if WEATHER_PROVIDERS[provider].leaks_future_data:
-        raise ProblemError(
-            400,
-            detail=f"prediction setup {setup.id} was evaluated with the {provider!r} "
+        raise Refused(
+            f"prediction setup {setup.id} was evaluated with the {provider!r} "
             "future-weather provider, which reads the forecast window's own observations and so "
             "cannot forecast ahead; promote an evaluation made with a provider that forecasts",
         )

@@ -22,7 +22,7 @@ from urllib.parse import quote, urlsplit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from chaplab.service.errors import FieldProblem, NotFound
+from chaplab.service.errors import FieldProblem, NotFound, Unauthenticated
 from chaplab.service.tables import ModelRunnerRow, utc_now
 from chaplab.service.wire.runners import (
     PingResponse,
@@ -31,7 +31,6 @@ from chaplab.service.wire.runners import (
     ServiceList,
     ServiceRegistration,
 )
-from chaplab.toolkit import ProblemError
 
 logger = logging.getLogger("chaplab.service")
 TTL_VARIABLE = "CHAPLAB_SERVICE_TTL_SECONDS"
@@ -67,7 +66,7 @@ def check_service_key(presented: str | None) -> None:
     if expected is None:
         return
     if not presented or not secrets.compare_digest(presented.encode(), expected.encode()):
-        raise ProblemError(401, detail=f"{KEY_HEADER}: missing or invalid service key")
+        raise Unauthenticated(f"{KEY_HEADER}: missing or invalid service key")
 
 
 def service_detail(row: ModelRunnerRow) -> ServiceDetail:

@@ -16,7 +16,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import get_or_404
-from chaplab.service.errors import FieldProblem
+from chaplab.service.errors import FieldProblem, Missing
 from chaplab.service.storage import panel_of
 from chaplab.service.tables import DatasetRow
 from chaplab.service.wire.thresholds import (
@@ -28,7 +28,6 @@ from chaplab.service.wire.thresholds import (
     ThresholdStrategyInfo,
 )
 from chaplab.thresholds import in_baseline, threshold_lines, year_and_season
-from chaplab.toolkit import ProblemError
 from chaplab.vocabulary import canonical_period, parse_period
 
 TARGET = "disease_cases"
@@ -65,9 +64,7 @@ def compute_thresholds(session: Session, request: ThresholdRequest) -> Threshold
     panel = panel_of(dataset)
     cases = panel.features.get(TARGET)
     if cases is None or np.isnan(cases).all():
-        raise ProblemError(
-            404, detail=f"dataset {dataset.id} has no {TARGET} observations to draw thresholds from"
-        )
+        raise Missing(f"dataset {dataset.id} has no {TARGET} observations to draw thresholds from")
     periods = [
         _requested_period(index, period, panel.period_type)
         for index, period in enumerate(request.period_ids)
