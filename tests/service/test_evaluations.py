@@ -165,11 +165,15 @@ def test_a_dry_run_reports_without_creating_anything(client: ChapClient, unique:
 
 
 def test_inline_data_that_no_org_unit_can_use_is_refused(client: ChapClient, unique: str) -> None:
-    frame = small_frame(n_years=2)
+    frame = small_frame(n_years=2).drop(columns=["rainfall"])
     with pytest.raises(UnprocessableEntityError, match="frame: no org unit can be used"):
-        client.create_evaluation_with_data(
-            f"none {unique}", "regression_model", frame.drop(columns=["rainfall"]), dry_run=True
-        )
+        client.create_evaluation_with_data(f"none {unique}", "regression_model", frame)
+    # a dry run, a form's preflight, answers what it found, as chap-core 2.5.1's does
+    checked = client.create_evaluation_with_data(
+        f"none {unique}", "regression_model", frame, dry_run=True
+    )
+    assert checked.imported_count == 0 and checked.imported_org_units == []
+    assert {rejection.org_unit for rejection in checked.rejected} == set(frame.location)
     too_many = r"n_splits: is 7, too many for the data: .* has 24; at most 4 fit$"
     with pytest.raises(UnprocessableEntityError, match=too_many):
         client.create_evaluation_with_data(

@@ -213,8 +213,9 @@ def import_and_queue(
 ) -> DataImportReport:
     """Evaluate a configured model (by NAME) on data sent inline. Org units the model cannot use
     (no polygon, no observed cases, missing covariate values) are left out and reported; with
-    ``dry_run`` nothing is stored, otherwise the usable data is stored as a dataset and its
-    evaluation queued."""
+    ``dry_run`` nothing is stored (and a report that no org unit can be used is an answer, as
+    2.5.1's), otherwise the usable data is stored as a dataset and its evaluation queued (data
+    no org unit of which can be used is a 422 naming ``providedData``)."""
     model = configured_model_by_name(session, request.model_id)
     template = template_spec(model.template)
     check_nothing_to_fetch(request.data_to_be_fetched)
@@ -228,6 +229,8 @@ def import_and_queue(
         periods=panel.periods,
         rejected=list(rejected.values()),
     )
+    if not imported and dry_run:
+        return report  # nothing would be imported: what a form's preflight shows (as 2.5.1)
     if not imported:
         reasons = "; ".join(
             f"{unit}: {rejection.reason}" for unit, rejection in list(rejected.items())[:5]
