@@ -22,20 +22,22 @@ from threadpoolctl import ThreadpoolController
 from chaplab.service.forecasting.panel import Panel
 from chaplab.service.forecasting.templates import ModelTemplateSpec
 from chaplab.service.forecasting.weather import CLIMATOLOGY, WeatherProvider
-from chaplab.service.metrics import cell_metrics_sorted, quantiles_from_sorted, summarise_cells
-from chaplab.vocabulary import FIRST_HORIZON, BacktestPlan
+from chaplab.service.metrics import aggregate_metrics, quantiles_from_sorted
+from chaplab.vocabulary import BacktestPlan
 
 ProgressCallback = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)
 class BacktestResult:
-    """Forecast samples, truth and metrics of every split.
+    """Forecast samples and truth of every split, and the metrics over all of them.
 
     ``samples``: float32 ``(n_splits, n_org_units, n_periods, n_samples)`` sorted on the last axis;
     ``truth``: float64 ``(n_splits, n_org_units, n_periods)``, NaN where not observed;
-    ``periods[k]``: the forecast periods of split ``k``; metrics ignore unobserved cells
-    (a metric with no observed cell is NaN).
+    ``periods[k]``: the forecast periods of split ``k``; ``aggregate_metrics``, what an
+    evaluation stores, ignore unobserved cells (a metric with no observed cell is NaN). Metrics
+    per org unit or per horizon are computed where they are read, from the stored samples
+    (``domain.evaluations.backtest_metrics``).
     """
 
     org_units: list[str]
@@ -44,8 +46,6 @@ class BacktestResult:
     samples: np.ndarray
     truth: np.ndarray
     aggregate_metrics: dict[str, float]
-    org_unit_metrics: dict[str, dict[str, float]]
-    horizon_metrics: dict[int, dict[str, float]]
 
     def quantiles(self, levels: Sequence[float]) -> np.ndarray:
         """Quantiles of every cell, shape ``(n_splits, n_org_units, n_periods, len(levels))``."""
@@ -104,30 +104,14 @@ def run_backtest(
                 f"split {k + 1}/{n_splits} ({window.split_period}): trained up to "
                 f"{panel.periods[window.history_end - 1]}",
             )
-    cell_scores = cell_metrics_sorted(samples, truth)
+    metrics = aggregate_metrics(samples, truth, presorted=True)
     result = BacktestResult(
         org_units=list(panel.org_units),
         split_periods=[window.split_period for window in windows],
         periods=[list(window.forecast_periods) for window in windows],
         samples=samples,
         truth=truth,
-        # over every cell each metric is one number
-        aggregate_metrics={name: float(v) for name, v in summarise_cells(cell_scores).items()},
-        org_unit_metrics=_metrics_by(cell_scores, axis=(0, 2), labels=panel.org_units),
-        horizon_metrics=_metrics_by(
-            cell_scores, axis=(0, 1), labels=range(FIRST_HORIZON, FIRST_HORIZON + n_periods)
-        ),
+        aggregate_metrics={name: float(value) for name, value in metrics.items()},
     )
     report(1.0, f"scored {n_splits} splits x {n_periods} periods x {panel.n_org_units} org units")
     return result
-
-
-def _metrics_by(
-    cell_scores: dict[str, np.ndarray], axis: tuple[int, int], labels: Sequence[Any]
-) -> dict[Any, dict[str, float]]:
-    summaries = summarise_cells(cell_scores, axis)
-    per_label = {name: np.asarray(values).tolist() for name, values in summaries.items()}
-    return {
-        label: {name: values[i] for name, values in per_label.items()}
-        for i, label in enumerate(labels)
-    }
