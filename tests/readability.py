@@ -142,6 +142,23 @@ def shown_labels(ax: Axes, axis: Literal["x", "y"] = "x") -> list[str]:
     return [label.text for label in tick_labels(ax, axis)]
 
 
+def read_periods(labels: Sequence[str]) -> list[str]:
+    """Time tick labels, left to right, as a reader reads them: a month as written
+    (``2024-07``), a week over its year (``W05`` over ``2024``) as ``2024-W05``, and a week
+    without its year as one of the year last written to its left. AssertionError for a week
+    no year stands before: a reader could not tell its year."""
+    periods, year = [], None
+    for label in labels:
+        first, _, second = label.partition("\n")
+        if not first.startswith("W"):
+            periods.append(label)
+            continue
+        year = second or year
+        assert year is not None, f"{labels}: the week {first} has no year written before it"
+        periods.append(f"{year}-{first}")
+    return periods
+
+
 def _points(extents: Sequence[float], scale: float) -> Box:
     x0, y0, x1, y1 = (float(value) * scale for value in extents)
     return Box(x0, y0, x1, y1)

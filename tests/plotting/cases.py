@@ -35,7 +35,9 @@ def evaluation(
     start: pd.Period | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(evaluation frame, actual cases frame): seasonal counts, forecasts widening with horizon;
-    actual cases from ``start`` (see :func:`periods`), the first split ``history`` periods on."""
+    actual cases from ``start`` (see :func:`periods`), the first split ``history`` periods on.
+    A split period is its first forecast period (horizon 1), as on the wire: its forecasts
+    start from the cases of the period before it."""
     rng = np.random.default_rng(7)
     labels = periods(history + n_splits + horizon, weekly, start)
     z = dict(zip(LEVELS, Z_SCORES, strict=True)) | OUTER_Z_SCORES
@@ -49,15 +51,15 @@ def evaluation(
             {"pe": pe, "ou": org_unit, "value": float(v)}
             for pe, v in zip(labels, truth, strict=True)
         ]
-        for split in range(history - 1, history - 1 + n_splits):
-            centre = truth[split]
+        for split in range(history, history + n_splits):
+            centre = truth[split - 1]
             for step in range(1, horizon + 1):
                 for q in levels:
                     entries.append(
                         {
                             "orgUnit": org_unit,
                             "splitPeriod": labels[split],
-                            "period": labels[split + step],
+                            "period": labels[split + step - 1],
                             "quantile": q,
                             "value": float(max(centre + z[q] * 4 * step, 0)),
                         }

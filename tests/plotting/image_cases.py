@@ -27,7 +27,7 @@ def _fan_prediction_named() -> Figure:
 
 def _fan_one_split_weekly() -> Figure:
     frame, actuals = evaluation(("OU_A",), weekly=True)
-    return fan_chart(frame, actuals, split_period="2023W21")
+    return fan_chart(frame, actuals, split_period="2023W22")
 
 
 def _compare() -> Figure:

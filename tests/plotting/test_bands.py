@@ -32,7 +32,7 @@ def _legend(figure: Figure) -> list[str]:
 def test_default_bands_pair_each_level_with_its_mirror(levels, bands: list[str]) -> None:
     frame, _ = evaluation(("OU_A",), n_splits=1, levels=levels)
     figure = fan_chart(frame)
-    assert _band_gids(figure) == [f"band {band} 2022-12" for band in bands]
+    assert _band_gids(figure) == [f"band {band} 2023-01" for band in bands]
     medians = [line for line in figure.axes[0].lines if line.get_gid().startswith("median")]
     assert len(medians) == (0.5 in levels)
 
@@ -60,7 +60,7 @@ def test_compare_pairs_the_levels_both_frames_have() -> None:
     frame_b, _ = evaluation(("OU_A",), n_splits=1, levels=(0.1, 0.5, 0.9, 0.95))
     figure = compare_chart(frame_a, frame_b, labels=("a", "b"))
     gids = [c.get_gid() for c in figure.axes[0].collections]
-    assert gids == ["a: band 0.1-0.9 2022-12", "b: band 0.1-0.9 2022-12"]
+    assert gids == ["a: band 0.1-0.9 2023-01", "b: band 0.1-0.9 2023-01"]
 
 
 BAD_BANDS = [
@@ -103,6 +103,6 @@ def test_compare_names_the_levels_both_evaluations_have() -> None:
 def test_chosen_bands_are_nested_outermost_first_and_may_be_asymmetric() -> None:
     frame, _ = evaluation(("OU_A",), n_splits=1)
     nested = fan_chart(frame, quantile_bands=[[0.25, 0.75], np.array([0.9, 0.1])])
-    assert _band_gids(nested) == ["band 0.1-0.9 2022-12", "band 0.25-0.75 2022-12"]
+    assert _band_gids(nested) == ["band 0.1-0.9 2023-01", "band 0.25-0.75 2023-01"]
     upper = fan_chart(frame, quantile_bands=[(0.5, 0.9)])
-    assert _band_gids(upper) == ["band 0.5-0.9 2022-12"]
+    assert _band_gids(upper) == ["band 0.5-0.9 2023-01"]

@@ -19,11 +19,11 @@ def test_compare_draws_both_evaluations_on_shared_periods() -> None:
     assert [ax.get_title() for ax in figure.axes] == ["OU_B"]
     gids = [c.get_gid() for c in figure.axes[0].collections]
     assert [g for g in gids if "band 0.1-0.9" in g] == [
-        "naive: band 0.1-0.9 2023-01",
-        "ar: band 0.1-0.9 2023-01",
+        "naive: band 0.1-0.9 2023-02",
+        "ar: band 0.1-0.9 2023-02",
     ]
     every = compare_chart(frame_a, frame_b, actuals, labels=("naive", "ar"), split_period="all")
-    assert [ax.get_title() for ax in every.axes] == ["OU_B, split 2022-12", "OU_B, split 2023-01"]
+    assert [ax.get_title() for ax in every.axes] == ["OU_B, split 2023-01", "OU_B, split 2023-02"]
     for ax in every.axes:
         gids = [c.get_gid() for c in ax.collections]
         assert sum(g.startswith("naive: band 0.1-0.9") for g in gids) == 1

@@ -62,12 +62,12 @@ def test_split_markers_and_one_split_alone() -> None:
     frame, actuals = evaluation(("OU_A",), n_splits=3)
     every = fan_chart(frame, actuals, split_period="all")
     assert [[m.get_gid() for m in _by_gid(ax, "split")] for ax in every.axes] == [
-        ["split 2022-12"],
         ["split 2023-01"],
         ["split 2023-02"],
+        ["split 2023-03"],
     ]
-    one = fan_chart(frame, actuals, split_period="202301").axes[0]
-    assert [m.get_gid() for m in _by_gid(one, "split")] == ["split 2023-01"]
+    one = fan_chart(frame, actuals, split_period="202302").axes[0]
+    assert [m.get_gid() for m in _by_gid(one, "split")] == ["split 2023-02"]
     assert len(_by_gid(one, "band 0.1-0.9")) == 1
 
 
@@ -76,9 +76,9 @@ def test_one_split_at_a_time_by_default_the_last_with_a_note() -> None:
     figure = fan_chart(frame, actuals, title="naive")
     assert [ax.get_title() for ax in figure.axes] == ["OU_A", "OU_B"]
     for ax in figure.axes:
-        assert [m.get_gid() for m in _by_gid(ax, "split")] == ["split 2023-02"]
-        assert [b.get_gid() for b in _by_gid(ax, "band 0.1-0.9")] == ["band 0.1-0.9 2023-02"]
-    assert figure.get_suptitle() == "naive; split 2023-02, the last of 3 splits"
+        assert [m.get_gid() for m in _by_gid(ax, "split")] == ["split 2023-03"]
+        assert [b.get_gid() for b in _by_gid(ax, "band 0.1-0.9")] == ["band 0.1-0.9 2023-03"]
+    assert figure.get_suptitle() == "naive; split 2023-03, the last of 3 splits"
 
 
 def test_all_splits_are_small_multiples_not_overlays() -> None:
@@ -87,7 +87,7 @@ def test_all_splits_are_small_multiples_not_overlays() -> None:
     assert [ax.get_title() for ax in figure.axes] == [
         f"{org_unit}, split {split}"
         for org_unit in ("OU_A", "OU_B")
-        for split in ("2022-12", "2023-01", "2023-02")
+        for split in ("2023-01", "2023-02", "2023-03")
     ]
     assert all(len(_by_gid(ax, "band 0.1-0.9")) == 1 for ax in figure.axes)
     rows = {round(ax.get_position().y0, 3) for ax in figure.axes}
@@ -104,7 +104,7 @@ def test_the_y_limits_hold_what_is_drawn_and_the_window_follows_the_split_shown(
     it (at least three periods), so the forecast gets most of the panel."""
     frame, actuals = evaluation(("OU_A", "OU_B"), n_splits=3)
     frame.loc[frame["split_period"] == frame["split_period"].min(), "value"] *= 3  # far above
-    splits = ("202212", "202301", "202302")
+    splits = ("202301", "202302", "202303")
     charts = [fan_chart(frame, actuals, split_period=s) for s in splits]
     charts.append(fan_chart(frame, actuals))
     for org_unit in ("OU_A", "OU_B"):
@@ -114,13 +114,13 @@ def test_the_y_limits_hold_what_is_drawn_and_the_window_follows_the_split_shown(
             window = actuals[
                 (actuals["org_unit"] == org_unit)
                 & (actuals["period"] >= pd.Period(split, "M") - 3)
-                & (actuals["period"] <= pd.Period(split, "M") + 3)
+                & (actuals["period"] <= pd.Period(split, "M") + 2)
             ]
             highest = max(shown["value"].max(), window["value"].max())
             assert bottom == 0 and highest <= top <= 1.06 * highest, (split, top, highest)
     for split, chart in zip(splits, charts, strict=False):
         low, high = (mdates.num2date(x).replace(tzinfo=None) for x in chart.axes[0].get_xlim())
-        first = pd.Period(split, "M") + 1  # the first forecast period
+        first = pd.Period(split, "M")  # the split: the first forecast period
         assert pd.Period(low, "M") == first - 4  # three periods of history, half a period more
         assert pd.Period(high, "M") == first + 2  # the last of three forecast periods
     wider = fan_chart(frame, actuals, history=12).axes[0].get_xlim()
@@ -131,7 +131,7 @@ def test_more_org_units_than_max_panels_are_cut_with_a_note() -> None:
     frame, _ = evaluation([f"OU_{i:02d}" for i in range(14)], n_splits=1)
     figure = fan_chart(frame, max_panels=12, title="Backtest")
     assert len(figure.axes) == 12
-    assert figure.get_suptitle() == "Backtest; first 12 of 14 org units shown"
+    assert figure.get_suptitle() == "Backtest; split 2023-01; first 12 of 14 org units shown"
 
 
 def test_given_axes_and_selected_org_units() -> None:
@@ -148,7 +148,7 @@ def test_given_axes_and_selected_org_units() -> None:
 def test_quantile_bands_can_be_chosen() -> None:
     frame, _ = evaluation(("OU_A",), n_splits=1)
     ax = fan_chart(frame, quantile_bands=[(0.25, 0.75)]).axes[0]
-    assert [b.get_gid() for b in _by_gid(ax, "band")] == ["band 0.25-0.75 2022-12"]
+    assert [b.get_gid() for b in _by_gid(ax, "band")] == ["band 0.25-0.75 2023-01"]
     with pytest.raises(ValueError, match="0.05"):
         fan_chart(frame, quantile_bands=[(0.05, 0.95)])
 

@@ -35,7 +35,7 @@ def test_panels_legend_and_titles_fit_the_figure_without_overlapping(count: int)
     for index, box in enumerate(panels):
         assert box.x1 < legend.x0
         assert not any(box.overlaps(other) for other in panels[index + 1 :])
-    title, label = (_text(figure, text) for text in ("Backtest; split 2023-02", "cases"))
+    title, label = (_text(figure, text) for text in ("Backtest; split 2023-03", "cases"))
     assert title.y0 > max(box.y1 for box in panels)
     assert label.x1 < min(box.x0 for box in panels)
 
@@ -93,7 +93,7 @@ def test_a_title_wider_than_the_figure_takes_more_lines_and_stays_inside() -> No
     figure = fan_chart(frame, actuals, top=2, title=title)
     (text,) = [t for t in figure.texts if t.get_text().startswith("Dengue")]
     assert text.get_text() == (
-        f"{title}\nsplit 2023-02, the last of 3 splits; the 2 of 3 org units with the most cases"
+        f"{title}\nsplit 2023-03, the last of 3 splits; the 2 of 3 org units with the most cases"
     )
     assert figure.get_figwidth() == one_line.get_figwidth()
     assert figure.get_figheight() > one_line.get_figheight()  # the panels keep their height

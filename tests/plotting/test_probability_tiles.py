@@ -9,11 +9,17 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from chaplab.frames import with_org_unit_names
+from chaplab.frames import period_label, with_org_unit_names
 from chaplab.plotting import probability_tiles
 from chaplab.plotting._figure import ChartFigure
+from readability import read_periods, shown_labels, time_label_problems
 
 NAMES = {"OU_b": "Bo", "OU_k": "Kenema", "OU_m": "Moyamba"}
+TUMBES = (
+    "Aguas Verdes", "Canoas de Punta Sal", "Casitas", "Corrales", "La Cruz", "Matapalo",
+    "Pampas de Hospital", "Papayal", "San Jacinto", "San Juan de la Virgen", "Tumbes",
+    "Zarumilla", "Zorritos",
+)  # fmt: skip
 PROBABILITIES = {  # org unit -> probability in each of three months
     "OU_k": (0.1, 0.5, 0.95),
     "OU_b": (0.0, 0.2, 0.4),
@@ -68,6 +74,32 @@ def test_the_percentages_are_readable_and_fit_their_tiles() -> None:
     crowded = {f"OU_{i}": (0.1, 0.2, 0.3) for i in range(60)}  # rows too low for 9 points
     ax = tiles(probability_tiles(tiles_frame(crowded))).axes
     assert not [text for text in ax.texts if text.get_gid() == "percentage"]
+
+
+@pytest.mark.parametrize("first", [pd.Period("2023-01-02", "W-SUN"), pd.Period("2023-01", "M")])
+def test_every_one_of_eight_columns_is_labelled_beside_long_names(first: pd.Period) -> None:
+    """Eight weeks or months of thirteen places named up to 21 characters (Tumbes' districts):
+    each column is as wide as its label and a gap, whatever the names and the colour bar take
+    of the figure, so every one is labelled (every other was: the names and the colour bar
+    left each column narrower than its label)."""
+    names = {f"OU_{i:02d}": name for i, name in enumerate(TUMBES)}
+    probabilities = {unit: tuple(np.linspace(0, 1, 8)) for unit in names}
+    frame = with_org_unit_names(
+        pd.DataFrame(
+            [
+                (unit, first + step, value)
+                for unit, values in probabilities.items()
+                for step, value in enumerate(values)
+            ],
+            columns=["org_unit", "period", "probability"],
+        ),
+        names,
+    )
+    figure = probability_tiles(frame, strategy="percentile")
+    ax = tiles(figure).axes
+    figure.draw_without_rendering()
+    assert read_periods(shown_labels(ax)) == [period_label(first + step) for step in range(8)]
+    assert time_label_problems(figure, [ax]) == []
 
 
 def test_the_colour_scale_is_white_to_red_from_0_to_100_percent() -> None:

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 
 from chaplab.frames import SPLIT_PERIOD, with_org_unit_names
 from chaplab.plotting import ALL_SPLITS, compare_chart, fan_chart
+from readability import read_periods
 
 from .cases import evaluation
 
@@ -69,7 +70,7 @@ def test_time_labels_are_one_period_format_per_frequency_and_numbers_one_format(
     assert "20,000" in values
     assert not any("e" in value for value in values)
     weekly, weekly_actuals = evaluation(("OU_A",), weekly=True, horizon=12)
-    labels = _time_labels(fan_chart(weekly, weekly_actuals))
+    labels = read_periods(_time_labels(fan_chart(weekly, weekly_actuals)))
     assert labels and all(re.fullmatch(r"\d{4}-W\d{2}", label) for label in labels)
     assert fan_chart(weekly, split_period="2023W21").axes[0].get_title() == "OU_A"
 

@@ -23,11 +23,17 @@ import pytest
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from chaplab.frames import SPLIT_PERIOD
+from chaplab.frames import SPLIT_PERIOD, period_label
 from chaplab.plotting import compare_chart, fan_chart, probability_tiles
 from chaplab.plotting._time import set_time_axis
 from chaplab.widgets.forecast import FanChart
-from readability import label_share, labelled_axes, shown_labels, time_label_problems
+from readability import (
+    label_share,
+    labelled_axes,
+    read_periods,
+    shown_labels,
+    time_label_problems,
+)
 
 from .cases import evaluation
 
@@ -154,6 +160,16 @@ def _shown_periods(ax: Axes, span: Span) -> int:
     return round(days.days / 30.44)
 
 
+def _tick_periods(ax: Axes, span: Span) -> list[str]:
+    """The periods at the ticks ``ax`` labels, as ``period_label`` writes them (tiles: the
+    periods of the columns)."""
+    ticks = [tick.get_loc() for tick in ax.xaxis.get_major_ticks() if tick.label1.get_text()]
+    if ax.images:
+        return [period_label(span.first + round(tick)) for tick in ticks]
+    days = [pd.Timestamp(mdates.num2date(tick)).tz_localize(None) for tick in ticks]
+    return [period_label(pd.Period(day, span.first.freqstr)) for day in days]
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("span", SPANS, ids=[span.name for span in SPANS])
 @pytest.mark.parametrize("chart", CHARTS)
@@ -171,6 +187,7 @@ def test_time_labels_never_crowd_and_fill_their_axis(chart: str, span: Span, lay
         labels = shown_labels(ax)
         assert len(labels) >= 2, labels
         assert label_share(ax) >= MIN_SHARE, (labels, label_share(ax))
+        assert read_periods(labels) == _tick_periods(ax, span), labels  # read as meant
     assert time_label_problems(figure, axes) == []
 
 
@@ -202,27 +219,28 @@ def test_time_ticks_fall_on_whole_years_months_or_weeks() -> None:
     assert _tick_days(weeks) == [
         pd.Timestamp(day) for day in ("2023-12-25", "2024-01-01", "2024-01-08", "2024-01-15")
     ]
-    assert shown_labels(weeks) == ["2023-W52", "2024-W01", "2024-W02", "2024-W03"]
+    # the year beneath the first week and a new year's first: read as 2023-W52, 2024-W01, ...
+    assert shown_labels(weeks) == ["W52\n2023", "W01\n2024", "W02", "W03"]
 
 
 def test_a_long_iso_year_s_week_53_is_a_tick_only_when_every_week_is() -> None:
     every_week = _axis_of("2020-12-14", "2021-01-12", "W-SUN", 6.0)
-    assert "2020-W53" in shown_labels(every_week)
-    every_other = _axis_of("2020-12-14", "2021-01-12", "W-SUN", 2.0)
-    assert shown_labels(every_other) == ["2021-W01"]  # not W53 a week before it; W51 sticks out
-    at_its_end = _axis_of("2020-11-20", "2021-01-02", "W-SUN", 2.4)
-    assert shown_labels(at_its_end)[-1] == "2020-W53"  # a step of two, no W01 in view
+    assert "2020-W53" in read_periods(shown_labels(every_week))
+    every_other = _axis_of("2020-12-14", "2021-01-12", "W-SUN", 1.0)
+    assert read_periods(shown_labels(every_other)) == ["2021-W01"]  # not W53 a week before it
+    at_its_end = _axis_of("2020-11-20", "2021-01-02", "W-SUN", 1.2)
+    assert read_periods(shown_labels(at_its_end)) == ["2020-W49", "2020-W51", "2020-W53"]
 
 
 def test_eight_week_ticks_leave_out_the_week_before_the_next_year_s_first() -> None:
     """W01, W09, ..., W41 and the next W01: W49, four weeks before it, is left out (its label
     ran into W01's: ``2023-W492024-W01``), unless the next W01 is out of view."""
-    across = _axis_of("2023-04-01", "2024-03-20", "W-SUN", 5.0)
-    assert shown_labels(across) == [
+    across = _axis_of("2023-04-01", "2024-03-20", "W-SUN", 3.0)
+    assert read_periods(shown_labels(across)) == [
         "2023-W17", "2023-W25", "2023-W33", "2023-W41", "2024-W01", "2024-W09"
     ]  # fmt: skip
-    before = _axis_of("2023-04-01", "2023-12-24", "W-SUN", 4.0)
-    assert shown_labels(before)[-1] == "2023-W49"
+    before = _axis_of("2023-04-01", "2023-12-24", "W-SUN", 2.5)
+    assert read_periods(shown_labels(before))[-1] == "2023-W49"
 
 
 def test_time_labels_never_crowd_on_any_span_width_or_dpi() -> None:
@@ -254,14 +272,63 @@ def test_the_forecast_view_s_fifteen_months_show_every_label_that_fits() -> None
     assert time_label_problems(figure, axes) == []
 
 
+def _weekly(
+    places: int, history: int, horizon: int, first_forecast: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """An evaluation of ``places`` with splits 4 weeks apart from ``history`` weeks after its
+    first week to ``first_forecast``'s split and 9 more, ``horizon`` weeks ahead of each."""
+    start = _week(first_forecast) - history
+    return evaluation(_places(places), 12, horizon, history, weekly=True, start=start)
+
+
+def test_a_weekly_comparison_labels_each_panel_and_names_its_split() -> None:
+    """The weekly notebook's comparison: the third split's 4 weeks and 12 before them, three
+    districts in 2.5-inch panels. Each panel labels four weeks (it labelled one, 2022-W09), and
+    the title names the split where the forecasts start (it did not)."""
+    frame, actuals = _weekly(3, history=30, horizon=4, first_forecast="2022-W11")
+    split = sorted(frame[SPLIT_PERIOD].unique())[2]
+    figure = compare_chart(frame, frame, actuals, labels=("a", "b"), split_period=split, history=12)
+    assert "split 2022-W13, the 3rd of 12 splits" in figure.get_suptitle()
+    for ax in _time_axes(figure):
+        assert read_periods(shown_labels(ax)) == ["2022-W01", "2022-W05", "2022-W09", "2022-W13"]
+    assert time_label_problems(figure) == []
+
+
+def test_a_year_of_weekly_history_is_labelled_from_its_left_edge_every_quarter() -> None:
+    """The weekly notebook's forecast of 8 weeks after 52 of history, four districts in 2.5-inch
+    panels: five labels from the left edge (W01 over 2022, W14, W27, W40, W01 over 2023) where
+    2022-W27 and 2023-W01 were all; the title says where the forecast starts."""
+    frame, actuals = _weekly(4, history=60, horizon=8, first_forecast="2023-W01")
+    forecast = frame[frame[SPLIT_PERIOD] == frame[SPLIT_PERIOD].min()].drop(columns=SPLIT_PERIOD)
+    figure = fan_chart(forecast, actuals, history=52)
+    assert figure.get_suptitle() == "forecast starts 2023-W01"
+    for ax in _time_axes(figure):
+        assert shown_labels(ax) == ["W01\n2022", "W14", "W27", "W40", "W01\n2023"]
+    assert time_label_problems(figure) == []
+
+
+def test_the_forecast_view_s_twenty_weeks_show_a_label_every_four_weeks() -> None:
+    """The forecast view's chart of 8 weekly forecasts after 12 weeks of history, twelve places
+    in 2.5-inch panels: a label every fourth week, five a panel (it showed one, 2023-W01)."""
+    frame, actuals = _weekly(12, history=30, horizon=8, first_forecast="2023-W01")
+    forecast = frame[frame[SPLIT_PERIOD] == frame[SPLIT_PERIOD].min()].drop(columns=SPLIT_PERIOD)
+    figure = FanChart(forecast, actuals, "naive").draw()
+    axes = _time_axes(figure)
+    assert len(axes) == 3
+    for ax in axes:
+        labels = read_periods(shown_labels(ax))
+        assert labels == ["2022-W41", "2022-W45", "2022-W49", "2023-W01", "2023-W05"], labels
+    assert time_label_problems(figure, axes) == []
+
+
 def test_two_years_of_weeks_are_labelled_at_weeks_counted_from_each_year_s_first() -> None:
-    """W01, W14, W27 and W40 of each year in one wide panel, W01 and W27 in 2.5-inch panels; not
+    """W01, W09, ..., W41 of each year in one wide panel, W01 and W27 in 2.5-inch panels; not
     weeks counted from some Monday in 1970 (such as W18 and W44)."""
-    quarters, halves = {"W01", "W14", "W27", "W40"}, {"W01", "W27"}
-    for places, weeks, at_least in ((1, quarters, 7), (6, halves, 2)):
+    eights, halves = {"W01", "W09", "W17", "W25", "W33", "W41"}, {"W01", "W27"}
+    for places, weeks, at_least in ((1, eights, 12), (6, halves, 4)):
         frame, actuals = evaluation(_places(places), 1, history=110, weekly=True)
         figure = fan_chart(frame, actuals, history=104)
         for ax in _time_axes(figure):
-            labels = shown_labels(ax)
+            labels = read_periods(shown_labels(ax))
             assert {label[-3:] for label in labels} <= weeks, labels
             assert len(labels) >= at_least, labels

@@ -22,7 +22,7 @@ from chaplab.plotting._bands import (
     band_label,
 )
 from chaplab.plotting._layout import style_panel
-from chaplab.plotting._panels import Panel
+from chaplab.plotting._panels import FORECAST_START_MARK, SPLIT_MARK, Panel
 from chaplab.plotting._time import to_x
 
 ACTUALS_GID = "actuals"
@@ -104,8 +104,6 @@ def draw_actuals(ax: Axes, actuals: pd.DataFrame) -> None:
     )
 
 
-SPLIT_MARK = "split period"
-FORECAST_START_MARK = "forecast starts"
 MARK_STYLES: dict[str, dict[str, Any]] = {
     SPLIT_MARK: {"color": SPLIT_COLOUR, "linestyle": "--", "linewidth": 0.9},
     FORECAST_START_MARK: {"color": SPLIT_COLOUR, "linestyle": "-", "linewidth": 1.1},

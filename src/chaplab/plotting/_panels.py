@@ -37,6 +37,11 @@ beside them fit a chart's ``MAX_WIDTH``; three made a figure of 11.8 inches, who
 
 Window = tuple[pd.Period, pd.Period]
 
+SPLIT_MARK = "split period"
+FORECAST_START_MARK = "forecast starts"
+"""What the line where a panel's forecasts start is called, in the legend and in the title
+(``forecast starts 2024-W05``): a backtest's split period, a forward forecast's first period."""
+
 
 @dataclass(frozen=True)
 class Panel:
@@ -184,8 +189,11 @@ def _org_units(
 
 
 def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.Period | None], str]:
-    """The splits to draw and a note for the title saying which one, in words, when the default
-    chose it (how to see the others is the docstring's: ``split_period="all"``)."""
+    """The splits to draw and a note for the title saying where the forecasts start, in the
+    words of the legend's line there: which split, in words (``split 2023-02, the last of 3
+    splits``; how to see the others is the docstring's: ``split_period="all"``), or where a
+    prediction's forecast starts (``forecast starts 2024-W05``). Panels of every split name
+    their own split."""
     every = isinstance(split_period, str) and split_period.strip().lower() == ALL_SPLITS
     if SPLIT_PERIOD not in frame.columns:
         if split_period is not None and not every:
@@ -193,23 +201,35 @@ def _splits(frame: pd.DataFrame, split_period: object | None) -> tuple[list[pd.P
                 "split_period was given but the frame has no 'split_period' column "
                 "(a prediction has no splits)"
             )
-        return [None], ""
+        return [None], f"{FORECAST_START_MARK} {period_label(frame[PERIOD].min())}"
     present = sorted(pd.unique(frame[SPLIT_PERIOD]))
     if every:
         return list(present), ""
-    if split_period is None:
-        last = present[-1]
-        if len(present) == 1:
-            return [last], ""
-        return [last], f"split {period_label(last)}, the last of {len(present)} splits"
-    wanted = parse_periods([split_period])[0]
+    wanted = present[-1] if split_period is None else parse_periods([split_period])[0]
     if wanted not in present:
         available = ", ".join(period_label(split) for split in present)
         raise ArgumentError(
             f"split period {split_period!r} is not in the frame; it has {available} "
             f"(or split_period='{ALL_SPLITS}')"
         )
-    return [wanted], ""
+    return [wanted], split_note(wanted, present)
+
+
+def split_note(split: pd.Period, splits: Sequence[pd.Period]) -> str:
+    """Which of ``splits`` (sorted) ``split`` is, in words: ``split 2023-02, the last of 3
+    splits``, ``split 2022-W13, the 3rd of 12 splits``, or ``split 2023-02`` alone."""
+    label = f"split {period_label(split)}"
+    if len(splits) == 1:
+        return label
+    number = list(splits).index(split) + 1
+    which = {1: "first", len(splits): "last"}.get(number, _ordinal(number))
+    return f"{label}, the {which} of {len(splits)} splits"
+
+
+def _ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ..., ``11th``, ``12th``, ``13th``, ``21st``."""
+    suffix = "th" if 11 <= number % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10)
+    return f"{number}{suffix or 'th'}"
 
 
 def forecast_windows(frame: pd.DataFrame, history: int | None) -> dict[pd.Period | None, Window]:

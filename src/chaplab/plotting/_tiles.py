@@ -31,7 +31,7 @@ from chaplab.frames import (
 )
 from chaplab.plotting._figure import MAX_WIDTH
 from chaplab.plotting._scoring_style import new_figure, require_table
-from chaplab.plotting._time import LABEL_GAP, label_inches, set_period_columns
+from chaplab.plotting._time import LABEL_GAP, label_inches, set_period_columns, year_once
 
 TILES_GID = "tiles"
 ROW = 0.3  # inches per org unit, up to ...
@@ -39,6 +39,7 @@ GRID_HEIGHT = 10.0  # ... a grid this tall: more org units share it
 NAMED_ROW = 0.12  # rows lower than this are too low for names
 COLUMN = 0.62  # inches per period at least (or its label's and a gap), up to ...
 GRID_WIDTH = MAX_WIDTH - 2.6  # ... a grid this wide (names, colour bar, margins: 2.6 in)
+WIDER = 0.02  # inches a figure is widened by beyond what its grid lacks (layout rounds)
 SEPARATED_COLUMN = 0.1  # columns narrower than this have no white line between them
 WRITTEN_COLUMN = 0.45  # inches: columns narrower than this are too narrow for "< 10%" in CELL_FONT
 WRITTEN_CELLS = 30 * 16  # the percentages are written into grids of at most this many cells
@@ -112,7 +113,7 @@ def probability_tiles(
     written = _pivot(shown, TEXT).reindex(index=grid.index, columns=grid.columns)
     bounds = _pivot(shown, BOUND).reindex(index=grid.index, columns=grid.columns).fillna(False)
     periods = pd.PeriodIndex(grid.columns)
-    column = _column_width(list(period_labels(periods)))
+    column = _column_width(year_once(list(period_labels(periods)), periods.freqstr))
     figure, ax, owns = _figure_and_axes(ax, grid.shape[0], column, grid.shape[1])
     if not owns:
         column = _given_column_width(ax, grid.shape[1])
@@ -165,6 +166,8 @@ def probability_tiles(
         lines.append(f"{grid.shape[0]} org units {order}, too many for names")
     heading = "\n".join(lines)
     ax.set_title(heading, loc="left", fontsize="medium", wrap=True)
+    if owns:
+        _widen_to_grid(figure, ax, column * grid.shape[1])
     return figure
 
 
@@ -181,8 +184,8 @@ def _row_height(rows: int) -> float:
 
 def _column_width(labels: Sequence[str]) -> float:
     """Inches per period of the chart's own figure: wide enough for the percentages and for
-    the widest period label and a gap (so that every column is labelled), but the grid at most
-    ``GRID_WIDTH`` wide."""
+    the widest of the period labels as the axis writes them and a gap (so that every column is
+    labelled), but the grid at most ``GRID_WIDTH`` wide."""
     if len(labels) * COLUMN >= GRID_WIDTH:
         return GRID_WIDTH / len(labels)
     font = FontProperties(size=rcParams["xtick.labelsize"])
@@ -196,6 +199,21 @@ def _given_column_width(ax: Axes, columns: int) -> float:
     figure = ax.get_figure(root=True)
     assert figure is not None, "the caller's axes are in a figure"
     return float(ax.get_position().width * figure.get_figwidth()) / columns
+
+
+def _widen_to_grid(figure: Figure, ax: Axes, grid_inches: float) -> None:
+    """Widen the chart's own figure until its grid is ``grid_inches`` wide, as the columns'
+    width was chosen for, or the figure ``MAX_WIDTH`` wide: the names beside the rows and the
+    colour bar take what they take (a long name or the colour bar's share of the axes left
+    each column narrower than its label, which was then left out)."""
+    engine = figure.get_layout_engine()
+    assert engine is not None, "the chart's own figure is laid out by constrained layout"
+    for _ in range(3):
+        engine.execute(figure)
+        short = grid_inches - ax.get_position().width * figure.get_figwidth()
+        if short <= 0 or figure.get_figwidth() >= MAX_WIDTH:
+            return
+        figure.set_figwidth(min(figure.get_figwidth() + short + WIDER, MAX_WIDTH))
 
 
 def _figure_and_axes(

@@ -1,6 +1,7 @@
 """The charts' time axes: ticks at whole weeks, months or years, as many as the space their
-labels take leaves room for, labelled in the one period format of the data's frequency
-(``2024-07``, ``2024-W05``).
+labels take leaves room for, labelled in the one period format of the data's frequency:
+``2024-07``, and ``2024-W05`` written as ``W05`` with its year beneath where the year is new to
+the axis (:func:`year_once`).
 
 A locator measures the labels it would draw (each text as the tick labels' font renders it at
 the figure's dpi: hinting makes a label at 100 dpi some 15 % wider than at 90) and takes the
@@ -113,9 +114,10 @@ class _FittingLocator(Locator):
         key = (*room.key(), id(formatter))
         if self._last is not None and self._last[0] == key:
             return self._last[1]  # matplotlib asks several times per draw
-        # a step whose ticks stand closer than half a label is not measured
-        some_label = formatter.format_ticks([room.low])[0]
-        closest = label_inches(some_label, room.font, room.dpi) / 2 + room.gap
+        # a step whose ticks stand closer than half the narrowest label (of a tick after
+        # another of its year: a week without its year) is not measured
+        narrowest = formatter.format_ticks([room.low, room.low])[-1]
+        closest = label_inches(narrowest, room.font, room.dpi) / 2 + room.gap
         fitted = np.empty(0)
         for step in self.steps:
             apart = _periods_in(step) * self.period_units * room.scale
@@ -151,18 +153,23 @@ class _FittingLocator(Locator):
 
     def _fitting(self, ticks: np.ndarray, room: _Room) -> np.ndarray | None:
         """The ``ticks`` whose labels reach at most ``OVERHANG`` past the axis' ends, if those
-        are each ``LABEL_GAP`` or more apart; None if any two are closer."""
+        are each ``LABEL_GAP`` or more apart; None if any two are closer. The labels are
+        written as the ticks kept are (the first of a weekly axis names its year, so leaving
+        out a tick near the start may widen the next label)."""
         x = (ticks - room.low) * room.scale
         if len(ticks) > 1 and np.min(np.diff(x)) < room.gap:
             return None  # closer than the gap before any label is measured
-        labels = self._axis().get_major_formatter().format_ticks(list(ticks))
-        widths = np.array([label_inches(label, room.font, room.dpi) for label in labels])
-        inside = (x + OVERHANG >= widths / 2) & (x + widths / 2 <= room.inches + OVERHANG)
-        x, widths = x[inside], widths[inside]
+        formatter = self._axis().get_major_formatter()
+        while True:
+            labels = formatter.format_ticks(list(ticks))
+            widths = np.array([label_inches(label, room.font, room.dpi) for label in labels])
+            inside = (x + OVERHANG >= widths / 2) & (x + widths / 2 <= room.inches + OVERHANG)
+            if inside.all():
+                break
+            ticks, x = ticks[inside], x[inside]
         if np.any(np.diff(x) < (widths[:-1] + widths[1:]) / 2 + room.gap):
             return None
-        fitted: np.ndarray = ticks[inside]
-        return fitted
+        return ticks
 
 
 def _periods_in(step: Step) -> int:
@@ -265,8 +272,9 @@ def _first_iso_mondays(years: np.ndarray) -> np.ndarray:
 
 def label_inches(text: str, font: FontProperties, dpi: float) -> float:
     """Inches of ``text`` drawn in ``font`` at ``dpi``, as matplotlib's Agg renderer (the one
-    of PNGs, notebooks and ipympl) lays it out: the width of its rendered extent."""
-    return _measured_inches(text, font.copy(), float(dpi))
+    of PNGs, notebooks and ipympl) lays it out: the width of its rendered extent (of its
+    widest line)."""
+    return max(_measured_inches(line, font.copy(), float(dpi)) for line in text.split("\n"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -282,14 +290,35 @@ def _renderer(dpi: float) -> RendererAgg:
     return RendererAgg(1, 1, dpi)  # type: ignore[no-untyped-call]
 
 
+def year_once(labels: Sequence[str], frequency: str) -> list[str]:
+    """Tick labels of consecutive ticks, left to right, as an axis writes them. A week is
+    written as its week (``W05``) with its year on a line beneath where a reader needs it: on
+    the first tick and on the first of each new year (``W05`` over ``2024``, ``W09``, ``W13``,
+    ..., ``W01`` over ``2025``), so that a label takes the width of ``W05`` rather than of
+    ``2024-W05`` and a panel holds about twice as many. Months in full (``2024-07``: a month
+    without its year, ``07``, would read as a day or a number)."""
+    if frequency != WEEKLY:
+        return list(labels)
+    written, last_year = [], None
+    for label in labels:
+        year, _, week = label.partition("-")
+        written.append(week if year == last_year else f"{week}\n{year}")
+        last_year = year
+    return written
+
+
 class PeriodFormatter(Formatter):
-    """Tick labels as the period of the data's frequency that starts there: ``2024-07``."""
+    """Tick labels as the period of the data's frequency that starts there: ``2024-07``; a
+    week without its year after a tick of its year (:func:`year_once`)."""
 
     def __init__(self, frequency: str) -> None:
         self.frequency = frequency
 
     def __call__(self, x: float, pos: int | None = None) -> str:
         return _date_label(float(x), self.frequency)
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        return year_once([self(value) for value in values], self.frequency)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -299,14 +328,19 @@ def _date_label(x: float, frequency: str) -> str:
 
 
 class PeriodColumnFormatter(Formatter):
-    """Tick labels of an axis of period columns: the period of column ``round(x)``."""
+    """Tick labels of an axis of period columns: the period of column ``round(x)``, a week
+    without its year after a tick of its year (:func:`year_once`)."""
 
     def __init__(self, columns: pd.PeriodIndex) -> None:
         self.labels: Sequence[str] = list(period_labels(columns))
+        self.frequency = columns.freqstr
 
     def __call__(self, x: float, pos: int | None = None) -> str:
         column = round(float(x))
         return self.labels[column] if 0 <= column < len(self.labels) else ""
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        return year_once([self(value) for value in values], self.frequency)
 
 
 def set_time_axis(ax: Axes, limits: tuple[np.datetime64, np.datetime64], frequency: str) -> None:
