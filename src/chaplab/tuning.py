@@ -180,7 +180,7 @@ def _value_text(value: Any) -> str:
     return repr(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Tuning:
     """A tune's leaderboard.
 
