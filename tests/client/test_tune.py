@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chaplab.client import AsyncChapClient, ChapClient, ConflictError
+from chaplab.client import AsyncChapClient, ChapClient, ConflictError, NameResolutionError
 from chaplab.errors import ArgumentError
 from chaplab.tuning import Tuning
 
@@ -106,3 +106,10 @@ def test_a_schema_grid_and_the_name_rule_and_the_schemas_refusal(client: ChapCli
     assert len(client.list_configured_models(include_archived=True)) == count
     with pytest.raises(ArgumentError, match="no model template 'no_such_model'"):
         client.tune("no_such_model", dataset.id, **SETTINGS)
+
+
+def test_a_dataset_name_no_dataset_has_configures_nothing(client: ChapClient) -> None:
+    count = len(client.list_configured_models(include_archived=True))
+    with pytest.raises(NameResolutionError, match="dataset_id"):
+        client.tune("seasonal_naive", "no such dataset", {"n_seasons": [3, 4]}, **SETTINGS)
+    assert len(client.list_configured_models(include_archived=True)) == count

@@ -75,7 +75,7 @@ def test_all_prediction_entries_name_their_prediction(
 
 
 def test_a_prediction_row_is_created_and_deleted(
-    client: ChapClient, evaluated: Evaluated, unique: str
+    client: ChapClient, evaluated: Evaluated, unique: str, service_url: str
 ) -> None:
     bundle = client.create_configured_model_with_data_source_from_evaluation(
         evaluated.evaluation.id
@@ -83,10 +83,12 @@ def test_a_prediction_row_is_created_and_deleted(
     row = client.create_prediction_row(f"row {unique}", evaluated.dataset.id, bundle.id)
     assert row.periods == [] and row.n_periods == 0 and row.dataset_id == evaluated.dataset.id
     assert client.prediction_entries(row.id) == []
-    with pytest.raises(ConflictError, match="delete those first") as refused:
-        client.delete_dataset(evaluated.dataset.id)
+    with pytest.raises(ConflictError, match=rf"prediction.* {row.id} \('row {unique}'\)"):
+        client.delete_dataset(evaluated.dataset.id)  # refused by the client, before sending
+    refused = httpx.delete(f"{service_url}/v1/crud/datasets/{evaluated.dataset.id}")
+    assert refused.status_code == 409  # and by the service, for any client
     # the message names at most ten users; the problem lists every one
-    assert row.id in refused.value.problem["predictionIds"]
+    assert row.id in refused.json()["predictionIds"]
     client.delete_prediction(row.id)
     assert row.id not in [p.id for p in client.list_predictions()]
     for call in (client.get_prediction, client.delete_prediction):

@@ -12,7 +12,7 @@ from chaplab.client._capabilities import RouteCache
 from chaplab.client._errors import ArgumentError
 from chaplab.client._evaluations import Evaluations
 from chaplab.client._model_catalog import ModelCatalog, ModelSpec, ModelTemplate
-from chaplab.client._plumbing import RequestBuilder, Resource, require_name
+from chaplab.client._plumbing import DATASETS, RequestBuilder, Resource, require_name
 from chaplab.client._specifications import Specifications
 from chaplab.client._steps import Compute, Operation, RetryPolicy
 
@@ -76,6 +76,8 @@ class Tunings(Resource):
 
         if baseline not in baselines:
             raise ArgumentError(f"baseline {baseline!r} must be one of baselines {baselines!r}")
+        # the dataset first: a name no dataset has is refused before any model is configured
+        dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         chosen = yield from self._template(template)
         schema = ConfigSchema.from_dict({"properties": chosen.user_options})
         configurations = grid_configurations(schema if grid is None else grid, points=points)
