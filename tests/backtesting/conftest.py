@@ -25,11 +25,17 @@ def process_pool() -> Iterator[concurrent.futures.ProcessPoolExecutor]:
 @pytest.fixture(scope="package")
 def dask_client() -> Iterator[Any]:
     """A client of a two-worker ``LocalCluster``; a task whose worker dies is run again once
-    (``allowed-failures`` 1), a second death fails it with ``KilledWorker``."""
+    (``allowed-failures`` 1), a second death fails it with ``KilledWorker``. A worker holds one
+    task at a time (``worker-saturation`` 1), so a worker that dies takes no queued bystander
+    with it."""
     import dask
     from distributed import Client, LocalCluster
 
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+    settings = {
+        "distributed.scheduler.allowed-failures": 1,
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=2,
             threads_per_worker=1,
