@@ -6,11 +6,18 @@ import io
 import re
 
 import httpx
+import matplotlib.dates as mdates
 import matplotlib.image
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from chaplab.client import ChapClient, ConflictError, NotFoundError
+from chaplab.plotting import time_axis
+from readability import labelled_axes, read_periods, shown_labels, tick_labels, time_label_problems
 
 from .helpers import Evaluated, small_frame
 
@@ -41,9 +48,9 @@ def test_the_forecasts_chart_shows_every_split_and_last_split_only_one(
 ) -> None:
     every = _pixels(client.evaluation_plot("forecasts", evaluated.evaluation.id).data)
     last = _pixels(client.evaluation_plot("last_split", evaluated.evaluation.id).data)
-    # three splits side by side per org unit: a wider picture than the single split's
+    # each org unit's three splits on rows of their own: a taller picture than the last split's
     assert len(evaluated.evaluation.split_periods) == 3
-    assert every.shape[1] > last.shape[1]
+    assert every.shape[0] > last.shape[0]
 
 
 def test_dataset_charts_are_png_images(client: ChapClient, evaluated: Evaluated, tmp_path) -> None:
@@ -137,12 +144,11 @@ def test_the_service_and_the_client_count_horizons_alike(
         assert by_horizon[horizon] == pytest.approx(mae, rel=1e-5)
 
 
-def test_weekly_charts_say_weeks_as_people_read_them(
-    client: ChapClient, service_database: str, unique: str
-) -> None:
-    """The PNG charts of a weekly dataset and evaluation write ``2016-W52``, not the wire's
-    ``2016W52``, in titles and ticks, as the frames and the client's charts do."""
-    from matplotlib.text import Text
+PLACES = {"O6uvpzGd5pu": "Bo", "fdc6uOvgoji": "Bombali"}  # small_frame's org units, named
+
+
+def _drawn_charts(service_database: str, dataset_id: int, evaluation_id: int) -> dict[str, Figure]:
+    """Every server chart of the dataset and its evaluation, as the routes draw them."""
     from sqlalchemy import create_engine
     from sqlalchemy.orm import Session
 
@@ -150,23 +156,95 @@ def test_weekly_charts_say_weeks_as_people_read_them(
     from chaplab.service.domain.evaluations import actual_cases
     from chaplab.service.tables import DatasetRow, EvaluationRow
 
-    dataset = client.create_dataset(f"weekly {unique}", small_frame(2, period_type="week"))
-    evaluation = client.run_evaluation(
-        f"weekly {unique}", "naive_model", dataset.id, n_periods=2, n_splits=2, timeout=120
-    )
     engine = create_engine(service_database)
     try:
         with Session(engine) as session:
-            row = session.get(EvaluationRow, evaluation.id)
-            actuals = actual_cases(session, evaluation.id).model_dump(by_alias=True)
-            figures = [
-                plots.last_split_chart(row, actuals),
-                plots.forecasts_chart(row, actuals),
-                plots.features_chart(session.get(DatasetRow, dataset.id)),
-            ]
+            row = session.get(EvaluationRow, evaluation_id)
+            dataset = session.get(DatasetRow, dataset_id)
+            assert row is not None and dataset is not None
+            actuals = actual_cases(session, evaluation_id).model_dump(by_alias=True)
+            charts = {
+                "last_split": plots.last_split_chart(row, actuals),
+                "forecasts": plots.forecasts_chart(row, actuals),
+                "by_org_unit": plots.by_org_unit_chart(row, "crps"),
+                **{name: draw(dataset) for name, draw in plots.DATASET_PLOTS.items()},
+            }
+            for figure in charts.values():
+                figure.draw_without_rendering()
+            return charts
     finally:
         engine.dispose()
-    texts = [" ".join(t.get_text() for t in figure.findobj(Text)) for figure in figures]
-    assert "split 2016-W51" in texts[0] and "split 2016-W50" in texts[1]
-    assert "2016-W" in texts[2]
-    assert not any(re.search(r"\d{4}W\d{2}", text) for text in texts)
+
+
+@pytest.fixture(scope="module")
+def weekly_charts(session_client: ChapClient, service_database: str) -> dict[str, Figure]:
+    """The charts of a weekly dataset whose GeoJSON names its places, and of its evaluation."""
+    frame = small_frame(2, period_type="week")
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "id": unit, "properties": {"name": name}, "geometry": None}
+            for unit, name in PLACES.items()
+        ],
+    }
+    dataset = session_client.create_dataset("weekly named", frame, geojson=geojson)
+    evaluation = session_client.run_evaluation(
+        "weekly named", "naive_model", dataset.id, n_periods=2, n_splits=2, timeout=120
+    )
+    return _drawn_charts(service_database, dataset.id, evaluation.id)
+
+
+def _texts(figure: Figure) -> str:
+    return " ".join(text.get_text() for text in figure.findobj(Text) if text.get_visible())
+
+
+def test_weekly_charts_say_weeks_as_people_read_them(weekly_charts: dict[str, Figure]) -> None:
+    """The PNG charts of a weekly dataset and evaluation write ``2016-W52``, not the wire's
+    ``2016W52``, in titles, and their time axes ``W52`` over ``2016``, as the frames and the
+    client's charts do."""
+    assert "split 2016-W51, the last of 2 splits" in _texts(weekly_charts["last_split"])
+    assert "split 2016-W50" in _texts(weekly_charts["forecasts"])
+    for name in ("last_split", "forecasts", "features"):
+        for ax in labelled_axes(weekly_charts[name]):
+            assert all(
+                re.fullmatch(r"\d{4}-W\d{2}", week) for week in read_periods(shown_labels(ax))
+            )
+    assert not any(re.search(r"\d{4}W\d{2}", _texts(figure)) for figure in weekly_charts.values())
+
+
+def test_server_charts_name_places_as_the_dataset_s_geojson_does(
+    weekly_charts: dict[str, Figure],
+) -> None:
+    """Panel titles, legends and axes say Bo and Bombali, the names of the dataset's GeoJSON,
+    not the ids O6uvpzGd5pu and fdc6uOvgoji."""
+    for name, figure in weekly_charts.items():
+        texts = _texts(figure)
+        assert "Bo" in texts and "Bombali" in texts, name
+        assert not any(unit in texts for unit in PLACES), (name, texts)
+
+
+def test_the_features_chart_has_the_charts_time_axis(
+    weekly_charts: dict[str, Figure], evaluated: Evaluated, service_database: str
+) -> None:
+    """The features chart's time axis is every chart's (``chaplab.plotting.time_axis``): the
+    same ticks and labels as that axis of the same width over the same periods, level and
+    apart (it labelled every len // 8-th period, turned 30 degrees), weekly and monthly."""
+    monthly = _drawn_charts(service_database, evaluated.dataset.id, evaluated.evaluation.id)
+    for figure in (weekly_charts["features"], monthly["features"]):
+        ax = labelled_axes(figure)[-1]
+        labels = tick_labels(ax)
+        low, high = ax.get_xlim()
+        periods = pd.period_range(
+            pd.Timestamp(mdates.num2date(low)).tz_localize(None).ceil("D"),
+            pd.Timestamp(mdates.num2date(high)).tz_localize(None),
+            freq=ax.xaxis.get_major_formatter().frequency,
+        )
+        same = plt.figure(figsize=figure.get_size_inches(), dpi=figure.dpi)
+        alone = same.add_axes(ax.get_position().bounds)
+        alone.tick_params(labelsize=ax.xaxis.get_ticklabels()[0].get_fontsize())
+        time_axis(alone, periods)
+        same.draw_without_rendering()
+        assert [label.text for label in labels] == shown_labels(alone)
+        assert len(labels) >= 4
+        assert all(text.get_rotation() == 0 for text in ax.get_xticklabels())
+        assert time_label_problems(figure, [ax]) == []

@@ -15,6 +15,7 @@ from chaplab.plotting._map import NoPolygonsError, map_chart
 from chaplab.plotting._metrics import metrics_frame
 from chaplab.plotting._skill_charts import leaderboard_chart, wis_components_chart
 from chaplab.plotting._tiles import probability_tiles
+from chaplab.plotting._time import time_axis
 from chaplab.vocabulary import ALL_SPLITS
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "pit_chart",
     "probability_tiles",
     "score_heatmap",
+    "time_axis",
     "wis_components_chart",
 ]

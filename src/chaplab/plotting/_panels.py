@@ -25,7 +25,7 @@ from chaplab.frames import (
     period_label,
     resolve_org_units,
 )
-from chaplab.plotting._time import to_x
+from chaplab.plotting._time import to_x, window_limits
 from chaplab.vocabulary import ALL_SPLITS
 
 MIN_HISTORY = 3
@@ -57,8 +57,7 @@ class Panel:
     def limits(self) -> tuple[np.datetime64, np.datetime64]:
         """The x limits: half a period beyond the start of the window's first and last period
         (a period is drawn at its start), so no point sits on the panel's edge."""
-        first, last = self.window
-        return _middle(first - 1, first), _middle(last, last + 1)
+        return window_limits(*self.window)
 
 
 @dataclass(frozen=True)
@@ -72,13 +71,6 @@ class Plan:
     frequency: str
     windows: dict[pd.Period | None, Window]
     """Every split's window, shown or not."""
-
-
-def _middle(period: pd.Period, following: pd.Period) -> np.datetime64:
-    """Halfway between the starts of two periods."""
-    start, end = (p.start_time.to_datetime64() for p in (period, following))
-    middle: np.datetime64 = start + (end - start) / 2
-    return middle
 
 
 def plan_panels(
@@ -289,7 +281,7 @@ def _edge_values(actuals: pd.DataFrame, first: pd.Period, last: pd.Period) -> np
     if actuals.empty:
         return np.empty(0)
     x = _nanoseconds(to_x(actuals[PERIOD]))
-    edges = _nanoseconds(np.array([_middle(first - 1, first), _middle(last, last + 1)]))
+    edges = _nanoseconds(np.array(window_limits(first, last)))
     y = actuals[VALUE].to_numpy(np.float64)
     crossings: np.ndarray = np.interp(edges, x, y, left=np.nan, right=np.nan)
     return crossings

@@ -18,7 +18,7 @@ locator answers a repeated question from its last answer).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -31,7 +31,8 @@ from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import Formatter, Locator
 
-from chaplab.frames import MONTHLY, WEEKLY, period_label, period_labels
+from chaplab.errors import ArgumentError
+from chaplab.frames import MONTHLY, WEEKLY, parse_periods, period_label, period_labels
 
 Step = tuple[str, int]
 """A step between ticks: ``("W", 13)`` is every 13th ISO week of a year, ``("M", 3)`` every
@@ -62,6 +63,13 @@ def to_x(periods: pd.Index | pd.Series) -> np.ndarray:
     """Periods -> the datetime64 of their start, the x coordinate of every chart."""
     starts: np.ndarray = pd.PeriodIndex(periods).to_timestamp(how="start").to_numpy()
     return starts
+
+
+def window_limits(first: pd.Period, last: pd.Period) -> tuple[np.datetime64, np.datetime64]:
+    """The x limits of a window of periods from ``first`` to ``last``: half a period beyond the
+    start of each (a period is drawn at its start), so no point sits on the axis' edge."""
+    before, start, end, after = to_x(pd.PeriodIndex([first - 1, first, last, last + 1]))
+    return start - (start - before) / 2, end + (after - end) / 2
 
 
 @dataclass(frozen=True)
@@ -349,6 +357,18 @@ def set_time_axis(ax: Axes, limits: tuple[np.datetime64, np.datetime64], frequen
     ax.set_xlim(*limits)  # type: ignore[arg-type]  # the stubs know no datetime64 limits
     ax.xaxis.set_major_locator(TimeLocator(frequency))
     ax.xaxis.set_major_formatter(PeriodFormatter(frequency))
+
+
+def time_axis(ax: Axes, periods: Iterable[object]) -> np.ndarray:
+    """``ax``'s x axis as every chart's time axis over ``periods`` (consecutive periods of one
+    frequency, as Periods or any spelling ``parse_periods`` reads): from half a period before the
+    first to half a period after the last, ticks and labels chosen as the charts' are. Returns
+    the x of each period (its start) to draw against, in the order given."""
+    index = pd.PeriodIndex(parse_periods(list(periods)))
+    if index.empty:
+        raise ArgumentError("periods must name at least one period to draw a time axis over")
+    set_time_axis(ax, window_limits(index.min(), index.max()), index.freqstr)
+    return to_x(index)
 
 
 def set_period_columns(ax: Axes, columns: pd.PeriodIndex) -> None:

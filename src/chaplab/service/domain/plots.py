@@ -1,6 +1,10 @@
 """Server-drawn plots: PNG charts of evaluations, datasets and metrics, drawn with
 ``chaplab.plotting`` (fan charts, from ``chaplab.frames`` frames) and matplotlib.
 
+They read as the client's charts do: places are named as the dataset's GeoJSON names them
+(``chaplab.frames.org_unit_names``, ids where it has no name), and a time axis is
+``chaplab.plotting.time_axis``, whose ticks and period labels are every chart's.
+
 Each chart kind is a function from the stored row to a Figure, registered by name; the routes
 list the names and render one (404 listing the known names for an unknown one, 409 when there is
 nothing to draw). Figures are written with the Agg renderer (``savefig`` to PNG needs no
@@ -31,13 +35,16 @@ from chaplab.service.storage import panel_of
 from chaplab.service.tables import DatasetRow, EvaluationRow
 from chaplab.service.text import display_name
 from chaplab.service.wire.plots import MetricPlotCatalog, PlotType
-from chaplab.vocabulary import DEFAULT_QUANTILES, readable_period
+from chaplab.vocabulary import DEFAULT_QUANTILES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 _DRAWING = threading.Lock()
 MAX_LINES = 12
+MIN_WIDTH = 5.0  # inches: a chart of one feature holds its title
+LEGEND_COLUMNS = 4  # places side by side in the legend under the panels, each row ...
+LEGEND_LINE = 0.2  # ... this many inches high (small type), which the figure grows by
 Chart = TypeVar("Chart")
 
 
@@ -55,12 +62,20 @@ def png_bytes(draw: Callable[[], Figure]) -> bytes:
             plt.close(figure)
 
 
-def _evaluation_frames(row: EvaluationRow, actual_cases: dict[str, Any]) -> tuple[Any, Any]:
-    from chaplab.frames import actuals_to_frame, entries_to_frame
+def place_labels(dataset: DatasetRow) -> dict[str, str]:
+    """Org-unit id -> the label people read, from the dataset's GeoJSON (none without one)."""
+    from chaplab.frames import org_unit_names
 
-    return entries_to_frame(evaluation_entries(row, DEFAULT_QUANTILES)), actuals_to_frame(
-        actual_cases
-    )
+    return org_unit_names(dataset.geojson) if dataset.geojson else {}
+
+
+def _evaluation_frames(row: EvaluationRow, actual_cases: dict[str, Any]) -> tuple[Any, Any]:
+    """The evaluation's forecasts (their places named) and its actual cases, as frames."""
+    from chaplab.frames import actuals_to_frame, entries_to_frame, with_org_unit_names
+
+    forecasts = entries_to_frame(evaluation_entries(row, DEFAULT_QUANTILES))
+    named = with_org_unit_names(forecasts, place_labels(row.dataset))
+    return named, actuals_to_frame(actual_cases)
 
 
 def forecasts_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure:
@@ -78,9 +93,7 @@ def last_split_chart(row: EvaluationRow, actual_cases: dict[str, Any]) -> Figure
     from chaplab.plotting import fan_chart
 
     frame, actuals = _evaluation_frames(row, actual_cases)
-    last = row.split_periods[-1] if row.split_periods else None
-    split = readable_period(last) if last else None
-    return fan_chart(frame, actuals, split_period=last, title=f"{row.name}: split {split}")
+    return fan_chart(frame, actuals, title=row.name)  # its note names the split, the last
 
 
 BACKTEST_PLOTS: dict[str, Callable[[EvaluationRow, dict[str, Any]], Figure]] = {
@@ -92,21 +105,42 @@ BACKTEST_PLOTS: dict[str, Callable[[EvaluationRow, dict[str, Any]], Figure]] = {
 def features_chart(row: DatasetRow) -> Figure:
     """One panel per feature, one line per org unit (the first 12)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from chaplab.frames import format_number
+    from chaplab.plotting import time_axis
 
     panel = panel_of(row)
     names = list(panel.features)
-    figure = plt.figure(figsize=(8, 2.2 * max(1, len(names))), layout="constrained")
+    labels = place_labels(row)
+    drawn = panel.org_units[:MAX_LINES]
+    rows = -(-len(drawn) // LEGEND_COLUMNS)
+    figure = plt.figure(
+        figsize=(8, 2.2 * max(1, len(names)) + LEGEND_LINE * rows), layout="constrained"
+    )
     axes = figure.subplots(max(1, len(names)), 1, squeeze=False, sharex=True)[:, 0]
-    x = np.arange(panel.n_periods)
+    x = time_axis(axes[-1], panel.periods)  # shared: every panel's
     for ax, name in zip(axes, names, strict=False):
-        for u, unit in enumerate(panel.org_units[:MAX_LINES]):
-            ax.plot(x, panel.features[name][u], linewidth=1, label=unit)
+        for u, unit in enumerate(drawn):
+            ax.plot(x, panel.features[name][u], linewidth=1, label=labels.get(unit, unit))
         ax.set_title(display_name(name), fontsize="medium")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: format_number(value)))
         ax.grid(True, linewidth=0.4, alpha=0.5)
-    _period_ticks(axes[-1], panel.periods)
-    if names:
-        axes[0].legend(fontsize="small", ncols=min(4, panel.n_org_units), loc="upper left")
-    figure.suptitle(f"{row.name}: features by org unit")
+    if names:  # under the panels, where it covers no line
+        handles, labels_drawn = axes[0].get_legend_handles_labels()
+        figure.legend(
+            handles,
+            labels_drawn,
+            loc="outside lower center",
+            ncols=min(LEGEND_COLUMNS, len(drawn)),
+            fontsize="small",
+        )
+    cut = (
+        f" (the first {len(drawn)} of {panel.n_org_units})"
+        if len(drawn) < panel.n_org_units
+        else ""
+    )
+    figure.suptitle(f"{row.name}: features by org unit{cut}")
     return figure
 
 
@@ -122,17 +156,17 @@ def coverage_chart(row: DatasetRow) -> Figure:
             for u in range(panel.n_org_units)
         ]
     )
-    figure = plt.figure(
-        figsize=(2 + 1.2 * max(1, len(names)), 1.5 + 0.3 * panel.n_org_units), layout="constrained"
-    )
+    width = max(2 + 1.2 * max(1, len(names)), MIN_WIDTH)
+    figure = plt.figure(figsize=(width, 1.5 + 0.3 * panel.n_org_units), layout="constrained")
     ax = figure.subplots()
     image = ax.imshow(
         observed.reshape(panel.n_org_units, len(names)), vmin=0, vmax=1, cmap="Blues", aspect="auto"
     )
     ax.set_xticks(range(len(names)), [display_name(n) for n in names], rotation=30, ha="right")
-    ax.set_yticks(range(panel.n_org_units), panel.org_units)
+    labels = place_labels(row)
+    ax.set_yticks(range(panel.n_org_units), [labels.get(unit, unit) for unit in panel.org_units])
     figure.colorbar(image, ax=ax, label="share observed")
-    ax.set_title(f"{row.name}: observed values")
+    ax.set_title(f"{row.name}: observed values", wrap=True)
     return figure
 
 
@@ -147,7 +181,8 @@ def by_org_unit_chart(row: EvaluationRow, metric: str) -> Figure:
     import matplotlib.pyplot as plt
 
     metrics = evaluation_metrics(row)
-    labels = [m.org_unit for m in metrics.by_org_unit]
+    places = place_labels(row.dataset)
+    labels = [places.get(m.org_unit, m.org_unit) for m in metrics.by_org_unit]
     values = [_value(m.model_dump(), metric) for m in metrics.by_org_unit]
     figure = plt.figure(figsize=(max(4, 0.6 * len(labels) + 2), 3.2), layout="constrained")
     ax = figure.subplots()
@@ -185,14 +220,6 @@ METRICS = METRIC_NAMES
 def _value(metrics: dict[str, Any], name: str) -> float:
     value = metrics.get(name)
     return float("nan") if value is None else float(value)
-
-
-def _period_ticks(ax: Any, periods: list[str]) -> None:
-    step = max(1, len(periods) // 8)
-    positions = list(range(0, len(periods), step))
-    ax.set_xticks(
-        positions, [readable_period(periods[i]) for i in positions], rotation=30, ha="right"
-    )
 
 
 def backtest_plot(session: Session, name: str, backtest_id: int) -> bytes:
