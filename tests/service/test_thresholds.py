@@ -300,6 +300,19 @@ def test_bad_input_is_refused_naming_the_field(http: httpx.Client, monthly: int)
     )
 
 
+def test_lines_asked_for_as_lines_are_refused_naming_the_line_parameter(
+    http: httpx.Client, monthly: int
+) -> None:
+    """An answer's ``lines`` echo the line parameter; asked for as ``lines`` they are refused
+    (chap-core 2.5.1 ignores them and answers its default line, 2 standard deviations), with
+    the fields the strategy has."""
+    body = {"datasetId": monthly, "periodIds": ["202201"]}
+    seasonal = problem(http, {**body, "params": {"type": "seasonal", "lines": [1.0]}})
+    assert "params.seasonal.lines" in seasonal and "stdMultiplier" in seasonal
+    percentile = problem(http, {**body, "params": {"type": "percentile", "lines": [0.9]}})
+    assert "params.percentile.lines" in percentile and "quantile" in percentile
+
+
 def test_a_dataset_without_disease_cases_is_a_404(http: httpx.Client) -> None:
     observations = [
         {"featureName": "rainfall", "orgUnit": "A", "period": period, "value": 1.0}

@@ -3,6 +3,8 @@ sender probably meant, found along the error's location in the route's body mode
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from fastapi.testclient import TestClient
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
@@ -16,11 +18,24 @@ class Row(BaseModel):
     value: float
 
 
+class Mean(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["mean"]
+    std_multiplier: float = Field(2.0, alias="stdMultiplier")
+
+
+class Share(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["share"]
+    quantile: float = 0.75
+
+
 class Upload(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     n_periods: int = Field(3, alias="nPeriods")
     rows: list[Row] = Field([], validation_alias=AliasChoices("rows", "providedData"))
+    params: Annotated[Mean | Share, Field(discriminator="type")] | None = None
 
 
 def client() -> TestClient:
@@ -57,8 +72,18 @@ def test_inside_a_list_the_item_model_is_searched() -> None:
 def test_nothing_close_lists_the_fields() -> None:
     answer = client().post("/upload", json={"name": "x", "colour": "red"})
     assert messages(answer)["body.colour"] == (
-        "is not a field of this request (its fields: nPeriods, name, providedData, rows)"
+        "is not a field of this request (its fields: nPeriods, name, params, providedData, rows)"
     )
+
+
+def test_in_a_tagged_union_the_member_the_tag_names_is_searched() -> None:
+    """pydantic names a tagged union's member by its tag (``params.mean.lines``)."""
+    answer = client().post("/upload", json={"name": "x", "params": {"type": "mean", "lines": [1]}})
+    assert messages(answer) == {
+        "body.params.mean.lines": "is not a field of this request (its fields: stdMultiplier, type)"
+    }
+    answer = client().post("/upload", json={"name": "x", "params": {"type": "share", "quantle": 1}})
+    assert messages(answer)["body.params.share.quantle"].endswith("did you mean 'quantile'?")
 
 
 def test_the_names_of_a_model_include_its_aliases() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import types
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel
 
@@ -70,7 +70,8 @@ def field_names(model: Any, path: Sequence[str | int]) -> list[str]:
 
 
 def _step(annotation: Any, part: str | int) -> Any:
-    """The type at ``part`` of a value of ``annotation``: a model's field, a list's item."""
+    """The type at ``part`` of a value of ``annotation``: a model's field, a list's item, or
+    the member of a tagged union that pydantic names by its tag (``params.seasonal.lines``)."""
     for option in _options(annotation):
         model = _model_of(option)
         if model is not None and isinstance(part, str):
@@ -83,6 +84,18 @@ def _step(annotation: Any, part: str | int) -> Any:
             return (get_args(option) or (Any,))[0]
         if isinstance(part, int) and hasattr(option, WIRE_ITEM):
             return getattr(option, WIRE_ITEM)
+    return _tagged(annotation, part)
+
+
+def _tagged(annotation: Any, tag: str | int) -> Any:
+    """The model of ``annotation``'s members one of whose fields is the literal ``tag``."""
+    for option in _options(annotation):
+        model = _model_of(option)
+        if model is not None and any(
+            get_origin(field.annotation) is Literal and tag in get_args(field.annotation)
+            for field in model.model_fields.values()
+        ):
+            return model
     return None
 
 
