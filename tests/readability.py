@@ -10,7 +10,8 @@ figures, measured in points) and the browser gates (a page's text, measured in C
   :func:`drawn_problems` the gate of what its time panels draw (the split their title names, a
   forecast that is more than a sliver, a value axis no higher than the values drawn), read from
   the chart's artists, not its pixels; :func:`tick_labels` gives an axis' drawn tick labels as
-  boxes in points;
+  boxes in points, :func:`read_periods` its time labels as the periods a reader reads (``W05``
+  under ``2024``, then ``W09``: 2024-W05, 2024-W09);
   :func:`time_label_problems` is the gate for a chart's time axes (no two labels closer than a
   visible gap, in a panel or across panels, none outside the figure); :func:`label_share` how
   much of its axis the labels fill (a chart shows as many labels as fit); :func:`shown_points`

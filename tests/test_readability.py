@@ -19,6 +19,7 @@ from readability import (  # noqa: E402
     crowded,
     label_share,
     overflowing,
+    read_periods,
     shown_labels,
     shown_points,
     time_label_problems,
@@ -95,3 +96,14 @@ def test_text_is_measured_as_shown_whatever_the_figure_s_dpi() -> None:
         figure.text(0.5, 0.5, "Kenema", fontsize=8)
         assert shown_points(figure, 720) == pytest.approx({"Bo": 10.0, "Kenema": 8.0})
         assert shown_points(figure, 360)["Kenema"] == pytest.approx(4.0)
+
+
+def test_weekly_labels_read_as_the_periods_a_reader_reads() -> None:
+    """A week takes the year written beneath it or, without one, the year last written to its
+    left; months and whole labels read as written; a week no year stands before is an error."""
+    labels = ["W49\n2023", "W51", "W01\n2024", "W03"]
+    assert read_periods(labels) == ["2023-W49", "2023-W51", "2024-W01", "2024-W03"]
+    assert read_periods(["2024-07", "2024-10"]) == ["2024-07", "2024-10"]
+    assert read_periods(["2024-W05"]) == ["2024-W05"]
+    with pytest.raises(AssertionError, match="the week W09 has no year"):
+        read_periods(["W09", "W13\n2024"])
