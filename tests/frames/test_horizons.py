@@ -99,7 +99,7 @@ def test_horizon_survives_wide_tidy_names_and_national_totals() -> None:
     assert list(named[HORIZON]) == list(frame[HORIZON])
     total = national_total(frame)
     assert list(total[HORIZON]) == [
-        forecast_horizon(f"{split:%Y%m}", f"{period:%Y%m}")
+        forecast_horizon(split.strftime("%Y%m"), period.strftime("%Y%m"))
         for split, period in zip(total["split_period"], total["period"], strict=True)
     ]
 

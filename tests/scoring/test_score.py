@@ -157,7 +157,7 @@ def test_unmatched_actuals_are_an_error_or_dropped() -> None:
         (lambda f, a: ({"m": f}, pd.concat([a, a])), "more than one value for org unit 'OU0'"),
         (
             lambda f, a: ({"m": f}, a.assign(period=a["period"].astype(str))),
-            "actuals: column 'period' is str",
+            "actuals: column 'period' is (str|object) but the forecasts' periods are period\\[M\\]",
         ),
         (
             lambda f, a: ({"m": f.iloc[1:]}, a),

@@ -82,7 +82,7 @@ def parse_periods(values: Iterable[Any]) -> pd.PeriodIndex:
                 "periods of one frame must share one frequency"
             )
     distinct = periods_from_ordinals([p.ordinal for p in parsed], freq)
-    return pd.PeriodIndex(distinct.take(codes))
+    return pd.Index(distinct.take(codes))
 
 
 def periods_from_ordinals(ordinals: Any, freq: str | pd.offsets.BaseOffset) -> Any:

@@ -33,8 +33,10 @@ _MONDAY_OF_ORDINAL_ZERO = pd.Period(ordinal=0, freq=WEEKLY).start_time.date().to
 
 
 def week_labels(ordinals: np.ndarray) -> np.ndarray:
-    """pandas weekly ordinals -> ``2023-W47`` (an object array), each distinct week once."""
-    codes, distinct = pd.factorize(np.asarray(ordinals, dtype=np.int64))
+    """pandas weekly ordinals -> ``2023-W47`` (an object array of their shape), each distinct
+    week once."""
+    ordinals = np.asarray(ordinals, dtype=np.int64)
+    codes, distinct = pd.factorize(ordinals.ravel())
     labels = np.array(
         [
             vocabulary.readable_period(
@@ -44,7 +46,7 @@ def week_labels(ordinals: np.ndarray) -> np.ndarray:
         ],
         dtype=object,
     )
-    labelled: np.ndarray = labels[codes]
+    labelled: np.ndarray = labels[codes].reshape(ordinals.shape)
     return labelled
 
 
@@ -99,7 +101,7 @@ def frame_periods(periods: Any) -> Any:
     if isinstance(periods, pd.PeriodIndex):
         if periods.freqstr != WEEKLY or isinstance(periods.array, IsoWeekArray):
             return periods
-        return pd.PeriodIndex(frame_periods(periods.array), name=periods.name)
+        return pd.Index(frame_periods(periods.array), name=periods.name)
     if (
         isinstance(periods, pd.arrays.PeriodArray)
         and not isinstance(periods, IsoWeekArray)
