@@ -40,13 +40,18 @@ test-postgres: $(STAMP)
 
 # The tests of tests/peer against a real chap-core 2.5.1 on loopback: installed once into a cache
 # outside the repository (needs Python 3.13 from pyenv or PATH), started for the run, stopped after.
-# Every notebook runs against it too (nbval) but 06, which is about the embedded service's toolkit,
-# with notebook 09's chapkit cells, which serve a model from the peer's Python 3.13 environment.
+# The tests run in a shuffled order (pytest-randomly), so none passes only because another ran
+# before it; the run prints its seed, and `scripts/peer/test -p randomly --randomly-seed=N
+# tests/peer` repeats that order.
+# Every notebook runs against a fresh peer too (nbval, cells in order) but 06, which is about the
+# embedded service's toolkit, with notebook 09's chapkit cells, which serve a model from the
+# peer's Python 3.13 environment.
 PEER_NOTEBOOKS := $(filter-out notebooks/06_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 test-peer: $(STAMP)
 	scripts/ensure-chromium
-	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test tests/peer $(PEER_NOTEBOOKS) \
-		--run-chapkit-cells $(PYTEST_ARGS)
+	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test -p randomly tests/peer $(PYTEST_ARGS)
+	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test $(PEER_NOTEBOOKS) --run-chapkit-cells \
+		$(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import httpx
+import pytest
 
 DISCOVERY = ["GET /openapi.json", "GET /system/info"]
 """What a client asks first to learn what a server offers, when the server (like this fake)
@@ -570,3 +571,13 @@ def _fault_response(status: int) -> httpx.Response:
             status, json={"detail": "Internal server error", "error": "boom", "type": "ValueError"}
         )
     return httpx.Response(status, json={"detail": f"fault {status}"})
+
+
+Handler = Callable[[httpx.Request, FakeService], httpx.Response]
+"""Answers a request, usually by way of the fake (``fake(request)``) and a change of its own."""
+
+
+def route_through(monkeypatch: pytest.MonkeyPatch, fake: FakeService, handler: Handler) -> None:
+    """Clients built after this call send their requests to ``handler(request, fake)``."""
+    transport = httpx.MockTransport(lambda request: handler(request, fake))
+    monkeypatch.setattr(fake, "transport", lambda: transport)

@@ -13,8 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from chaplab.client import ArgumentError, ArgumentTypeError, ChapClient, ChapError
 
-from .fake_service import FakeService
-from .test_steps import route_through
+from .fake_service import FakeService, route_through
 
 
 def _shown_in_ipython(

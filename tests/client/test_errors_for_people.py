@@ -22,8 +22,7 @@ from chaplab.client import (
 from chaplab.client._errors import speak_arguments
 from chaplab.client._plumbing import did_you_mean
 
-from .fake_service import FakeService
-from .test_steps import route_through
+from .fake_service import FakeService, route_through
 
 
 def _unresolvable(request: httpx.Request, fake: FakeService) -> httpx.Response:

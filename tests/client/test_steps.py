@@ -5,7 +5,6 @@ resource gone succeeds."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -20,15 +19,7 @@ from chaplab.client import (
 )
 from chaplab.client._steps import parse_retry_after
 
-from .fake_service import DISCOVERY, KEY, FakeService
-
-Handler = Callable[[httpx.Request, FakeService], httpx.Response]
-
-
-def route_through(monkeypatch: pytest.MonkeyPatch, fake: FakeService, handler: Handler) -> None:
-    """Clients built after this call send their requests to ``handler(request, fake)``."""
-    transport = httpx.MockTransport(lambda request: handler(request, fake))
-    monkeypatch.setattr(fake, "transport", lambda: transport)
+from .fake_service import DISCOVERY, KEY, FakeService, Handler, route_through
 
 
 def arrive_then_drop(request_line: str) -> Handler:

@@ -16,7 +16,7 @@ from chaplab.frames import (
     wide,
 )
 
-from .test_names import _frame
+from .helpers import entries_of_three_places
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_the_numbers_of_a_column_share_one_precision(values: list, texts: list[s
 
 
 def test_a_readable_table_writes_periods_and_numbers_once_each_way() -> None:
-    table = readable(wide(_frame().assign(value=[1790.4, 0.25] * 6)))
+    table = readable(wide(entries_of_three_places().assign(value=[1790.4, 0.25] * 6)))
     assert table.index.get_level_values("period")[0] == "2024-02"
     assert table.index.get_level_values("split_period")[0] == "2024-01"
     assert list(table.iloc[0]) == ["1,790", "0.25"]

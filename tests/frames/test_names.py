@@ -11,7 +11,6 @@ import pytest
 from chaplab.frames import (
     ORG_UNIT_NAME,
     actuals_to_frame,
-    entries_to_frame,
     frame_labels,
     frame_to_observations,
     org_unit_labels,
@@ -20,6 +19,8 @@ from chaplab.frames import (
     with_national_total,
     with_org_unit_names,
 )
+
+from .helpers import entries_of_three_places
 
 
 def feature(org_unit: str | None, **properties: str) -> dict:
@@ -98,18 +99,8 @@ def test_a_document_that_is_no_feature_collection_is_a_clear_error(geojson, mess
         org_unit_names(geojson)
 
 
-def _frame() -> pd.DataFrame:
-    entries = [
-        {"orgUnit": ou, "splitPeriod": "202401", "period": pe, "quantile": q, "value": 1.0}
-        for ou in ("fdc6uOvgoji", "O6uvpzGd5pu", "unknown1")
-        for pe in ("202402", "202403")
-        for q in (0.1, 0.9)
-    ]
-    return entries_to_frame(entries)
-
-
 def test_the_name_column_sits_beside_the_id_as_a_categorical() -> None:
-    named = with_org_unit_names(_frame(), SIERRA_LEONE)
+    named = with_org_unit_names(entries_of_three_places(), SIERRA_LEONE)
     assert list(named.columns) == [
         "org_unit",
         ORG_UNIT_NAME,
@@ -136,7 +127,7 @@ def test_actuals_get_names_too_and_a_name_that_is_another_id_is_told_apart() -> 
 
 
 def test_the_national_total_is_named_and_names_are_no_features() -> None:
-    named = with_org_unit_names(_frame(), SIERRA_LEONE)
+    named = with_org_unit_names(entries_of_three_places(), SIERRA_LEONE)
     total = with_national_total(named)
     assert set(total.loc[total["org_unit"] == "adm0", ORG_UNIT_NAME].astype(str)) == {"adm0"}
     assert not total[ORG_UNIT_NAME].isna().any()
@@ -181,10 +172,10 @@ def test_an_unknown_name_gets_did_you_mean_and_a_few_of_those_there() -> None:
 
 
 def test_frame_labels_prefer_names_and_fall_back_to_ids() -> None:
-    named = with_org_unit_names(_frame(), SIERRA_LEONE)
+    named = with_org_unit_names(entries_of_three_places(), SIERRA_LEONE)
     assert frame_labels(named) == {
         "O6uvpzGd5pu": "Bo",
         "fdc6uOvgoji": "Bombali",
         "unknown1": "unknown1",
     }
-    assert frame_labels(_frame())["O6uvpzGd5pu"] == "O6uvpzGd5pu"
+    assert frame_labels(entries_of_three_places())["O6uvpzGd5pu"] == "O6uvpzGd5pu"

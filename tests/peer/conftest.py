@@ -148,3 +148,11 @@ async def panel(peer_url: str, peer_dataset: Dataset) -> AsyncIterator[ChapPanel
     """A loaded panel on the peer, which holds the tests' dataset by then."""
     async with loaded_panel(peer_url) as chap_panel:
         yield chap_panel
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The check that every client method was called (``test_every_method_was_called``) runs
+    after the tests that call them, whatever order pytest-randomly gives the others."""
+    last = [item for item in items if item.name == "test_every_method_was_called"]
+    items[:] = [item for item in items if item not in last] + last

@@ -33,11 +33,13 @@ async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison
     view = panel.compare
     roles = {template.name: template.role for template in panel.template_list}
     assert {name for name, role in roles.items() if role == "baseline"} == BASELINES
-    # preselected by role: the baselines and the configuration of one (2.5.1 lists neither
-    # the role nor the template id of a configured model: it is found by its name)
-    assert set(view.models.value) == {*BASELINES, seasonal_median_configuration.name}
+    # preselected by role: the baselines and their configurations, ours and any other test's
+    # (2.5.1 lists neither the role nor the template id of a configured model: it is found by
+    # its name)
+    baselines = {m.name for m in panel.model_list if m.role_in(panel.template_list) == "baseline"}
+    assert set(view.models.value) == baselines >= {*BASELINES, seasonal_median_configuration.name}
     view.dataset.value = peer_dataset.id
-    view.models.value = (*view.models.value, naive_model.name)
+    view.models.value = (*BASELINES, seasonal_median_configuration.name, naive_model.name)
     view.n_periods.value, view.n_splits.value = 3, 2
     task = view.run()
     assert task is not None
@@ -62,9 +64,9 @@ async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison
     assert bytes(view.comparison.value).startswith(b"\x89PNG")
     assert f"<b>{naive_model.name}</b> vs <b>global_median</b>" in view.comparison_title.value
 
-    # 2.5.1 lists as comparison models the newest evaluation of each model whose template has
-    # the "comparison" role (set from a marketplace entry); offline no template has it, so the
-    # list is empty, as on the embedded service
+    # 2.5.1 lists as comparison models the newest evaluation on the specification of each model
+    # whose template has the "comparison" role (set from a marketplace entry, or by a model
+    # service registered with it, as test_discovery does): none of the batch's models has it
     [specification] = peer_http.get(
         "/v1/crud/backtest-specifications",
         params={"datasetId": peer_dataset.id, "nPeriods": 3, "nSplits": 2},
@@ -73,6 +75,6 @@ async def test_a_batch_runs_on_the_peer_is_ranked_and_two_open_in_the_comparison
         f"/v1/crud/backtest-specifications/{specification['id']}",
         params={"includeComparisonModels": "true"},
     ).json()
-    assert detail["comparisonModels"] == []
-    roles = [template.get("role") for template in peer_http.get("/v1/crud/model-templates").json()]
-    assert "comparison" not in roles
+    listed = [item["configuredModel"] for item in detail["comparisonModels"]]
+    assert all(model["modelTemplate"]["role"] == "comparison" for model in listed)
+    assert not {model["name"] for model in listed} & set(view.models.value)

@@ -3,9 +3,10 @@ raises ``UnsupportedRouteError`` naming what to call instead. The outcome of eve
 recorded in ``tests/peer/outcomes/<server>.json``, from which ``docs/endpoints.md``'s server
 columns are written (``python -m tests.peer.endpoint_table``).
 
-The tests run in file order and share what earlier ones made (``state``). They use
-``naive_model``, which chap-core 2.5.1 runs offline and the embedded service has too. A cancel
-is asked but never relied on: the job may still finish.
+The tests run in any order and share what fixtures made (an evaluation); the check that every
+method was called runs after them (``conftest.py`` puts it last). They use ``naive_model``,
+which chap-core 2.5.1 runs offline and the embedded service has too. A cancel is asked but never
+relied on: the job may still finish.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from .peer_requests import wait_for_pending_jobs
 OUTCOMES = Path(__file__).with_name("outcomes")
 MODEL = "naive_model"
 RECORDED: dict[str, list[dict[str, str]]] = {}
-STATE: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,16 @@ def peer_dataset(peer_client: ChapClient, dataset_table: pd.DataFrame) -> Datase
         if dataset.name == DATASET_NAME:
             return dataset
     return peer_client.create_dataset(DATASET_NAME, wide(dataset_table), org_unit_geojson())
+
+
+@pytest.fixture(scope="module")
+def evaluation(peer_client: ChapClient, server_label: str, peer_dataset: Dataset) -> Evaluation:
+    """A finished evaluation the tests share (made with ``run_evaluation``, recorded)."""
+    found: Evaluation = attempt(
+        "run_evaluation(name, model, dataset_id)",
+        lambda: peer_client.run_evaluation("peer every b", MODEL, peer_dataset.id, 3, 2),
+    )
+    return found
 
 
 def attempt(call: str, action: Callable[[], Any]) -> Any:
@@ -260,7 +270,7 @@ def test_backtest_form(client: ChapClient) -> None:
 
 
 def test_evaluations(
-    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame
+    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame, evaluation: Evaluation
 ) -> None:
     job = attempt(
         "create_evaluation(name, model, dataset_id)",
@@ -270,11 +280,7 @@ def test_evaluations(
     assert finished.result_id is not None  # the result, read right after SUCCESS
     detail = attempt("job_evaluation_result(job_id)", lambda: client.job_evaluation_result(job.id))
     assert detail.id == finished.result_id and detail.forecasts
-    second: Evaluation = attempt(
-        "run_evaluation(name, model, dataset_id)",
-        lambda: client.run_evaluation("peer every b", MODEL, peer_dataset.id, 3, 2),
-    )
-    STATE["evaluation"] = second
+    second = evaluation
     row = attempt(
         "create_evaluation_row(name, model, dataset_id)",
         lambda: client.create_evaluation_row("peer row", MODEL, peer_dataset.id),
@@ -302,7 +308,7 @@ def test_evaluations(
     assert with_data.result_id is not None
 
     listed = attempt("list_evaluations()", client.list_evaluations)
-    assert second.id in [evaluation.id for evaluation in listed]
+    assert second.id in [item.id for item in listed]
     got = attempt("get_evaluation(evaluation_id)", lambda: client.get_evaluation(second.id))
     assert got.split_periods == second.split_periods
     full = attempt(
@@ -348,7 +354,7 @@ def test_evaluations(
 
 
 def test_predictions(
-    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame
+    client: ChapClient, peer_dataset: Dataset, dataset_table: pd.DataFrame, evaluation: Evaluation
 ) -> None:
     data = wide(dataset_table)
     job = attempt(
@@ -365,7 +371,6 @@ def test_predictions(
     )
     frame = client.prediction_frame(prediction.id)
     assert sorted(frame["period"].astype(str).unique()) == ["2023-01", "2023-02", "2023-03"]
-    evaluation = STATE["evaluation"]
     setups = attempt(
         "list_configured_models_with_data_source()",
         client.list_configured_models_with_data_source,
@@ -429,8 +434,9 @@ def test_predictions(
 # -- prediction setups --------------------------------------------------------------------------
 
 
-def test_prediction_setups(client: ChapClient, dataset_table: pd.DataFrame) -> None:
-    evaluation = STATE["evaluation"]
+def test_prediction_setups(
+    client: ChapClient, dataset_table: pd.DataFrame, evaluation: Evaluation
+) -> None:
     listed = attempt("list_prediction_setups()", client.list_prediction_setups)
     assert listed is None or isinstance(listed, list)
     setup = attempt(
@@ -644,10 +650,9 @@ def check_cancel(client: ChapClient, peer_dataset: Dataset, queued: bool) -> Non
 # -- server-drawn plots ------------------------------------------------------------------------
 
 
-def test_plots(client: ChapClient, peer_dataset: Dataset) -> None:
+def test_plots(client: ChapClient, peer_dataset: Dataset, evaluation: Evaluation) -> None:
     """Every chart the server lists: each evaluation plot whole, by facet and one facet of
     it; each dataset plot; each metric plot with each metric."""
-    evaluation = STATE["evaluation"]
     names = attempt("list_evaluation_plots()", client.list_evaluation_plots)
     assert names
     for name in names:

@@ -3,6 +3,7 @@ quantiles for the periods after the data as a frame and a fan chart, then delete
 
 from __future__ import annotations
 
+import httpx
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from chaplab.client import NotFoundError
 from chaplab.plotting import fan_chart
 
 from .peer_data import ORG_UNITS
+from .peer_requests import make_prediction
 
 FORECAST_MONTHS = [pd.Period(month, freq="M") for month in ("2023-01", "2023-02", "2023-03")]
 
@@ -46,8 +48,14 @@ def test_the_prediction_frame_forecasts_the_months_after_the_data(
         plt.close(figure)
 
 
-def test_a_deleted_prediction_is_gone(peer_client: ChapClient, naive_prediction_job: str) -> None:
-    prediction = peer_client.job_prediction_result(naive_prediction_job)
+def test_a_deleted_prediction_is_gone(
+    peer_client: ChapClient, peer_http: httpx.Client, dataset_table: pd.DataFrame
+) -> None:
+    """On a prediction of its own: the shared one stays for the other tests, in any order."""
+    job = make_prediction(
+        peer_client, peer_http, "peer doomed forecast", "naive_model", dataset_table, n_periods=1
+    )
+    prediction = peer_client.job_prediction_result(job)
     peer_client.delete_prediction(prediction.id)
     assert prediction.id not in {listed.id for listed in peer_client.list_predictions()}
     with pytest.raises(NotFoundError):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -19,22 +18,11 @@ import pytest
 from chaplab.service.app import OPEN_PATHS
 from chaplab.toolkit import BackgroundServer
 
+from .api_keys import KEYS, ROTATION_WAIT_SECONDS, WRONG_KEYS, wait_for_status, write_keys
 from .openapi_routes import RouteCall, ServedRoute, route_calls, served_routes
 
-KEYS = ("sk_test_7Qm2vX9pLr4Tz8Nc1Hb6", "sk_test_3Jd8Wq5Ky1Ue7Ra2Mf9S")
-WRONG_KEYS = ("sk_test_0000000000000000", KEYS[0][:-1], KEYS[0] + "x", KEYS[0].upper())
-ROTATION_WAIT_SECONDS = 10.0
-KEY_FILE_HEADER = "# keys of the reliability tests\n"
 MIN_DOCUMENTED_OPERATIONS = 60  # the spec's ~65 operations, less the open ones
 MIN_SERVED_ROUTES = 62  # those, the undocumented ones and the toolkit's own
-
-
-def write_keys(path: Path, *keys: str) -> None:
-    """Write a key file and move its mtime forward, so a change shows even within a second."""
-    previous = path.stat().st_mtime_ns if path.exists() else time.time_ns()
-    path.write_text(KEY_FILE_HEADER + "\n".join(keys) + "\n", encoding="utf-8")
-    bumped = max(time.time_ns(), previous + 2_000_000_000)
-    os.utime(path, ns=(bumped, bumped))
 
 
 @pytest.fixture(scope="module")
@@ -200,13 +188,3 @@ def test_an_emptied_key_file_keeps_the_old_keys(
             assert status.status_code == 200
     finally:
         write_keys(key_file, *KEYS)
-
-
-def wait_for_status(probe: Any, wanted: int) -> bool:
-    """Probe until it answers ``wanted`` (the key file is looked at about once a second)."""
-    deadline = time.monotonic() + ROTATION_WAIT_SECONDS
-    while time.monotonic() < deadline:
-        if probe() == wanted:
-            return True
-        time.sleep(0.1)
-    return False

@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .api_keys import KEY_FILE_HEADER, KEYS, WRONG_KEYS, wait_for_status, write_keys
 from .serve_process import ServeProcess
-from .test_auth import KEY_FILE_HEADER, KEYS, WRONG_KEYS, wait_for_status, write_keys
 
 REQUEST_TIMEOUT_SECONDS = 5.0
 SIGHUP_RELOAD_SECONDS = 0.5

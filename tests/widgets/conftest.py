@@ -68,3 +68,14 @@ async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
     """A loaded panel on the session's embedded service."""
     async with loaded_panel(service_url) as chap_panel:
         yield chap_panel
+
+
+async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel) -> ChapPanel:
+    """A panel that has launched an evaluation which runs until the test finishes it, once
+    its row shows the job started."""
+    fake.job_duration = 10**9
+    panel = await make_panel()
+    panel.launcher.button.click()
+    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
+        await asyncio.sleep(0)
+    return panel

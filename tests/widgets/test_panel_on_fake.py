@@ -21,20 +21,9 @@ from chaplab.widgets.connection import as_async_client
 from chaplab.widgets.results import ChartView
 from client.fake_service import EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
 
-from .conftest import BASE_URL, MakePanel
+from .conftest import BASE_URL, MakePanel, panel_following_a_running_job
 
 pytestmark = pytest.mark.anyio
-
-
-async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel) -> ChapPanel:
-    """A panel that has launched an evaluation which runs until the test finishes it, once
-    its row shows the job started."""
-    fake.job_duration = 10**9
-    panel = await make_panel()
-    panel.launcher.button.click()
-    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
-        await asyncio.sleep(0)
-    return panel
 
 
 async def test_lists_and_defaults_let_a_new_user_launch_at_once(make_panel: MakePanel) -> None:
