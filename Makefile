@@ -28,6 +28,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/pylint --disable=all --enable=duplicate-code --score=n src/chaplab
 	$(BIN)/mypy --strict --follow-imports=silent --ignore-missing-imports src/chaplab tests/typecheck/every_method.py
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest tests notebooks $(PYTEST_ARGS)

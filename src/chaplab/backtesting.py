@@ -208,14 +208,13 @@ def backtest(
         predict,
         data,
         [(None, config)],
-        n_splits=n_splits,
-        n_periods=n_periods,
-        stride=stride,
+        plan=BacktestPlan(
+            n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain
+        ),
         n_samples=n_samples,
         geojson=geojson,
         seed=seed,
         quantiles=quantiles,
-        n_retrain=n_retrain,
         weather=weather,
         progress=Progress("backtest", "split" if places_per_task is None else "task", progress),
         executor=executor,
@@ -252,14 +251,11 @@ def run_configurations(
     data: pd.DataFrame,
     configurations: Sequence[tuple[str | None, Any]],
     *,
-    n_splits: int,
-    n_periods: int,
-    stride: int,
+    plan: BacktestPlan,
     n_samples: int,
     geojson: Any,
     seed: int | None,
     quantiles: Sequence[float],
-    n_retrain: int,
     weather: str,
     progress: Progress,
     executor: Any,
@@ -267,26 +263,23 @@ def run_configurations(
     errors: Errors,
     time_budget: float | None = None,
 ) -> Backtests:
-    """Backtest each ``(name, config)`` of ``configurations`` on the same splits, tasks and
-    random streams, all on one executor (see :func:`backtest`); a configuration's frame is the
-    frame ``backtest`` answers for its config. With ``time_budget`` (seconds) no configuration
-    starts after that time. The first failure raises with ``errors="raise"``."""
+    """Backtest each ``(name, config)`` of ``configurations`` by ``plan``, on the same splits,
+    tasks and random streams, all on one executor (see :func:`backtest`); a configuration's
+    frame is the frame ``backtest`` answers for its config. With ``time_budget`` (seconds) no
+    configuration starts after that time. The first failure raises with ``errors="raise"``."""
     if errors not in ERRORS:
         raise ArgumentError(f"errors must be one of {', '.join(ERRORS)}, got {errors!r}")
-    settings = BacktestPlan(
-        n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain
-    )
     levels = _levels(quantiles)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ArgumentError(f"n_samples must be a positive integer, got {n_samples!r}")
     if weather not in WEATHERS:
         raise ArgumentError(f"weather must be one of {', '.join(WEATHERS)}, got {weather!r}")
     series = _Series.build(data)
-    windows = settings.split_windows(series.periods)
-    plan = _Tasks(
+    windows = plan.split_windows(series.periods)
+    tasks_of = _Tasks(
         series,
         windows,
-        [settings.training_of(split) for split in range(len(windows))],
+        [plan.training_of(split) for split in range(len(windows))],
         np.random.SeedSequence(seed),
         _place_groups(len(series.locations), places_per_task),
         levels,
@@ -297,7 +290,7 @@ def run_configurations(
     tasks: list[Task] = []
     cells: dict[int, tuple[int, int, int]] = {}
     for number, (name, config) in enumerate(configurations):
-        for task, cell in plan.tasks(train, predict, config, name, number, len(tasks)):
+        for task, cell in tasks_of.tasks(train, predict, config, name, number, len(tasks)):
             if cell is not None:
                 cells[len(tasks)] = (number, *cell)
             tasks.append(task)
@@ -305,15 +298,15 @@ def run_configurations(
         tasks, executor=executor, errors=errors, progress=progress, time_budget=time_budget
     )
     values = np.full(
-        (len(configurations), len(windows), len(series.locations), n_periods, len(levels)),
+        (len(configurations), len(windows), len(series.locations), plan.n_periods, len(levels)),
         np.nan,
         dtype=np.float32,
     )
     present = np.zeros(values.shape[:3], dtype=bool)
     for index, result in run.results.items():
         number, split, group = cells[index]
-        values[number, split, plan.groups[group]] = result
-        present[number, split, plan.groups[group]] = True
+        values[number, split, tasks_of.groups[group]] = result
+        present[number, split, tasks_of.groups[group]] = True
     frames = []
     for number in range(len(configurations)):
         frame = _evaluation_frame(series, windows, levels, values[number], present[number])

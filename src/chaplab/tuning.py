@@ -37,7 +37,7 @@ from chaplab.executors import Errors, Progress
 from chaplab.frames import ORG_UNIT, PERIOD, VALUE, parse_periods
 from chaplab.schema import ConfigSchema, ConfigValidationError, apply_config_defaults
 from chaplab.schema import validate_config as check_config
-from chaplab.vocabulary import CLIMATOLOGY_WEATHER, DEFAULT_QUANTILES
+from chaplab.vocabulary import CLIMATOLOGY_WEATHER, DEFAULT_QUANTILES, BacktestPlan
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -390,6 +390,7 @@ def tune(
     ``metric`` against ``baseline`` (a configuration's or a compared model's name; default the
     first configuration), with ``level`` bootstrap intervals of ``n_bootstrap`` replicates.
     """
+    plan = BacktestPlan(n_periods=n_periods, n_splits=n_splits, stride=stride, n_retrain=n_retrain)
     configurations = grid_configurations(grid, points=points)
     schema = grid if isinstance(grid, ConfigSchema) else config_schema
     total = len(configurations)
@@ -421,14 +422,11 @@ def tune(
         predict,
         data,
         list(zip(names, configs, strict=True)),
-        n_splits=n_splits,
-        n_periods=n_periods,
-        stride=stride,
+        plan=plan,
         n_samples=n_samples,
         geojson=geojson,
         seed=seed,
         quantiles=quantiles,
-        n_retrain=n_retrain,
         weather=weather,
         progress=Progress("tune", "task", progress),
         executor=executor,

@@ -52,10 +52,10 @@ class AsyncDriver(ClientBase):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
+        super().__init__(
+            base_url, proxy_prefix, api_key, api_key_header, timeout, retry, auth, clock
+        )
         self._http = httpx.AsyncClient(transport=transport, auth=auth, timeout=timeout)
-        self._auth = auth
-        self._clock = clock
         self._sleep = sleep
 
     async def _drive(self, operation: Operation[T]) -> T:

@@ -120,6 +120,8 @@ class ClientBase:
         api_key_header: str,
         timeout: float | httpx.Timeout | None,
         retry: RetryPolicy | None,
+        auth: httpx.Auth | tuple[str, str] | None,
+        clock: Callable[[], float],
     ) -> None:
         self._builder = RequestBuilder(
             base_url,
@@ -132,6 +134,8 @@ class ClientBase:
         self._resources = Resources.build(self._builder, self._retry)
         self._api_key = api_key
         self._timeout = timeout
+        self._auth = auth
+        self._clock = clock
 
     @property
     def base_url(self) -> str:

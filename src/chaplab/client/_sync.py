@@ -55,10 +55,10 @@ class SyncDriver(ClientBase):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        super().__init__(base_url, proxy_prefix, api_key, api_key_header, timeout, retry)
+        super().__init__(
+            base_url, proxy_prefix, api_key, api_key_header, timeout, retry, auth, clock
+        )
         self._http = httpx.Client(transport=transport, auth=auth, timeout=timeout)
-        self._auth = auth
-        self._clock = clock
         self._sleep = sleep
 
     def _drive(self, operation: Operation[T]) -> T:

@@ -106,14 +106,4 @@ def compare_chart(
         Layer(frame, style, f"{label}: ")
         for frame, style, label in zip((shared_a, shared_b), styles, labels, strict=True)
     ]
-    return draw_chart(
-        layers,
-        actuals,
-        plan,
-        bands,
-        median,
-        ax,
-        handles,
-        title=title,
-        ylabel=ylabel,
-    )
+    return draw_chart(layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel)

@@ -63,14 +63,5 @@ def fan_chart(
         actuals=actuals is not None,
         mark=start_mark(frame),
     )
-    return draw_chart(
-        [Layer(frame, FORECAST)],
-        actuals,
-        plan,
-        bands,
-        median,
-        ax,
-        handles,
-        title=title,
-        ylabel=ylabel,
-    )
+    layers = [Layer(frame, FORECAST)]
+    return draw_chart(layers, actuals, plan, bands, median, ax, handles, title=title, ylabel=ylabel)
