@@ -13,7 +13,7 @@ import pytest
 
 import chaplab
 from chaplab import scoring
-from chaplab.client import AsyncChapClient, ModelSpec, ModelTemplate
+from chaplab.client import AsyncChapClient, Dataset, ModelSpec, ModelTemplate
 from chaplab.frames import format_numbers
 from chaplab.vocabulary import SUCCESS
 from chaplab.widgets import ChapPanel
@@ -26,6 +26,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 OUR_MODELS = ("naive_model", "seasonal_naive", "regression_model")
 BASELINES = ("persistence", "seasonal_median", "global_median")
 """The embedded service's templates with the baseline role, as it lists them."""
+
+
+def offered(view: CompareModelsView) -> tuple[str, ...]:
+    """The model names the view's picker offers (its options' values)."""
+    return tuple(name for _, name in view.models.options)
 
 
 @pytest.fixture
@@ -47,8 +52,8 @@ async def test_the_baselines_are_preselected_by_their_templates_role(panel: Chap
     roles = {template.name: template.role for template in panel.template_list}
     assert {name for name, role in roles.items() if role == "baseline"} == set(BASELINES)
     assert set(view.models.value) == set(BASELINES)
-    assert set(OUR_MODELS) <= set(view.models.options)  # names, not ids
-    assert f"3 of {len(view.models.options)} selected" in view.models_note.value
+    assert set(OUR_MODELS) <= set(offered(view))  # names, not ids
+    assert f"3 of {len(offered(view))} selected" in view.models_note.value
     assert view.dataset.label == "demo" and not view.button.disabled
 
 
@@ -67,13 +72,44 @@ def test_preselection_follows_the_role_not_the_name() -> None:
     ]
     view = CompareModelsView(client=None, keeper=TaskKeeper(on_error=print))
     view.set_choices([], models, templates)
-    assert view.models.options == (
+    assert offered(view) == (
         "district_mean",
         "district_mean:weekly",
         "reference",
         "seasonal_median",
     )
     assert view.models.value == ("district_mean", "district_mean:weekly", "reference")
+
+
+def test_a_model_whose_service_is_gone_is_marked_and_refused() -> None:
+    """A configured model whose model service is not registered now (``healthStatus`` null)
+    is offered marked so, as the models table marks it, is not preselected as a baseline, and
+    a batch with it is refused before anything is sent, saying why, as the launcher does."""
+    service = {"uses_chapkit": True, "model_template_id": 2}
+    models = [
+        ModelSpec(id=10, name="persistence", role="baseline"),
+        ModelSpec(id=11, name="naive_model"),
+        ModelSpec(id=12, name="scaled:gone", role="baseline", health_status=None, **service),
+        ModelSpec(id=13, name="scaled:here", health_status="live", **service),
+    ]
+    view = CompareModelsView(client=None, keeper=TaskKeeper(on_error=print))
+    view.set_choices([Dataset(id=1, name="demo", type="evaluation")], models)
+    assert view.models.options == (
+        ("naive_model", "naive_model"),
+        ("persistence", "persistence"),
+        ("scaled:gone (model service not registered)", "scaled:gone"),
+        ("scaled:here", "scaled:here"),
+    )
+    assert view.models.value == ("persistence",)
+    view.models.value = ("persistence", "scaled:here")
+    assert not view.button.disabled and view.problem.value == ""
+    view.models.value = ("persistence", "scaled:gone")
+    assert view.button.disabled
+    assert (
+        "scaled:gone runs on a model service that is not registered now: start the service "
+        "(it registers itself) and refresh, or choose another model"
+    ) in view.problem.value
+    assert view.run() is None
 
 
 async def test_bad_backtest_settings_are_said_before_anything_is_sent(panel: ChapPanel) -> None:

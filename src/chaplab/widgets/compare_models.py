@@ -33,6 +33,7 @@ from chaplab.widgets._render import image_widget, render_chart
 from chaplab.widgets._tasks import Started, TaskKeeper
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
+from chaplab.widgets.launcher import service_gone
 from chaplab.widgets.plan_inputs import PlanInputs
 from chaplab.widgets.results import HISTORY_PERIODS, ChartView
 from chaplab.widgets.snippets import CodeView, LeaderboardShown, access_of, leaderboard_code
@@ -51,6 +52,9 @@ NO_BATCH = "none (run a batch, or choose one run before)"
 """The **earlier batch** choice that shows no batch of the service's."""
 RUNNING = "a batch is running: Run batch waits until it has finished"
 """Said (as a note, not in red) beside the button while a batch runs."""
+SERVICE_GONE = "model service not registered"
+"""Beside a model's name in the picker, for a model whose model service is not registered now
+(``ModelSpec.service_missing``), as the panel's models table says it."""
 _STYLE = {"description_width": "90px"}
 _EARLIER_LABEL = "100px"  # "earlier batch" whole
 
@@ -290,10 +294,11 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
     def set_choices(
         self, datasets: Sequence[Any], models: Sequence[Any], templates: Sequence[Any] = ()
     ) -> None:
-        """Offer ``datasets`` and the configured ``models`` (by name); choices still offered
-        stay, and the models whose template has the baseline role (the role the server sends
-        with a model, else its template's of ``templates``) are preselected while no model is
-        chosen."""
+        """Offer ``datasets`` and the configured ``models`` (by name; one whose model service
+        is not registered now marked so); choices still offered stay, and the models whose
+        template has the baseline role (the role the server sends with a model, else its
+        template's of ``templates``) are preselected while no model is chosen, unless their
+        model service is not registered."""
         self.baselines |= {
             model.name for model in models if model.role_in(templates) == BASELINE_ROLE
         }
@@ -310,11 +315,16 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             evaluation_sets = [item for item in datasets if item.type == "evaluation"]
             self.dataset.value = (evaluation_sets or list(datasets))[0].id
         chosen = set(self.models.value)
-        names = sorted({model.name for model in models}, key=str.casefold)
-        self.models.options = names
+        names = sorted(self._models, key=str.casefold)
+        gone = {name for name, model in self._models.items() if service_gone(model) is not None}
+        self.models.options = [
+            (f"{name} ({SERVICE_GONE})" if name in gone else name, name) for name in names
+        ]
         fit_choices(self.models, _STYLE["description_width"], "380px")
         self.models.value = tuple(
-            name for name in names if name in chosen or (not chosen and name in self.baselines)
+            name
+            for name in names
+            if name in chosen or (not chosen and name in self.baselines and name not in gone)
         )
         self.check()
 
@@ -352,6 +362,11 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             found.append("select a dataset")
         if len(self.models.value) < 2:
             found.append("select at least two models to compare")
+        found += [
+            gone
+            for name in self.models.value
+            if (gone := service_gone(self._models.get(name))) is not None
+        ]
         if not self.name.value.strip():
             found.append("batch name: give the batch a name")
         return found
