@@ -88,7 +88,7 @@ def list_datasets(session: Session) -> list[DatasetRead]:
     """Every dataset as the list shows it, read in one statement of the columns it shows.
 
     A dataset's feature values and polygons are never read: for 1,000 org units they are
-    megabytes, which the list used to load, parse and drop on every request. One statement
+    megabytes, which a list shows nothing of. One statement
     sees one snapshot, so a dataset created or deleted meanwhile is listed whole or not at
     all."""
     return [
