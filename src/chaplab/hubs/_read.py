@@ -161,10 +161,16 @@ def read_target_data(
     ``category``) from the oracle output, the rows whose ``oracle_value`` is 1. Totals are
     kept apart as in :func:`read_forecasts`. A versioned time series gives its latest version.
     """
+    return target_data(HubConfig.connect(hub), target, locations)
+
+
+def target_data(
+    config: HubConfig, target: str | None, locations: Iterable[str] | None
+) -> pd.DataFrame:
+    """:func:`read_target_data` of a hub already connected."""
     from hubdata import connect_target_data
     from hubdata.create_target_data_schema import TargetType
 
-    config = HubConfig.connect(hub)
     task = config.target_task(target)
     target = config.target_name(task, target)
     chosen = _chosen_locations(config, task, locations)
