@@ -22,6 +22,7 @@ from chaplab.errors import ArgumentError as ArgumentError
 from chaplab.errors import ArgumentTypeError as ArgumentTypeError
 from chaplab.errors import ChapError as ChapError
 from chaplab.errors import full_tracebacks_wanted as full_tracebacks_wanted
+from chaplab.vocabulary import REVOKED
 
 if TYPE_CHECKING:
     from chaplab.client._jobs import Job
@@ -190,7 +191,7 @@ class JobFailedError(ChapError):
         self.status = status
         self.error = error
         self.logs = logs
-        ended = "was cancelled" if status == "REVOKED" else f"ended with status {status}"
+        ended = "was cancelled" if status == REVOKED else f"ended with status {status}"
         self.reason = failure_reason(error, logs) or f"job {job_id!r} {ended}"
         super().__init__(self.reason)
 

@@ -163,7 +163,7 @@ class JobLine(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotati
     def show_failure(self, status: str, error: str | None, logs: str | None) -> None:
         """Show a job that ended without success: ``error``, the sentence saying why, and
         under "show logs" the ``logs`` (and the error's traceback)."""
-        default = "the job was cancelled" if status == "REVOKED" else f"the job ended with {status}"
+        default = "the job was cancelled" if status == REVOKED else f"the job ended with {status}"
         self.error = error or default
         self.show_status(status)
         self.error_label.value = message(self.error, _COLOURS.get(status, RED))
