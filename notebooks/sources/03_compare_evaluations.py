@@ -50,14 +50,14 @@ for kind, job in jobs.items():
 # %% [markdown]
 # ## 2. The scores in one table
 #
-# One row per evaluation. Errors (`crps`, `mae`, `rmse`, the Winkler scores) are better when
-# lower; a coverage is the share of true values inside a forecast interval and should be close
-# to the interval's width (0.8 for 10-90%, 0.5 for 25-75%).
+# One column per evaluation, a row per metric. Errors (`crps`, `mae`, `rmse`, the Winkler
+# scores) are better when lower; a coverage is the share of true values inside a forecast
+# interval and should be close to the interval's width (0.8 for 10-90%, 0.5 for 25-75%).
 
 # %%
 from chaplab.plotting import metrics_frame
 
-metrics_frame(evaluations.values()).round(3)
+metrics_frame(evaluations.values()).set_index("name").round(3).T  # a metric per row
 
 # %% [markdown]
 # ## 3. The forecasts side by side

@@ -29,11 +29,12 @@ client = chaplab.connect()
 # place's id; here the IBGE microregion code) and one column per measured feature.
 # `disease_cases` is what the models forecast; the other columns are covariates that models may
 # use. An `org_unit_name` column is a label, not a feature. Missing values are left empty (NaN),
-# never zero: this table has no case counts for 2000.
+# never zero: this table has no case counts for 2000. Its first five rows, turned (a line per
+# column, so that every feature fits the page):
 
 # %%
 observations, geojson = own_table()
-observations.head()
+observations.head().T
 
 # %% [markdown]
 # ## 2. The places as GeoJSON

@@ -74,7 +74,7 @@ print(len(evaluations["seasonal"].split_periods), "split weeks, 4 weeks ahead of
 # %%
 from chaplab.plotting import metrics_frame
 
-metrics_frame(evaluations.values()).round(3)
+metrics_frame(evaluations.values()).set_index("name").round(3).T  # a metric per row
 
 # %% [markdown]
 # The two forecasts from the third split week, in the season, for the three districts with the
@@ -112,7 +112,8 @@ every_district = set(forecast["org_unit"]) == set(dataset.org_units)
 print(len(weeks), "weeks forecast, for every district:", every_district)
 
 # %% [markdown]
-# The forecast after the last year of cases, for the four districts with the most cases in it:
+# The forecast after the last half year of cases (the eight weeks a fifth of the chart), for the
+# four districts with the most cases in it:
 
 # %%
 from chaplab.frames import parse_periods
@@ -123,7 +124,7 @@ history = history.rename(columns={"location": "org_unit", "disease_cases": "valu
 fan_chart(
     forecast,
     history[["org_unit", "period", "value"]],
-    history=52,
+    history=26,
     top=4,
     title=f"{best}: the next eight weeks",
 )

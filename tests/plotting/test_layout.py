@@ -48,8 +48,8 @@ def _text(figure: Figure, text: str) -> Bbox:
 
 def test_a_long_legend_label_widens_the_figure_not_narrows_the_panels() -> None:
     frame, actuals = evaluation(("OU_A", "OU_B"))
-    short = compare_chart(frame, frame, actuals, labels=("a name", "b"))
-    long = compare_chart(frame, frame, actuals, labels=("a longer name", "b"))
+    short = compare_chart(frame, frame, actuals, labels=("model", "b"))
+    long = compare_chart(frame, frame, actuals, labels=("a model", "b"))
     assert long.get_figwidth() > short.get_figwidth()
     widths = [{round(ax.bbox.width) for ax in figure.axes} for figure in (short, long)]
     assert widths[0] == widths[1]

@@ -4,9 +4,9 @@ a cell's last value, sharp on a screen of two device pixels per CSS pixel.
 Sizes: a chart is drawn at :data:`DPI` dots per inch as shown, in a notebook and in the panel,
 at most :data:`MAX_WIDTH` inches wide, with no text smaller than :data:`MIN_TEXT` points. So it
 is shown whole where JupyterLab's output is 968 CSS px wide (a 1400 px window with the file
-browser open) and at 90 % or more where it is 844 px (a 1024 px window), where its smallest
-text is 10 CSS px or more. A chart wider than the output was shrunk to it: a 11.8-inch chart's
-7-point legend read 7 px.
+browser open) and at 90 % or more where it is 844 px (a 1024 px window) or the panel's
+forecast tabs leave 808 px of it, where its smallest text is 10 CSS px or more. A chart wider
+than the output was shrunk to it: a 11.8-inch chart's 7-point legend read 7 px.
 
 With the inline backend a new figure is shown twice when it is a cell's last value: IPython
 shows the value, then the backend shows every figure of the cell when the cell ends. ipympl
@@ -28,12 +28,12 @@ from matplotlib.figure import Figure
 
 DPI = 100
 """Dots per inch of a chart as shown (a notebook's and the panel's): 8-point text is 11 CSS px."""
-MAX_WIDTH = 9.1
-"""The widest a chart's figure is, in inches; the picture a notebook saves of it adds a margin
-of 0.1 inch on each side (``bbox_inches="tight"``): 930 CSS px at :data:`DPI`."""
+MAX_WIDTH = 8.8
+"""The widest a chart's figure is, in inches: 880 CSS px at :data:`DPI` in the panel, 900 in a
+notebook's picture (``bbox_inches="tight"`` adds a margin of 0.1 inch each side)."""
 MIN_TEXT = 8.0
-"""The smallest text of a chart, in points: 10 CSS px where a chart of :data:`MAX_WIDTH` is
-shown in 844 px."""
+"""The smallest text of a chart, in points: 10 CSS px or more where a chart of
+:data:`MAX_WIDTH` is shown in 808 px."""
 PIXEL_RATIO = 2
 """Pixels a notebook's picture of a chart has per CSS pixel it is shown at: sharp on screens of
 two device pixels per CSS pixel (most laptops) and at 200 % zoom."""

@@ -69,10 +69,10 @@ LARGE_LABEL_FONT = 9  # ... and on a single map of a few places
 
 # Figure geometry, in inches.
 SINGLE_WIDTH = 6.0
-PANEL_WIDTH = 3.8
-"""Two small multiples in a row and their colour bar are 9.2 inches, within a chart's
-``MAX_WIDTH``: names of ``LABEL_FONT`` are shown 10 CSS px tall or more (three in a row were
-11.3 inches, shrunk until the names were 7-8 px)."""
+PANEL_WIDTH = 3.6
+"""Two small multiples in a row and their colour bar are 8.8 inches, a chart's ``MAX_WIDTH``:
+names of ``LABEL_FONT`` are shown 10 CSS px tall or more (three in a row were 11.3 inches,
+shrunk until the names were 7-8 px)."""
 MIN_PANEL_HEIGHT, MAX_PANEL_HEIGHT = 1.6, 7.0
 EDGE = 0.15
 TITLE = 0.55

@@ -84,8 +84,8 @@ def metric_title(metric: str) -> str:
     return _ACRONYMS.get(metric, metric.replace("_", " "))
 
 
-EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (1024 px window)
-    Column("name", "name", "130px"),
+EVALUATION_COLUMNS = (  # long texts wrap, so the table fits an 844 px output (1024 px window)
+    Column("name", "name", "120px"),
     Column("id", "id"),
     Column("model", "model", "95px"),
     Column("dataset", "dataset", "95px"),
@@ -93,7 +93,7 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits a 900 px output (10
     Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
     Column("n_splits", "splits"),
     Column("stride", "step"),
-    *(Column(metric, metric_title(metric), "80px") for metric in _METRICS_SHOWN),
+    *(Column(metric, metric_title(metric), "70px") for metric in _METRICS_SHOWN),
 )
 
 
