@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel
+from pydantic.fields import FieldInfo
 
 UNKNOWN_FIELD = "extra_forbidden"
 """pydantic's error type for a field the model does not declare."""
@@ -58,14 +59,7 @@ def field_names(model: Any, path: Sequence[str | int]) -> list[str]:
     found = _model_of(current)
     if found is None:
         return []
-    names: list[str] = []
-    for name, field in found.model_fields.items():
-        names.append(name)
-        for alias in (field.alias, field.validation_alias):
-            if isinstance(alias, str):
-                names.append(alias)
-            elif isinstance(alias, AliasChoices):
-                names.extend(choice for choice in alias.choices if isinstance(choice, str))
+    names = [n for name, field in found.model_fields.items() for n in _accepted(name, field)]
     return list(dict.fromkeys(names))
 
 
@@ -76,8 +70,7 @@ def _step(annotation: Any, part: str | int) -> Any:
         model = _model_of(option)
         if model is not None and isinstance(part, str):
             for name, field in model.model_fields.items():
-                aliases = (name, field.alias, *_choices(field.validation_alias))
-                if part in aliases:
+                if part in _accepted(name, field):
                     return field.annotation
         origin = get_origin(option)
         if isinstance(part, int) and origin in (list, tuple, set, frozenset, Sequence):
@@ -97,6 +90,11 @@ def _tagged(annotation: Any, tag: str | int) -> Any:
         ):
             return model
     return None
+
+
+def _accepted(name: str, field: FieldInfo) -> tuple[str, ...]:
+    """The names a body may give a field: its own, its alias and its validation aliases."""
+    return (name, *_choices(field.alias), *_choices(field.validation_alias))
 
 
 def _choices(alias: Any) -> tuple[str, ...]:
