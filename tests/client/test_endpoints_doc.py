@@ -9,11 +9,13 @@ from types import ModuleType
 
 from chaplab.client._driver import operations
 
-GENERATOR = Path(__file__).resolve().parents[1] / "peer" / "endpoint_table.py"
+PEER = Path(__file__).resolve().parents[1] / "peer"
 
 
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("endpoint_table", GENERATOR)
+def script(name: str) -> ModuleType:
+    """The script ``tests/peer/<name>.py`` that writes a table of docs/endpoints.md, loaded
+    (it is run as a file, not imported as a package's module)."""
+    spec = importlib.util.spec_from_file_location(name, PEER / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -21,7 +23,7 @@ def generator() -> ModuleType:
 
 
 def test_the_doc_shows_the_recorded_outcomes_of_every_method_on_both_servers() -> None:
-    table = generator()
+    table = script("endpoint_table")
     documents = table.load()
     servers = [document["server"] for document in documents]
     assert servers[0].startswith("chaplab") and any(s == "CHAP Core API 2.5.1" for s in servers)
@@ -38,7 +40,7 @@ def test_the_doc_shows_the_recorded_outcomes_of_every_method_on_both_servers() -
 
 
 def test_a_cell_names_the_alternative_of_an_unsupported_call() -> None:
-    table = generator()
+    table = script("endpoint_table")
     calls = [
         {"call": "metrics_csv(evaluation_id)", "outcome": "works"},
         {"call": "metrics_csv()", "outcome": "unsupported", "alternative": "per id"},
@@ -49,17 +51,11 @@ def test_a_cell_names_the_alternative_of_an_unsupported_call() -> None:
     assert table.cell([{"call": "health()", "outcome": "works"}]) == "works"
 
 
-FIDELITY = Path(__file__).resolve().parents[1] / "peer" / "fidelity_table.py"
-
-
 def test_the_doc_shows_the_recorded_comparison_of_every_route_on_both_servers() -> None:
     """docs/endpoints.md's "Fields compared on both servers" is what the last passing run of
     ``tests/peer/test_fidelity.py`` recorded, and it found no field of chap-core's that ours
     lacks beyond the deliberate differences (which that test reads from the same doc)."""
-    spec = importlib.util.spec_from_file_location("fidelity_table", FIDELITY)
-    assert spec is not None and spec.loader is not None
-    table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(table)
+    table = script("fidelity_table")
     rows = table.load()
     assert {
         "GET /v1/crud/backtests",
