@@ -71,7 +71,7 @@ class IsoWeekArray(pd.arrays.PeriodArray):  # type: ignore[misc]
         """The weeks as text (``to_csv``, ``astype(str)``): labels, or ``date_format`` of each
         week's dates where one is given (``strftime``)."""
         if date_format is not None:
-            return self._as_period_array()._format_native_types(  # type: ignore[no-any-return]
+            return _plain(self)._format_native_types(  # type: ignore[no-any-return]
                 na_rep=na_rep, date_format=date_format, **kwargs
             )
         missing = self.isna()
@@ -81,18 +81,18 @@ class IsoWeekArray(pd.arrays.PeriodArray):  # type: ignore[misc]
 
     def isin(self, values: Any) -> np.ndarray:
         """As a PeriodArray's: pandas' own finds nothing in values of another array class."""
-        return self._as_period_array().isin(values)  # type: ignore[no-any-return]
+        return _plain(self).isin(values)  # type: ignore[no-any-return]
 
     def equals(self, other: object) -> bool:
         """As a PeriodArray's, to pandas' weekly PeriodArrays too."""
         if not isinstance(other, pd.arrays.PeriodArray):
             return False
-        plain = pd.arrays.PeriodArray(other.asi8, dtype=other.dtype)
-        return bool(self._as_period_array().equals(plain))
+        return bool(_plain(self).equals(_plain(other)))
 
-    def _as_period_array(self) -> pd.arrays.PeriodArray:
-        """The same weeks as pandas' own PeriodArray (a view)."""
-        return pd.arrays.PeriodArray(self.asi8, dtype=self.dtype)
+
+def _plain(periods: pd.arrays.PeriodArray) -> pd.arrays.PeriodArray:
+    """The same periods as pandas' own PeriodArray (a view)."""
+    return pd.arrays.PeriodArray(periods.asi8, dtype=periods.dtype)
 
 
 def frame_periods(periods: Any) -> Any:
