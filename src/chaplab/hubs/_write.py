@@ -95,7 +95,7 @@ def to_model_output(
             "chaplab's frames are quantiles"
         )
     _check_output_types(task, target, partial)
-    periods = [format_period(p) for p in frame[PERIOD].array]
+    periods = format_periods(frame[PERIOD])
     distinct = {
         p: to_hub(first_week.split_period, p, first_forecast_horizon=first_forecast_horizon)
         for p in set(periods)
