@@ -348,14 +348,16 @@ def _never_reuse_ids(session: Session) -> None:
             jobs.c.type.in_(ROWS_JOBS_CREATED_IN_VERSION_7), jobs.c.result.is_not(None)
         )
     ).all()
+    highest: dict[str, int] = {}
     for job_type, result in named:
-        if not str(result).isdigit():
-            continue
-        table = table_of(ROWS_JOBS_CREATED_IN_VERSION_7[job_type]).name
+        if str(result).isdigit():
+            table = table_of(ROWS_JOBS_CREATED_IN_VERSION_7[job_type]).name
+            highest[table] = max(highest.get(table, 0), int(result))
+    for table, last_id in highest.items():
         session.execute(
             update(counters)
-            .where(counters.c.table_name == table, counters.c.last_id < int(result))
-            .values(last_id=int(result))
+            .where(counters.c.table_name == table, counters.c.last_id < last_id)
+            .values(last_id=last_id)
         )
 
 
