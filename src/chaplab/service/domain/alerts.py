@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.errors import Conflict, FieldProblem
 from chaplab.service.tables import (
     AlertPolicyRow,
@@ -82,9 +83,11 @@ def policy_read(row: AlertPolicyRow) -> AlertPolicyRead:
     )
 
 
-def list_policies(session: Session) -> list[AlertPolicyRead]:
-    rows = session.scalars(select(AlertPolicyRow).order_by(AlertPolicyRow.id))
-    return [policy_read(row) for row in rows]
+def list_policies(session: Session, page: Page) -> Listed[AlertPolicyRead]:
+    """The alert policies of ``page``, by id."""
+    return listed_rows(
+        session, select(AlertPolicyRow).order_by(AlertPolicyRow.id), page, policy_read
+    )
 
 
 def get_policy(session: Session, policy_id: int) -> AlertPolicyRead:
@@ -218,8 +221,10 @@ def list_alerts(
     prediction_id: int | None,
     org_unit: str | None,
     approved: AlertApproval | None,
-) -> list[AlertRead]:
-    """Alerts by id that match every filter given; ``approved="pending"`` is the review queue."""
+    page: Page,
+) -> Listed[AlertRead]:
+    """The alerts of ``page``, by id, that match every filter given; ``approved="pending"`` is
+    the review queue."""
     query = select(AlertRow).order_by(AlertRow.id)
     if alert_policy_id is not None:
         query = query.where(AlertRow.alert_policy_id == alert_policy_id)
@@ -229,7 +234,7 @@ def list_alerts(
         query = query.where(AlertRow.org_unit == org_unit)
     if approved is not None:
         query = query.where(AlertRow.approved == approved)
-    return [alert_read(row) for row in session.scalars(query)]
+    return listed_rows(session, query, page, alert_read)
 
 
 def get_alert(session: Session, alert_id: int) -> AlertRead:

@@ -14,6 +14,7 @@ from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.paging import Listed, Page, count
 from chaplab.service.errors import Conflict, FieldProblem
 from chaplab.service.job_types import queue_dataset_job
 from chaplab.service.registered_templates import template_spec
@@ -84,17 +85,23 @@ def _dataset_read(row: DatasetRow | Row[Any], covariates: list[str]) -> DatasetR
     )
 
 
-def list_datasets(session: Session) -> list[DatasetRead]:
-    """Every dataset as the list shows it, read in one statement of the columns it shows.
+def list_datasets(session: Session, page: Page) -> Listed[DatasetRead]:
+    """The datasets of ``page`` as the list shows them, read in one statement of the columns
+    it shows, and how many datasets there are.
 
     A dataset's feature values and polygons are never read: for 1,000 org units they are
     megabytes, which a list shows nothing of. One statement
     sees one snapshot, so a dataset created or deleted meanwhile is listed whole or not at
     all."""
-    return [
+    ids = select(DatasetRow.id).order_by(DatasetRow.id)
+    statement = LIST_STATEMENT
+    if not page.whole:
+        statement = statement.where(DatasetRow.id.in_(page.window(ids).scalar_subquery()))
+    items = [
         listed_dataset(list(rows))
-        for _, rows in groupby(session.execute(LIST_STATEMENT), key=lambda row: row.id)
+        for _, rows in groupby(session.execute(statement), key=lambda row: row.id)
     ]
+    return Listed(items, len(items) if page.whole else count(session, ids))
 
 
 def listed_dataset(rows: list[Row[Any]]) -> DatasetRead:
@@ -110,6 +117,12 @@ def dataset_json(session: Session, dataset_id: int) -> bytes:
     head = dataset_read(row).model_dump(mode="json", by_alias=True)
     geojson = None if row.geojson is None else orjson.dumps(row.geojson).decode()
     return orjson.dumps({**head, "observations": observations_of(row), "geojson": geojson})
+
+
+def dataset_geojson_json(session: Session, dataset_id: int) -> bytes:
+    """The dataset's polygons (a GeoJSON FeatureCollection, ``null`` when it has none) as JSON
+    bytes, without reading its observations: what names and maps need of a country."""
+    return orjson.dumps(get_or_404(session, DatasetRow, dataset_id, "dataset").geojson)
 
 
 def store_dataset(

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 import orjson
 from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session, defer, selectinload
 
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import MAX_ROW_ID, get_or_404
 from chaplab.service.domain.models import configured_model_by_name, configured_model_read
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.domain.specifications import (
     queue_filed_backtest,
     resolve_specification,
@@ -46,13 +47,14 @@ from chaplab.service.storage import (
 )
 from chaplab.service.tables import (
     ConfiguredModelRow,
+    DatasetFeatureRow,
     DatasetRow,
     EvaluationRow,
     JobRow,
 )
 from chaplab.service.validation import check_backtest_fits, check_nothing_to_fetch
 from chaplab.service.wire.common import from_row
-from chaplab.service.wire.datasets import RejectedOrgUnit
+from chaplab.service.wire.datasets import DatasetRead, RejectedOrgUnit
 from chaplab.service.wire.evaluations import (
     ActualCase,
     ActualCases,
@@ -68,14 +70,20 @@ from chaplab.service.wire.evaluations import (
     HorizonMetrics,
     OrgUnitMetrics,
 )
+from chaplab.service.wire.models import ConfiguredModelRead
 from chaplab.vocabulary import JobType, feature_ids
 
 METRICS_CSV_HEADER = ["backtest_id", "backtest_name", "model_id", "dataset_id", "metric", "value"]
 
 
-def backtest_read(row: EvaluationRow) -> BacktestRead:
+def backtest_read(
+    row: EvaluationRow,
+    model: ConfiguredModelRead | None = None,
+    dataset: DatasetRead | None = None,
+) -> BacktestRead:
     """The evaluation in 2.5.1's ``BacktestRead`` shape, with the specification it is filed
-    under (filed when it was stored) and that specification's trainings."""
+    under (filed when it was stored) and that specification's trainings; its configured
+    model and dataset as given (read once for a list's many rows), else read from the row."""
     specification = row.specification
     return from_row(
         BacktestRead,
@@ -84,9 +92,41 @@ def backtest_read(row: EvaluationRow) -> BacktestRead:
         max_horizon_distance=row.n_periods,
         n_retrain=specification.n_retrain if specification else 1,
         specification_id=specification.id if specification else None,
-        configured_model=configured_model_read(row.configured_model),
-        dataset=dataset_read(row.dataset),
+        configured_model=model or configured_model_read(row.configured_model),
+        dataset=dataset or dataset_read(row.dataset),
     )
+
+
+class ListReads:
+    """The answers of a list's evaluations, each configured model and dataset they name made
+    an answer once (a list of thousands names a few of each)."""
+
+    def __init__(self) -> None:
+        self._models: dict[int, ConfiguredModelRead] = {}
+        self._datasets: dict[int, DatasetRead] = {}
+
+    def __call__(self, row: EvaluationRow) -> BacktestRead:
+        model = self._models.get(row.configured_model_id)
+        if model is None:
+            model = self._models[row.configured_model_id] = configured_model_read(
+                row.configured_model
+            )
+        dataset = self._datasets.get(row.dataset_id)
+        if dataset is None:
+            dataset = self._datasets[row.dataset_id] = dataset_read(row.dataset)
+        return backtest_read(row, model, dataset)
+
+
+LISTED = (
+    defer(EvaluationRow.samples),
+    selectinload(EvaluationRow.dataset)
+    .selectinload(DatasetRow.features)
+    .defer(DatasetFeatureRow.values),
+    selectinload(EvaluationRow.configured_model).selectinload(ConfiguredModelRow.template),
+    selectinload(EvaluationRow.specification),
+    selectinload(EvaluationRow.prediction_setup),
+)
+"""How a list reads evaluations: without their samples, the rows they name read once for all."""
 
 
 def get_evaluation(session: Session, backtest_id: int, field: str | None = None) -> EvaluationRow:
@@ -95,18 +135,18 @@ def get_evaluation(session: Session, backtest_id: int, field: str | None = None)
 
 
 def list_backtests(
-    session: Session, specification_id: int | None = None, dataset_id: int | None = None
-) -> list[BacktestRead]:
-    """Finished evaluations (an evaluation is stored only when its job succeeds), by id; only
-    those filed under ``specification_id`` and run on ``dataset_id`` when given. An id that
-    matches nothing lists nothing, as 2.5.1 answers."""
-    query = select(EvaluationRow).order_by(EvaluationRow.id)
+    session: Session, specification_id: int | None, dataset_id: int | None, page: Page
+) -> Listed[BacktestRead]:
+    """Finished evaluations (an evaluation is stored only when its job succeeds) of ``page``,
+    by id; only those filed under ``specification_id`` and run on ``dataset_id`` when given.
+    An id that matches nothing lists nothing, as 2.5.1 answers. The samples are not read, and
+    the rows' datasets, models and specifications are read once for the page."""
+    query = select(EvaluationRow).order_by(EvaluationRow.id).options(*LISTED)
     if specification_id is not None:
         query = query.where(EvaluationRow.specification_id == specification_id)
     if dataset_id is not None:
         query = query.where(EvaluationRow.dataset_id == dataset_id)
-    rows = list(session.scalars(query))
-    return [backtest_read(row) for row in rows]
+    return listed_rows(session, query, page, ListReads())
 
 
 def queue_backtest(session: Session, request: CreateBacktestRequest) -> JobRow:

@@ -6,14 +6,16 @@ reason, never a 500). Jobs are queued by the builders of :mod:`chaplab.service.j
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import backtest_full_json, backtest_read
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.domain.predictions import prediction_full_json, prediction_read
 from chaplab.service.errors import Conflict, Missing
 from chaplab.service.tables import (
@@ -48,18 +50,31 @@ def get_job(session: Session, job_id: str) -> JobRow:
     return get_or_404(session, JobRow, job_id, "job")
 
 
-def list_jobs(
-    session: Session, prediction_setup_id: int | None = None, ids: Sequence[str] = ()
-) -> list[JobDescription]:
-    """Every job on record, newest first; with ``prediction_setup_id``, the runs of that
-    prediction setup only; with ``ids``, those jobs only (a client waiting on one job reads
-    it alone, not every job's row)."""
-    query = select(JobRow).order_by(JobRow.created.desc())
-    if ids:
-        query = query.where(JobRow.id.in_(ids))
-    if prediction_setup_id is not None:
-        query = query.where(JobRow.prediction_setup_id == prediction_setup_id)
-    return [describe(job) for job in session.scalars(query)]
+@dataclass(frozen=True)
+class JobFilter:
+    """Which jobs a list shows: the runs of one prediction setup, the jobs of ``ids`` (a client
+    waiting on one job reads it alone, not every job's row), of ``statuses`` and of
+    ``job_type`` (both compared in any case, as chap-core 2.5.1 compares them); each when
+    given."""
+
+    prediction_setup_id: int | None = None
+    ids: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    job_type: str | None = None
+
+
+def list_jobs(session: Session, chosen: JobFilter, page: Page) -> Listed[JobDescription]:
+    """The jobs ``chosen`` of ``page``, newest first."""
+    query = select(JobRow).order_by(JobRow.created.desc(), JobRow.id)
+    if chosen.ids:
+        query = query.where(JobRow.id.in_(chosen.ids))
+    if chosen.prediction_setup_id is not None:
+        query = query.where(JobRow.prediction_setup_id == chosen.prediction_setup_id)
+    if chosen.statuses:
+        query = query.where(JobRow.status.in_([status.upper() for status in chosen.statuses]))
+    if chosen.job_type is not None:
+        query = query.where(func.lower(JobRow.type) == chosen.job_type.lower())
+    return listed_rows(session, query, page, describe)
 
 
 def job_status(factory: sessionmaker[Session], job_id: str) -> str | None:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, object_session
 
 from chaplab.schema import ConfigSchema, ConfigValidationError, InvalidSchemaError, validate_config
 from chaplab.service.domain.lookup import get_or_404
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.domain.runners import live_service
 from chaplab.service.errors import (
     Conflict,
@@ -232,16 +233,16 @@ def bundle_read(row: ConfiguredModelWithDataSourceRow) -> ConfiguredModelWithDat
     )
 
 
-def list_templates(session: Session) -> list[ModelTemplateRead]:
-    """Every template, by id."""
-    rows = session.scalars(select(ModelTemplateRow).order_by(ModelTemplateRow.id))
-    return [template_read(row) for row in rows]
+def list_templates(session: Session, page: Page) -> Listed[ModelTemplateRead]:
+    """The templates of ``page``, by id."""
+    query = select(ModelTemplateRow).order_by(ModelTemplateRow.id)
+    return listed_rows(session, query, page, template_read)
 
 
-def list_configured_models(session: Session) -> list[ModelSpecRead]:
-    """The configured models that are not archived, by id."""
+def list_configured_models(session: Session, page: Page) -> Listed[ModelSpecRead]:
+    """The configured models of ``page`` that are not archived, by id."""
     listed = select(ConfiguredModelRow).where(ConfiguredModelRow.archived.is_(False))
-    return [model_spec(row) for row in session.scalars(listed.order_by(ConfiguredModelRow.id))]
+    return listed_rows(session, listed.order_by(ConfiguredModelRow.id), page, model_spec)
 
 
 def configured_model(session: Session, model_id: int) -> ConfiguredModelDetail:
@@ -384,12 +385,10 @@ def register_template(session: Session, request: ModelTemplateCreate) -> ModelTe
     return template_read(template)
 
 
-def list_bundles(session: Session) -> list[ConfiguredModelWithDataSourceRead]:
-    """Every configured model with data source, by id."""
-    rows = session.scalars(
-        select(ConfiguredModelWithDataSourceRow).order_by(ConfiguredModelWithDataSourceRow.id)
-    )
-    return [bundle_read(row) for row in rows]
+def list_bundles(session: Session, page: Page) -> Listed[ConfiguredModelWithDataSourceRead]:
+    """The configured models with data source of ``page``, by id."""
+    query = select(ConfiguredModelWithDataSourceRow).order_by(ConfiguredModelWithDataSourceRow.id)
+    return listed_rows(session, query, page, bundle_read)
 
 
 def get_bundle(

@@ -19,6 +19,7 @@ from chaplab.service.domain.alerts import policy_read
 from chaplab.service.domain.evaluations import get_evaluation
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.models import configured_model_read
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.domain.predictions import prediction_read, queue_prediction_with_model
 from chaplab.service.errors import Conflict, FieldProblem, Refused
 from chaplab.service.forecasting.weather import WEATHER_PROVIDERS
@@ -75,9 +76,10 @@ def _read_fields(session: Session, row: PredictionSetupRow) -> dict[str, Any]:
     }
 
 
-def list_setups(session: Session) -> list[PredictionSetupRead]:
-    rows = session.scalars(select(PredictionSetupRow).order_by(PredictionSetupRow.id))
-    return [setup_read(session, row) for row in rows]
+def list_setups(session: Session, page: Page) -> Listed[PredictionSetupRead]:
+    """The prediction setups of ``page``, by id."""
+    query = select(PredictionSetupRow).order_by(PredictionSetupRow.id)
+    return listed_rows(session, query, page, lambda row: setup_read(session, row))
 
 
 def get_setup(session: Session, setup_id: int) -> PredictionSetupReadWithPredictions:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.evaluations import with_forecasts
@@ -19,6 +19,7 @@ from chaplab.service.domain.models import (
     get_bundle,
     new_bundle,
 )
+from chaplab.service.domain.paging import Listed, Page, listed_rows
 from chaplab.service.entries import (
     TOTAL_ORG_UNIT,
     checked_quantiles,
@@ -87,9 +88,10 @@ def get_prediction_row(
     return get_or_404(session, PredictionRow, prediction_id, "prediction", field)
 
 
-def list_predictions(session: Session) -> list[PredictionRead]:
-    rows = session.scalars(select(PredictionRow).order_by(PredictionRow.id))
-    return [prediction_read(session, row) for row in rows]
+def list_predictions(session: Session, page: Page) -> Listed[PredictionRead]:
+    """The predictions of ``page``, by id (their samples are not read)."""
+    query = select(PredictionRow).order_by(PredictionRow.id).options(defer(PredictionRow.samples))
+    return listed_rows(session, query, page, lambda row: prediction_read(session, row))
 
 
 def get_prediction(session: Session, prediction_id: int) -> PredictionRead:

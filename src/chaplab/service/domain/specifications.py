@@ -22,14 +22,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import select
+from sqlalchemy import Integer, cast, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer, selectinload
 
 from chaplab.service.comparisons import COMPARISON_DESCRIPTIONS, METRIC_KINDS, compare_metrics
 from chaplab.service.domain.datasets import dataset_read
 from chaplab.service.domain.lookup import get_or_404
 from chaplab.service.domain.models import configured_model_read, is_baseline
+from chaplab.service.domain.paging import Listed, Page, page_rows
 from chaplab.service.errors import FieldProblem, NotFound
 from chaplab.service.forecasting.templates import BASELINES
 from chaplab.service.job_types import queue_backtest_job
@@ -38,6 +39,7 @@ from chaplab.service.storage import panel_of
 from chaplab.service.tables import (
     BacktestSpecificationRow,
     ConfiguredModelRow,
+    DatasetFeatureRow,
     DatasetRow,
     EvaluationRow,
     JobRow,
@@ -258,29 +260,50 @@ def baseline_models(session: Session) -> list[ConfiguredModelRow]:
 
 
 def list_specifications(
-    session: Session, filters: dict[str, object]
-) -> list[BacktestSpecificationSummary]:
-    """Specifications by id that match every filter given (a column name and its value; None
-    filters nothing), with their evaluation counts."""
+    session: Session, filters: dict[str, object], page: Page
+) -> Listed[BacktestSpecificationSummary]:
+    """The specifications of ``page``, by id, that match every filter given (a column name and
+    its value; None filters nothing), with their evaluation counts."""
     query = (
         select(BacktestSpecificationRow)
         .filter_by(**{name: value for name, value in filters.items() if value is not None})
         .order_by(BacktestSpecificationRow.id)
+        .options(
+            selectinload(BacktestSpecificationRow.dataset)
+            .selectinload(DatasetRow.features)
+            .defer(DatasetFeatureRow.values)
+        )
     )
-    return [
+    rows, total = page_rows(session, query, page)
+    counts = _evaluation_counts(session, [row.id for row in rows])
+    summaries = [
         BacktestSpecificationSummary(
             **_parameters(row),
             id=row.id,
             dataset=dataset_read(row.dataset),
             org_unit_count=len(row.org_units),
-            backtest_count=sum(
-                run.evaluation is not None
-                for run in _runs(session, row.id)
-                if not run.row.reference
-            ),
+            backtest_count=counts.get(row.id, 0),
         )
-        for row in session.scalars(query)
+        for row in rows
     ]
+    return Listed(summaries, total)
+
+
+def _evaluation_counts(session: Session, specification_ids: Sequence[int]) -> dict[int, int]:
+    """How many evaluations (of runs that are no reference, their job done and evaluation
+    still stored) each specification has: one statement for a list's page of them."""
+    counted = (
+        select(SpecificationRunRow.specification_id, func.count())
+        .join(JobRow, JobRow.id == SpecificationRunRow.job_id)
+        .join(EvaluationRow, EvaluationRow.id == cast(JobRow.result, Integer))
+        .where(
+            SpecificationRunRow.specification_id.in_(specification_ids),
+            SpecificationRunRow.reference.is_(False),
+            JobRow.status == SUCCESS,
+        )
+        .group_by(SpecificationRunRow.specification_id)
+    )
+    return {specification: number for specification, number in session.execute(counted)}
 
 
 def get_specification(
@@ -325,18 +348,40 @@ class _Run:
 
 
 def _runs(session: Session, specification_id: int) -> list[_Run]:
-    rows = session.scalars(
-        select(SpecificationRunRow)
-        .where(SpecificationRunRow.specification_id == specification_id)
-        .order_by(SpecificationRunRow.id)
+    """The specification's runs, oldest first, with what their jobs say; the jobs and their
+    evaluations read in one statement each (without payloads and samples)."""
+    rows = list(
+        session.scalars(
+            select(SpecificationRunRow)
+            .where(SpecificationRunRow.specification_id == specification_id)
+            .order_by(SpecificationRunRow.id)
+        )
     )
-    return [_run(session, row) for row in rows]
+    job_ids = [row.job_id for row in rows if row.job_id is not None]
+    jobs = {
+        job.id: job
+        for job in session.scalars(
+            select(JobRow).where(JobRow.id.in_(job_ids)).options(defer(JobRow.payload))
+        )
+    }
+    done = [int(job.result) for job in jobs.values() if job.status == SUCCESS and job.result]
+    evaluations = {
+        evaluation.id: evaluation
+        for evaluation in session.scalars(
+            select(EvaluationRow)
+            .where(EvaluationRow.id.in_(done))
+            .options(defer(EvaluationRow.samples))
+        )
+    }
+    return [_run(row, jobs, evaluations) for row in rows]
 
 
-def _run(session: Session, row: SpecificationRunRow) -> _Run:
+def _run(
+    row: SpecificationRunRow, jobs: dict[str, JobRow], evaluations: dict[int, EvaluationRow]
+) -> _Run:
     if row.job_id is None:
         return _Run(row, "not_applicable", row.message, None)
-    job = session.get(JobRow, row.job_id)
+    job = jobs.get(row.job_id)
     if job is None:
         return _Run(row, "failed", f"its job {row.job_id} was deleted", None)
     if job.status in (PENDING, STARTED):
@@ -344,7 +389,7 @@ def _run(session: Session, row: SpecificationRunRow) -> _Run:
     if job.status in (FAILURE, REVOKED):
         return _Run(row, "failed", job.error or f"its job ended {job.status}", None)
     assert job.status == SUCCESS and job.result is not None
-    evaluation = session.get(EvaluationRow, int(job.result))
+    evaluation = evaluations.get(int(job.result))
     if evaluation is None:
         return _Run(row, "failed", f"its evaluation {job.result} was deleted", None)
     return _Run(row, "done", None, evaluation)

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 
 from chaplab.service.domain import alerts
-from chaplab.service.routes.dependencies import DB
+from chaplab.service.routes.dependencies import (
+    DB,
+    LIST_ANSWER,
+    Paged,
+    with_total,
+)
 from chaplab.service.wire.alerts import (
     AlertApproval,
     AlertApprovalRequest,
@@ -33,10 +38,10 @@ def create_alert_policy(request: AlertPolicyCreate, session: DB) -> CreatedId:
     return alerts.create_policy(session, request)
 
 
-@router.get("/alert-policies")
-def list_alert_policies(session: DB) -> list[AlertPolicyRead]:
-    """Every alert policy, by id."""
-    return alerts.list_policies(session)
+@router.get("/alert-policies", responses=LIST_ANSWER)
+def list_alert_policies(session: DB, page: Paged, response: Response) -> list[AlertPolicyRead]:
+    """Every alert policy, by id; a page of them when ``limit`` or ``offset`` is given."""
+    return with_total(response, alerts.list_policies(session, page))
 
 
 @router.get("/alert-policies/{alertPolicyId}")
@@ -58,16 +63,20 @@ def create_alerts(request: AlertsCreate, session: DB) -> AlertIdsResponse:
     return alerts.create_alerts(session, request)
 
 
-@router.get("/alerts")
+@router.get("/alerts", responses=LIST_ANSWER)
 def list_alerts(
     session: DB,
+    page: Paged,
+    response: Response,
     alert_policy_id: Annotated[int | None, Query(alias="alertPolicyId")] = None,
     prediction_id: Annotated[int | None, Query(alias="predictionId")] = None,
     org_unit: Annotated[str | None, Query(alias="orgUnit")] = None,
     approved: Annotated[AlertApproval | None, Query()] = None,
 ) -> list[AlertRead]:
-    """Alerts matching every filter given; ``approved=pending`` is the review queue."""
-    return alerts.list_alerts(session, alert_policy_id, prediction_id, org_unit, approved)
+    """Alerts matching every filter given, by id; ``approved=pending`` is the review queue. A
+    page of them when ``limit`` or ``offset`` is given."""
+    listed = alerts.list_alerts(session, alert_policy_id, prediction_id, org_unit, approved, page)
+    return with_total(response, listed)
 
 
 @router.post("/alerts/$approve")

@@ -8,7 +8,7 @@ Every way of creating validates the request at once (422 naming the field). ``PO
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Response, UploadFile
 from pydantic import AfterValidator
@@ -18,11 +18,14 @@ from chaplab.service.domain.datasets import CellValue
 from chaplab.service.errors import FieldProblem
 from chaplab.service.routes.dependencies import (
     DB,
+    LIST_ANSWER,
     ObservationsRoute,
+    Paged,
     State,
     csv_answer,
     job_reference,
     json_body,
+    with_total,
 )
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.text import printable
@@ -38,16 +41,25 @@ from chaplab.service.wire.datasets import (
 router = APIRouter(tags=["datasets"])
 
 
-@router.get("/v1/crud/datasets")
-def list_datasets(session: DB) -> list[DatasetRead]:
-    """Every stored dataset with its org units and covariates (no observations)."""
-    return datasets.list_datasets(session)
+@router.get("/v1/crud/datasets", responses=LIST_ANSWER)
+def list_datasets(session: DB, page: Paged, response: Response) -> list[DatasetRead]:
+    """Every stored dataset with its org units and covariates (no observations), by id; a
+    page of them when ``limit`` or ``offset`` is given."""
+    return with_total(response, datasets.list_datasets(session, page))
 
 
 @router.get("/v1/crud/datasets/{dataset_id}", response_model=DatasetWithObservations)
 def get_dataset(dataset_id: int, session: DB) -> Response:
     """The dataset with every observed value and its polygons (GeoJSON FeatureCollection)."""
     return json_body(datasets.dataset_json(session, dataset_id))
+
+
+@router.get("/v1/crud/datasets/{dataset_id}/geojson", response_model=dict[str, Any] | None)
+def dataset_geojson(dataset_id: int, session: DB) -> Response:
+    """The dataset's org-unit polygons, a GeoJSON FeatureCollection (``null`` when it has
+    none), without its observations: a country's names in kilobytes instead of the dataset's
+    megabytes."""
+    return json_body(datasets.dataset_geojson_json(session, dataset_id))
 
 
 def create_dataset(request: DatasetCreate, session: DB) -> DatasetRead:

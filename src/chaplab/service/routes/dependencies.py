@@ -12,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session, sessionmaker
 
+from chaplab.service.domain.paging import MAX_LIMIT, Listed, Page
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_runner import JobRunner
 from chaplab.service.tables import REQUEST_BODY, JobRow
@@ -75,6 +76,46 @@ class ObservationsRoute(APIRoute):
             return await handle(ObservationsRequest(request.scope, request.receive))
 
         return with_observations_as_columns
+
+
+TOTAL_COUNT = "X-Total-Count"
+"""The response header of a list holding how many items the whole list has."""
+LIST_ANSWER: dict[int | str, dict[str, Any]] = {
+    200: {
+        "headers": {
+            TOTAL_COUNT: {
+                "description": "how many items the whole list holds",
+                "schema": {"type": "integer"},
+            }
+        }
+    }
+}
+"""The OpenAPI ``responses`` of a list route: its total in :data:`TOTAL_COUNT`."""
+
+
+def page_of(
+    limit: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_LIMIT,
+            description="at most this many items (a page; without limit and offset, the "
+            "whole list)",
+        ),
+    ] = None,
+    offset: Annotated[int, Query(ge=0, description="skip this many items first")] = 0,
+) -> Page:
+    """The page a list request asks for (opt-in: chap-core 2.5.1 lists have none)."""
+    return Page(limit, offset)
+
+
+Paged = Annotated[Page, Depends(page_of)]
+
+
+def with_total(response: Response, listed: Listed[Any]) -> list[Any]:
+    """The items of a page, the whole list's count put in :data:`TOTAL_COUNT`."""
+    response.headers[TOTAL_COUNT] = str(listed.total)
+    return listed.items
 
 
 def is_json(content_type: str | None) -> bool:

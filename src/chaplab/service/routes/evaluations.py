@@ -17,7 +17,9 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import evaluations
 from chaplab.service.routes.dependencies import (
     DB,
+    LIST_ANSWER,
     OrgUnits,
+    Paged,
     QuantileLevels,
     QuantileLevelsOrDefault,
     State,
@@ -25,6 +27,7 @@ from chaplab.service.routes.dependencies import (
     job_reference,
     json_body,
     streamed,
+    with_total,
 )
 from chaplab.service.spreadsheet import csv_response
 from chaplab.service.wire.evaluations import (
@@ -52,16 +55,19 @@ def create_backtest(request: CreateBacktestRequest, session: DB, state: State) -
     return job_reference(state, evaluations.queue_backtest(session, request))
 
 
-@router.get("/v1/crud/backtests")
+@router.get("/v1/crud/backtests", responses=LIST_ANSWER)
 def list_backtests(
     session: DB,
+    page: Paged,
+    response: Response,
     specification_id: Annotated[int | None, Query(alias="specificationId")] = None,
     dataset_id: Annotated[int | None, Query(alias="datasetId")] = None,
 ) -> list[BacktestRead]:
-    """Finished evaluations (an evaluation is stored only when its job succeeds), those filed
-    under one specification (comparable with each other) or run on one dataset when asked, as
-    2.5.1 filters them."""
-    return evaluations.list_backtests(session, specification_id, dataset_id)
+    """Finished evaluations (an evaluation is stored only when its job succeeds), by id, those
+    filed under one specification (comparable with each other) or run on one dataset when
+    asked, as 2.5.1 filters them; a page of them when ``limit`` or ``offset`` is given."""
+    listed = evaluations.list_backtests(session, specification_id, dataset_id, page)
+    return with_total(response, listed)
 
 
 @router.get("/v1/crud/backtests/{backtest_id}", summary="Get backtest")

@@ -24,10 +24,13 @@ from chaplab.service.domain import jobs
 from chaplab.service.routes.dependencies import (
     DB,
     JSON,
+    LIST_ANSWER,
+    Paged,
     QuantileLevelsOrDefault,
     State,
     json_body,
     service_state,
+    with_total,
 )
 from chaplab.service.wire.evaluations import BacktestFull
 from chaplab.service.wire.jobs import JobDatabaseResult, JobDescription
@@ -40,17 +43,27 @@ RECHECK_SECONDS = 1.0
 _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)", re.IGNORECASE)
 
 
-@router.get("")
+@router.get("", responses=LIST_ANSWER)
 def list_jobs(
     session: DB,
+    page: Paged,
+    response: Response,
     prediction_setup_id: Annotated[
         int | None, Query(alias="predictionSetupId", description="the runs of one setup only")
     ] = None,
     ids: Annotated[list[str] | None, Query(description="these jobs only")] = None,
+    status: Annotated[
+        list[str] | None, Query(description="jobs of these statuses only (any case)")
+    ] = None,
+    job_type: Annotated[
+        str | None, Query(alias="type", description="jobs of this type only (any case)")
+    ] = None,
 ) -> list[JobDescription]:
-    """Every job on record, newest first (or the runs of one prediction setup, or the jobs of
-    ``ids``, as chap-core 2.5.1 filters them)."""
-    return jobs.list_jobs(session, prediction_setup_id, ids or ())
+    """Every job on record, newest first, or those matching every filter given (the runs of
+    one prediction setup, the jobs of ``ids``, of ``status`` and of ``type``, as chap-core
+    2.5.1 filters them); a page of them when ``limit`` or ``offset`` is given."""
+    chosen = jobs.JobFilter(prediction_setup_id, tuple(ids or ()), tuple(status or ()), job_type)
+    return with_total(response, jobs.list_jobs(session, chosen, page))
 
 
 @router.get("/{job_id}", response_model=str)

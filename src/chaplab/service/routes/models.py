@@ -8,7 +8,12 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from chaplab.service.domain import models
-from chaplab.service.routes.dependencies import DB
+from chaplab.service.routes.dependencies import (
+    DB,
+    LIST_ANSWER,
+    Paged,
+    with_total,
+)
 from chaplab.service.wire.models import (
     ConfiguredModelCreate,
     ConfiguredModelDetail,
@@ -22,10 +27,11 @@ from chaplab.service.wire.models import (
 router = APIRouter(prefix="/v1/crud", tags=["models"])
 
 
-@router.get("/model-templates")
-def list_model_templates(session: DB) -> list[ModelTemplateRead]:
-    """The templates; their ids are the only valid ``modelTemplateId`` values."""
-    return models.list_templates(session)
+@router.get("/model-templates", responses=LIST_ANSWER)
+def list_model_templates(session: DB, page: Paged, response: Response) -> list[ModelTemplateRead]:
+    """The templates, by id; their ids are the only valid ``modelTemplateId`` values. A page
+    of them when ``limit`` or ``offset`` is given."""
+    return with_total(response, models.list_templates(session, page))
 
 
 @router.post("/model-templates/from-service")
@@ -53,15 +59,17 @@ def delete_model_template(
     return {"message": "deleted"}
 
 
-@router.get("/configured-models")
-def list_configured_models(session: DB) -> list[ModelSpecRead]:
-    return models.list_configured_models(session)
+@router.get("/configured-models", responses=LIST_ANSWER)
+def list_configured_models(session: DB, page: Paged, response: Response) -> list[ModelSpecRead]:
+    """The configured models not archived, by id; a page of them when ``limit`` or
+    ``offset`` is given."""
+    return with_total(response, models.list_configured_models(session, page))
 
 
-@router.get("/models")
-def list_models(session: DB) -> list[ModelSpecRead]:
+@router.get("/models", responses=LIST_ANSWER)
+def list_models(session: DB, page: Paged, response: Response) -> list[ModelSpecRead]:
     """The merged read view: the same records as ``/v1/crud/configured-models``."""
-    return models.list_configured_models(session)
+    return with_total(response, models.list_configured_models(session, page))
 
 
 @router.post("/configured-models")
@@ -94,9 +102,13 @@ def register_model_template(request: ModelTemplateCreate, session: DB) -> ModelT
     return models.register_template(session, request)
 
 
-@router.get("/configured-models-with-data-source")
-def list_configured_models_with_data_source(session: DB) -> list[ConfiguredModelWithDataSourceRead]:
-    return models.list_bundles(session)
+@router.get("/configured-models-with-data-source", responses=LIST_ANSWER)
+def list_configured_models_with_data_source(
+    session: DB, page: Paged, response: Response
+) -> list[ConfiguredModelWithDataSourceRead]:
+    """Every configured model with data source, by id; a page of them when ``limit`` or
+    ``offset`` is given."""
+    return with_total(response, models.list_bundles(session, page))
 
 
 @router.get("/configured-models-with-data-source/{bundle_id}")

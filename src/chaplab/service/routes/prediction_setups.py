@@ -6,10 +6,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Response
 
 from chaplab.service.domain import prediction_setups
-from chaplab.service.routes.dependencies import DB, State, job_reference
+from chaplab.service.routes.dependencies import (
+    DB,
+    LIST_ANSWER,
+    Paged,
+    State,
+    job_reference,
+    with_total,
+)
 from chaplab.service.wire.common import CreatedId, Deleted
 from chaplab.service.wire.jobs import JobReference
 from chaplab.service.wire.prediction_setups import (
@@ -24,10 +31,13 @@ router = APIRouter(prefix="/v1/crud/prediction-setups", tags=["prediction setups
 SetupId = Annotated[int, Path(alias="predictionSetupId")]
 
 
-@router.get("")
-def list_prediction_setups(session: DB) -> list[PredictionSetupRead]:
-    """Every setup, without its forecast history."""
-    return prediction_setups.list_setups(session)
+@router.get("", responses=LIST_ANSWER)
+def list_prediction_setups(
+    session: DB, page: Paged, response: Response
+) -> list[PredictionSetupRead]:
+    """Every setup, by id, without its forecast history; a page of them when ``limit`` or
+    ``offset`` is given."""
+    return with_total(response, prediction_setups.list_setups(session, page))
 
 
 @router.post("")

@@ -11,12 +11,15 @@ from fastapi import APIRouter, Query, Response
 from chaplab.service.domain import predictions
 from chaplab.service.routes.dependencies import (
     DB,
+    LIST_ANSWER,
     OrgUnits,
+    Paged,
     QuantileLevelsOrDefault,
     State,
     job_reference,
     json_body,
     streamed,
+    with_total,
 )
 from chaplab.service.wire.jobs import JobReference
 from chaplab.service.wire.predictions import (
@@ -48,9 +51,10 @@ def prediction_entries(
     return streamed(predictions.entries_stream(session, prediction_id, quantiles, org_units))
 
 
-@router.get("/v1/crud/predictions")
-def list_predictions(session: DB) -> list[PredictionRead]:
-    return predictions.list_predictions(session)
+@router.get("/v1/crud/predictions", responses=LIST_ANSWER)
+def list_predictions(session: DB, page: Paged, response: Response) -> list[PredictionRead]:
+    """Every prediction, by id; a page of them when ``limit`` or ``offset`` is given."""
+    return with_total(response, predictions.list_predictions(session, page))
 
 
 @router.get("/v1/crud/predictions/{prediction_id}")

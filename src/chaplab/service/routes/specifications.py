@@ -7,10 +7,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from chaplab.service.domain import specifications
-from chaplab.service.routes.dependencies import DB, State
+from chaplab.service.routes.dependencies import (
+    DB,
+    LIST_ANSWER,
+    Paged,
+    State,
+    with_total,
+)
 from chaplab.service.wire.specifications import (
     BacktestSpecificationRead,
     BacktestSpecificationSummary,
@@ -32,9 +38,11 @@ def create_backtests(
     return answer
 
 
-@router.get("/v1/crud/backtest-specifications")
+@router.get("/v1/crud/backtest-specifications", responses=LIST_ANSWER)
 def list_backtest_specifications(
     session: DB,
+    page: Paged,
+    response: Response,
     dataset_id: Annotated[int | None, Query(alias="datasetId")] = None,
     target_column: Annotated[str | None, Query(alias="targetColumn")] = None,
     n_periods: Annotated[int | None, Query(alias="nPeriods")] = None,
@@ -43,8 +51,9 @@ def list_backtest_specifications(
     n_retrain: Annotated[int | None, Query(alias="nRetrain")] = None,
     future_weather_provider: Annotated[str | None, Query(alias="futureWeatherProvider")] = None,
 ) -> list[BacktestSpecificationSummary]:
-    """Specifications matching every filter given, with how many evaluations ran under each."""
-    return specifications.list_specifications(
+    """Specifications matching every filter given, by id, with how many evaluations ran under
+    each; a page of them when ``limit`` or ``offset`` is given."""
+    listed = specifications.list_specifications(
         session,
         {
             "dataset_id": dataset_id,
@@ -55,7 +64,9 @@ def list_backtest_specifications(
             "n_retrain": n_retrain,
             "future_weather_provider": future_weather_provider,
         },
+        page,
     )
+    return with_total(response, listed)
 
 
 @router.get("/v1/crud/backtest-specifications/{specification_id}")
