@@ -41,6 +41,7 @@ from chaplab.client import (
     JobCancellation,
     JobResult,
     ListedPredictionEntry,
+    Listing,
     MetricPlotCatalog,
     ModelRunner,
     ModelSpec,
@@ -77,7 +78,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.health(), Health)
     assert_type(client.create_debug_entry("note", {"k": 1}), DebugEntry)
     assert_type(client.get_debug_entry(1), DebugEntry)
-    assert_type(client.list_datasets(), list[Dataset])
+    assert_type(client.list_datasets(), Listing[Dataset])
     assert_type(client.get_dataset(1), Dataset)
     assert_type(client.get_dataset("demo"), Dataset)  # a dataset's name where its id is asked
     assert_type(
@@ -124,7 +125,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
         client.create_evaluation_with_data("e", "naive_model", frame, dry_run=True),
         DataImportReport,
     )
-    assert_type(client.list_evaluations(), list[Evaluation])
+    assert_type(client.list_evaluations(), Listing[Evaluation])
     assert_type(client.get_evaluation(1), Evaluation)
     assert_type(client.get_evaluation_full(1, quantiles=[0.5]), EvaluationDetail)
     assert_type(client.job_evaluation_result("job-1"), EvaluationDetail)
@@ -163,7 +164,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
     assert_type(client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction)
     assert_type(client.create_prediction_row("p", 1, 1), Prediction)
-    assert_type(client.list_predictions(), list[Prediction])
+    assert_type(client.list_predictions(), Listing[Prediction])
     assert_type(client.get_prediction(1), Prediction)
     assert_type(client.job_prediction_result("job-1", quantiles=(0.1, 0.9)), PredictionDetail)
     client.delete_prediction(1)
@@ -171,7 +172,7 @@ def every_sync_method(client: ChapClient, frame: pd.DataFrame, request: Predicti
     assert_type(client.prediction_frame(1, [0.5]), pd.DataFrame)
     assert_type(client.list_prediction_entries(prediction_id=1), list[ListedPredictionEntry])
     assert_type(client.job_status("job-1"), str)
-    assert_type(client.list_jobs(), list[Job])
+    assert_type(client.list_jobs(), Listing[Job])
     assert_type(client.get_job("job-1"), Job)
     assert_type(client.job_logs("job-1"), str)
     assert_type(client.cancel_job("job-1"), JobCancellation)
@@ -254,7 +255,7 @@ async def every_async_method(
     assert_type(await client.health(), Health)
     assert_type(await client.create_debug_entry("note", {"k": 1}), DebugEntry)
     assert_type(await client.get_debug_entry(1), DebugEntry)
-    assert_type(await client.list_datasets(), list[Dataset])
+    assert_type(await client.list_datasets(), Listing[Dataset])
     assert_type(await client.get_dataset(1), Dataset)
     assert_type(
         await client.create_dataset("d", frame, geojson={"type": "x"}, type="evaluation"),
@@ -303,7 +304,7 @@ async def every_async_method(
         await client.create_evaluation_with_data("e", "naive_model", frame, dry_run=True),
         DataImportReport,
     )
-    assert_type(await client.list_evaluations(), list[Evaluation])
+    assert_type(await client.list_evaluations(), Listing[Evaluation])
     assert_type(await client.get_evaluation(1), Evaluation)
     assert_type(await client.get_evaluation_full(1, quantiles=[0.5]), EvaluationDetail)
     assert_type(await client.job_evaluation_result("job-1"), EvaluationDetail)
@@ -337,7 +338,7 @@ async def every_async_method(
     assert_type(await client.make_prediction_for_model("p", "naive_model", frame, n_periods=3), Job)
     assert_type(await client.run_prediction("p", "naive_model", frame, 3, timeout=60.0), Prediction)
     assert_type(await client.create_prediction_row("p", 1, 1), Prediction)
-    assert_type(await client.list_predictions(), list[Prediction])
+    assert_type(await client.list_predictions(), Listing[Prediction])
     assert_type(await client.get_prediction(1), Prediction)
     assert_type(await client.job_prediction_result("job-1", quantiles=(0.1, 0.9)), PredictionDetail)
     await client.delete_prediction(1)
@@ -345,7 +346,7 @@ async def every_async_method(
     assert_type(await client.prediction_frame(1, [0.5]), pd.DataFrame)
     assert_type(await client.list_prediction_entries(prediction_id=1), list[ListedPredictionEntry])
     assert_type(await client.job_status("job-1"), str)
-    assert_type(await client.list_jobs(), list[Job])
+    assert_type(await client.list_jobs(), Listing[Job])
     assert_type(await client.get_job("job-1"), Job)
     assert_type(await client.job_logs("job-1"), str)
     assert_type(await client.cancel_job("job-1"), JobCancellation)

@@ -17,6 +17,7 @@ import pytest
 import chaplab.frames
 from chaplab.client import ChapClient
 from chaplab.widgets import ChapPanel
+from chaplab.widgets import panel as panel_module
 from chaplab.widgets._render import CHART_PROCESS, png_bytes
 from panels import launched_evaluation
 
@@ -35,6 +36,40 @@ def _choose_template(panel: ChapPanel, name: str) -> None:
     panel.model_form.template.value = template.id
 
 
+async def _seeded(panel: ChapPanel) -> int:
+    """The id of the seeded evaluation, older evaluations listed until it shows (the panel
+    lists the newest at first, and the session's service may hold many)."""
+    while True:
+        listed = {row["name"]: row["id"] for row in panel.results.table.rows}
+        if "demo naive evaluation" in listed:
+            return int(listed["demo naive evaluation"])
+        assert panel.results.older.layout.display != "none", "the seeded evaluation is missing"
+        await panel.older_evaluations()
+
+
+async def test_the_newest_evaluations_are_listed_and_older_ones_on_request(
+    panel: ChapPanel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    demo = next(dataset for dataset in panel.dataset_list if dataset.name == "demo")
+    for index in range(3):
+        await panel.client.run_evaluation(
+            f"paged {index}", "naive_model", demo.id, n_periods=1, n_splits=1, timeout=120
+        )
+    every = await panel.client.list_evaluations()
+    monkeypatch.setattr(panel_module, "NEWEST_EVALUATIONS", 2)
+    small = ChapPanel(panel.client)
+    await small.ready()
+    assert list(small.results.evaluations) == [item.id for item in every[-2:]]
+    assert small.results.listed_note.value.endswith(
+        f"the newest 2 of {len(every):,} evaluations</div>"
+    )
+    assert small.results.older.layout.display != "none"
+    assert f"{len(every)} evaluations" in repr(small)
+    await small.older_evaluations()
+    assert list(small.results.evaluations) == [item.id for item in every[-4:]]
+    small.close()
+
+
 async def test_lists_the_seeded_service_and_preselects_what_to_run(panel: ChapPanel) -> None:
     assert panel.connection.error_text == ""
     assert "service chaplab 0.1.0" in panel.connection.summary.value
@@ -45,7 +80,7 @@ async def test_lists_the_seeded_service_and_preselects_what_to_run(panel: ChapPa
     }
     assert panel.launcher.dataset.type == "evaluation"
     assert panel.launcher.model is not None and not panel.launcher.button.disabled
-    assert "demo naive evaluation" in {row["name"] for row in panel.results.table.rows}
+    assert await _seeded(panel) in panel.results.evaluations
     assert repr(panel).startswith(f"ChapPanel({panel.client.base_url}, service chaplab 0.1.0, ")
 
 
@@ -139,9 +174,7 @@ async def test_launched_evaluation_succeeds_and_is_charted(panel: ChapPanel, uni
 
 
 async def test_two_evaluations_are_compared_with_their_metrics(panel: ChapPanel) -> None:
-    seeded = next(
-        row["id"] for row in panel.results.table.rows if row["name"] == "demo naive evaluation"
-    )
+    seeded = await _seeded(panel)
     panel.launcher.n_splits.value = 1
     panel.launcher.button.click()
     await panel.wait_idle()
@@ -252,9 +285,7 @@ async def test_copied_code_reproduces_the_view(panel: ChapPanel) -> None:
     import matplotlib.pyplot as plt
     import pandas.testing
 
-    seeded = next(
-        row["id"] for row in panel.results.table.rows if row["name"] == "demo naive evaluation"
-    )
+    seeded = await _seeded(panel)
     panel.results.table.select(seeded)
     await panel.results.settled()
     panel.results.quantiles.value = (0.1, 0.5, 0.9)

@@ -50,6 +50,7 @@ from chaplab.client._plots import (
     PngImage,
     ServerPlot,
 )
+from chaplab.client._plumbing import Listing
 from chaplab.client._polling import PollSchedule
 from chaplab.client._prediction_setups import (
     PredictionSetup,
@@ -88,6 +89,7 @@ __all__ = [
     "DatasetDeletion",
     "DatasetUser",
     "RecordKey",
+    "Listing",
     "Alert",
     "AlertLevel",
     "AlertPolicy",

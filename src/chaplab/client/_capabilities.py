@@ -94,6 +94,17 @@ class ServerRoutes:
             for parameter in operation.get("parameters") or []
         )
 
+    def pages(self, route: Route) -> bool:
+        """Whether the server's ``route`` answers a page of its list (takes the query
+        parameters ``limit`` and ``offset``); chap-core 2.5.1's lists have no pages."""
+        operation = self.routes.get(route.shape, {}) if self.known else {}
+        names = {
+            parameter.get("name")
+            for parameter in operation.get("parameters") or []
+            if parameter.get("in") == "query"
+        }
+        return {"limit", "offset"} <= names
+
     def body_fields(self, route: Route) -> frozenset[str]:
         """The property names of the route's request body (JSON or a multipart form); empty
         when the server does not say."""

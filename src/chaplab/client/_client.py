@@ -25,6 +25,7 @@ from chaplab.client._jobs import Job, JobCancellation, JobResult
 from chaplab.client._model_catalog import ConfiguredModelWithDataSource, ModelSpec, ModelTemplate
 from chaplab.client._model_runners import ModelRunner
 from chaplab.client._plots import EvaluationMetrics, FacetPlot, MetricPlotCatalog, ServerPlot
+from chaplab.client._plumbing import Listing
 from chaplab.client._prediction_setups import PredictionSetup, PredictionSetupDetail, QuantileTarget
 from chaplab.client._predictions import (
     ListedPredictionEntry,
@@ -95,9 +96,11 @@ class ChapClient(SyncDriver):
         """One stored debug note."""
         return self._drive(self._resources.system.get_debug_entry(entry_id))
 
-    def list_datasets(self) -> list[Dataset]:
-        """All stored datasets."""
-        return self._drive(self._resources.datasets.list_datasets())
+    def list_datasets(self, limit: int | None = None, offset: int = 0) -> Listing[Dataset]:
+        """The stored datasets, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end: ``offset=-20`` the newest 20). ``.total`` says how many
+        there are. A server that pages its lists sends only the page."""
+        return self._drive(self._resources.datasets.list_datasets(limit, offset))
 
     def get_dataset(self, dataset_id: int | str) -> Dataset:
         """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""
@@ -412,20 +415,29 @@ class ChapClient(SyncDriver):
         )
 
     def list_evaluations(
-        self, dataset_id: int | str | None = None, specification_id: int | None = None
-    ) -> list[Evaluation]:
-        """All stored evaluations, reference runs included (``reference=True``, after the
+        self,
+        dataset_id: int | str | None = None,
+        specification_id: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Listing[Evaluation]:
+        """The stored evaluations, reference runs included (``reference=True``, after the
         others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
         ``specification_id`` (the evaluations comparable with each other) when given, as the
-        server filters them.
-        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
-        there they are found from the ids its successful evaluation jobs stored, read one by
-        one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        server filters them. All of them, or ``limit`` from ``offset`` (a negative offset
+        counts from the end: ``offset=-50`` the newest 50); ``.total`` says how many there
+        are. A server that pages its lists sends only the page.
+        chap-core (2.5.1) has no pages, and leaves the evaluations of its baseline models out
+        of its list; there they are found from the ids its successful evaluation jobs stored
+        (the jobs asked for by status and type, not every job), read one by one (a job's
+        evaluation deleted since is not looked for again; a later job that stored an
+        evaluation under the same id is). Where chap-core cannot list its evaluations because
         one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
         remove them."""
         return self._drive(
-            self._resources.evaluations.list_evaluations(dataset_id, specification_id)
+            self._resources.evaluations.list_evaluations(
+                dataset_id, specification_id, limit, offset
+            )
         )
 
     def get_evaluation(self, evaluation_id: int) -> Evaluation:
@@ -743,11 +755,12 @@ class ChapClient(SyncDriver):
             )
         )
 
-    def list_predictions(self) -> list[Prediction]:
-        """All stored predictions. Where the server cannot list them because one's dataset
-        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
-        how to remove them."""
-        return self._drive(self._resources.predictions.list_predictions())
+    def list_predictions(self, limit: int | None = None, offset: int = 0) -> Listing[Prediction]:
+        """The stored predictions, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end); ``.total`` says how many there are. Where the server
+        cannot list them because one's dataset was deleted (chap-core 2.5.1), an
+        ``OrphanedRecordError`` names the broken ones and how to remove them."""
+        return self._drive(self._resources.predictions.list_predictions(limit, offset))
 
     def get_prediction(self, prediction_id: int) -> Prediction:
         """One stored prediction (``OrphanedRecordError`` where its dataset was deleted and
@@ -977,9 +990,18 @@ class ChapClient(SyncDriver):
         """The job's status string, upper-cased (``GET /v1/jobs/{id}`` answers only that)."""
         return self._drive(self._resources.jobs.job_status(job_id))
 
-    def list_jobs(self) -> list[Job]:
-        """All jobs on record."""
-        return self._drive(self._resources.jobs.list_jobs())
+    def list_jobs(
+        self,
+        status: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Listing[Job]:
+        """The jobs on record, newest first: all of them, or those of one ``status`` (such as
+        ``"SUCCESS"``) and ``type`` (such as ``"create_backtest"``), as the server filters
+        them; ``limit`` from ``offset`` (a negative offset counts from the end). ``.total``
+        says how many match. A server that pages its lists sends only the page."""
+        return self._drive(self._resources.jobs.list_jobs(status, type, limit, offset))
 
     def get_job(self, job_id: str) -> Job:
         """The job with its status, result and error, found in ``GET /v1/jobs``.
@@ -1176,9 +1198,11 @@ class AsyncChapClient(AsyncDriver):
         """One stored debug note."""
         return await self._drive(self._resources.system.get_debug_entry(entry_id))
 
-    async def list_datasets(self) -> list[Dataset]:
-        """All stored datasets."""
-        return await self._drive(self._resources.datasets.list_datasets())
+    async def list_datasets(self, limit: int | None = None, offset: int = 0) -> Listing[Dataset]:
+        """The stored datasets, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end: ``offset=-20`` the newest 20). ``.total`` says how many
+        there are. A server that pages its lists sends only the page."""
+        return await self._drive(self._resources.datasets.list_datasets(limit, offset))
 
     async def get_dataset(self, dataset_id: int | str) -> Dataset:
         """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""
@@ -1503,20 +1527,29 @@ class AsyncChapClient(AsyncDriver):
         )
 
     async def list_evaluations(
-        self, dataset_id: int | str | None = None, specification_id: int | None = None
-    ) -> list[Evaluation]:
-        """All stored evaluations, reference runs included (``reference=True``, after the
+        self,
+        dataset_id: int | str | None = None,
+        specification_id: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Listing[Evaluation]:
+        """The stored evaluations, reference runs included (``reference=True``, after the
         others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
         ``specification_id`` (the evaluations comparable with each other) when given, as the
-        server filters them.
-        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
-        there they are found from the ids its successful evaluation jobs stored, read one by
-        one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        server filters them. All of them, or ``limit`` from ``offset`` (a negative offset
+        counts from the end: ``offset=-50`` the newest 50); ``.total`` says how many there
+        are. A server that pages its lists sends only the page.
+        chap-core (2.5.1) has no pages, and leaves the evaluations of its baseline models out
+        of its list; there they are found from the ids its successful evaluation jobs stored
+        (the jobs asked for by status and type, not every job), read one by one (a job's
+        evaluation deleted since is not looked for again; a later job that stored an
+        evaluation under the same id is). Where chap-core cannot list its evaluations because
         one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
         remove them."""
         return await self._drive(
-            self._resources.evaluations.list_evaluations(dataset_id, specification_id)
+            self._resources.evaluations.list_evaluations(
+                dataset_id, specification_id, limit, offset
+            )
         )
 
     async def get_evaluation(self, evaluation_id: int) -> Evaluation:
@@ -1838,11 +1871,14 @@ class AsyncChapClient(AsyncDriver):
             )
         )
 
-    async def list_predictions(self) -> list[Prediction]:
-        """All stored predictions. Where the server cannot list them because one's dataset
-        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
-        how to remove them."""
-        return await self._drive(self._resources.predictions.list_predictions())
+    async def list_predictions(
+        self, limit: int | None = None, offset: int = 0
+    ) -> Listing[Prediction]:
+        """The stored predictions, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end); ``.total`` says how many there are. Where the server
+        cannot list them because one's dataset was deleted (chap-core 2.5.1), an
+        ``OrphanedRecordError`` names the broken ones and how to remove them."""
+        return await self._drive(self._resources.predictions.list_predictions(limit, offset))
 
     async def get_prediction(self, prediction_id: int) -> Prediction:
         """One stored prediction (``OrphanedRecordError`` where its dataset was deleted and
@@ -2078,9 +2114,18 @@ class AsyncChapClient(AsyncDriver):
         """The job's status string, upper-cased (``GET /v1/jobs/{id}`` answers only that)."""
         return await self._drive(self._resources.jobs.job_status(job_id))
 
-    async def list_jobs(self) -> list[Job]:
-        """All jobs on record."""
-        return await self._drive(self._resources.jobs.list_jobs())
+    async def list_jobs(
+        self,
+        status: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Listing[Job]:
+        """The jobs on record, newest first: all of them, or those of one ``status`` (such as
+        ``"SUCCESS"``) and ``type`` (such as ``"create_backtest"``), as the server filters
+        them; ``limit`` from ``offset`` (a negative offset counts from the end). ``.total``
+        says how many match. A server that pages its lists sends only the page."""
+        return await self._drive(self._resources.jobs.list_jobs(status, type, limit, offset))
 
     async def get_job(self, job_id: str) -> Job:
         """The job with its status, result and error, found in ``GET /v1/jobs``.

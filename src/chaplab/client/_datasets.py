@@ -23,6 +23,7 @@ from chaplab.client._errors import ArgumentError, ArgumentTypeError, NotFoundErr
 from chaplab.client._jobs import Job, JobRef, Jobs
 from chaplab.client._plumbing import (
     DATASETS,
+    Listing,
     RequestBuilder,
     Resource,
     convert,
@@ -113,6 +114,7 @@ class DataSourceKind(WireModel):
 # -- operations ------------------------------------------------------------------------------
 
 
+LIST = Route("list_datasets", "GET", "/v1/crud/datasets", "list_datasets()")
 CREATE = Route("create_dataset", "POST", "/v1/crud/datasets", "make_dataset(name, frame, geojson)")
 CSV_UPLOAD = Route(
     "upload_dataset_csv",
@@ -120,6 +122,15 @@ CSV_UPLOAD = Route(
     "/v1/crud/datasets/csvFile",
     "create_dataset(name, frame, geojson)",
 )
+
+
+GEOJSON = Route(
+    "dataset_geojson",
+    "GET",
+    "/v1/crud/datasets/{datasetId}/geojson",
+    "get_dataset(dataset_id).geojson",
+)
+"""A dataset's polygons alone (our service); other servers send them with every observation."""
 
 
 class OrgUnitNames(Resource):
@@ -158,15 +169,25 @@ class OrgUnitNames(Resource):
         wanted = RecordKey(dataset_id, created)
         if created is None or wanted not in self._known:
             try:
-                response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}")
+                stored, geojson = yield from self._polygons(dataset_id, created)
             except NotFoundError:
                 return None
-            stored, geojson = _dataset_of(response)
             names = _names_of(geojson)
             if stored.created is None:
                 return names  # nothing tells this dataset from a later one: not kept
             self._known[stored.record_key] = names
         return self._known.get(wanted)
+
+    def _polygons(
+        self, dataset_id: int, created: datetime | None
+    ) -> Operation[tuple[StoredRecord, Any]]:
+        """The dataset (its id and creation time) and its GeoJSON: from the route that answers
+        the GeoJSON alone where the server has it, else from the whole dataset."""
+        if (yield from self._lists(GEOJSON)):
+            response = yield from self._request_route(GEOJSON, dataset_id)
+            return StoredRecord(id=dataset_id, created=created), decode(response)
+        response = yield from self._request("GET", f"/v1/crud/datasets/{dataset_id}")
+        return _dataset_of(response)
 
     def of_record(self, record: Any) -> Operation[dict[str, str] | None]:
         """The names of the dataset an evaluation or prediction (``record``, as read now; None
@@ -236,9 +257,13 @@ class Datasets(Resource):
         super().__init__(builder, retry, routes)
         self._jobs = Jobs(builder, retry, routes)
 
-    def list_datasets(self) -> Operation[list[Dataset]]:
-        """All stored datasets."""
-        return (yield from self._get(list[Dataset], "/v1/crud/datasets"))
+    def list_datasets(
+        self, limit: int | None = None, offset: int = 0
+    ) -> Operation[Listing[Dataset]]:
+        """The stored datasets, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end: ``offset=-20`` the newest 20). ``.total`` says how many
+        there are. A server that pages its lists sends only the page."""
+        return (yield from self._listing(list[Dataset], LIST, limit, offset))
 
     def get_dataset(self, dataset_id: int | str) -> Operation[Dataset]:
         """One dataset, with its ``observations``; ``dataset_id`` is its id or its name."""

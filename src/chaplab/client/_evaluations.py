@@ -25,6 +25,7 @@ from chaplab.client._model_catalog import ModelSpec
 from chaplab.client._orphans import EVALUATIONS, orphaned_list, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
+    Listing,
     RequestBuilder,
     convert,
     decode,
@@ -32,6 +33,7 @@ from chaplab.client._plumbing import (
     frame_observations,
     geojson_body,
     model_name,
+    page_arguments,
     plan_body,
     quantile_params,
     require_id,
@@ -170,6 +172,7 @@ class DataImportReport(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+LIST = Route("list_evaluations", "GET", "/v1/crud/backtests", "list_evaluations()")
 EVALUATION_ROW = Route(
     "create_evaluation_row",
     "POST",
@@ -305,45 +308,56 @@ class Evaluations(QuantileRecordResource):
         return report
 
     def list_evaluations(
-        self, dataset_id: int | str | None = None, specification_id: int | None = None
-    ) -> Operation[list[Evaluation]]:
-        """All stored evaluations, reference runs included (``reference=True``, after the
+        self,
+        dataset_id: int | str | None = None,
+        specification_id: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Operation[Listing[Evaluation]]:
+        """The stored evaluations, reference runs included (``reference=True``, after the
         others); only those run on ``dataset_id`` (a dataset's id or name) and filed under
         ``specification_id`` (the evaluations comparable with each other) when given, as the
-        server filters them.
-        chap-core (2.5.1) leaves the evaluations of its baseline models out of its list;
-        there they are found from the ids its successful evaluation jobs stored, read one by
-        one (a job's evaluation deleted since is not looked for again; a later job that stored
-        an evaluation under the same id is). Where chap-core cannot list its evaluations because
+        server filters them. All of them, or ``limit`` from ``offset`` (a negative offset
+        counts from the end: ``offset=-50`` the newest 50); ``.total`` says how many there
+        are. A server that pages its lists sends only the page.
+        chap-core (2.5.1) has no pages, and leaves the evaluations of its baseline models out
+        of its list; there they are found from the ids its successful evaluation jobs stored
+        (the jobs asked for by status and type, not every job), read one by one (a job's
+        evaluation deleted since is not looked for again; a later job that stored an
+        evaluation under the same id is). Where chap-core cannot list its evaluations because
         one's dataset was deleted, ``OrphanedRecordError`` names the broken ones and how to
         remove them."""
-        params: dict[str, int] = {}
+        limit, offset = page_arguments(limit, offset)
+        params: list[tuple[str, int]] = []
         if dataset_id is not None:
             dataset_id = yield from self._id_of("dataset_id", dataset_id, DATASETS)
-            params["datasetId"] = dataset_id
+            params.append(("datasetId", dataset_id))
         if specification_id is not None:
-            params["specificationId"] = require_id("specification_id", specification_id)
+            params.append(("specificationId", require_id("specification_id", specification_id)))
+        routes = yield from self._server_routes()
+        on_chap_core = (routes.version or "").startswith(CHAP_CORE_TITLE)
+        page = (None, 0) if on_chap_core else (limit, offset)
         try:
-            listed = yield from self._get(list[Evaluation], "/v1/crud/backtests", params=params)
+            listed = yield from self._listing(list[Evaluation], LIST, *page, params)
         except ServerError as error:
             if not lost_dataset(error):
                 raise
             raise orphaned_list(error, EVALUATIONS, (yield from self._orphans())) from None
-        routes = yield from self._server_routes()
-        if not (routes.version or "").startswith(CHAP_CORE_TITLE):
+        if not on_chap_core:
             return listed  # our service lists every evaluation
-        jobs = yield from self._jobs.list_jobs()
         listed_ids = {evaluation.id for evaluation in listed}
         unlisted: dict[int, list[str]] = {}
-        for job in jobs:
-            if (
-                job.type in EVALUATION_JOB_TYPES
-                and job.status == vocabulary.SUCCESS
-                and job.result_id is not None
-                and job.result_id not in listed_ids
-                and job.id not in self._gone_jobs
-            ):
-                unlisted.setdefault(job.result_id, []).append(job.id)
+        for job_type in EVALUATION_JOB_TYPES:
+            jobs = yield from self._jobs.list_jobs(status=vocabulary.SUCCESS, type=job_type)
+            for job in jobs:  # the filters checked again: a server may ignore them
+                if (
+                    job.type == job_type
+                    and job.status == vocabulary.SUCCESS
+                    and job.result_id is not None
+                    and job.result_id not in listed_ids
+                    and job.id not in self._gone_jobs
+                ):
+                    unlisted.setdefault(job.result_id, []).append(job.id)
         references = []
         for evaluation_id, job_ids in sorted(unlisted.items()):
             try:
@@ -357,7 +371,7 @@ class Evaluations(QuantileRecordResource):
                 specification_id is None or found.specification_id == specification_id
             ):
                 references.append(found.model_copy(update={"reference": True}))
-        return listed + references
+        return Listing.cut([*listed, *references], limit, offset)
 
     def get_evaluation(self, evaluation_id: int) -> Operation[Evaluation]:
         """One evaluation (its metrics, split periods, org units, ...). One whose dataset was

@@ -25,10 +25,12 @@ from chaplab.client._errors import (
     error_from_response,
 )
 from chaplab.client._plumbing import (
+    Listing,
     Resource,
     checked,
     decode,
     decode_failure,
+    require_name,
     require_timeout,
     validate,
 )
@@ -153,6 +155,7 @@ class JobCancellation(WireModel):
 
 # -- operations ------------------------------------------------------------------------------
 
+LIST = Route("list_jobs", "GET", "/v1/jobs", "list_jobs()")
 JOB_REQUEST = Route(
     "job_request",
     "GET",
@@ -169,9 +172,21 @@ class Jobs(Resource):
         response = yield from self._request("GET", job_path(job_id))
         return _status_from(response)
 
-    def list_jobs(self) -> Operation[list[Job]]:
-        """All jobs on record."""
-        return (yield from self._get(list[Job], "/v1/jobs"))
+    def list_jobs(
+        self,
+        status: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Operation[Listing[Job]]:
+        """The jobs on record, newest first: all of them, or those of one ``status`` (such as
+        ``"SUCCESS"``) and ``type`` (such as ``"create_backtest"``), as the server filters
+        them; ``limit`` from ``offset`` (a negative offset counts from the end). ``.total``
+        says how many match. A server that pages its lists sends only the page."""
+        params = [("status", require_name("status", status).upper())] if status else []
+        if type is not None:
+            params.append(("type", require_name("type", type)))
+        return (yield from self._listing(list[Job], LIST, limit, offset, params))
 
     def get_job(self, job_id: str) -> Operation[Job]:
         """The job with its status, result and error, found in ``GET /v1/jobs``.

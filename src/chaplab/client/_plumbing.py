@@ -222,6 +222,28 @@ def _query(params: Params | None) -> list[tuple[str, Any]] | None:
     return list(params.items()) if isinstance(params, Mapping) else list(params)
 
 
+class Listing(list[T]):
+    """Records as a list operation answers them: the page asked for (every record when no
+    page was asked), and ``total``, how many records the whole list holds."""
+
+    def __init__(self, items: Iterable[T], total: int) -> None:
+        super().__init__(items)
+        self.total = total
+
+    def __repr__(self) -> str:
+        return f"Listing({list.__repr__(self)}, total={self.total})"
+
+    @classmethod
+    def cut(cls, whole: Sequence[T], limit: int | None, offset: int) -> Listing[T]:
+        """The page of a whole list (a negative ``offset`` counts from its end)."""
+        start = offset if offset >= 0 else max(0, len(whole) + offset)
+        return cls(whole[start : None if limit is None else start + limit], len(whole))
+
+
+TOTAL_COUNT = "X-Total-Count"
+"""The answer header in which a server that pages its lists gives the whole list's count."""
+
+
 # -- sending and reading ---------------------------------------------------------------------
 
 
@@ -263,6 +285,30 @@ class Resource:
     def _get(self, shape: type[T], path: str, **options: Unpack[RequestOptions]) -> Operation[T]:
         """``GET`` and parse the answer as ``shape``."""
         return (yield from self._call(shape, "GET", path, **options))
+
+    def _listing(
+        self,
+        shape: type[list[T]],
+        route: Route,
+        limit: int | None,
+        offset: int,
+        params: Sequence[tuple[str, Any]] = (),
+    ) -> Operation[Listing[T]]:
+        """A page of ``route``'s list (``shape``, such as ``list[Dataset]``): ``limit`` records
+        from ``offset`` (a negative offset counts from the end, as in a Python slice), asked of
+        a server that pages the list (its ``/openapi.json`` gives the route ``limit`` and
+        ``offset``), else cut from the whole list; every record without a page."""
+        limit, offset = page_arguments(limit, offset)
+        paged = limit is not None or offset != 0
+        if not paged or not (yield from self._server_routes()).pages(route):
+            whole = yield from self._call(shape, "GET", route.path, params=list(params))
+            return Listing.cut(whole, limit, offset)
+        if offset < 0:
+            first = yield from self._request_route(route, params=[*params, ("limit", 1)])
+            offset = max(0, _total(first) + offset)
+        window = [("offset", offset)] + ([] if limit is None else [("limit", limit)])
+        response = yield from self._request_route(route, params=[*params, *window])
+        return Listing(parse(shape, response), _total(response))
 
     def _server_routes(self) -> Operation[ServerRoutes]:
         """What the server offers, from its ``/openapi.json`` (read once per client). Where
@@ -440,6 +486,23 @@ def checked(response: httpx.Response) -> httpx.Response:
     if response.is_error:
         raise error_from_response(response)
     return response
+
+
+def page_arguments(limit: Any, offset: Any) -> tuple[int | None, int]:
+    """``limit`` (None or at least 1) and ``offset`` (any int), checked."""
+    if limit is not None:
+        limit = require_id("limit", limit, minimum=1)
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise ArgumentTypeError(f"offset must be an int, got {type(offset).__name__} {offset!r}")
+    return limit, offset
+
+
+def _total(response: httpx.Response) -> int:
+    """The whole list's count a page's answer gives (:data:`TOTAL_COUNT`)."""
+    try:
+        return int(response.headers[TOTAL_COUNT])
+    except (KeyError, ValueError):
+        raise decode_failure(response, f"a page without a whole count in {TOTAL_COUNT}") from None
 
 
 def decode_failure(response: httpx.Response, what: str) -> ChapDecodeError:

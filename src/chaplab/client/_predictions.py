@@ -20,6 +20,7 @@ from chaplab.client._jobs import Job, JobRef, job_path, newest_storing, result_t
 from chaplab.client._orphans import PREDICTIONS, orphaned_list, orphaned_record
 from chaplab.client._plumbing import (
     DATASETS,
+    Listing,
     decode,
     frame_observations,
     geojson_body,
@@ -86,6 +87,7 @@ class PredictionDetail(Prediction):
 
 # -- operations ------------------------------------------------------------------------------
 
+LIST = Route("list_predictions", "GET", "/v1/crud/predictions", "list_predictions()")
 PREDICTION_WITH_DATA_SOURCE = Route(
     "make_prediction",
     "POST",
@@ -191,12 +193,15 @@ class Predictions(QuantileRecordResource):
         body["datasetId"] = yield from self._id_of("dataset_id", dataset_id, DATASETS)
         return (yield from self._call_route(Prediction, route, json=body))
 
-    def list_predictions(self) -> Operation[list[Prediction]]:
-        """All stored predictions. Where the server cannot list them because one's dataset
-        was deleted (chap-core 2.5.1), an ``OrphanedRecordError`` names the broken ones and
-        how to remove them."""
+    def list_predictions(
+        self, limit: int | None = None, offset: int = 0
+    ) -> Operation[Listing[Prediction]]:
+        """The stored predictions, by id: all of them, or ``limit`` from ``offset`` (a negative
+        offset counts from the end); ``.total`` says how many there are. Where the server
+        cannot list them because one's dataset was deleted (chap-core 2.5.1), an
+        ``OrphanedRecordError`` names the broken ones and how to remove them."""
         try:
-            return (yield from self._get(list[Prediction], "/v1/crud/predictions"))
+            return (yield from self._listing(list[Prediction], LIST, limit, offset))
         except ServerError as error:
             if not lost_dataset(error):
                 raise

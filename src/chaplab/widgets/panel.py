@@ -27,6 +27,7 @@ from chaplab.client import (
     ChapError,
     ChapHTTPError,
     Job,
+    Listing,
     NotFoundError,
 )
 from chaplab.vocabulary import FAILURE, PREDICTION_DATASET
@@ -116,6 +117,11 @@ def template_of(model: Any, template_names: dict[int, str]) -> Any:
     return prefix if prefix in template_names.values() else None
 
 
+NEWEST_EVALUATIONS = 100
+"""How many evaluations the panel reads at first, the newest; **older evaluations** reads as
+many more each time (a service holding thousands answers the page, not every one)."""
+
+
 class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """The modeling service in one panel: data, models, evaluations, jobs and charts.
 
@@ -175,6 +181,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         self.model_list: list[Any] = []
         self.template_list: list[Any] = []
         self._unlisted: dict[int, Any] = {}  # launched here, finished, but not in the server's list
+        self._evaluations_read = NEWEST_EVALUATIONS  # the newest so many are listed
         self._first_load: asyncio.Task[Any] | None = None
         self._launching: set[str] = set()
         self._loaded = False
@@ -220,6 +227,11 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
     def evaluations(self) -> list[Any]:
         """The finished evaluations listed."""
         return list(self.results.evaluations.values())
+
+    def older_evaluations(self) -> Started:
+        """List as many older evaluations more (what **older evaluations** does); ``await``
+        it for the list."""
+        return Started(self._keeper.spawn(self._read_older_evaluations()))
 
     def refresh(self) -> Started:
         """Reload everything from the service; ``await panel.refresh()`` waits for it."""
@@ -323,7 +335,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
                 f"service {self.connection.version or 'version unknown'}",
                 _count(len(self.dataset_list), "dataset"),
                 _count(len(self.model_list), "configured model"),
-                _count(len(self.results.evaluations), "evaluation"),
+                _count(self.results.total, "evaluation"),
             ]
         else:
             parts.append("not loaded" if self.connection.error_text else "loading")
@@ -357,19 +369,20 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
 
     async def _load_all(self) -> None:
         self._preloader.start()
-        try:
-            info = await self.client.system_info()
-            self.connection.show_connected(info.service_version)
-            templates, lists = await asyncio.gather(
-                self.client.list_model_templates(), self._read_lists()
+        try:  # what the panel reads at first, asked all at once
+            info, templates, lists, _, _ = await asyncio.gather(
+                self.client.system_info(),
+                self.client.list_model_templates(),
+                self._read_lists(),
+                self._load_backtest_parameters(),
+                self.compare.load_batches(),
             )
         except ChapError:  # said once, by the connection bar; the lists only point to it
             self._show_lists_unavailable()
             raise
-        await self._load_backtest_parameters()
+        self.connection.show_connected(info.service_version)
         self.template_list = templates
         self._show_lists(*lists)
-        await self.compare.load_batches()
         self._preselect()
         self._update_taken_names()
         await self._preloader.ready()  # the form checks the templates' schemas with jsonschema
@@ -382,14 +395,14 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         if change["new"] > 1 and self._loaded:
             self._lists_reload.trigger()
 
-    async def _read_lists(self) -> tuple[list[Any], list[Any], list[Any]]:
+    async def _read_lists(self) -> tuple[list[Any], list[Any], Listing[Any]]:
         """The service's datasets a person stored (:func:`stored_by_people`), configured
         models and evaluations."""
         datasets, predictions, models, evaluations = await asyncio.gather(
             self.client.list_datasets(),
             self.client.list_predictions(),
             self.client.list_configured_models(),
-            self.client.list_evaluations(),
+            self._newest_evaluations(),
         )
         await self._recheck_unlisted({item.id for item in evaluations})
         return stored_by_people(datasets, predictions), models, evaluations
@@ -409,7 +422,9 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
             if now is None or now.record_key != kept.record_key:
                 del self._unlisted[key]
 
-    def _show_lists(self, datasets: list[Any], models: list[Any], evaluations: list[Any]) -> None:
+    def _show_lists(
+        self, datasets: list[Any], models: list[Any], evaluations: Listing[Any]
+    ) -> None:
         self.launcher.set_unavailable(False)
         self.compare.set_unavailable(False)
         self.dataset_list = datasets
@@ -458,13 +473,24 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         if not self._loaded:  # the first load: start on the dataset the table selected
             self._dataset_selected()
 
-    def _show_evaluations(self, evaluations: list[Any]) -> None:
+    async def _newest_evaluations(self) -> Listing[Any]:
+        """The newest evaluations the panel lists (a page, where the server pages its list)."""
+        newest = self._evaluations_read
+        return await self.client.list_evaluations(limit=newest, offset=-newest)
+
+    async def _read_older_evaluations(self) -> None:
+        """**older evaluations**: list as many more of the older ones."""
+        self._evaluations_read += NEWEST_EVALUATIONS
+        self._show_evaluations(await self._newest_evaluations())
+        self._update_taken_names()
+
+    def _show_evaluations(self, evaluations: Listing[Any]) -> None:
         """Show the server's evaluations and those launched here that it does not list
         (chap-core 2.5.1 leaves evaluations of its baseline models, such as a
         ``seasonal_median`` configuration, out of its list; they are read by id)."""
         listed = {item.id for item in evaluations}
         unlisted = [item for key, item in self._unlisted.items() if key not in listed]
-        self.results.set_evaluations([*evaluations, *unlisted])
+        self.results.set_evaluations([*evaluations, *unlisted], evaluations.total + len(unlisted))
 
     def _preselect(self) -> None:
         """Select an evaluation dataset and a configured model when none is selected."""
@@ -532,7 +558,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         await self.forecasts.show(name, prediction_id, frame, history)
 
     async def _job_succeeded(self, job: Job) -> None:
-        evaluations = await self.client.list_evaluations()
+        evaluations = await self._newest_evaluations()
         result_id = await self.client.job_created_id(job)
         if result_id not in {item.id for item in evaluations}:
             self._unlisted[result_id] = await self.client.get_evaluation(result_id)
@@ -552,6 +578,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         self.launcher.button.on_click(lambda _: self.launch())
         self.forecasts.button.on_click(lambda _: self.forecast())
         self.model_form.button.on_click(lambda _: self.create_model())
+        self.results.older.on_click(lambda _: self.older_evaluations())
         view_changes = [
             (self.results.table, "selected"),
             (self.results.compare_with, "value"),

@@ -33,7 +33,7 @@ from chaplab.client import RecordKey
 from chaplab.frames import period_label
 from chaplab.vocabulary import ALL_SPLITS as EVERY_SPLIT
 from chaplab.vocabulary import DEFAULT_QUANTILES
-from chaplab.widgets._markup import message
+from chaplab.widgets._markup import GREY, message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
 from chaplab.widgets._tasks import Debouncer, TaskKeeper
 from chaplab.widgets.connection import describe_error
@@ -181,6 +181,7 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         self._client = client
         self._keeper = keeper
         self.evaluations: dict[int, Any] = {}
+        self.total = 0  # how many evaluations the server holds: more than listed when it pages
         # loaded entries and cases by the evaluation's record_key (id and creation time): an
         # id the server gives again after a delete names another evaluation
         self.frames: dict[RecordKey, pd.DataFrame] = {}
@@ -219,6 +220,10 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
             continuous_update=True,
             layout=widgets.Layout(width="420px"),
         )
+        self.older = uncut_button(
+            "older evaluations", "history", "list the next older evaluations too", hidden=True
+        )
+        self.listed_note = widgets.HTML()  # "the newest 200 of 5,000 evaluations" when cut
         self.image = image_widget()
         self.chart_note = widgets.HTML()
         self.metrics = widgets.HTML()
@@ -265,6 +270,10 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         )
         self.children = [
             self.table,
+            widgets.HBox(
+                [self.listed_note, self.older],
+                layout=widgets.Layout(align_items="center", grid_gap="0 12px"),
+            ),
             comparison,
             controls,
             self.message,
@@ -311,10 +320,19 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         selected = self.selected
         return self.actuals_by_key.get(selected[0].record_key) if selected else None
 
-    def set_evaluations(self, evaluations: Sequence[Any]) -> None:
-        """Show ``evaluations`` in the list (selections of ones still present stay); a
-        selected id that now names another evaluation (stored again under it) is loaded."""
+    def set_evaluations(self, evaluations: Sequence[Any], total: int | None = None) -> None:
+        """Show ``evaluations`` in the list (selections of ones still present stay), the
+        newest of ``total`` (every one when not given); a selected id that now names another
+        evaluation (stored again under it) is loaded."""
         self.evaluations = {evaluation.id: evaluation for evaluation in evaluations}
+        self.total = len(self.evaluations) if total is None else max(total, len(evaluations))
+        cut = self.total > len(self.evaluations)
+        self.listed_note.value = (
+            message(f"the newest {len(self.evaluations):,} of {self.total:,} evaluations", GREY)
+            if cut
+            else ""
+        )
+        self.older.layout.display = "" if cut else "none"
         self.table.set_rows([evaluation_row(evaluation) for evaluation in evaluations])
         self._offer_comparisons()
         if any(item.record_key not in self.frames for item in self.selected):
