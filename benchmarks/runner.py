@@ -46,10 +46,11 @@ FIGURES: dict[str, str] = {
     "hubs": "benchmarks.hubs",
     "tuning": "benchmarks.tuning",
     "country_upload": "benchmarks.country_upload",
+    "lists": "benchmarks.lists",
 }
 """Figure name -> module with ``run()``, in the issues' order (1 to 8 of issue 10, 9 of issue 19,
 then 10 of issue 20, 11 of issue 21, 12 of issue 36, 13 of issue 32, 14 of issue 35, then 15, a
-forecast hub, 16, tuning at scale, and 17 of issue 47)."""
+forecast hub, 16, tuning at scale, and 17 and 18 of issue 47)."""
 
 COLUMNS = ("figure", "measured", "target", "baseline", "ratio", "result")
 
