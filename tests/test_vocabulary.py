@@ -8,6 +8,7 @@ import pytest
 from chaplab.vocabulary import (
     FIRST_HORIZON,
     canonical_period,
+    configured_model_name,
     forecast_horizon,
     iso_weeks_in_year,
     next_period,
@@ -214,3 +215,8 @@ def test_any_other_range_of_dates_is_refused_in_one_sentence_naming_it(
     message = str(refused.value)
     assert message.startswith(f"period {text!r} {reason}")
     assert "\n" not in message and message.count(". ") == 0
+
+
+def test_a_configured_model_is_stored_under_its_templates_name_and_its_own() -> None:
+    assert configured_model_name("naive_model", "w4") == "naive_model:w4"
+    assert configured_model_name("naive_model", "default") == "naive_model"

@@ -37,7 +37,12 @@ from chaplab.executors import Errors, Progress
 from chaplab.frames import ORG_UNIT, PERIOD, VALUE, parse_periods
 from chaplab.schema import ConfigSchema, ConfigValidationError, apply_config_defaults
 from chaplab.schema import validate_config as check_config
-from chaplab.vocabulary import CLIMATOLOGY_WEATHER, DEFAULT_QUANTILES, BacktestPlan
+from chaplab.vocabulary import (
+    CLIMATOLOGY_WEATHER,
+    DEFAULT_CONFIGURATION,
+    DEFAULT_QUANTILES,
+    BacktestPlan,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -50,8 +55,6 @@ MAX_CONFIGURATIONS = 10_000
 MAX_INTEGER_VALUES = 10
 """A bounded integer option with at most this many values is tried at each; a wider range at
 ``points`` values spread evenly over it."""
-DEFAULT_CONFIGURATION_NAME = "default"
-"""The name of the configuration that sets no option."""
 STATUS = "status"
 DONE, FAILED, NOT_STARTED = "done", "failed", "not started"
 
@@ -162,7 +165,7 @@ def configuration_name(options: Mapping[str, Any]) -> str:
     (``default`` for none), the same for the same options whatever their order, so a configured
     model named by it on a server is found again by a rerun."""
     if not options:
-        return DEFAULT_CONFIGURATION_NAME
+        return DEFAULT_CONFIGURATION
     return ", ".join(f"{name}={_value_text(options[name])}" for name in sorted(options))
 
 

@@ -1,6 +1,7 @@
 """The words the wire and every layer share: periods, backtest splits, horizons, quantile levels,
-job statuses and types, dataset types and their target column, how a GeoJSON feature names
-its org unit, and the features of org units without boundaries.
+job statuses and types, dataset types and their target column, the names configured models
+are stored under, how a GeoJSON feature names its org unit, and the features of org units
+without boundaries.
 
 Written once, standard library only, and used by the client, frames, widgets and the service.
 
@@ -111,6 +112,19 @@ def missing_target(columns: Iterable[str], dataset_type: str) -> str | None:
         f"has no {TARGET_COLUMN!r} column, the cases an evaluation forecasts (columns found: "
         f"{listed}); store data without cases as type {PREDICTION_DATASET!r}"
     )
+
+
+# -- configured models -----------------------------------------------------------------------
+
+DEFAULT_CONFIGURATION = "default"
+"""The name of a template's configuration that is stored under the template's own name."""
+
+
+def configured_model_name(template: str, name: str) -> str:
+    """The name a configured model ``name`` of the template ``template`` is stored and run
+    under, on chap-core 2.5.1 as on chaplab's service: ``template:name``, or the template's own
+    name for :data:`DEFAULT_CONFIGURATION`."""
+    return template if name == DEFAULT_CONFIGURATION else f"{template}:{name}"
 
 
 # -- GeoJSON org units -----------------------------------------------------------------------

@@ -28,10 +28,9 @@ from chaplab.client._plumbing import (
 )
 from chaplab.client._steps import Operation
 from chaplab.client._wire import NullableDict, NullableList, StoredRecord, WireModel
+from chaplab.vocabulary import configured_model_name
 
 SUPPORTED_PERIOD_TYPES = ("any", "month", "week")
-DEFAULT_CONFIGURATION = "default"
-"""The configuration name both servers store under the bare template name."""
 
 # -- wire models -----------------------------------------------------------------------------
 
@@ -371,7 +370,7 @@ class ModelCatalog(Resource):
         template = next((item for item in templates if item.id == template_id), None)
         if template is None:
             return  # the server says what is wrong with the template
-        stored_name = template.name if name == DEFAULT_CONFIGURATION else f"{template.name}:{name}"
+        stored_name = configured_model_name(template.name, name)
         models = yield from self.list_configured_models(include_archived=True)
         for model in models:
             if model.name != stored_name:
