@@ -55,7 +55,9 @@ class AsyncDriver(ClientBase):
         super().__init__(
             base_url, proxy_prefix, api_key, api_key_header, timeout, retry, auth, clock
         )
-        self._http = httpx.AsyncClient(transport=transport, auth=auth, timeout=timeout)
+        self._http = httpx.AsyncClient(
+            transport=transport, auth=auth, timeout=timeout, verify=self._verify
+        )
         self._sleep = sleep
 
     async def _drive(self, operation: Operation[T]) -> T:

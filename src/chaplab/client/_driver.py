@@ -143,6 +143,14 @@ class ClientBase:
         return self._builder.base_url
 
     @property
+    def _verify(self) -> bool:
+        """Whether the HTTP client checks certificates: for an ``https`` service. A plain-HTTP
+        service (on loopback, usually) needs no certificate bundle, whose loading is a third
+        of a new kernel's first frame (every request goes to the base URL, redirects are not
+        followed)."""
+        return self._builder.base_url.startswith("https:")
+
+    @property
     def proxy_prefix(self) -> str:
         """The prefix prepended to every path (``""`` when none)."""
         return self._builder.proxy_prefix

@@ -58,7 +58,9 @@ class SyncDriver(ClientBase):
         super().__init__(
             base_url, proxy_prefix, api_key, api_key_header, timeout, retry, auth, clock
         )
-        self._http = httpx.Client(transport=transport, auth=auth, timeout=timeout)
+        self._http = httpx.Client(
+            transport=transport, auth=auth, timeout=timeout, verify=self._verify
+        )
         self._sleep = sleep
 
     def _drive(self, operation: Operation[T]) -> T:
