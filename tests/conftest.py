@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient
+from postgres_server import PostgresServer
 
 TEST_DATABASE_VARIABLE = "CHAPLAB_TEST_DATABASE_URL"
 
@@ -51,32 +50,6 @@ def new_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calla
         for database in created:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
     admin.dispose()
-
-
-@dataclass(frozen=True)
-class PostgresServer:
-    """The throwaway PostgreSQL server ``scripts/postgres/with-postgres`` started, under the
-    tests' control: ``bindir`` holds its pg_ctl, ``pgdata`` is its cluster, ``user`` the user it
-    runs as when the tests run as root (PostgreSQL refuses to run as root)."""
-
-    bindir: Path
-    pgdata: Path
-    user: str | None
-
-    def restart(self) -> None:
-        """Restart the server (a fast shutdown: every session ends) and wait until it answers."""
-        command = [
-            str(self.bindir / "pg_ctl"),
-            f"--pgdata={self.pgdata}",
-            f"--log={self.pgdata.parent / 'server.log'}",
-            "--mode=fast",
-            "--wait",
-            "--timeout=60",
-            "restart",
-        ]
-        if self.user and os.geteuid() == 0:
-            command = ["runuser", "-u", self.user, "--", *command]
-        subprocess.run(command, cwd=self.pgdata.parent, check=True, capture_output=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
-"""A test module imports no other test module: what tests share lives in helper modules and
-conftests, so every test module runs alone, and in any order."""
+"""A test module imports no other test module and no conftest: what tests share lives in helper
+modules (fixtures in conftests, which pytest alone loads), so every test module runs alone, and in
+any order."""
 
 from __future__ import annotations
 
@@ -22,10 +23,15 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
-def test_no_test_module_imports_another() -> None:
+def is_test_module(name: str) -> bool:
+    """Whether ``name`` is a module pytest collects or loads itself: a test module or a conftest."""
+    return name.startswith("test_") or name == "conftest"
+
+
+def test_no_test_module_imports_another_or_a_conftest() -> None:
     offending = {
         str(path.relative_to(TESTS)): [
-            name for name in imported_modules(path) if name.startswith("test_")
+            name for name in imported_modules(path) if is_test_module(name)
         ]
         for path in sorted(TESTS.rglob("*.py"))
     }

@@ -1,9 +1,8 @@
 """Fixtures of the acceptance suite: fresh modeling services on temporary SQLite files, served by
-uvicorn on loopback, and the shared helpers that build wire payloads from the documents alone."""
+uvicorn on loopback (the suite's shared helpers are in ``helpers.py``)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-NON_TERMINAL = {"PENDING", "RUNNING", "STARTED", "QUEUED", "PROCESSING"}
+from .helpers import job_record, wait_until_terminal
 
 
 @contextmanager
@@ -91,37 +90,3 @@ def finished_evaluation(http: httpx.Client, evaluation_dataset: dict[str, Any]) 
     assert wait_until_terminal(http, job_id) == "SUCCESS", job_record(http, job_id)
     evaluation_id = int(job_record(http, job_id)["result"])
     return http.get(f"/v1/crud/backtests/{evaluation_id}/info").json()
-
-
-def wait_until_terminal(http: httpx.Client, job_id: str, deadline_seconds: float = 120.0) -> str:
-    """Poll ``GET /v1/jobs/{id}`` until the (upper-cased) status leaves the non-terminal set."""
-    give_up = time.monotonic() + deadline_seconds
-    while True:
-        status = http.get(f"/v1/jobs/{job_id}").json().upper()
-        if status not in NON_TERMINAL or time.monotonic() > give_up:
-            return status
-        time.sleep(0.1)
-
-
-def job_record(http: httpx.Client, job_id: str) -> dict[str, Any]:
-    """The entry of ``GET /v1/jobs`` with this id."""
-    matches = [job for job in http.get("/v1/jobs").json() if job["id"] == job_id]
-    assert len(matches) == 1, f"job {job_id} listed {len(matches)} times in /v1/jobs"
-    return matches[0]
-
-
-def square_feature_collection(org_units: list[str]) -> dict[str, Any]:
-    """A GeoJSON FeatureCollection with one small square polygon per org unit."""
-    features = []
-    for index, org_unit in enumerate(org_units):
-        x = float(index)
-        ring = [[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0], [x, 0.0]]
-        features.append(
-            {
-                "type": "Feature",
-                "id": org_unit,
-                "properties": {"id": org_unit},
-                "geometry": {"type": "Polygon", "coordinates": [ring]},
-            }
-        )
-    return {"type": "FeatureCollection", "features": features}

@@ -13,7 +13,7 @@ import pytest
 from chaplab import ChapClient
 from chaplab.vocabulary import next_period
 
-from .conftest import NON_TERMINAL, job_record, wait_until_terminal
+from .helpers import NON_TERMINAL, job_record, wait_until_terminal
 
 
 def test_system_info_is_an_object_with_version_and_time_zone(http: httpx.Client) -> None:

@@ -12,7 +12,7 @@ import pytest
 from chaplab import AsyncChapClient, ChapClient
 from chaplab.client import JobFailedError
 
-from .conftest import NON_TERMINAL, job_record
+from .helpers import NON_TERMINAL, job_record
 
 KNOWN_STATUSES = NON_TERMINAL | {"SUCCESS", "FAILURE", "REVOKED"}
 JOB_ID = "job-7f3a"

@@ -9,7 +9,7 @@ import pytest
 
 from chaplab import ChapClient
 
-from .conftest import job_record, square_feature_collection, wait_until_terminal
+from .helpers import job_record, square_feature_collection, wait_until_terminal
 
 METRIC_FAMILIES = ("crps", "mae", "rmse", "coverage_", "winkler_score_")
 

@@ -17,9 +17,8 @@ import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient, RetryPolicy
 
-from .fake_service import FakeService
+from .fake_service import BASE_URL, FakeService
 
-BASE_URL = "http://chap.test"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 

@@ -18,6 +18,9 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
+BASE_URL = "http://chap.test"
+"""The address clients on the fake are made with."""
+
 DISCOVERY = ["GET /openapi.json", "GET /system/info"]
 """What a client asks first to learn what a server offers, when the server (like this fake)
 has no OpenAPI document: the document, then the version."""

@@ -14,8 +14,7 @@ from chaplab.client import (
     AsyncChapClient,
 )
 
-from .conftest import BASE_URL
-from .fake_service import FakeService
+from .fake_service import BASE_URL, FakeService
 
 
 def test_the_async_client_builds_frames_off_its_event_loop(

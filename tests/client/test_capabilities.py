@@ -15,7 +15,7 @@ import chaplab
 from chaplab.client import ChapClient, NotFoundError, UnsupportedRouteError
 from chaplab.client._capabilities import Route
 
-from .conftest import BASE_URL
+from .fake_service import BASE_URL
 
 Handler = Callable[[httpx.Request], httpx.Response]
 

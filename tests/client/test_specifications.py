@@ -13,8 +13,7 @@ import pytest
 
 from chaplab.client import AsyncChapClient, ChapClient, JobTimeoutError
 
-from .conftest import BASE_URL
-from .fake_service import FakeClock
+from .fake_service import BASE_URL, FakeClock
 
 TEMPLATE = {"name": "seasonal_median", "version": "1", "id": 4, "role": "baseline"}
 BASELINE = {

@@ -30,7 +30,7 @@ from chaplab.vocabulary import PENDING, SUCCESS
 from .helpers import geojson_for, small_frame
 
 if TYPE_CHECKING:
-    from conftest import PostgresServer
+    from postgres_server import PostgresServer
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ and a loaded panel on the session's embedded service."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -12,12 +12,10 @@ import pytest
 
 from chaplab.client import AsyncChapClient, RetryPolicy
 from chaplab.widgets import ChapPanel
-from client.fake_service import FakeService
+from client.fake_service import BASE_URL, FakeService
 from panels import loaded_panel
 
-BASE_URL = "http://chap.test"
-
-MakePanel = Callable[..., Awaitable[ChapPanel]]
+from .helpers import MakePanel
 
 
 @pytest.fixture
@@ -68,14 +66,3 @@ async def panel(service_url: str) -> AsyncIterator[ChapPanel]:
     """A loaded panel on the session's embedded service."""
     async with loaded_panel(service_url) as chap_panel:
         yield chap_panel
-
-
-async def panel_following_a_running_job(fake: FakeService, make_panel: MakePanel) -> ChapPanel:
-    """A panel that has launched an evaluation which runs until the test finishes it, once
-    its row shows the job started."""
-    fake.job_duration = 10**9
-    panel = await make_panel()
-    panel.launcher.button.click()
-    while not panel.jobs.rows or panel.jobs.rows[0].status == "PENDING":
-        await asyncio.sleep(0)
-    return panel

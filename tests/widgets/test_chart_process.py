@@ -17,7 +17,7 @@ import pytest
 from chaplab.widgets._chart_process import NICENESS, ChartProcessError
 from chaplab.widgets._render import CHART_PROCESS, draw_chart
 
-from .conftest import MakePanel
+from .helpers import MakePanel
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,7 @@ from chaplab.widgets import jobs
 from chaplab.widgets.jobs import job_progress, readable_logs
 from client.fake_service import FakeService
 
-from .conftest import MakePanel, panel_following_a_running_job
+from .helpers import MakePanel, panel_following_a_running_job
 
 
 def test_a_json_list_of_records_becomes_one_line_per_record() -> None:

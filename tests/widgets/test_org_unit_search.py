@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import MakePanel
+from .helpers import MakePanel
 
 pytestmark = pytest.mark.anyio
 

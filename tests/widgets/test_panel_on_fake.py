@@ -19,9 +19,9 @@ from chaplab.widgets import ChapPanel, _preload, _render, results
 from chaplab.widgets._render import Rendered
 from chaplab.widgets.connection import as_async_client
 from chaplab.widgets.results import ChartView
-from client.fake_service import EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
+from client.fake_service import BASE_URL, EVALUATION, MODEL_SPEC, TEMPLATE, FakeService
 
-from .conftest import BASE_URL, MakePanel, panel_following_a_running_job
+from .helpers import MakePanel, panel_following_a_running_job
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from chaplab.widgets.tables import SortableTable
 from client.fake_service import DATASET, FakeService
 
-from .conftest import MakePanel
+from .helpers import MakePanel
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ from chaplab.client import BacktestParameter
 from chaplab.vocabulary import BacktestPlan
 from chaplab.widgets.plan_inputs import PlanInputs
 
-from .conftest import MakePanel
+from .helpers import MakePanel
 
 pytestmark = pytest.mark.anyio
 

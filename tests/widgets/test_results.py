@@ -10,7 +10,7 @@ import pytest
 
 from client.fake_service import EVALUATION, FakeService
 
-from .conftest import MakePanel
+from .helpers import MakePanel
 
 pytestmark = pytest.mark.anyio
 
