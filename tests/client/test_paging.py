@@ -15,8 +15,7 @@ import pytest
 from chaplab.client import ChapClient, Listing
 from chaplab.client._evaluations import EVALUATION_JOB_TYPES
 
-from .chap_core_mock import ChapCoreMock, backtest_read
-from .test_reference_evaluations import chap_core_with_references, job
+from .chap_core_mock import ChapCoreMock, backtest_read, chap_core_with_references, job
 
 
 def chap_core_listing(count: int) -> ChapCoreMock:

@@ -10,52 +10,7 @@ import httpx
 
 from chaplab.client import ChapClient
 
-from .chap_core_mock import ChapCoreMock, backtest_read
-
-
-def job(job_type: str, result: str | None, status: str = "SUCCESS") -> dict[str, Any]:
-    return {
-        "id": f"job-{job_type}-{result}",
-        "type": job_type,
-        "name": "run",
-        "status": status,
-        "start_time": "2026-11-26T22:44:38",
-        "end_time": None if status == "STARTED" else "2026-11-26T22:45:01",
-        "result": result,
-        "error": None,
-    }
-
-
-def chap_core_with_references() -> ChapCoreMock:
-    """Evaluation 12 listed; 13 (a user's seasonal_median run) and 15 (a baseline run on the
-    specification) filed as references; 14 deleted; 16 still running; 2 a dataset."""
-    return ChapCoreMock(
-        {
-            "GET /v1/crud/backtests": lambda r: httpx.Response(
-                200, json=[backtest_read(12, "naive", "naive_model")]
-            ),
-            "GET /v1/jobs": lambda r: httpx.Response(
-                200,
-                json=[
-                    job("create_backtest", "12"),
-                    job("create_backtest", "13"),
-                    job("create_backtest", "14"),
-                    job("run_baseline", "15"),
-                    job("create_backtest", None, status="STARTED"),
-                    job("create_dataset", "2"),
-                ],
-            ),
-            "GET /v1/crud/backtests/13": lambda r: httpx.Response(
-                200, json=backtest_read(13, "my median", "seasonal_median")
-            ),
-            "GET /v1/crud/backtests/14": lambda r: httpx.Response(
-                404, json={"detail": "Backtest not found"}
-            ),
-            "GET /v1/crud/backtests/15": lambda r: httpx.Response(
-                200, json=backtest_read(15, "baseline", "global_median")
-            ),
-        }
-    )
+from .chap_core_mock import backtest_read, chap_core_with_references, job
 
 
 def test_reference_runs_are_listed_and_marked(call: Callable[..., Any]) -> None:
