@@ -226,7 +226,8 @@ def pit_bounds(observed: np.ndarray, values: np.ndarray, levels: np.ndarray) -> 
     rows = np.arange(len(ordered))
     left, right = ordered[rows, inner - 1], ordered[rows, inner]
     width = np.where(right > left, right - left, 1.0)
-    share = np.clip((y[:, 0] - left) / width, 0.0, 1.0)
+    with np.errstate(over="ignore"):  # an observation far outside the values: +-inf, clipped
+        share = np.clip((y[:, 0] - left) / width, 0.0, 1.0)
     between = levels[inner - 1] + share * (levels[inner] - levels[inner - 1])
     lower = np.where(below == 0, 0.0, np.where(below == count, levels[-1], between))
     upper = np.where(below == 0, levels[0], np.where(below == count, 1.0, between))
