@@ -52,16 +52,33 @@ def new_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calla
     admin.dispose()
 
 
+def postgres_server_controlled() -> bool:
+    """Whether the session runs on a PostgreSQL server it may restart (``make test-postgres``)."""
+    return bool(
+        os.environ.get("CHAPLAB_TEST_POSTGRES_PGDATA") and os.environ.get(TEST_DATABASE_VARIABLE)
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that restart the PostgreSQL server are left out of a session without one (they run
+    under ``make test-postgres``), deselected rather than reported as skipped."""
+    if postgres_server_controlled():
+        return
+    needs_server = [
+        item for item in items if "postgres_server" in getattr(item, "fixturenames", ())
+    ]
+    if needs_server:
+        config.hook.pytest_deselected(items=needs_server)
+        items[:] = [item for item in items if item not in needs_server]
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> PostgresServer:
-    """Control of the PostgreSQL server the tests run on (``make test-postgres``); a test that
-    restarts the server needs it and is skipped on SQLite, where there is no server."""
-    pgdata = os.environ.get("CHAPLAB_TEST_POSTGRES_PGDATA")
-    if not pgdata or not os.environ.get(TEST_DATABASE_VARIABLE):
-        pytest.skip("needs the PostgreSQL server of scripts/postgres/with-postgres")
+    """Control of the PostgreSQL server the tests run on (``make test-postgres``); the tests that
+    need it are deselected elsewhere."""
     return PostgresServer(
         bindir=Path(os.environ["CHAPLAB_TEST_POSTGRES_BINDIR"]),
-        pgdata=Path(pgdata),
+        pgdata=Path(os.environ["CHAPLAB_TEST_POSTGRES_PGDATA"]),
         user=os.environ.get("CHAPLAB_TEST_POSTGRES_USER") or None,
     )
 

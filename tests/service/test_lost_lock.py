@@ -3,7 +3,7 @@ back when it can (the server restarted under it) and otherwise starts no jobs, s
 log and in ``/health/ready``, until the lock is free again.
 
 These tests need control of the server (``make test-postgres``: the ``postgres_server`` fixture);
-on SQLite, whose file lock cannot be lost, they are skipped."""
+on SQLite, whose file lock cannot be lost, they are deselected."""
 
 from __future__ import annotations
 
