@@ -46,13 +46,14 @@ test-postgres: $(STAMP)
 # tests/peer` repeats that order.
 # Every notebook runs against a fresh peer too (nbval, cells in order) but 06, which is about the
 # embedded service's toolkit, with notebook 09's chapkit cells, which serve a model from the
-# peer's Python 3.13 environment.
+# peer's Python 3.13 environment, and then in JupyterLab, where the reading gates measure their
+# outputs as on our service (tests/browser/test_notebooks_read_well.py).
 PEER_NOTEBOOKS := $(filter-out notebooks/06_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 test-peer: $(STAMP)
 	scripts/ensure-chromium
 	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test -p randomly tests/peer $(PYTEST_ARGS)
-	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test $(PEER_NOTEBOOKS) --run-chapkit-cells \
-		$(PYTEST_ARGS)
+	CHAPLAB_TEST_PYTHON=$(BIN)/python scripts/peer/test $(PEER_NOTEBOOKS) \
+		tests/browser/test_notebooks_read_well.py --run-chapkit-cells $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -17,7 +17,7 @@ figures, measured in points) and the browser gates (a page's text, measured in C
   much of its axis the labels fill (a chart shows as many labels as fit); :func:`shown_points`
   the size of a figure's text as shown at a width in CSS pixels.
 - Pages: :data:`TEXT_BOXES_JS` runs in the page (``locator.evaluate(TEXT_BOXES_JS)``);
-  :func:`page_text_boxes` turns its answer into boxes (each text as rendered, in the content box
+  :func:`page_text_boxes` turns its answer into boxes (each text as rendered, in the padding box
   of the element that holds it) for :func:`crowded` and :func:`overflowing`, and
   :func:`cut_texts` names the texts cut without an ellipsis and a title, and
   :func:`read_the_same` two different texts that read the same where they are cut.
@@ -390,10 +390,14 @@ TEXT_BOXES_JS = """
     const outer = holder.getBoundingClientRect();
     const left = outer.left + holder.clientLeft;
     const top = outer.top + holder.clientTop;
+    // the box a text must stay in: inside the holder's border (its padding is part of it: a
+    // tree view's keys stand in their item's padding, beside its toggle), and to its left as far
+    // as a negative text-indent hangs the first line on purpose
     const padding = [left, top, left + holder.clientWidth, top + holder.clientHeight];
-    const content = [padding[0] + px(style.paddingLeft), padding[1] + px(style.paddingTop),
-                     padding[2] - px(style.paddingRight), padding[3] - px(style.paddingBottom)];
+    const room = [padding[0] + Math.min(px(style.textIndent), 0), ...padding.slice(1)];
     const clips = style.overflowX !== 'visible';
+    // a turned or scaled text (a tree's toggle arrow) is not boxed as drawn: no room to check
+    const transformed = [element, holder].some((e) => getComputedStyle(e).transform !== 'none');
     for (const node of element.childNodes) {
       if (node.nodeType !== Node.TEXT_NODE || !node.textContent.trim()) continue;
       const range = document.createRange();
@@ -425,7 +429,7 @@ TEXT_BOXES_JS = """
           shown: shown,
           tag: element.tagName.toLowerCase(),
           box: box,
-          room: content,
+          room: transformed ? null : room,
           cut: cut,
           ellipsis: style.textOverflow === 'ellipsis',
           title: element.closest('[title]')?.getAttribute('title') ?? null,
@@ -438,8 +442,9 @@ TEXT_BOXES_JS = """
 """
 """Runs in a page on an element (``locator.evaluate(TEXT_BOXES_JS)``): for each visible text
 of the element and its descendants (each line of a wrapped one, without the spaces it breaks
-at), what shows of it (``box``, clipped where its box clips)
-and the content box of the nearest element around it that is not inline (``room``; both
+at), what shows of it (``box``, clipped where its box clips) and the box inside the border of
+the nearest element around it that is not inline (``room``, its padding included, and what a
+negative text-indent hangs out; null for a transformed text; both
 ``[left, top, right, bottom]`` in CSS pixels); whether that element cuts it (``cut``), with an
 ellipsis (``ellipsis``), what a reader sees of it (``shown``: a cut text's characters in sight
 and its ellipsis) and the ``title`` over it (what a hover shows)."""
@@ -454,7 +459,7 @@ def page_text_boxes(found: Iterable[Mapping[str, Any]]) -> list[TextBox]:
             str(item["text"]),
             Box(*item["box"]),
             f"<{item['tag']}>",
-            None if item["cut"] else Box(*item["room"]),
+            None if item["cut"] or item["room"] is None else Box(*item["room"]),
         )
         for item in found
     ]

@@ -365,6 +365,8 @@ async (root) => {
 }
 """
 
+READING_LAYOUTS = {"1400 px, file browser open": (1400, True), "1024 px": (1024, False)}
+"""The windows a person reads a notebook in: (width, whether JupyterLab's file browser is open)."""
 SHOWN_AT_LEAST = 0.9
 """A chart is shown at 90 to 100 % of the width it was drawn for."""
 SMALLEST_TEXT = 10.0
@@ -496,15 +498,44 @@ class NotebookPage:
             problems += [f"{where}: {problem}" for problem in facts["problems"]]
         return problems
 
-    def assert_reads_well(self, locator: Locator) -> None:
-        """Nothing in ``locator`` is cut, nothing reaches past its right edge, and neither it
-        nor the notebook is wider than the window."""
-        assert self.cut_texts(locator) == []
-        past = self.past_right_edge(locator)
-        assert past == [], "\n".join(past)
-        assert self.horizontal_overflow(locator) <= 0
+    def reading_problems(self, locator: Locator) -> list[str]:
+        """Everything a person would find hard to read in ``locator`` as the window is now:
+        texts cut, out of their box, over each other or reading the same; elements past its
+        right edge; a horizontal scroll; charts shown too small, soft or drawing other than
+        they say (:meth:`text_problems`, :meth:`chart_problems`)."""
+        problems = [f"cut: {text}" for text in self.cut_texts(locator)]
+        problems += self.past_right_edge(locator)
         notebook = self.page.locator(".jp-NotebookPanel:visible .jp-Notebook")
-        assert self.horizontal_overflow(notebook) <= 0
+        for element, name in ((locator, "the output"), (notebook, "the notebook")):
+            wider = self.horizontal_overflow(element)
+            if wider > 0:
+                problems.append(f"{name} scrolls sideways: {wider} px wider than its box")
+        return problems + self.text_problems(locator) + self.chart_problems(locator)
+
+    def assert_reads_well(self, locator: Locator) -> None:
+        """:meth:`reading_problems` finds nothing in ``locator``, in a 1400 px window with the
+        file browser open and in a 1024 px one without it (the window and the left area are put
+        back after)."""
+        size = self.page.viewport_size
+        assert size is not None
+        browsing = not self.page.evaluate("() => window.jupyterapp.shell.leftCollapsed")
+        problems = []
+        try:
+            for name, (width, file_browser) in READING_LAYOUTS.items():
+                self.set_layout(width, file_browser, size["height"])
+                problems += [f"{name}: {problem}" for problem in self.reading_problems(locator)]
+        finally:
+            self.set_layout(size["width"], browsing, size["height"])
+        assert problems == [], "\n".join(problems)
+
+    def set_layout(self, width: int, file_browser: bool, height: int = 900) -> None:
+        """A window ``width`` px wide, JupyterLab's file browser open or closed."""
+        if file_browser:
+            self.open_file_browser()
+        else:
+            self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        self.page.set_viewport_size({"width": width, "height": height})
+        self.wait_until_idle()
 
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the browser viewport to `path` once the kernel is idle (folders are

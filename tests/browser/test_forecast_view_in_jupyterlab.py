@@ -28,7 +28,7 @@ from chaplab.widgets._render import PIXEL_RATIO
 
 NOTEBOOK = "forecast_view.ipynb"
 WINDOW = {"width": 1400, "height": 900}
-SMALLEST_NAME = 9.0
+SMALLEST_NAME = 10.0
 """The fewest pixels a place's name on a map may be shown at, at 100 % zoom."""
 MODEL = "naive_model"
 CELLS = ["from chaplab.widgets import ChapPanel\npanel = ChapPanel()\nawait panel.ready()\npanel"]
