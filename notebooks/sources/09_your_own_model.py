@@ -26,7 +26,7 @@ client = chaplab.connect()
 dataset = real_dataset(client)  # "dengue Brazil (Acre)", uploaded first if the server lacks it
 data = client.dataset_frame(dataset.id)
 geojson = client.get_dataset(dataset.id).geojson
-data.head()
+data.head().T  # the first rows, turned: a line per column
 
 # %% [markdown]
 # ## 1. A model is two functions
