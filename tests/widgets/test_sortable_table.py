@@ -145,7 +145,7 @@ def test_a_column_with_a_max_width_wraps_its_text_instead_of_widening_the_table(
     grid = next(child for child in table.children if isinstance(child, widgets.GridBox))
     cell = grid.children[-1]
     assert isinstance(cell, widgets.HTML)
-    assert "max-width:320px;min-width:min-content;white-space:normal" in cell.value
+    assert "max-width:320px;white-space:normal;overflow-wrap:break-word" in cell.value
     assert "&lt;x&gt;" in cell.value
     assert "n_<wbr>lags" in cell.value  # a long name may break after its underscore
     table.set_rows([{"id": 1, "name": "m", "options": "defaults"}])

@@ -85,12 +85,11 @@ def fit_choices(
 WRAP_CLASS = "chaplab-wrap"
 """The class of a button whose label wraps onto more lines (ipywidgets keeps a button's label
 on one line and cuts it): used with a ``max_width``, so a long name makes a row taller, not the
-table wider. Words are never broken ("regression_mod el"): a single word longer than the width
-widens the button (its least width is its longest word), so no name is cut to what another
-name starts with ("compare models/seaso…" for two of them)."""
+table wider. A word longer than the width is broken where it reaches the edge rather than cut
+(two names cut to "compare models/seaso…" read the same) or let run past the button."""
 _WRAP_STYLE = (
-    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; overflow-wrap: normal; "
-    "height: auto !important; min-width: min-content !important; "
+    f"<style>.{WRAP_CLASS} {{ white-space: normal !important; overflow-wrap: break-word; "
+    "height: auto !important; "
     "min-height: var(--jp-widgets-inline-height); line-height: 1.25 !important; "
     "padding-top: 2px !important; padding-bottom: 2px !important; }}</style>"
 )
@@ -544,7 +543,7 @@ class RowLooks:
 def _cell_value(column: Column, text: str) -> str:
     """A wrapping cell's HTML: lines break at spaces and after ``BREAKS_AFTER`` (a model name
     such as ``regression_model:quickstart``, one word, ran into the next column), and a part
-    longer than the column's ``max_width`` widens the cell rather than leaving it."""
+    longer than the column's ``max_width`` where it reaches the edge."""
     if column.max_width is None:
         return text
     breakable = "".join(
@@ -552,8 +551,8 @@ def _cell_value(column: Column, text: str) -> str:
         for character in text
     )
     return (
-        f'<div style="max-width:{column.max_width};min-width:min-content;white-space:normal;'
-        f'overflow-wrap:normal;line-height:1.3">{breakable}</div>'
+        f'<div style="max-width:{column.max_width};white-space:normal;'
+        f'overflow-wrap:break-word;line-height:1.3">{breakable}</div>'
     )
 
 
