@@ -53,14 +53,12 @@ from chaplab.service.wire.models import (
     ModelTemplateFromService,
     ModelTemplateRead,
 )
-from chaplab.vocabulary import PERIOD_TYPES
+from chaplab.vocabulary import PERIOD_TYPES, configured_model_name
 
 Spec = TypeVar("Spec", bound=ModelSpecRead)
 
 READ_SECONDS = 5.0
 """How long reading a model service's info or config schema may take (chap-core's 5 s)."""
-DEFAULT_NAME = "default"
-"""The configured-model name that stands for the bare template name."""
 
 
 def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
@@ -83,14 +81,14 @@ def template_read(row: ModelTemplateRow) -> ModelTemplateRead:
 
 
 METADATA_FIELDS = (
-    "author_note",
     "organization",
     "organization_logo_url",
     "contact_email",
     "citation_info",
     "documentation_url",
 )
-"""What a model service's ``model_metadata`` says of its template beyond the author."""
+"""What a model service's ``model_metadata`` says of its template beyond the author's note and
+assessment (null where it says nothing)."""
 
 
 def _service_fields(row: ModelTemplateRow) -> dict[str, Any]:
@@ -324,7 +322,7 @@ def create_configured_model(session: Session, request: ConfiguredModelCreate) ->
         ) from None
     if any(not name.strip() for name in request.additional_continuous_covariates):
         raise FieldProblem("additionalContinuousCovariates", "covariate names must not be empty")
-    name = spec.name if request.name == DEFAULT_NAME else f"{spec.name}:{request.name}"
+    name = configured_model_name(spec.name, request.name)
     existing = session.scalar(select(ConfiguredModelRow).where(ConfiguredModelRow.name == name))
     if existing is not None:
         check_same_configuration(existing, request)
