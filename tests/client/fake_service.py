@@ -27,13 +27,16 @@ has no OpenAPI document: the document, then the version."""
 
 
 class FakeClock:
-    """A monotonic clock that only moves when someone sleeps on it."""
+    """A monotonic clock that moves when someone sleeps on it, and by ``per_read`` seconds
+    each time it is read (0 unless a test sets it: a real clock moves between two reads)."""
 
     def __init__(self) -> None:
         self.now = 1000.0
+        self.per_read = 0.0
         self.sleeps: list[float] = []
 
     def __call__(self) -> float:
+        self.now += self.per_read
         return self.now
 
     def sleep(self, seconds: float) -> None:

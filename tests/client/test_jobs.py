@@ -283,6 +283,16 @@ def test_timeout_says_the_job_keeps_running(client: Any, fake: FakeService) -> N
     assert fake.clock.now == pytest.approx(1030.0)
 
 
+def test_a_timeout_is_said_as_it_was_asked_for(client: Any, fake: FakeService) -> None:
+    """On a clock that moves while it is read, as a real one does."""
+    fake.clock.per_read = 0.001
+    fake.add_job(id="j1", finish_at=fake.clock.now + 10_000)
+    with pytest.raises(JobTimeoutError) as caught:
+        client.wait_for_job("j1", timeout=30)
+    assert caught.value.timeout == 30
+    assert "did not finish within 30 s" in str(caught.value)
+
+
 def test_fixed_poll_interval(client: Any, fake: FakeService) -> None:
     fake.add_job(id="j1", finish_at=fake.clock.now + 5.0)
     client.wait_for_job("j1", poll_interval=1.0)

@@ -312,7 +312,7 @@ class Jobs(Resource):
         changes = StatusChanges(on_status)
         start: float = yield Now()
         deadline = None if timeout is None else start + timeout
-        status = yield from self._poll_until_terminal(job_id, deadline, schedule, changes)
+        status = yield from self._poll_until_terminal(job_id, start, timeout, schedule, changes)
         if status == vocabulary.SUCCESS:
             return (yield from self._listed_success(job_id, deadline))
         listed = yield from self._listed_job_or_none(job_id)
@@ -323,16 +323,18 @@ class Jobs(Resource):
     def _poll_until_terminal(
         self,
         job_id: str,
-        deadline: float | None,
+        start: float,
+        timeout: float | None,
         schedule: PollSchedule,
         changes: StatusChanges,
     ) -> Operation[str]:
-        """Read the job's status until it is terminal, or ``JobTimeoutError`` at ``deadline``
-        (a time of ``Now()``). The first time it reads ``PENDING`` the job list is asked once
-        whether the job is on record, since some servers answer any id that way."""
+        """Read the job's status until it is terminal, or ``JobTimeoutError`` ``timeout``
+        seconds after ``start`` (a time of ``Now()``). The first time it reads ``PENDING`` the
+        job list is asked once whether the job is on record, since some servers answer any id
+        that way."""
         status: str | None = None
         confirmed = False
-        start: float = yield Now()
+        deadline = None if timeout is None else start + timeout
         while True:
             before: float = yield Now()
             remaining = None if deadline is None else deadline - before
@@ -352,8 +354,8 @@ class Jobs(Resource):
                 yield from self._listed_job_once_queued(job_id, deadline)
                 confirmed = True
             after: float = yield Now()
-            if deadline is not None and after >= deadline:
-                raise JobTimeoutError(job_id, status, deadline - start)
+            if timeout is not None and deadline is not None and after >= deadline:
+                raise JobTimeoutError(job_id, status, timeout)
             held = wait >= 1 and "wait" in response.headers.get("Preference-Applied", "")
             if held and (status != previous or after - before >= wait / 2):
                 continue
