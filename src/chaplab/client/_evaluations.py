@@ -22,7 +22,7 @@ from chaplab.client._errors import (
 )
 from chaplab.client._jobs import Job, JobRef, job_path, newest_storing
 from chaplab.client._model_catalog import ModelSpec
-from chaplab.client._orphans import EVALUATIONS, orphaned_list, orphaned_record
+from chaplab.client._orphans import EVALUATIONS, orphaned_list, orphaned_record, unreadable
 from chaplab.client._plumbing import (
     DATASETS,
     Listing,
@@ -399,17 +399,8 @@ class Evaluations(QuantileRecordResource):
             readable.update(evaluation.id for evaluation in listed)
         jobs = yield from self._jobs.list_jobs()
         stored = newest_storing(job for job in jobs if job.type in EVALUATION_JOB_TYPES)
-        broken = []
-        for evaluation_id, job in sorted(stored.items()):
-            if evaluation_id in readable:
-                continue
-            try:
-                yield from self.get_evaluation(evaluation_id)
-            except OrphanedRecordError:
-                broken.append((evaluation_id, job.name))
-            except NotFoundError:
-                continue  # deleted since
-        return broken
+        unlisted = {record: job for record, job in stored.items() if record not in readable}
+        return (yield from unreadable(unlisted, self.get_evaluation))
 
     def get_evaluation_full(
         self, evaluation_id: int, quantiles: Sequence[float] = DEFAULT_QUANTILES

@@ -7,10 +7,15 @@ another client, or from a chaplab before it did."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chaplab.client._errors import ChapHTTPError, OrphanedRecordError
+from chaplab.client._errors import ChapHTTPError, NotFoundError, OrphanedRecordError
+
+if TYPE_CHECKING:
+    from chaplab.client._jobs import Job
+    from chaplab.client._steps import Operation
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,23 @@ def orphaned_list(
             f"with {kind.remove_several.format(ids)}"
         )
     return OrphanedRecordError(sentence, kind=kind.noun, ids=ids, cause=error)
+
+
+def unreadable(
+    stored: Mapping[int, Job], read: Callable[[int], Operation[object]]
+) -> Operation[list[tuple[int, str | None]]]:
+    """Of the records ``stored`` (id -> the job that stored it), those (id, the job's name)
+    that ``read`` (a get operation) cannot read because their dataset was deleted, by id; one
+    deleted since is left out."""
+    broken = []
+    for record_id, job in sorted(stored.items()):
+        try:
+            yield from read(record_id)
+        except OrphanedRecordError:
+            broken.append((record_id, job.name))
+        except NotFoundError:
+            continue  # deleted since
+    return broken
 
 
 def _named(record: tuple[int, str | None]) -> str:

@@ -11,13 +11,11 @@ from pydantic import Field
 from chaplab.client._capabilities import Route
 from chaplab.client._datasets import Dataset, DataSource, Observation
 from chaplab.client._errors import (
-    NotFoundError,
-    OrphanedRecordError,
     ServerError,
     lost_dataset,
 )
 from chaplab.client._jobs import Job, JobRef, job_path, newest_storing, result_type
-from chaplab.client._orphans import PREDICTIONS, orphaned_list, orphaned_record
+from chaplab.client._orphans import PREDICTIONS, orphaned_list, orphaned_record, unreadable
 from chaplab.client._plumbing import (
     DATASETS,
     Listing,
@@ -223,15 +221,7 @@ class Predictions(QuantileRecordResource):
         be read because their dataset was deleted."""
         jobs = yield from self._jobs.list_jobs()
         stored = newest_storing(job for job in jobs if result_type(job.type) == "prediction")
-        broken = []
-        for prediction_id, job in sorted(stored.items()):
-            try:
-                yield from self.get_prediction(prediction_id)
-            except OrphanedRecordError:
-                broken.append((prediction_id, job.name))
-            except NotFoundError:
-                continue  # deleted since
-        return broken
+        return (yield from unreadable(stored, self.get_prediction))
 
     def job_prediction_result(
         self, job_id: str, quantiles: Sequence[float] = DEFAULT_QUANTILES
