@@ -1,7 +1,7 @@
 """Schema version 11: a job's type is chap-core 2.5.1's name for it, its payload the model of its
 type (an evaluation's settings one plan), and a run of a prediction setup names the setup in a
 column of its own. A version-10 database's jobs are renamed and their payloads rewritten, and a job
-it left queued runs after the migration."""
+it left queued runs after the migration; its datasets and evaluations read back as before."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pandas.testing as pdt
 import pytest
 from sqlalchemy import create_engine, select, update
 
@@ -67,6 +68,7 @@ def test_a_database_of_schema_version_10_names_its_jobs_as_chap_core_does(
         for job in chap.list_jobs():
             chap.wait_for_job(job.id, timeout=300)
         expected = {job.id: JobType(job.type) for job in chap.list_jobs()}
+        stored = (chap.dataset_frame(dataset.id), chap.evaluation_frame(evaluation.result_id or 0))
     assert expected[batch.jobs[0].job_id] == JobType.CREATE_BACKTEST
     assert expected[inline.id] == JobType.CREATE_BACKTEST_FROM_DATA
     assert expected[run.id] == JobType.CREATE_PREDICTION
@@ -115,6 +117,9 @@ def test_a_database_of_schema_version_10_names_its_jobs_as_chap_core_does(
         done = chap.wait_for_job("queued-by-version-10", timeout=300)
         assert done.status == SUCCESS
         assert len(chap.get_evaluation(done.result_id or 0).split_periods) == 2
+        # what was stored before the step reads back as it did
+        pdt.assert_frame_equal(chap.dataset_frame(dataset.id), stored[0])
+        pdt.assert_frame_equal(chap.evaluation_frame(evaluation.result_id or 0), stored[1])
     with engine.connect() as connection:
         for job_type, payload in connection.execute(select(jobs.c.type, jobs.c.payload)):
             PAYLOADS[JobType(job_type)].model_validate(payload)  # every payload reads as its type
