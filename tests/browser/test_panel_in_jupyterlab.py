@@ -153,7 +153,20 @@ def test_panel_notebook_shows_a_finished_evaluation_with_its_fan_chart(
     evaluation.scroll_into_view_if_needed()
     page.screenshot(browser_output_dir / "panel-window.png")
 
-    # a 1024 px window without the file browser: still nothing cut, no horizontal scroll
+    # a 1024 px window without the file browser: still nothing cut, no horizontal scroll, with
+    # a weekly dataset of a long name listed (it widened the datasets table past the edge)
+    page.kernel_output(
+        "import pandas as pd\n"
+        "weeks = [f'2020W{week:02d}' for week in range(1, 54)]\n"
+        "weekly = pd.DataFrame({'time_period': weeks * 2, 'location': ['a'] * 53 + ['b'] * 53,"
+        " 'disease_cases': 1.0, 'rainfall': 1.0, 'mean_temperature': 20.0,"
+        " 'population': 1000.0})\n"
+        "chaplab.connect().create_dataset('influenza hospital admissions (example hub)', weekly)\n"
+        "await panel.refresh()"
+    )
+    expect(
+        panel.get_by_role("button", name="influenza hospital admissions (example hub)")
+    ).to_be_visible()
     page.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
     page.page.set_viewport_size({"width": 1024, "height": VIEWPORT["height"]})
     page.wait_until_idle()

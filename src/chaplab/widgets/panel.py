@@ -50,13 +50,19 @@ from chaplab.widgets.tables import Column, Row, SortableTable, columns
 if TYPE_CHECKING:
     import pandas as pd
 
+NAME_COLUMN = Column("name", "name", "220px")
+"""A dataset's or configured model's name button: a long name wraps onto two lines, so the
+tables fit a 1024 px window beside the dates ("influenza hospital admissions (example hub)"
+widened the datasets table past the notebook's edge)."""
 DATASET_COLUMNS = (
-    *columns("name", "id", "type", "periods"),
+    NAME_COLUMN,
+    *columns("id", "type", "periods"),
     Column("span", "from – to"),
     *columns("org_units", "created"),
 )
 MODEL_COLUMNS = (
-    *columns("name", "id", "template"),
+    NAME_COLUMN,
+    *columns("id", "template"),
     Column("options", "options", "360px"),
     Column("service", "model service"),
 )

@@ -93,7 +93,7 @@ EVALUATION_COLUMNS = (  # long texts wrap, so the table fits an 844 px output (1
     Column("n_periods", "periods"),  # forecast periods, number of splits, step between splits
     Column("n_splits", "splits"),
     Column("stride", "step"),
-    *(Column(metric, metric_title(metric), "70px") for metric in _METRICS_SHOWN),
+    *(Column(metric, metric_title(metric), "80px") for metric in _METRICS_SHOWN),
 )
 
 
