@@ -41,6 +41,7 @@ from chaplab.widgets.tables import (
     Column,
     OnDelete,
     SortableTable,
+    fit_choices,
     format_cell,
     uncut_button,
 )
@@ -55,6 +56,8 @@ LAST_SPLIT = "last split"
 ALL_SPLITS = "all splits"
 SHOWN_ALONE = "nothing (one evaluation)"
 """The **compare with** choice that shows the selected evaluation alone."""
+_COMPARE_WITH_LABEL = "100px"  # "compare with" whole
+_CHOICE_WIDTH = "420px"
 
 
 def chart_split(choice: str) -> str | None:
@@ -238,9 +241,9 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
             options=[(SHOWN_ALONE, SHOWN_ALONE)],
             value=SHOWN_ALONE,
             description="compare with",
-            style={"description_width": "initial"},  # the label whole, never cut
+            style={"description_width": _COMPARE_WITH_LABEL},
             disabled=True,
-            layout=widgets.Layout(width="420px", max_width="100%"),
+            layout=widgets.Layout(width=_CHOICE_WIDTH, max_width="100%"),
         )
         self.alone_button = uncut_button(
             "show one evaluation",
@@ -364,6 +367,7 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
         self._offering_comparisons = True
         try:
             self.compare_with.options = choices
+            fit_choices(self.compare_with, _COMPARE_WITH_LABEL, _CHOICE_WIDTH)
             offered = {item.id for item in others}
             self.compare_with.value = chosen if chosen in offered else SHOWN_ALONE
         finally:
