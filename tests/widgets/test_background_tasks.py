@@ -1,11 +1,13 @@
 """The panel's background work: triggers that arrive while a reload runs fold into one more
-reload, which starts after the last of them."""
+reload, which starts after the last of them; a widget's handler runs on the kernel's loop
+whichever thread the browser's message arrives on."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 
-from chaplab.widgets._tasks import Coalescer, TaskKeeper
+from chaplab.widgets._tasks import Coalescer, TaskKeeper, on_kernel_loop
 
 
 def test_triggers_during_a_run_fold_into_one_more_run_that_sees_the_last_change() -> None:
@@ -54,3 +56,28 @@ def test_a_failed_run_is_reported_and_the_next_trigger_runs_again() -> None:
         return errors, runs
 
     assert asyncio.run(scenario()) == (["the service did not answer"], 2)
+
+
+def test_a_handler_called_on_another_thread_runs_on_the_loop_it_was_made_on() -> None:
+    async def scenario() -> tuple[int, list[tuple[int, str]]]:
+        calls: list[tuple[int, str]] = []
+        handler = on_kernel_loop(lambda name: calls.append((threading.get_ident(), name)))
+        handler("here")  # on the loop's own thread: at once
+        elsewhere = threading.Thread(target=handler, args=("there",))
+        elsewhere.start()
+        elsewhere.join()
+        assert [name for _, name in calls] == ["here"]  # scheduled on this loop, not run there
+        await asyncio.sleep(0.01)
+        return threading.get_ident(), calls
+
+    home, calls = asyncio.run(scenario())
+    assert calls == [(home, "here"), (home, "there")]
+
+
+def test_a_handler_made_where_no_loop_runs_is_called_where_it_is_called() -> None:
+    calls: list[int] = []
+    handler = on_kernel_loop(lambda: calls.append(threading.get_ident()))
+    other = threading.Thread(target=handler)
+    other.start()
+    other.join()
+    assert calls == [other.ident]

@@ -821,3 +821,26 @@ async def test_a_model_whose_service_is_gone_is_marked_and_not_launched(
     assert "scaled:gone runs on a model service" in panel.forecasts.message.value
     panel.models.select(7)
     assert not panel.launcher.button.disabled
+
+
+async def test_a_click_handed_to_a_kernel_subshell_runs_on_the_panels_loop(
+    make_panel: MakePanel,
+) -> None:
+    """JupyterLab 4.4 and later hand widget messages to a kernel subshell (ipykernel 7): a thread
+    with an event loop of its own. A click arriving there launches on the panel's loop and
+    thread, where ``wait_idle`` follows it, as a click on the kernel's own thread does."""
+    panel = await make_panel()
+
+    async def subshell() -> None:  # the subshell's loop: the click, and the loop ends
+        panel.launcher.button.click()
+
+    clicker = threading.Thread(target=asyncio.run, args=(subshell(),))
+    clicker.start()
+    clicker.join()
+    for _ in range(100):  # the click is scheduled on this loop
+        if panel.jobs.rows:
+            break
+        await asyncio.sleep(0.01)
+    await panel.wait_idle()
+    assert [row.name for row in panel.jobs.rows][-1].startswith("naive_model")
+    assert panel.jobs.rows[-1].finished

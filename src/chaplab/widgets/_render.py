@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import ipywidgets as widgets
 
 from chaplab.widgets._chart_process import ChartProcess
+from chaplab.widgets._tasks import on_kernel_loop
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -64,7 +65,7 @@ def image_widget() -> widgets.Image:
             display="none",
         ),
     )
-    image.observe(_shown_when_drawn, names="value")
+    image.observe(on_kernel_loop(_shown_when_drawn), names="value")
     return image
 
 

@@ -1,19 +1,50 @@
-"""Background work on the kernel's event loop: kept-alive tasks, a debouncer and a coalescer.
+"""Background work on the kernel's event loop: kept-alive tasks, a debouncer and a coalescer,
+and widget handlers that run on that loop.
 
 Every network call runs in an asyncio task on the loop the kernel (or the test) is running;
 the tasks are held in a set so they are not garbage-collected half-way, and a task that fails
 reports its exception to a callback that shows it in the panel. A panel's action hands its
 task back as :class:`Started`: awaitable, and shown as nothing by a notebook cell that ends
-with the call.
+with the call. A widget's handlers are made with :func:`on_kernel_loop`, so what a click or an
+edit in the browser starts runs on that same loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any
+from typing import Any, ParamSpec
+
+P = ParamSpec("P")
 
 ErrorHandler = Callable[[BaseException], None]
+
+
+def on_kernel_loop(callback: Callable[P, object]) -> Callable[P, None]:
+    """``callback`` as a widget's handler (``on_click``, ``observe``) that runs on the loop it
+    is made on, the kernel's: at once when called on that loop's thread, else scheduled there.
+
+    JupyterLab 4.4 and later hand widget messages to a kernel subshell where the kernel has them
+    (ipykernel 7): a thread with an event loop of its own. Run there, a click's handler would
+    update widgets from that thread and start the panel's tasks on that loop, beside the
+    panel's client and out of reach of ``await panel.wait_idle()``. Made where no loop runs, the
+    handler calls ``callback`` on whichever thread calls it."""
+    try:
+        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    home = threading.get_ident()
+
+    @functools.wraps(callback)
+    def handler(*args: P.args, **kwargs: P.kwargs) -> None:
+        if loop is None or threading.get_ident() == home:
+            callback(*args, **kwargs)
+        else:
+            loop.call_soon_threadsafe(functools.partial(callback, *args, **kwargs))
+
+    return handler
 
 
 class TaskKeeper:

@@ -30,7 +30,7 @@ from chaplab.frames import format_number, format_numbers
 from chaplab.vocabulary import BacktestPlan
 from chaplab.widgets._markup import GREEN, GREY, message
 from chaplab.widgets._render import image_widget, render_chart
-from chaplab.widgets._tasks import Started, TaskKeeper
+from chaplab.widgets._tasks import Started, TaskKeeper, on_kernel_loop
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.jobs import JobLine
 from chaplab.widgets.launcher import service_gone
@@ -224,7 +224,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             tooltip="the batches the service holds: choose one to rank its models again",
         )
         fit_choices(self.earlier, _EARLIER_LABEL, "380px")
-        self.earlier.observe(lambda _: self._earlier_chosen(), names="value")
+        self.earlier.observe(on_kernel_loop(lambda _: self._earlier_chosen()), names="value")
         self.baseline = widgets.Dropdown(
             description="relative to",
             style=_STYLE,
@@ -246,17 +246,17 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         self.comparison_title = widgets.HTML()
         self.code = CodeView()  # the leaderboard's own: it scores and draws what is ranked
         for choice in (self.dataset, self.models):
-            choice.observe(lambda _: self._bound_the_plan(), names="value")
+            choice.observe(on_kernel_loop(lambda _: self._bound_the_plan()), names="value")
         for control in (
             self.dataset,
             self.models,
             self.name,
             *self.settings.inputs.values(),
         ):
-            control.observe(lambda _: self.check(), names="value")
-        self.button.on_click(lambda _: self.run())
-        self.baseline.observe(lambda _: self._baseline_changed(), names="value")
-        self.leaderboard.observe(lambda _: self.open_comparison(), names="selected")
+            control.observe(on_kernel_loop(lambda _: self.check()), names="value")
+        self.button.on_click(on_kernel_loop(lambda _: self.run()))
+        self.baseline.observe(on_kernel_loop(lambda _: self._baseline_changed()), names="value")
+        self.leaderboard.observe(on_kernel_loop(lambda _: self.open_comparison()), names="selected")
         self.children = [
             widgets.HTML(
                 "<b>Compare models</b><br><small>Run several configured models and the "
@@ -440,7 +440,7 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
         names = dict(zip((job.job_id for job in batch.jobs), request.model_names, strict=True))
         self.job_rows = [_job_row(job_id, names[job_id]) for job_id in names]
         for row in self.job_rows:
-            row.cancel_button.on_click(self._canceller(row))
+            row.cancel_button.on_click(on_kernel_loop(self._canceller(row)))
         self.jobs.children = [widgets.HTML("<b>Jobs of the batch</b>"), *self.job_rows]
         self.status.value = message(f"running {len(self.job_rows)} models…", GREEN)
         finished = await asyncio.gather(*(self._follow(row) for row in self.job_rows))

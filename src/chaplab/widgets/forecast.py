@@ -33,7 +33,7 @@ import ipywidgets as widgets
 
 from chaplab.widgets._markup import message
 from chaplab.widgets._render import image_widget, render_chart
-from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets._tasks import TaskKeeper, on_kernel_loop
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.results import MAX_PANELS, top_note
 from chaplab.widgets.snippets import CodeView, ForecastShown, access_of, forecast_code
@@ -303,9 +303,11 @@ class ForecastView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
             titles=TABS,
         )
         self.code = CodeView()  # the forecast's own: it reads and draws this forecast
-        self.map_value.observe(lambda _: self._keeper.spawn(self._map_tab()), names="value")
+        self.map_value.observe(
+            on_kernel_loop(lambda _: self._keeper.spawn(self._map_tab())), names="value"
+        )
         self._offering = False
-        self.strategy.observe(self._strategy_chosen, names="value")
+        self.strategy.observe(on_kernel_loop(self._strategy_chosen), names="value")
         self.children = [
             widgets.HTML("<b>Forecast forward</b>"),
             widgets.HBox([self.button, self.message]),

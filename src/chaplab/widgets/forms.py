@@ -35,6 +35,7 @@ from ipywidgets.widgets.widget_tagsinput import TagsInputBase
 
 from chaplab.schema import ConfigProblem, ConfigSchema, ConfigValidationError, validate_config
 from chaplab.widgets import _markup as markup
+from chaplab.widgets._tasks import on_kernel_loop
 
 UNSET: Any = object()
 """What an input reads when the person has not given a value."""
@@ -149,7 +150,7 @@ class ConfigForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annot
         empty = [widgets.Label("This template has no options.")] if not self.fields else []
         self.children = [*empty, *(field.box for field in self.fields.values()), self._summary]
         for field in self.fields.values():
-            field.input.observe(lambda _: self.check(), names="value")
+            field.input.observe(on_kernel_loop(lambda _: self.check()), names="value")
         self.check()
 
     def values(self) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from chaplab.vocabulary import (
     is_terminal_status,
 )
 from chaplab.widgets._markup import AMBER, GREEN, RED, message
-from chaplab.widgets._tasks import TaskKeeper
+from chaplab.widgets._tasks import TaskKeeper, on_kernel_loop
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.tables import UNCUT, uncut_button
 
@@ -111,7 +111,7 @@ class JobLine(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotati
         self.logs = widgets.Textarea(
             disabled=True, layout=widgets.Layout(display="none", width="100%", height="12em")
         )
-        self.logs_toggle.observe(self._toggle_logs, names="value")
+        self.logs_toggle.observe(on_kernel_loop(self._toggle_logs), names="value")
         title = widgets.HTML(
             f"<b>{html.escape(name)}</b> <small>{html.escape(kind)} · "
             f'<span style="white-space:nowrap">job {html.escape(job_id)}</span></small>'
@@ -237,7 +237,9 @@ class JobBoard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotat
         goes to ``on_success`` (by default the board's)."""
         row = JobLine(job_id, name, kind)
         row.cancel_button.on_click(
-            lambda _: self._keeper.spawn(self.cancel(row), on_error=row.show_exception)
+            on_kernel_loop(
+                lambda _: self._keeper.spawn(self.cancel(row), on_error=row.show_exception)
+            )
         )
         self.rows.insert(0, row)
         self.children = [self._header, *self.rows]

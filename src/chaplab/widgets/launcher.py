@@ -30,6 +30,7 @@ import traitlets
 
 from chaplab.vocabulary import BacktestPlan
 from chaplab.widgets._markup import AMBER, message
+from chaplab.widgets._tasks import on_kernel_loop
 from chaplab.widgets.plan_inputs import PlanInputs
 from chaplab.widgets.tables import uncut_button
 
@@ -108,9 +109,9 @@ class EvaluationLauncher(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         self.warning = widgets.HTML()
         self._refused: tuple[EvaluationLaunch, str] | None = None
         self.unavailable = False
-        self.name.observe(lambda _: self.check(), names="value")
+        self.name.observe(on_kernel_loop(lambda _: self.check()), names="value")
         for control in self.settings.inputs.values():
-            control.observe(lambda _: self.check(), names="value")
+            control.observe(on_kernel_loop(lambda _: self.check()), names="value")
         self.children = [
             widgets.HTML("<b>Run an evaluation</b>"),
             self.choice,

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 from chaplab.schema import ConfigSchema, InvalidSchemaError
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import GREEN, RED, message
+from chaplab.widgets._tasks import on_kernel_loop
 from chaplab.widgets.forms import ConfigForm
 from chaplab.widgets.tables import uncut_button
 
@@ -61,8 +62,8 @@ class NewModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
         self.options_box = widgets.VBox()
         self.button = uncut_button("Create configured model", "plus", disabled=True)
         self.message = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
-        self.template.observe(lambda _: self._build_options(), names="value")
-        self.name.observe(lambda _: self._edited(), names="value")
+        self.template.observe(on_kernel_loop(lambda _: self._build_options()), names="value")
+        self.name.observe(on_kernel_loop(lambda _: self._edited()), names="value")
         self.children = [
             self.template,
             self.about,
@@ -133,9 +134,9 @@ class NewModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no ann
                 )
             else:
                 self.options = ConfigForm(schema)
-                self.options.observe(lambda _: self.check(), names="valid")
+                self.options.observe(on_kernel_loop(lambda _: self.check()), names="valid")
                 for field in self.options.fields.values():
-                    field.input.observe(lambda _: self._edited(), names="value")
+                    field.input.observe(on_kernel_loop(lambda _: self._edited()), names="value")
                 self.options_box.children = [self.options]
         self.check()
 

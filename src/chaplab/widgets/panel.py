@@ -35,7 +35,7 @@ from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
 from chaplab.widgets._preload import Preloader
 from chaplab.widgets._shown import ViewCounter
-from chaplab.widgets._tasks import Coalescer, Started, TaskKeeper
+from chaplab.widgets._tasks import Coalescer, Started, TaskKeeper, on_kernel_loop
 from chaplab.widgets.compare_models import CompareModelsView
 from chaplab.widgets.connection import ConnectionBar, as_async_client, describe_error
 from chaplab.widgets.forecast import ForecastView, History, load_history
@@ -193,7 +193,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         self._loaded = False
         self._backtest_parameters_loaded = False
         self.views = ViewCounter()  # the panel shown again (a cell displaying it): reload
-        self.views.observe(self._shown_again, names="views")
+        self.views.observe(on_kernel_loop(self._shown_again), names="views")
         self._wire()
         new_model = widgets.Accordion([self.model_form], titles=("New configured model",))
         new_model.selected_index = None
@@ -577,14 +577,14 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
     # -- wiring -----------------------------------------------------------------------
 
     def _wire(self) -> None:
-        self.connection.refresh_button.on_click(lambda _: self.refresh())
-        self.datasets.observe(lambda _: self._choice_changed(), names="selected")
-        self.datasets.observe(lambda _: self._dataset_selected(), names="selected")
-        self.models.observe(lambda _: self._choice_changed(), names="selected")
-        self.launcher.button.on_click(lambda _: self.launch())
-        self.forecasts.button.on_click(lambda _: self.forecast())
-        self.model_form.button.on_click(lambda _: self.create_model())
-        self.results.older.on_click(lambda _: self.older_evaluations())
+        self.connection.refresh_button.on_click(on_kernel_loop(lambda _: self.refresh()))
+        self.datasets.observe(on_kernel_loop(lambda _: self._choice_changed()), names="selected")
+        self.datasets.observe(on_kernel_loop(lambda _: self._dataset_selected()), names="selected")
+        self.models.observe(on_kernel_loop(lambda _: self._choice_changed()), names="selected")
+        self.launcher.button.on_click(on_kernel_loop(lambda _: self.launch()))
+        self.forecasts.button.on_click(on_kernel_loop(lambda _: self.forecast()))
+        self.model_form.button.on_click(on_kernel_loop(lambda _: self.create_model()))
+        self.results.older.on_click(on_kernel_loop(lambda _: self.older_evaluations()))
         view_changes = [
             (self.results.table, "selected"),
             (self.results.compare_with, "value"),
@@ -603,7 +603,7 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
             ),
         ]
         for control, trait in view_changes:
-            control.observe(lambda _: self._show_code(), names=trait)
+            control.observe(on_kernel_loop(lambda _: self._show_code()), names=trait)
 
     def _dataset_selected(self) -> None:
         """The comparison of models starts on the dataset selected in the datasets table."""

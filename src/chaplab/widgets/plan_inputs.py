@@ -32,6 +32,7 @@ from chaplab.vocabulary import (
     parse_period,
 )
 from chaplab.widgets._markup import GREY, message
+from chaplab.widgets._tasks import on_kernel_loop
 
 _STYLE = {"description_width": "130px"}
 INPUTS = (N_PERIODS, N_SPLITS, STRIDE)
@@ -99,7 +100,7 @@ class PlanInputs(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annot
         self.note = widgets.HTML()
         self.message = widgets.HTML()
         for control in self.inputs.values():
-            control.observe(lambda _: self.check(), names="value")
+            control.observe(on_kernel_loop(lambda _: self.check()), names="value")
         self.children = [
             widgets.HBox(list(self.inputs.values()), layout=widgets.Layout(flex_flow="row wrap")),
             self.note,

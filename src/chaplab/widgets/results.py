@@ -35,7 +35,7 @@ from chaplab.vocabulary import ALL_SPLITS as EVERY_SPLIT
 from chaplab.vocabulary import DEFAULT_QUANTILES
 from chaplab.widgets._markup import GREY, message
 from chaplab.widgets._render import Rendered, image_widget, render_chart
-from chaplab.widgets._tasks import Debouncer, TaskKeeper
+from chaplab.widgets._tasks import Debouncer, TaskKeeper, on_kernel_loop
 from chaplab.widgets.connection import describe_error
 from chaplab.widgets.tables import (
     Column,
@@ -252,15 +252,17 @@ class ResultsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no anno
             hidden=True,
         )
         self.compare_note = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
-        self.alone_button.on_click(lambda _: self.show_alone())
-        self.table.observe(lambda _: self._shown_changed(), names="selected")
-        self.compare_with.observe(self._comparison_changed, names="value")
-        self.quantiles.observe(lambda _: self.load(), names="value")
+        self.alone_button.on_click(on_kernel_loop(lambda _: self.show_alone()))
+        self.table.observe(on_kernel_loop(lambda _: self._shown_changed()), names="selected")
+        self.compare_with.observe(on_kernel_loop(self._comparison_changed), names="value")
+        self.quantiles.observe(on_kernel_loop(lambda _: self.load()), names="value")
         self._offering_choices = False
         self._offering_comparisons = False
-        self.org_unit.observe(self._org_unit_changed, names="value")
-        self.org_unit_search.observe(lambda _: self._offer_org_units(), names="value")
-        self.split.observe(self._split_changed, names="value")
+        self.org_unit.observe(on_kernel_loop(self._org_unit_changed), names="value")
+        self.org_unit_search.observe(
+            on_kernel_loop(lambda _: self._offer_org_units()), names="value"
+        )
+        self.split.observe(on_kernel_loop(self._split_changed), names="value")
         controls = widgets.HBox(
             [
                 self.quantiles,

@@ -16,6 +16,7 @@ import ipywidgets as widgets
 import traitlets
 
 from chaplab._connect import API_KEY_VARIABLE, reaches
+from chaplab.widgets._tasks import on_kernel_loop
 from chaplab.widgets.tables import UNCUT
 
 
@@ -324,7 +325,7 @@ class CodeView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotat
             layout=widgets.Layout(display="none", width="100%", height="12em"),
             tooltip="select all and copy",
         )
-        self.toggle.observe(self._toggled, names="value")
+        self.toggle.observe(on_kernel_loop(self._toggled), names="value")
         self.children = [
             widgets.HBox(
                 [self.copy_button, self.toggle],

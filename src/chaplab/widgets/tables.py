@@ -39,6 +39,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle, LabelStyle
 from chaplab.frames import format_number
 from chaplab.widgets._closing import close_all
 from chaplab.widgets._markup import message
+from chaplab.widgets._tasks import on_kernel_loop
 
 Row = Mapping[str, Any]
 OnDelete = Callable[[Row], object]
@@ -164,8 +165,8 @@ class Pager(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no annotation
         self.previous = uncut_button("previous", "chevron-left", f"the previous {PAGE_SIZE} rows")
         self.next = uncut_button("next", "chevron-right", f"the next {PAGE_SIZE} rows")
         self.label = widgets.Label(layout=widgets.Layout(**UNCUT))
-        self.previous.on_click(lambda _: self.go(self.page - 1))
-        self.next.on_click(lambda _: self.go(self.page + 1))
+        self.previous.on_click(on_kernel_loop(lambda _: self.go(self.page - 1)))
+        self.next.on_click(on_kernel_loop(lambda _: self.go(self.page + 1)))
         self.children = [self.previous, self.label, self.next]
 
     @property
@@ -275,7 +276,7 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
                 align_items="center",
             )
         )
-        self.observe(self._show_selection, names="selected")
+        self.observe(on_kernel_loop(self._show_selection), names="selected")
         self._layout_children()
 
     @property
@@ -391,7 +392,7 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
             again = self.sort_column == column.key
             self.sort_by(column.key, descending=again and not self.sort_descending)
 
-        button.on_click(clicked)
+        button.on_click(on_kernel_loop(clicked))
         return button
 
     def _texts(self, row: Row) -> list[str]:
@@ -422,7 +423,9 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         )
         if self.columns[0].max_width is not None:
             toggle.add_class(WRAP_CLASS)
-        toggle.observe(lambda change: self._toggled(key, change["new"]), names="value")
+        toggle.observe(
+            on_kernel_loop(lambda change: self._toggled(key, change["new"])), names="value"
+        )
         self._toggles[key] = toggle
         cells: list[widgets.Widget] = [
             toggle,
@@ -438,7 +441,7 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
                 layout=self._looks.delete_layout,
                 style=self._looks.delete_style,
             )
-            delete.on_click(lambda _: self._ask_to_delete(key))
+            delete.on_click(on_kernel_loop(lambda _: self._ask_to_delete(key)))
             self._deletes[key] = delete
             cells.append(delete)
         return cells
@@ -569,8 +572,8 @@ class DeleteConfirmation(widgets.VBox):  # type: ignore[misc]  # ipywidgets has 
         self.yes = uncut_button("Delete", "trash", button_style="danger")
         self.no = uncut_button("Keep")
         self.problem = widgets.HTML()
-        self.yes.on_click(lambda _: self._confirm())
-        self.no.on_click(lambda _: self.dismiss())
+        self.yes.on_click(on_kernel_loop(lambda _: self._confirm()))
+        self.no.on_click(on_kernel_loop(lambda _: self.dismiss()))
         self.children = [
             widgets.HBox(
                 [self.question, self.yes, self.no],
