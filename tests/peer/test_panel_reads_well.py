@@ -117,8 +117,13 @@ def read_every_view(page: NotebookPage, dataset: Dataset, kind: str) -> None:
     expect(panel.get_by_text("2.5.1")).to_have_count(1)  # the connection bar: the peer
 
     # the datasets and models tables, the evaluations list
-    run(page, f"panel.datasets.select({dataset.id})")
-    run(page, f"panel.models.select(next(m.id for m in panel.model_list if m.name == {MODEL!r}))")
+    # on the page that holds it: a shuffled peer run may have stored more than a page before
+    run(page, f"panel.datasets.select({dataset.id})\npanel.datasets.show_row({dataset.id})")
+    run(
+        page,
+        f"model_id = next(m.id for m in panel.model_list if m.name == {MODEL!r})\n"
+        "panel.models.select(model_id)\npanel.models.show_row(model_id)",
+    )
     for name in (dataset.name, MODEL):
         expect(panel.get_by_role("button", name=name, exact=True)).to_have_class(SELECTED)
     page.assert_reads_well(panel)

@@ -3,10 +3,13 @@ configurations) as references and leaves them out of its list; the client lists 
 
 from __future__ import annotations
 
+import time
+
 import httpx
 
 from chaplab import ChapClient
 from chaplab.client import Dataset, Evaluation, ModelSpec
+from chaplab.vocabulary import NON_TERMINAL_STATUSES
 
 
 def test_a_seasonal_median_evaluation_is_listed_as_a_reference(
@@ -42,6 +45,7 @@ def test_a_reference_stored_under_a_deleted_ones_id_is_listed(
                 n_splits=2,
             )
 
+        wait_until_no_job_runs(client)  # another test's job would store the next row first
         first = run("reused id, first")
         assert first.id in {evaluation.id for evaluation in client.list_evaluations()}
         client.delete_evaluation(first.id)
@@ -53,3 +57,12 @@ def test_a_reference_stored_under_a_deleted_ones_id_is_listed(
             assert listed[second.id].name == second.name and listed[second.id].reference
         finally:
             client.delete_evaluation(second.id)
+
+
+def wait_until_no_job_runs(client: ChapClient, timeout: float = 600) -> None:
+    """Wait until chap-core has no job queued or running (the jobs earlier tests left behind
+    in a shuffled run), so the evaluations this test makes are the last rows stored."""
+    deadline = time.monotonic() + timeout
+    while any(job.status in NON_TERMINAL_STATUSES for job in client.list_jobs()):
+        assert time.monotonic() < deadline, "chap-core's jobs did not end within the timeout"
+        time.sleep(1)
