@@ -17,6 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))  # run as a file, beside doc_table
+from doc_table import replaced, write_or_check  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = Path(__file__).with_name("fidelity.json")
 DOC = ROOT / "docs" / "endpoints.md"
@@ -58,19 +61,12 @@ def render(rows: list[dict[str, Any]]) -> str:
 
 
 def updated(text: str, table: str) -> str:
-    """``text`` with the table between the markers replaced."""
-    start, end = text.index(START), text.index(END) + len(END)
-    return text[:start] + table + text[end:]
+    """``text`` with this table replaced."""
+    return replaced(text, table, START, END)
 
 
 def main() -> None:
-    text = DOC.read_text()
-    new = updated(text, render(load()))
-    if "--check" in sys.argv[1:]:
-        if new != text:
-            sys.exit(f"{DOC} differs from {RECORD}: run python tests/peer/fidelity_table.py")
-        return
-    DOC.write_text(new)
+    write_or_check(DOC, render(load()), START, END, RECORD)
 
 
 if __name__ == "__main__":
