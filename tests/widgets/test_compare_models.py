@@ -154,6 +154,21 @@ async def test_a_batch_of_six_models_is_followed_and_ranked(compared: ChapPanel)
         assert bytes(image.value).startswith(b"\x89PNG")
 
 
+async def test_the_batchs_evaluations_are_listed_in_the_results_view(
+    compared: ChapPanel,
+) -> None:
+    """Once the batch's jobs have ended, the panel's evaluations list holds what they stored:
+    the evaluation shown there can be compared with them."""
+    batch = await compared.client.list_evaluations()
+    newest = sorted(item.id for item in batch)[-6:]  # the batch's six, stored last
+    assert set(newest) <= set(compared.results.evaluations)
+    compared.results.table.select(newest[0])
+    await compared.wait_idle()
+    compared.results.compare(newest[-1])
+    await compared.wait_idle()
+    assert [item.id for item in compared.results.selected] == [newest[0], newest[-1]]
+
+
 async def test_the_leaderboard_is_the_scores_of_the_evaluations_entries(
     compared: ChapPanel,
 ) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -170,10 +170,18 @@ class ScoringChart:
 class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annotations
     """Run several configured models as one batch and rank them with proper scores."""
 
-    def __init__(self, client: Any, keeper: TaskKeeper) -> None:
+    def __init__(
+        self,
+        client: Any,
+        keeper: TaskKeeper,
+        on_stored: Callable[[list[int]], object] | None = None,
+    ) -> None:
+        """``on_stored`` is called with the ids of the evaluations a batch's jobs stored, once
+        they have ended: the panel lists them among its evaluations."""
         super().__init__()
         self._client = client
         self._keeper = keeper
+        self._on_stored = on_stored
         self._datasets: dict[int, Any] = {}
         self._models: dict[str, Any] = {}
         self._running = False
@@ -449,6 +457,8 @@ class CompareModelsView(widgets.VBox):  # type: ignore[misc]  # ipywidgets has n
             for row, evaluation in zip(self.job_rows, finished, strict=True)
             if evaluation is not None
         }
+        if self._on_stored is not None:
+            self._on_stored(list(runs.values()))
         runs |= await self._baseline_runs(batch.specification_id, runs)
         if len(runs) < 2:
             self.status.value = message(

@@ -15,7 +15,7 @@ them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -180,7 +180,11 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
                 self.results.table, self.client.delete_evaluation, row
             ),
         )
-        self.compare = CompareModelsView(self.client, self._keeper)
+        self.compare = CompareModelsView(  # its jobs store evaluations: list them
+            self.client,
+            self._keeper,
+            on_stored=lambda stored: self._keeper.spawn(self._list_stored(stored)),
+        )
         self.forecasts = ForecastView(self.client, self._keeper)
         self.code = CodeView()
         self.dataset_list: list[Any] = []
@@ -547,6 +551,17 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         self._launching.discard(request.name)  # its row holds the name from now on
         self.launcher.launched(request)
 
+    async def _list_stored(self, stored: Sequence[int]) -> None:
+        """List the evaluations with ids ``stored`` (just made here) with the newest ones: read
+        by id those the server's list leaves out."""
+        evaluations = await self._newest_evaluations()
+        listed = {item.id for item in evaluations}
+        for evaluation_id in stored:
+            if evaluation_id not in listed:
+                self._unlisted[evaluation_id] = await self.client.get_evaluation(evaluation_id)
+        self._show_evaluations(evaluations)
+        self._update_taken_names()
+
     async def _forecast(self, name: str, dataset_id: int, model_name: str, n_periods: int) -> None:
         history = await load_history(self.client, dataset_id)
         job = await self.client.make_prediction_for_model(
@@ -564,12 +579,8 @@ class ChapPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no annota
         await self.forecasts.show(name, prediction_id, frame, history)
 
     async def _job_succeeded(self, job: Job) -> None:
-        evaluations = await self._newest_evaluations()
         result_id = await self.client.job_created_id(job)
-        if result_id not in {item.id for item in evaluations}:
-            self._unlisted[result_id] = await self.client.get_evaluation(result_id)
-        self._show_evaluations(evaluations)
-        self._update_taken_names()
+        await self._list_stored([result_id])
         if result_id in self.results.evaluations:
             self.results.table.select(result_id)
             self.results.table.show_row(result_id)
