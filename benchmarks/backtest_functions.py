@@ -116,6 +116,6 @@ def run() -> list[Result]:
             FACTOR,
             "s",
             "the model's own compute",
-            note=f"{rows:,} rows answered; {SAMPLES} samples; splits run in threads",
+            note=f"{rows:,} rows answered; {SAMPLES} samples; no executor (one worker thread)",
         )
     ]

@@ -8,9 +8,9 @@ Measured in one run, so that their ratios are taken under the same load:
 - **serial**: the model's own compute, ``train`` and ``predict`` called one task after another
   on one thread with each task's inputs made beforehand (untimed); measured before the engines
   and again after them;
-- **threads**: ``chaplab.tune`` with ``executor=None`` (the kernel's threads; the model holds
-  the GIL much of the time, so at best a little faster than serial; target: at most 1.3x
-  serial);
+- **threads**: ``chaplab.tune`` with ``executor=None`` (beside the kernel, the model's sync
+  calls one at a time, since the model holds the GIL: two threads took 1.35-1.37x serial;
+  target: at most 1.3x serial);
 - **process pool**: a ``ProcessPoolExecutor`` of 2 workers (spawn), started beforehand;
 - **Dask**: a ``LocalCluster`` of 2 worker processes with a thread each, started beforehand.
 

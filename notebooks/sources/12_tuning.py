@@ -4,7 +4,7 @@
 # A model has options: how many recent months set its level, how wide its forecasts are.
 # Which values forecast best? `chaplab.tune` backtests every configuration of a grid on the same
 # splits, with the same random draws, and ranks them by relative skill with intervals. The work
-# runs in the notebook's threads, on a process pool, or on a Dask cluster, and gives the same
+# runs beside the notebook, on a process pool, or on a Dask cluster, and gives the same
 # answer on each. This notebook:
 #
 # 1. writes a model with two options as two functions (chapkit's shape, as in notebook 09);

@@ -186,7 +186,9 @@ def backtest(
     ``numpy.random.Generator`` per task, spawned from ``seed`` as the service spawns its
     splits' streams: the same seed gives the same frame on every executor.
 
-    ``executor``: None runs the splits on the kernel's threads (nothing is pickled); any
+    ``executor``: None runs the splits on a thread beside the kernel, a sync model's calls one
+    at a time (:func:`chaplab.executors.kernel_threads`), nothing pickled; a
+    ``ThreadPoolExecutor`` runs as many calls at once as it has threads; any other
     ``concurrent.futures.Executor`` (a process pool, a Dask ``Client(...).get_executor()``, or
     the ``Client``) gets each split as a task, its functions shipped by value with cloudpickle.
     ``places_per_task`` splits each split further into tasks of that many places, each trained

@@ -5,7 +5,8 @@ for the tasks that others depend on, a model. :func:`run_tasks` runs a list of t
 
 - without an executor (or with a ``ThreadPoolExecutor``) on a private event loop in a thread of
   its own: async model functions are awaited there, sync ones run in the thread pool, and
-  nothing is pickled;
+  nothing is pickled. Without an executor that pool has :func:`kernel_threads` threads: one
+  under the GIL, where two threads computing in Python take longer than one;
 - on any other executor (a process pool, a Dask cluster's ``Client.get_executor()`` or the
   ``Client`` itself) each task is shipped by value with cloudpickle, as Dask ships functions,
   so a function defined in a notebook cell reaches another process: :func:`run_shipped` runs
@@ -28,6 +29,7 @@ import heapq
 import inspect
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -148,7 +150,7 @@ def run_tasks(
     own_pool: concurrent.futures.ThreadPoolExecutor | None = None
     if executor is None:
         own_pool = executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=max(1, min(len(tasks), os.cpu_count() or 1)),
+            max_workers=max(1, min(len(tasks), kernel_threads())),
             thread_name_prefix="chaplab-backtest",
         )
     scheduler = _Scheduler(tasks, executor, errors, time_budget, events)
@@ -192,6 +194,16 @@ def run_tasks(
         loop.call_soon_threadsafe(loop.stop)
         runner.join()
         loop.close()
+
+
+def kernel_threads() -> int:
+    """How many sync model calls run at once without an executor: one where the interpreter
+    has a GIL (two threads computing in Python take longer than one, by a third in figure 16 of
+    ``make bench``, and a pandas model gains nothing), every core where it has none (a
+    free-threaded build). A ``ThreadPoolExecutor`` given as the executor sets its own number,
+    for a model whose calls leave Python (numpy's larger operations, I/O)."""
+    gil_enabled: Callable[[], bool] = getattr(sys, "_is_gil_enabled", lambda: True)
+    return 1 if gil_enabled() else os.cpu_count() or 1
 
 
 async def _settle() -> None:

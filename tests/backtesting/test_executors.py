@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import io
+import os
 import re
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +74,42 @@ def test_places_in_groups_are_tasks_of_their_own_seen_only_by_their_task(executo
     whole = run(None)
     assert len(grouped) == len(whole)
     assert not np.allclose(grouped["value"], whole["value"])  # a group's own stream and model
+
+
+def most_calls_at_once(executor: Any = None) -> int:
+    """The most sync ``train`` calls of a backtest of six tasks that ran at the same time (each
+    sleeps, letting another thread run if one may)."""
+    lock, running, most = threading.Lock(), [0], [0]
+    _, predict = cell_model()
+
+    def train(config: Any, data: pd.DataFrame, geo: Any) -> pd.Series:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return data.groupby("location")["disease_cases"].mean()
+
+    chaplab.backtest(
+        train, predict, monthly_data(), **SETTINGS, seed=7, places_per_task=1, executor=executor
+    )
+    return most[0]
+
+
+def test_sync_calls_run_one_at_a_time_under_the_gil_unless_a_thread_pool_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two threads computing in Python take longer than one (figure 16 of ``make bench``):
+    without an executor a sync model's calls take turns; a ``ThreadPoolExecutor`` runs as many
+    as it has threads, for a model that leaves Python; a free-threaded build uses every core."""
+    monkeypatch.setattr(sys, "_is_gil_enabled", lambda: True, raising=False)
+    assert most_calls_at_once() == 1
+    with concurrent.futures.ThreadPoolExecutor(3) as threads:
+        assert most_calls_at_once(threads) == 3
+    monkeypatch.setattr(sys, "_is_gil_enabled", lambda: False, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert most_calls_at_once() == 2
 
 
 def test_the_bar_counts_tasks_as_they_finish(
