@@ -163,7 +163,11 @@ def test_naive_models_quantiles_agree_as_the_same_model_drawn_twice(
     both: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
 ) -> None:
     """Both servers' naive_model draws Poisson counts around each place's mean of the history
-    before the split: the medians and the 10-90 % widths differ only by sampling."""
+    before the split: the medians and the 10-90 % widths differ only by sampling. A cell's
+    width, of 100 draws, varies by about 15 % from one drawing to the next (two drawings differed
+    by 60 % in one cell of one run), so the widths are held together summed over the cells,
+    where sampling moves them by about 6 %: within 20 %. Our naive_model's negative binomial
+    option is 1.48x wider summed on this data, and fails it."""
     levels = {}
     for server, (frame, _) in both.items():
         wide = frame.pivot_table(
@@ -173,7 +177,7 @@ def test_naive_models_quantiles_agree_as_the_same_model_drawn_twice(
     (peer_median, peer_width), (median, width) = levels["chap-core"], levels["ours"]
     assert list(peer_median.index) == list(median.index)
     assert np.allclose(median.to_numpy(), peer_median.to_numpy(), rtol=0.15, atol=3)
-    assert np.allclose(width.to_numpy(), peer_width.to_numpy(), rtol=0.35, atol=3)
+    assert 1 / 1.2 <= width.sum() / peer_width.sum() <= 1.2, (width, peer_width)
 
 
 def texts_of(svg: bytes) -> set[str]:
