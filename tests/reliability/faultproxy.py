@@ -25,6 +25,7 @@ import contextlib
 import socket
 import struct
 import threading
+import time
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
@@ -200,6 +201,19 @@ class FaultProxy:
         """How many ``method path`` requests were forwarded (or received, ``forwarded=False``)."""
         records = self.forwarded if forwarded else self.received
         return sum(1 for r in records if r.method == method and r.path == path)
+
+    def count_eventually(
+        self, method: str, path: str, expected: int, *, forwarded: bool = True, timeout: float = 10
+    ) -> int:
+        """:meth:`count`, once it has reached ``expected`` or ``timeout`` seconds have passed: a
+        request is recorded when upstream has answered it, which may come after the client
+        gave up on it (a time limit)."""
+        deadline = time.monotonic() + timeout
+        while (seen := self.count(method, path, forwarded=forwarded)) < expected:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        return seen
 
     def _take_fault(self, method: str, path: str) -> Fault:
         with self._lock:

@@ -198,7 +198,7 @@ def test_slow_creating_post_times_out_once(
 
     with pytest.raises(ChapTimeoutError):
         Caller(driver, proxy.url, timeout=0.5)("create_configured_model", name, 1)
-    assert proxy.count("POST", CONFIGURED, forwarded=False) == 1
+    assert proxy.count_eventually("POST", CONFIGURED, 1, forwarded=False) == 1
     assert sum(stored.endswith(f":{name}") for stored in stored_names(upstream, driver)) == 1
 
 
@@ -226,7 +226,8 @@ def test_slow_reads_raise_the_timeout_error_long_before_the_answer(
     with pytest.raises(ChapTimeoutError):
         Caller(driver, proxy.url, timeout=0.3, retry=retry)("list_model_templates")
     assert time.monotonic() - started < SLOW_ANSWER_SECONDS
-    assert proxy.count("GET", TEMPLATES) == retry.max_retries + 1
+    expected = retry.max_retries + 1
+    assert proxy.count_eventually("GET", TEMPLATES, expected) == expected
 
 
 # -- waiting on a job ----------------------------------------------------------------------
