@@ -43,8 +43,34 @@ panel = ChapPanel(AsyncChapClient(server.url, api_key="sk_test_WRONG_KEY_0000000
 panel
 """
 
+# The panel's evaluations table as a service with many runs and large counts fills it: ids of
+# five digits, a reference model, scores in the thousands (a table of these exact widths reached
+# 2 px past a 1024 px window's output on chap-core, cutting its delete buttons).
+WIDE_TABLE_CELL = """\
+import datetime
+
+from chaplab.widgets.results import EVALUATION_COLUMNS
+from chaplab.widgets.tables import SortableTable
+
+table = SortableTable(EVALUATION_COLUMNS, caption="Evaluations", on_delete=print)
+table.set_rows([
+    {
+        "id": 10_000 + index,
+        "name": f"tune seasonal_median/window={index}",
+        "model": "seasonal_median (reference)",
+        "dataset": "influenza hospital admissions",
+        "created": datetime.datetime(2026, 11, 29, 14, index),
+        "n_periods": 12, "n_splits": 104, "stride": 52,
+        "crps": 12_345.6 + index, "coverage_10_90": 0.8125,
+    }
+    for index in range(3)
+])
+table
+"""
+
 NOTEBOOKS = {
     "widgets.ipynb": [WIDGET_CELL],
+    "wide_table.ipynb": [WIDE_TABLE_CELL],
     "wrong_key.ipynb": [WRONG_KEY_CELL, "await panel.ready()"],
     "raising.ipynb": ["total = 1 + 1", "raise ValueError('no datasets on the service')"],
 }
@@ -89,6 +115,22 @@ def test_widget_panel_renders_label_button_and_image(
     )
     assert image.evaluate("(img) => img.naturalWidth") == 200
     assert page.screenshot(browser_output_dir / "widgets.png").stat().st_size > 0
+
+
+@pytest.mark.browser
+def test_a_table_wider_than_the_output_wraps_its_long_columns_and_stays_in_sight(
+    lab: JupyterLab,
+    open_notebook: Callable[..., NotebookPage],
+    browser_output_dir: Path,
+) -> None:
+    page = open_notebook(lab, "wide_table.ipynb")
+    page.run_all_cells()
+
+    table = page.output_area()
+    expect(table.get_by_text("10002", exact=True)).to_have_count(1)
+    page.assert_reads_well(table)  # at 1400 px with the file browser open, and at 1024 px
+    page.set_layout(1024, file_browser=False)
+    page.screenshot_whole(table, browser_output_dir / "wide-table-1024.png")
 
 
 @pytest.mark.browser

@@ -6,8 +6,9 @@ its name, and screen readers announce a labelled, pressed button. The other cell
 A table given ``on_delete`` ends each row with a delete button, which asks for confirmation
 under the table before anything is deleted.
 
-Cells never cut their text: every column is as wide as its widest cell (``max-content``) and
-buttons do not shrink.
+Cells never cut their text: every column is as wide as its widest cell where the output has
+room; where it has not, the columns given a ``max_width`` wrap further, down to their longest
+word, and buttons do not shrink.
 
 A table shows ``PAGE_SIZE`` rows at a time, with **previous** and **next** under it (each
 disabled at its end) and "rows 21-40 of 312" between them. Sorting orders every row, then the
@@ -271,7 +272,8 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         width = len(self.columns) + (on_delete is not None)
         self._grid = widgets.GridBox(
             layout=widgets.Layout(
-                grid_template_columns=f"repeat({width}, max-content)",
+                grid_template_columns=f"repeat({width}, {_TRACK})",
+                justify_content="flex-start",  # columns as wide as their texts, not the output's
                 grid_gap="2px 8px",
                 align_items="center",
             )
@@ -511,6 +513,13 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         children = (self._caption, *body, self.confirmation)  # the caption holds the style
         if tuple(self.children) != children:
             self.children = children
+
+
+_TRACK = "minmax(min-content, max-content)"
+"""A table column's width: its widest text where the output has room; where it has not, the
+columns that wrap (those with a ``max_width``) give way, down to their longest word, so the
+table stays inside the output however wide its ids and numbers grow (the widths of
+``max_width`` alone left no room for a five-digit id at 1024 px)."""
 
 
 def _button_layout(column: Column, **more: str) -> widgets.Layout:
