@@ -54,6 +54,12 @@ LOADING_TEXT = "loading…"
 UNCUT = {"flex": "0 0 auto", "width": "auto", "min_width": "max-content"}
 """Layout of a button whose label must never be cut: it keeps its own width."""
 
+COLUMN_TRACK = "minmax(min-content, max-content)"
+"""A table column's width: its widest text where the output has room; where it has not, the
+columns that wrap (those with a ``max_width``) give way, down to their longest word, so the
+table stays inside the output however wide its ids and numbers grow (with ``max-content``
+alone, the evaluations table had no room for three-digit ids in a 1024 px window)."""
+
 
 def uncut_button(
     description: str,
@@ -272,7 +278,7 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         width = len(self.columns) + (on_delete is not None)
         self._grid = widgets.GridBox(
             layout=widgets.Layout(
-                grid_template_columns=f"repeat({width}, {_TRACK})",
+                grid_template_columns=f"repeat({width}, {COLUMN_TRACK})",
                 justify_content="flex-start",  # columns as wide as their texts, not the output's
                 grid_gap="2px 8px",
                 align_items="center",
@@ -513,13 +519,6 @@ class SortableTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no an
         children = (self._caption, *body, self.confirmation)  # the caption holds the style
         if tuple(self.children) != children:
             self.children = children
-
-
-_TRACK = "minmax(min-content, max-content)"
-"""A table column's width: its widest text where the output has room; where it has not, the
-columns that wrap (those with a ``max_width``) give way, down to their longest word, so the
-table stays inside the output however wide its ids and numbers grow (the widths of
-``max_width`` alone left no room for a five-digit id at 1024 px)."""
 
 
 def _button_layout(column: Column, **more: str) -> widgets.Layout:
