@@ -1,8 +1,8 @@
 """``/openapi.json`` lists every endpoint of both tables of spec section 4, each with typed
 request and response schemas.
 
-The expected routes are checked in below, so the test runs without the spec; when the spec is
-present beside the repository (``../shared/spec/``), its tables are parsed too and must agree.
+The expected routes are checked in below, and so are the spec's two tables themselves
+(``spec_endpoints.md``, copied verbatim): the tables are parsed and must agree with the list.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "000_64f53757133a7846.txt"
+SPEC_TABLES = Path(__file__).with_name("spec_endpoints.md")
 TABLES = ("### Modeling service", "### Further endpoints (purpose only)")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -162,10 +162,9 @@ def test_the_spec_tables_are_parsed_row_by_row() -> None:
 def test_openapi_lists_every_endpoint_of_both_tables(openapi: dict) -> None:
     missing = EXPECTED - served_routes(openapi)
     assert not missing, f"missing from /openapi.json: {sorted(missing)}"
-    if SPEC.exists():  # beside the repository in CI and development; the list above otherwise
-        from_spec = spec_routes(SPEC.read_text(encoding="utf-8"))
-        assert from_spec == EXPECTED, "the checked-in list follows the spec's tables"
-        assert not from_spec - served_routes(openapi)
+    from_spec = spec_routes(SPEC_TABLES.read_text(encoding="utf-8"))
+    assert from_spec == EXPECTED, "the checked-in list follows the spec's tables"
+    assert not from_spec - served_routes(openapi)
 
 
 def _operation(openapi: dict, method: str, path: str) -> dict:
