@@ -31,6 +31,24 @@ def small_frame(n_years: int = 3, period_type: str = "month") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+LONG_SPLITS = 450
+"""Splits of a regression evaluation of ``long_running_frame`` (at most 456 fit its 522 weeks)."""
+
+
+def long_running_frame() -> pd.DataFrame:
+    """Ten years of weekly data for 200 org units: a regression evaluation of 12 weeks with
+    ``LONG_SPLITS`` splits on it keeps a worker busy for about 20 s on a 2-core laptop, ten
+    times longer than any test needs to queue behind it or cancel it (with 20 org units it ran
+    for 3 s, and a test's clean-up once found it finished)."""
+    panel = generate_demo(n_org_units=200, n_years=10, period_type="week", seed=3).panel
+    columns = {
+        "time_period": [p for _ in panel.org_units for p in panel.periods],
+        "location": [u for u in panel.org_units for _ in panel.periods],
+    }
+    columns |= {name: values.reshape(-1) for name, values in panel.features.items()}
+    return pd.DataFrame(columns)
+
+
 def geojson_for(org_units: list[str]) -> dict:
     """Square polygons with ``properties.id`` = org unit."""
     features = []

@@ -8,33 +8,18 @@ import time
 from pathlib import Path
 
 import httpx
-import pandas as pd
 import pytest
 
 from chaplab.client import ChapClient, ConflictError, Job, NotFoundError
-from chaplab.service.demo import generate_demo
 from chaplab.vocabulary import is_terminal_status
 
-from .helpers import Evaluated, small_frame
+from .helpers import LONG_SPLITS, Evaluated, long_running_frame, small_frame
 
 pytestmark = pytest.mark.integration
-LONG_SPLITS = 400
 
 
 def _job_named(client: ChapClient, name: str) -> Job:
     return next(job for job in client.list_jobs() if job.name == name)
-
-
-def _weekly_frame() -> pd.DataFrame:
-    """Ten years of weekly data for 20 org units: a regression evaluation with hundreds of
-    splits on it runs for many seconds."""
-    panel = generate_demo(n_org_units=20, n_years=10, period_type="week", seed=3).panel
-    columns = {
-        "time_period": [p for _ in panel.org_units for p in panel.periods],
-        "location": [u for u in panel.org_units for _ in panel.periods],
-    }
-    columns |= {name: values.reshape(-1) for name, values in panel.features.items()}
-    return pd.DataFrame(columns)
 
 
 def _cpu_ticks(pid: int) -> int | None:
@@ -71,7 +56,7 @@ def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
     client: ChapClient, unique: str
 ) -> None:
     _wait_until_idle(client)
-    dataset = client.upload_dataset_csv(f"long {unique}", _weekly_frame())
+    dataset = client.upload_dataset_csv(f"long {unique}", long_running_frame())
     name = f"long {unique}"
     job = client.create_evaluation(
         name, "regression_model", dataset.id, n_periods=12, n_splits=LONG_SPLITS
@@ -99,7 +84,7 @@ def test_cancelling_a_queued_evaluation_revokes_it_before_any_worker_starts(
     client: ChapClient, unique: str
 ) -> None:
     _wait_until_idle(client)
-    dataset = client.upload_dataset_csv(f"queue {unique}", _weekly_frame())
+    dataset = client.upload_dataset_csv(f"queue {unique}", long_running_frame())
     running = []
     for index in range(2):  # the session's service has two workers: keep both busy
         job = client.create_evaluation(

@@ -17,7 +17,14 @@ from chaplab.toolkit import BackgroundServer
 from chaplab.vocabulary import FAILURE, PENDING, SUCCESS
 from wire_schemas import assert_matches_chap_core
 
-from .helpers import Evaluated, geojson_for, observations, small_frame
+from .helpers import (
+    LONG_SPLITS,
+    Evaluated,
+    geojson_for,
+    long_running_frame,
+    observations,
+    small_frame,
+)
 
 pytestmark = pytest.mark.integration
 SETUPS = "/v1/crud/prediction-setups"
@@ -274,8 +281,8 @@ def test_deleting_a_setup_cancels_its_queued_run_and_deletes_it(
         dataset = chap.create_dataset("runs", frame, geojson=geojson)
         evaluation = chap.run_evaluation("promoted", "naive_model", dataset.id, 2, 2, timeout=120)
         setup = chap.create_prediction_setup(evaluation.id, "deleted with its runs")
-        weeks = chap.create_dataset("long", small_frame(n_years=12, period_type="week"))
-        busy = chap.create_evaluation("busy", "regression_model", weeks.id, 3, 400)
+        weeks = chap.create_dataset("long", long_running_frame())
+        busy = chap.create_evaluation("busy", "regression_model", weeks.id, 12, LONG_SPLITS)
         run = chap.run_prediction_setup(setup.id, "never run", frame, geojson, n_periods=2)
         assert chap.get_job(run.id).status == PENDING  # behind the long evaluation
         predictions = len(chap.list_predictions())
