@@ -45,7 +45,7 @@ def _block_after(text: str, heading: str, language: str) -> str:
 def test_the_api_key_example_answers_as_the_readme_shows(tmp_path: Path) -> None:
     import json
 
-    from toolkit.helpers import TestClient  # imported without starlette's note about httpx
+    from asgi_test_client import TestClient
 
     text = README.read_text()
     code = _block_after(text, "## A service with API keys", "python")

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
 
+from asgi_test_client import TestClient
 from chaplab.service import create_app
 from chaplab.toolkit import BackgroundServer
 from wire_schemas import assert_matches_chap_core

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel
-from starlette.exceptions import StarletteDeprecationWarning
 
+from asgi_test_client import TestClient  # noqa: F401 (the tests import it from here)
 from chaplab.toolkit import ServiceBuilder
-
-with warnings.catch_warnings():
-    # Starlette suggests another HTTP library for its test client; httpx is the project's.
-    warnings.simplefilter("ignore", StarletteDeprecationWarning)
-    from starlette.testclient import TestClient  # noqa: F401 (the tests import it from here)
 
 KEY_A = "sk_test_AAAAAAAAAAAAAAAAAAAAAAAA"
 KEY_B = "sk_test_BBBBBBBBBBBBBBBBBBBBBBBB"
