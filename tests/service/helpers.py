@@ -9,6 +9,7 @@ import pandas as pd
 
 from chaplab.client import Dataset, Evaluation
 from chaplab.service.demo import generate_demo
+from chaplab.service.forecasting.panel import Panel
 
 
 @dataclass(frozen=True)
@@ -19,34 +20,36 @@ class Evaluated:
     evaluation: Evaluation
 
 
-def small_frame(n_years: int = 3, period_type: str = "month") -> pd.DataFrame:
-    """A wide frame (time_period, location, features) of synthetic data for two org units."""
-    panel = generate_demo(n_org_units=2, n_years=n_years, period_type=period_type, seed=7).panel
-    rows = []
-    for u, unit in enumerate(panel.org_units):
-        for p, period in enumerate(panel.periods):
-            row = {"time_period": period, "location": unit}
-            row.update({name: float(values[u, p]) for name, values in panel.features.items()})
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
-LONG_SPLITS = 450
-"""Splits of a regression evaluation of ``long_running_frame`` (at most 456 fit its 522 weeks)."""
-
-
-def long_running_frame() -> pd.DataFrame:
-    """Ten years of weekly data for 200 org units: a regression evaluation of 12 weeks with
-    ``LONG_SPLITS`` splits on it keeps a worker busy for about 20 s on a 2-core laptop, ten
-    times longer than any test needs to queue behind it or cancel it (with 20 org units it ran
-    for 3 s, and a test's clean-up once found it finished)."""
-    panel = generate_demo(n_org_units=200, n_years=10, period_type="week", seed=3).panel
-    columns = {
-        "time_period": [p for _ in panel.org_units for p in panel.periods],
-        "location": [u for u in panel.org_units for _ in panel.periods],
+def wide_frame(panel: Panel) -> pd.DataFrame:
+    """The panel as a wide frame: one row per org unit and period (org unit by org unit), with
+    ``time_period``, ``location`` and one column per feature."""
+    columns: dict[str, object] = {
+        "time_period": [period for _ in panel.org_units for period in panel.periods],
+        "location": [unit for unit in panel.org_units for _ in panel.periods],
     }
     columns |= {name: values.reshape(-1) for name, values in panel.features.items()}
     return pd.DataFrame(columns)
+
+
+def small_frame(n_years: int = 3, period_type: str = "month") -> pd.DataFrame:
+    """A wide frame (time_period, location, features) of synthetic data for two org units."""
+    return wide_frame(
+        generate_demo(n_org_units=2, n_years=n_years, period_type=period_type, seed=7).panel
+    )
+
+
+LONG_PERIODS = 12
+LONG_SPLITS = 450
+"""A regression evaluation of ``long_running_frame`` with ``LONG_SPLITS`` splits of
+``LONG_PERIODS`` weeks (at most 456 such splits fit its 522 weeks)."""
+
+
+def long_running_frame() -> pd.DataFrame:
+    """Ten years of weekly data for 200 org units: the evaluation of ``LONG_SPLITS`` on it keeps
+    a worker busy for about 20 s on a 2-core laptop, ten times longer than any test needs to
+    queue behind it or cancel it (with 20 org units it ran for 3 s, and a test's clean-up once
+    found it finished)."""
+    return wide_frame(generate_demo(n_org_units=200, n_years=10, period_type="week", seed=3).panel)
 
 
 def geojson_for(org_units: list[str]) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from chaplab.client import ChapClient, ConflictError, Job, NotFoundError
 from chaplab.vocabulary import is_terminal_status
 
-from .helpers import LONG_SPLITS, Evaluated, long_running_frame, small_frame
+from .helpers import LONG_PERIODS, LONG_SPLITS, Evaluated, long_running_frame, small_frame
 
 pytestmark = pytest.mark.integration
 
@@ -59,7 +59,7 @@ def test_cancelling_a_running_evaluation_stops_its_worker_and_stores_nothing(
     dataset = client.upload_dataset_csv(f"long {unique}", long_running_frame())
     name = f"long {unique}"
     job = client.create_evaluation(
-        name, "regression_model", dataset.id, n_periods=12, n_splits=LONG_SPLITS
+        name, "regression_model", dataset.id, n_periods=LONG_PERIODS, n_splits=LONG_SPLITS
     )
     pid = int(_wait_for_log(client, job.id, r"worker process (\d+) started").group(1))
     _wait_for_log(client, job.id, rf"split 1/{LONG_SPLITS}")
@@ -88,7 +88,7 @@ def test_cancelling_a_queued_evaluation_revokes_it_before_any_worker_starts(
     running = []
     for index in range(2):  # the session's service has two workers: keep both busy
         job = client.create_evaluation(
-            f"busy {index} {unique}", "regression_model", dataset.id, 12, LONG_SPLITS
+            f"busy {index} {unique}", "regression_model", dataset.id, LONG_PERIODS, LONG_SPLITS
         )
         _wait_for_log(client, job.id, r"worker process \d+ started")
         running.append(job)

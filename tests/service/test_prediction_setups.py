@@ -18,6 +18,7 @@ from chaplab.vocabulary import FAILURE, PENDING, SUCCESS
 from wire_schemas import assert_matches_chap_core
 
 from .helpers import (
+    LONG_PERIODS,
     LONG_SPLITS,
     Evaluated,
     geojson_for,
@@ -282,7 +283,9 @@ def test_deleting_a_setup_cancels_its_queued_run_and_deletes_it(
         evaluation = chap.run_evaluation("promoted", "naive_model", dataset.id, 2, 2, timeout=120)
         setup = chap.create_prediction_setup(evaluation.id, "deleted with its runs")
         weeks = chap.create_dataset("long", long_running_frame())
-        busy = chap.create_evaluation("busy", "regression_model", weeks.id, 12, LONG_SPLITS)
+        busy = chap.create_evaluation(
+            "busy", "regression_model", weeks.id, LONG_PERIODS, LONG_SPLITS
+        )
         run = chap.run_prediction_setup(setup.id, "never run", frame, geojson, n_periods=2)
         assert chap.get_job(run.id).status == PENDING  # behind the long evaluation
         predictions = len(chap.list_predictions())

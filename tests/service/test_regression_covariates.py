@@ -11,25 +11,14 @@ import pytest
 from chaplab.client import ChapClient, UnprocessableEntityError
 
 from .forecasting.helpers import BRAZIL_COVARIATES, brazil_like_panel
-from .helpers import geojson_for
+from .helpers import geojson_for, wide_frame
 
 pytestmark = pytest.mark.integration
 
 
 def brazil_like_frame() -> pd.DataFrame:
     """Four org units x four years of cases, population and Brazil's climate features."""
-    panel = brazil_like_panel(n_org_units=4, n_years=4, seed=2)
-    return pd.DataFrame(
-        [
-            {
-                "time_period": period,
-                "location": unit,
-                **{name: float(values[u, p]) for name, values in panel.features.items()},
-            }
-            for u, unit in enumerate(panel.org_units)
-            for p, period in enumerate(panel.periods)
-        ]
-    )
+    return wide_frame(brazil_like_panel(n_org_units=4, n_years=4, seed=2))
 
 
 def test_a_regression_configured_with_brazil_covariates_is_evaluated(

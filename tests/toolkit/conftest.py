@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from asgi_test_client import TestClient
 from chaplab.toolkit import ServiceBuilder
 
-from .helpers import KEY_A, TestClient, make_builder
+from .helpers import KEY_A, make_builder
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from asgi_test_client import TestClient  # noqa: F401 (the tests import it from here)
 from chaplab.toolkit import ServiceBuilder
 
 KEY_A = "sk_test_AAAAAAAAAAAAAAAAAAAAAAAA"

@@ -8,9 +8,10 @@ from contextlib import asynccontextmanager
 import pytest
 from fastapi import APIRouter, FastAPI, Request
 
+from asgi_test_client import TestClient
 from chaplab.toolkit import ServiceBuilder
 
-from .helpers import KEY_A, TestClient, make_builder
+from .helpers import KEY_A, make_builder
 
 
 def test_landing_page_names_the_service_and_version_and_links_the_docs(client_for) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from asgi_test_client import TestClient
 from chaplab.toolkit import ServiceBuilder
 
-from .helpers import KEY_A, KEY_B, TestClient, make_builder
+from .helpers import KEY_A, KEY_B, make_builder
 
 ENV = "TOOLKIT_TEST_KEYS"
 

@@ -8,9 +8,10 @@ import pytest
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from asgi_test_client import TestClient
 from chaplab.toolkit import ProblemError, ServiceBuilder, problem_response
 
-from .helpers import TestClient, make_builder
+from .helpers import make_builder
 
 SECRET = "database password is hunter2"
 
