@@ -239,6 +239,45 @@ def test_an_id_beyond_the_integer_range_names_no_row(http: httpx.Client, path: s
     assert answer.headers["content-type"].startswith("application/problem+json")
 
 
+REQUIRED = {"/v1/analytics/evaluation-entry": {"quantiles": 0.5}}
+"""The other query parameters a route requires."""
+
+
+def integer_query_parameters(http: httpx.Client) -> list[tuple[str, str]]:
+    """Every GET route without path parameters and each integer query parameter it takes, as
+    the service's OpenAPI document lists them."""
+    found = []
+    for path, operations in http.get("/openapi.json").json()["paths"].items():
+        for parameter in operations.get("get", {}).get("parameters", []):
+            schema = parameter["schema"]
+            kinds = [option.get("type") for option in schema.get("anyOf", [schema])]
+            if "{" not in path and parameter["in"] == "query" and "integer" in kinds:
+                found.append((path, parameter["name"]))
+    return found
+
+
+def test_an_integer_query_parameter_beyond_the_integer_range_is_answered_naming_it(
+    http: httpx.Client,
+) -> None:
+    """Ids, counts and offsets beyond what an INTEGER column holds are refused naming the
+    parameter: a 422 where they filter or page a list (they reached the database and failed as
+    a 500: on PostgreSQL past 32 bits, on SQLite past 64), a 404 where they look one row up.
+    Within the range, a value beyond any stored id matches nothing."""
+    checked = integer_query_parameters(http)
+    assert ("/v1/crud/backtests", "datasetId") in checked and ("/v1/jobs", "offset") in checked
+    before = stored(http)
+    for path, name in checked:
+        required = REQUIRED.get(path, {})
+        for value in (BEYOND_INTEGER, -BEYOND_INTEGER, ENORMOUS):
+            answer = http.get(path, params={name: value, **required})
+            assert answer.status_code in (404, 422), (path, name, answer.text[:300])
+            assert name in answer.json()["detail"], (path, name, answer.text[:300])
+        answer = http.get(path, params={name: BEYOND_INTEGER - 1, **required})
+        assert answer.status_code < 500, (path, name, answer.text[:300])
+    assert http.get("/v1/crud/backtests", params={"datasetId": BEYOND_INTEGER - 1}).json() == []
+    assert stored(http) == before
+
+
 @pytest.mark.parametrize(
     ("path", "body", "field"),
     [

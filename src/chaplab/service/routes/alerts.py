@@ -13,6 +13,7 @@ from chaplab.service.routes.dependencies import (
     DB,
     LIST_ANSWER,
     Paged,
+    QueryInteger,
     with_total,
 )
 from chaplab.service.wire.alerts import (
@@ -68,8 +69,8 @@ def list_alerts(
     session: DB,
     page: Paged,
     response: Response,
-    alert_policy_id: Annotated[int | None, Query(alias="alertPolicyId")] = None,
-    prediction_id: Annotated[int | None, Query(alias="predictionId")] = None,
+    alert_policy_id: Annotated[QueryInteger | None, Query(alias="alertPolicyId")] = None,
+    prediction_id: Annotated[QueryInteger | None, Query(alias="predictionId")] = None,
     org_unit: Annotated[str | None, Query(alias="orgUnit")] = None,
     approved: Annotated[AlertApproval | None, Query()] = None,
 ) -> list[AlertRead]:

@@ -10,8 +10,10 @@ from typing import Annotated, Any
 from fastapi import Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
+from pydantic import Field
 from sqlalchemy.orm import Session, sessionmaker
 
+from chaplab.service.domain.lookup import MAX_ROW_ID
 from chaplab.service.domain.paging import MAX_LIMIT, Listed, Page
 from chaplab.service.gridjson import JsonStream
 from chaplab.service.job_runner import JobRunner
@@ -93,6 +95,14 @@ LIST_ANSWER: dict[int | str, dict[str, Any]] = {
 """The OpenAPI ``responses`` of a list route: its total in :data:`TOTAL_COUNT`."""
 
 
+QueryInteger = Annotated[int, Field(ge=-MAX_ROW_ID, le=MAX_ROW_ID)]
+"""An integer query parameter that filters a list or pages it (an id, a count or an offset):
+within what an INTEGER column holds on every database (PostgreSQL's is 32-bit), so a value
+no row holds matches nothing. A wider one is refused (422 naming the parameter), where the
+database would fail on it (500). An id that looks one row up needs no bound: beyond the ids
+a table holds it names no row (404, see :func:`get_or_404`)."""
+
+
 def page_of(
     limit: Annotated[
         int | None,
@@ -103,7 +113,7 @@ def page_of(
             "whole list)",
         ),
     ] = None,
-    offset: Annotated[int, Query(ge=0, description="skip this many items first")] = 0,
+    offset: Annotated[QueryInteger, Query(ge=0, description="skip this many items first")] = 0,
 ) -> Page:
     """The page a list request asks for (opt-in: chap-core 2.5.1 lists have none)."""
     return Page(limit, offset)

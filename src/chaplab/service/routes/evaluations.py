@@ -22,6 +22,7 @@ from chaplab.service.routes.dependencies import (
     Paged,
     QuantileLevels,
     QuantileLevelsOrDefault,
+    QueryInteger,
     State,
     csv_answer,
     job_reference,
@@ -60,8 +61,8 @@ def list_backtests(
     session: DB,
     page: Paged,
     response: Response,
-    specification_id: Annotated[int | None, Query(alias="specificationId")] = None,
-    dataset_id: Annotated[int | None, Query(alias="datasetId")] = None,
+    specification_id: Annotated[QueryInteger | None, Query(alias="specificationId")] = None,
+    dataset_id: Annotated[QueryInteger | None, Query(alias="datasetId")] = None,
 ) -> list[BacktestRead]:
     """Finished evaluations (an evaluation is stored only when its job succeeds), by id, those
     filed under one specification (comparable with each other) or run on one dataset when

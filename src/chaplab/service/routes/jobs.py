@@ -27,6 +27,7 @@ from chaplab.service.routes.dependencies import (
     LIST_ANSWER,
     Paged,
     QuantileLevelsOrDefault,
+    QueryInteger,
     State,
     json_body,
     service_state,
@@ -49,7 +50,8 @@ def list_jobs(
     page: Paged,
     response: Response,
     prediction_setup_id: Annotated[
-        int | None, Query(alias="predictionSetupId", description="the runs of one setup only")
+        QueryInteger | None,
+        Query(alias="predictionSetupId", description="the runs of one setup only"),
     ] = None,
     ids: Annotated[list[str] | None, Query(description="these jobs only")] = None,
     status: Annotated[

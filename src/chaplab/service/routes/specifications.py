@@ -14,6 +14,7 @@ from chaplab.service.routes.dependencies import (
     DB,
     LIST_ANSWER,
     Paged,
+    QueryInteger,
     State,
     with_total,
 )
@@ -43,12 +44,12 @@ def list_backtest_specifications(
     session: DB,
     page: Paged,
     response: Response,
-    dataset_id: Annotated[int | None, Query(alias="datasetId")] = None,
+    dataset_id: Annotated[QueryInteger | None, Query(alias="datasetId")] = None,
     target_column: Annotated[str | None, Query(alias="targetColumn")] = None,
-    n_periods: Annotated[int | None, Query(alias="nPeriods")] = None,
-    n_splits: Annotated[int | None, Query(alias="nSplits")] = None,
-    stride: Annotated[int | None, Query()] = None,
-    n_retrain: Annotated[int | None, Query(alias="nRetrain")] = None,
+    n_periods: Annotated[QueryInteger | None, Query(alias="nPeriods")] = None,
+    n_splits: Annotated[QueryInteger | None, Query(alias="nSplits")] = None,
+    stride: Annotated[QueryInteger | None, Query()] = None,
+    n_retrain: Annotated[QueryInteger | None, Query(alias="nRetrain")] = None,
     future_weather_provider: Annotated[str | None, Query(alias="futureWeatherProvider")] = None,
 ) -> list[BacktestSpecificationSummary]:
     """Specifications matching every filter given, by id, with how many evaluations ran under
